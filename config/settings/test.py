@@ -1,0 +1,53 @@
+"""The test suite. Uses PostgreSQL and Redis when they answer (or DATABASE_URL / REDIS_URL say where).
+
+SERVICES records what was found so that the suite can say loudly what it skipped.
+"""
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+import dj_database_url
+
+from .base import *  # noqa: F403
+from .base import SECRET_KEY
+
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/assess"
+REDIS_DEFAULT = "redis://127.0.0.1:6379/15"
+
+
+def _answers(url: str, default_port: int) -> bool:
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or default_port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+_db_url = os.environ.get("DATABASE_URL") or (PG_DEFAULT if _answers(PG_DEFAULT, 5432) else "")
+if _db_url:
+    DATABASES = {"default": dj_database_url.parse(_db_url, conn_max_age=0)}
+else:
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+TEST_REDIS_URL = os.environ.get("REDIS_URL") or (REDIS_DEFAULT if _answers(REDIS_DEFAULT, 6379) else "")
+SERVICES = {
+    "postgresql": DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql",
+    "redis": bool(TEST_REDIS_URL),
+}
+
+# Tasks run in-process unless a test sends them through a real worker (tests/pooling/test_celery_worker.py).
+CELERY_BROKER_URL = TEST_REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = True
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+SECRET_KEY = SECRET_KEY or "test-only-not-secret"
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+MEDIA_ROOT = Path(os.environ.get("TEST_MEDIA_ROOT") or tempfile.mkdtemp(prefix="assess-media-"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,20 @@
+"""URL map: organizer pages under /campaigns, /collections, /jobs; assessors under /assess; the API under /api."""
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from pooling import views as pooling_views
+
+urlpatterns = [
+    path("", pooling_views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("pooling.urls")),
+    path("assess/", include("assessor.urls")),
+    path("admin/", admin.site.urls),
+    path("api/", include("pooling.api_urls")),
+    path("api/token/", obtain_auth_token, name="api-token"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+]

@@ -1,0 +1,77 @@
+"""Django admin for every model of the pooling app (read-mostly: ingestion goes through the services)."""
+from django.contrib import admin
+
+from .models import Campaign, Collection, Comment, Formula, Job, Post, Run, RunEntry, Topic
+
+
+@admin.register(Collection)
+class CollectionAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at"]
+    search_fields = ["name"]
+
+
+@admin.register(Post)
+class PostAdmin(admin.ModelAdmin):
+    list_display = ["post_id", "kind", "thread_id", "collection", "score"]
+    list_filter = ["kind", "collection"]
+    search_fields = ["=post_id", "=thread_id", "title"]
+    show_full_result_count = False
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ["comment_id", "post_id", "collection", "score"]
+    search_fields = ["=comment_id", "=post_id"]
+    show_full_result_count = False
+
+
+@admin.register(Formula)
+class FormulaAdmin(admin.ModelAdmin):
+    list_display = ["formula_id", "post_id", "type", "visual_id", "collection"]
+    list_filter = ["type", "collection"]
+    search_fields = ["=formula_id", "=post_id", "=visual_id"]
+    show_full_result_count = False
+
+
+class TopicInline(admin.TabularInline):
+    model = Topic
+    fields = ["topic_id", "formula_id", "tags"]
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection"]
+    list_filter = ["task"]
+    inlines = [TopicInline]
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ["topic_id", "campaign", "formula_id"]
+    list_filter = ["campaign"]
+    search_fields = ["topic_id", "title"]
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["name", "campaign", "alternate", "manual", "baseline", "format", "row_count", "created_at"]
+    list_filter = ["campaign", "alternate", "manual", "baseline"]
+    readonly_fields = ["checksum", "row_count", "topic_count", "warnings"]
+
+
+@admin.register(RunEntry)
+class RunEntryAdmin(admin.ModelAdmin):
+    list_display = ["run", "topic", "rank", "item_id", "post_id", "score"]
+    list_select_related = ["run", "topic"]
+    search_fields = ["=item_id"]
+    show_full_result_count = False
+    raw_id_fields = ["run", "topic"]
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "status", "campaign", "collection", "created_by", "created_at", "finished_at"]
+    list_filter = ["kind", "status"]
+    readonly_fields = ["problems", "warnings", "result", "params"]

@@ -1,0 +1,123 @@
+"""REST API for organizers: campaigns, collections, topics, runs and jobs. Uploads answer 202 with a job."""
+from __future__ import annotations
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from . import services
+from .errors import InputError
+from .jobs import job_create
+from .models import Campaign, Collection, Job
+from .serializers import (
+    CampaignCreateSerializer,
+    CampaignSerializer,
+    CollectionSerializer,
+    CollectionUploadSerializer,
+    FileUploadSerializer,
+    JobSerializer,
+    RunSerializer,
+    RunUploadSerializer,
+    TopicSerializer,
+)
+from .uploads import upload_save
+
+
+def exception_handler(exc, context):
+    """InputError is the client's mistake: 400 with every problem and its line."""
+    if isinstance(exc, InputError):
+        return Response({"detail": "rejected input", "problems": exc.messages()}, status=status.HTTP_400_BAD_REQUEST)
+    return drf_exception_handler(exc, context)
+
+
+def _accepted(job: Job, request) -> Response:
+    return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+
+
+class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
+                        viewsets.GenericViewSet):
+    queryset = Collection.objects.all()
+    serializer_class = CollectionSerializer
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    def perform_create(self, serializer):
+        serializer.instance = services.collection_get_or_create(name=serializer.validated_data["name"])
+
+    @extend_schema(request=CollectionUploadSerializer, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser])
+    def files(self, request, pk=None):
+        """Uploads collection files (Posts.xml, Comments.xml, formula TSVs, JSONL), ingested as one job."""
+        collection = self.get_object()
+        upload = CollectionUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        files = upload.validated_data["files"]
+        with transaction.atomic():
+            paths = [str(upload_save(file=f)) for f in files]
+            job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
+                             params={"paths": paths, "names": [f.name for f in files]})
+        return _accepted(job, request)
+
+
+class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    queryset = Campaign.objects.select_related("collection")
+    serializer_class = CampaignSerializer
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSerializer})
+    def create(self, request):
+        data = CampaignCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        campaign = services.campaign_create(collection_name=values.pop("collection", None) or None,
+                                            user=request.user, **values)
+        return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
+    @extend_schema(methods=["post"], request=FileUploadSerializer, responses={202: JobSerializer})
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    def topics(self, request, pk=None):
+        """GET lists the topics; POST uploads an ARQMath topic XML file (a job)."""
+        campaign = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(campaign.topics.all())
+            return self.get_paginated_response(TopicSerializer(page, many=True).data)
+        upload = FileUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        file = upload.validated_data["file"]
+        with transaction.atomic():
+            path = upload_save(file=file)
+            job = job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
+                             params={"path": str(path), "filename": file.name})
+        return _accepted(job, request)
+
+    @extend_schema(methods=["get"], responses=RunSerializer(many=True))
+    @extend_schema(methods=["post"], request=RunUploadSerializer, responses={202: JobSerializer})
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    def runs(self, request, pk=None):
+        """GET lists the runs with their warnings; POST uploads a run file (a job)."""
+        campaign = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(campaign.runs.all())
+            return self.get_paginated_response(RunSerializer(page, many=True).data)
+        upload = RunUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        values = upload.validated_data
+        with transaction.atomic():
+            path = upload_save(file=values["file"])
+            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
+                "path": str(path), "filename": values["file"].name, "name": values.get("name") or "",
+                "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"]})
+        return _accepted(job, request)
+
+
+class JobViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Job.objects.select_related("campaign", "collection", "created_by")
+    serializer_class = JobSerializer
+
+    def get_object(self):
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])

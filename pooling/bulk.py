@@ -1,0 +1,106 @@
+"""Bulk loading of rows into a table: PostgreSQL `COPY` fed from a generator, batched inserts elsewhere.
+
+The rows are consumed lazily, so the reader that produces them keeps parsing while the database
+server stores what it has already received: memory stays flat and the two overlap on two cores.
+"""
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from itertools import islice
+
+from django.db import connection
+from django.db.models import Model
+
+BATCH = 5000
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\x00": ""})
+
+
+def copy_value(value: object) -> str:
+    """One field in PostgreSQL's COPY text format."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, str):
+        return value.translate(_ESCAPES)
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+class _LineStream(io.RawIOBase):
+    """A read-only binary file over an iterator of text lines, for psycopg2's copy_expert."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size and size > 0 else 1 << 16
+        parts = [self._buffer]
+        have = len(self._buffer)
+        for line in self._lines:
+            data = line.encode("utf-8")
+            parts.append(data)
+            have += len(data)
+            if have >= want:
+                break
+        data = b"".join(parts)
+        self._buffer = data[want:]
+        return data[:want]
+
+
+def bulk_insert(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
+    """Inserts the rows (tuples in `columns` order) into the model's table; returns how many."""
+    table = model._meta.db_table
+    fields = [model._meta.get_field(name) for name in columns]
+    db_columns = [f.column for f in fields]
+    if connection.vendor == "postgresql":
+        return _copy(table, db_columns, rows)
+    datetimes = [i for i, f in enumerate(fields) if f.get_internal_type() == "DateTimeField"]
+    if datetimes:
+        rows = _adapt_datetimes(rows, datetimes)
+    return _executemany(table, db_columns, rows)
+
+
+def _adapt_datetimes(rows: Iterable[Sequence[object]], indexes: list[int]) -> Iterator[list[object]]:
+    adapt = connection.ops.adapt_datetimefield_value
+    for row in rows:
+        row = list(row)
+        for i in indexes:
+            row[i] = adapt(row[i])
+        yield row
+
+
+def _copy(table: str, columns: list[str], rows: Iterable[Sequence[object]]) -> int:
+    count = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal count
+        for row in rows:
+            count += 1
+            yield "\t".join(map(copy_value, row)) + "\n"
+
+    qn = connection.ops.quote_name
+    sql = f"COPY {qn(table)} ({', '.join(qn(c) for c in columns)}) FROM STDIN"
+    with connection.cursor() as cursor:
+        cursor.cursor.copy_expert(sql, _LineStream(lines()), size=1 << 16)
+    return count
+
+
+def _executemany(table: str, columns: list[str], rows: Iterable[Sequence[object]]) -> int:
+    qn = connection.ops.quote_name
+    sql = (f"INSERT INTO {qn(table)} ({', '.join(qn(c) for c in columns)}) "
+           f"VALUES ({', '.join(['%s'] * len(columns))})")
+    count = 0
+    iterator = iter(rows)
+    with connection.cursor() as cursor:
+        while batch := list(islice(iterator, BATCH)):
+            cursor.executemany(sql, batch)
+            count += len(batch)
+    return count

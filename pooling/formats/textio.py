@@ -1,0 +1,40 @@
+"""Line reading shared by the text readers: UTF-8 with or without BOM, LF or CRLF, streamed.
+
+A line that is not valid UTF-8 is reported as a problem with its number and skipped.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from pooling.errors import Problems
+
+BOM = b"\xef\xbb\xbf"
+CHUNK = 1 << 20
+
+
+def open_binary(path: str | os.PathLike) -> BinaryIO:
+    return open(path, "rb", buffering=CHUNK)
+
+
+def iter_lines(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, str]]:
+    """Yields (line number, text without line end) for every line of a binary stream."""
+    lineno = 0
+    for raw in stream:
+        lineno += 1
+        if lineno == 1 and raw.startswith(BOM):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.add(lineno, f"not UTF-8 (byte {exc.start + 1} of the line)")
+            continue
+        yield lineno, text.rstrip("\r\n")
+
+
+def file_size(path: str | os.PathLike) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -1,0 +1,30 @@
+"""create_campaign NAME --task answers|formulas [pooling settings]: SPEC 9."""
+from pooling import services
+from pooling.models import Campaign
+
+from ._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = "Creates a campaign; unset pooling settings take the ARQMath-3 defaults of its task."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--task", required=True, choices=Campaign.Task.values)
+        parser.add_argument("--primary-depth", type=int)
+        parser.add_argument("--alternate-depth", type=int)
+        parser.add_argument("--instances", type=int)
+        parser.add_argument("--selection", choices=Campaign.Selection.values)
+        parser.add_argument("--seed", type=int)
+        parser.add_argument("--max-depth", type=int, help="most rows a run may have per topic (default 1000)")
+        parser.add_argument("--collection")
+
+    def handle(self, *args, **o):
+        campaign = services.campaign_create(
+            name=o["name"], task=o["task"], collection_name=o["collection"], primary_depth=o["primary_depth"],
+            alternate_depth=o["alternate_depth"], instances=o["instances"], selection=o["selection"],
+            seed=o["seed"], max_depth=o["max_depth"])
+        self.stdout.write(
+            f"created campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
+            f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
+            f"seed {campaign.seed}" + (f", collection '{campaign.collection}'" if campaign.collection else ""))

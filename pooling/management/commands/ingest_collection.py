@@ -1,0 +1,19 @@
+"""ingest_collection --collection NAME PATH...: SPEC 9."""
+from pooling import services
+
+from ._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = "Loads Posts.xml, Comments.xml, formula index TSVs and JSONL files into a collection, all or nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--collection", required=True)
+        parser.add_argument("paths", nargs="+")
+
+    def handle(self, *args, **o):
+        collection = services.collection_get_or_create(name=o["collection"])
+        result = services.collection_ingest(collection=collection, paths=o["paths"])
+        self.report_warnings(result["warnings"])
+        counts = ", ".join(f"{n} {kind}" for kind, n in result["counts"].items())
+        self.stdout.write(f"collection '{collection.name}': loaded {counts}")

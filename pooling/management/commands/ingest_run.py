@@ -1,0 +1,24 @@
+"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9."""
+from pooling import services
+
+from ._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = "Checks a run file and stores it in a campaign; a file with any error is rejected whole."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("--alternate", action="store_true", help="an alternate run (default: primary)")
+        parser.add_argument("--manual", action="store_true", help="a manual run (default: automatic)")
+        parser.add_argument("--baseline", action="store_true")
+        parser.add_argument("--name", help="the run's name (default: the file name without extension)")
+        parser.add_argument("path")
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        run = services.run_ingest(campaign=campaign, path=o["path"], name=o["name"], alternate=o["alternate"],
+                                  manual=o["manual"], baseline=o["baseline"])
+        self.report_warnings(run.warnings)
+        self.stdout.write(f"run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "
+                          f"for {run.topic_count} topics")

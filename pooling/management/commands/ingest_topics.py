@@ -1,0 +1,18 @@
+"""ingest_topics --campaign NAME PATH: SPEC 9."""
+from pooling import services
+
+from ._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = "Adds the topics of an ARQMath topic XML file to a campaign (topics already there are updated)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("path")
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        result = services.topics_ingest(campaign=campaign, path=o["path"])
+        self.stdout.write(f"campaign '{campaign.name}': {result['total']} topics in the file, "
+                          f"{result['created']} added, {result['updated']} updated")

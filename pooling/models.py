@@ -1,0 +1,226 @@
+"""Collections, campaigns, topics, runs and background jobs.
+
+Ids that come from outside (post ids, formula ids, visual ids, topic ids) are strings. Collection rows
+refer to each other by those ids within one collection (a post's thread, a formula's post), which keeps
+bulk loading a plain COPY without lookups.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Collection(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Post(models.Model):
+    class Kind(models.TextChoices):
+        QUESTION = "question"
+        ANSWER = "answer"
+        DOCUMENT = "document"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="posts", db_index=False)
+    post_id = models.CharField(max_length=64)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    thread_id = models.CharField(max_length=64)
+    title = models.TextField(blank=True)
+    # Raw HTML as it came from the collection; sanitized when it is rendered.
+    body = models.TextField(blank=True)
+    tags = models.TextField(blank=True, help_text="space-separated tag names")
+    score = models.IntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+    owner_user_id = models.CharField(max_length=64, blank=True)
+    accepted_answer_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["collection", "post_id"], name="post_unique_id")]
+        indexes = [models.Index(fields=["collection", "thread_id"], name="post_thread")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.post_id}"
+
+
+class Comment(models.Model):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="comments", db_index=False)
+    comment_id = models.CharField(max_length=64)
+    post_id = models.CharField(max_length=64)
+    score = models.IntegerField(null=True, blank=True)
+    text = models.TextField(blank=True)
+    user_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["collection", "comment_id"], name="comment_unique_id")]
+        indexes = [models.Index(fields=["collection", "post_id"], name="comment_post")]
+
+
+class Formula(models.Model):
+    class Type(models.TextChoices):
+        QUESTION = "question"
+        ANSWER = "answer"
+        COMMENT = "comment"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="formulas", db_index=False)
+    formula_id = models.CharField(max_length=64)
+    post_id = models.CharField(max_length=64)
+    thread_id = models.CharField(max_length=64, blank=True)
+    type = models.CharField(max_length=10, choices=Type.choices)
+    comment_id = models.CharField(max_length=64, blank=True)
+    visual_id = models.CharField(max_length=64, blank=True)
+    old_visual_id = models.CharField(max_length=64, blank=True)
+    issue = models.CharField(max_length=4, blank=True)
+    latex = models.TextField(blank=True)
+    slt = models.TextField(blank=True)
+    opt = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["collection", "formula_id"], name="formula_unique_id")]
+        indexes = [
+            models.Index(fields=["collection", "post_id"], name="formula_post"),
+            models.Index(fields=["collection", "visual_id"], name="formula_visual"),
+        ]
+
+
+class Campaign(models.Model):
+    class Task(models.TextChoices):
+        ANSWERS = "answers", "Answer retrieval (Task 1)"
+        FORMULAS = "formulas", "Formula retrieval (Task 2)"
+
+    class Selection(models.TextChoices):
+        RR_VOTE = "rr-vote", "reciprocal-rank vote (ARQMath-2/3)"
+        THREAD_SPREAD = "thread-spread", "thread spread (ARQMath-1)"
+
+    # ARQMath-3 defaults (SPEC 4).
+    DEFAULT_DEPTHS = {Task.ANSWERS: (45, 20), Task.FORMULAS: (25, 15)}
+
+    name = models.CharField(max_length=100, unique=True)
+    task = models.CharField(max_length=10, choices=Task.choices)
+    collection = models.ForeignKey(Collection, on_delete=models.PROTECT, null=True, blank=True, related_name="campaigns")
+    primary_depth = models.PositiveIntegerField()
+    alternate_depth = models.PositiveIntegerField()
+    instances = models.PositiveIntegerField(default=5, help_text="instances judged per visually distinct formula")
+    selection = models.CharField(max_length=16, choices=Selection.choices, default=Selection.RR_VOTE)
+    seed = models.BigIntegerField(default=0)
+    max_depth = models.PositiveIntegerField(default=1000, help_text="most rows a run may have for one topic")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Topic(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics", db_index=False)
+    topic_id = models.CharField(max_length=32)
+    position = models.PositiveIntegerField(default=0, help_text="order in the topic file")
+    title = models.TextField(blank=True)
+    question = models.TextField(blank=True)
+    tags = models.TextField(blank=True, help_text="space-separated tag names")
+    formula_id = models.CharField(max_length=64, blank=True, help_text="Task 2: the query formula's span id")
+    latex = models.TextField(blank=True, help_text="Task 2: the query formula")
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "topic_id"], name="topic_unique_id")]
+
+    def __str__(self) -> str:
+        return self.topic_id
+
+
+class Run(models.Model):
+    class Format(models.TextChoices):
+        ARQMATH_TASK1 = "arqmath1", "ARQMath Task 1 (5 columns)"
+        ARQMATH_TASK2 = "arqmath2", "ARQMath Task 2 (6 columns)"
+        TREC = "trec", "TREC (6 columns, Q0)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    tag = models.CharField(max_length=200, blank=True, help_text="run tag(s) found in the file")
+    alternate = models.BooleanField(default=False, help_text="alternate run (primary when unset)")
+    manual = models.BooleanField(default=False, help_text="manual run (automatic when unset)")
+    baseline = models.BooleanField(default=False)
+    format = models.CharField(max_length=10, choices=Format.choices)
+    checksum = models.CharField(max_length=64, help_text="SHA-256 of the uploaded file")
+    row_count = models.PositiveIntegerField(default=0)
+    topic_count = models.PositiveIntegerField(default=0)
+    warnings = models.JSONField(default=list, blank=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="run_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def kind(self) -> str:
+        return "alternate" if self.alternate else "primary"
+
+
+class RunEntry(models.Model):
+    """One row of a run file. Task 1: item_id is the post id. Task 2: item_id is the formula id."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="entries", db_index=False)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+", db_index=False)
+    item_id = models.CharField(max_length=64)
+    post_id = models.CharField(max_length=64, blank=True)
+    rank = models.PositiveIntegerField()
+    score = models.FloatField()
+
+    class Meta:
+        # Pooling reads a run's list for a topic in rank order. Duplicates of (run, topic, item) are
+        # rejected by the reader; the Run row's unique name keeps a retried ingest from doubling rows.
+        indexes = [models.Index(fields=["run", "topic", "rank"], name="runentry_run_topic_rank")]
+
+
+class Job(models.Model):
+    class Kind(models.TextChoices):
+        COLLECTION_INGEST = "collection_ingest", "collection ingest"
+        TOPICS_INGEST = "topics_ingest", "topics ingest"
+        RUN_INGEST = "run_ingest", "run ingest"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0.0, help_text="0 to 1; live value in the cache while running")
+    message = models.TextField(blank=True)
+    problems = models.JSONField(default=list, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="jobs")
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, null=True, blank=True, related_name="jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "created_at"], name="job_status_created")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)

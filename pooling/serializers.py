@@ -1,0 +1,78 @@
+"""API representations of campaigns, collections, topics, runs and jobs."""
+from rest_framework import serializers
+
+from .jobs import job_progress
+from .models import Campaign, Collection, Job, Run, Topic
+
+
+class CollectionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Collection
+        fields = ["id", "name", "description", "created_at"]
+        read_only_fields = ["created_at"]
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Campaign
+        fields = ["id", "name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection",
+                  "seed", "max_depth", "created_at"]
+
+
+class CampaignCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    task = serializers.ChoiceField(choices=Campaign.Task.choices)
+    collection = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    primary_depth = serializers.IntegerField(min_value=1, required=False)
+    alternate_depth = serializers.IntegerField(min_value=1, required=False)
+    instances = serializers.IntegerField(min_value=1, required=False)
+    selection = serializers.ChoiceField(choices=Campaign.Selection.choices, required=False)
+    seed = serializers.IntegerField(required=False)
+    max_depth = serializers.IntegerField(min_value=1, required=False)
+
+
+class TopicSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Topic
+        fields = ["id", "topic_id", "position", "title", "question", "tags", "formula_id", "latex"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    kind = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Run
+        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "format", "checksum", "row_count",
+                  "topic_count", "warnings", "created_at"]
+
+
+class FileUploadSerializer(serializers.Serializer):
+    file = serializers.FileField()
+
+
+class RunUploadSerializer(FileUploadSerializer):
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    alternate = serializers.BooleanField(default=False)
+    manual = serializers.BooleanField(default=False)
+    baseline = serializers.BooleanField(default=False)
+
+
+class CollectionUploadSerializer(serializers.Serializer):
+    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+
+
+class JobSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Job
+        fields = ["id", "kind", "status", "progress", "message", "problems", "warnings", "result", "campaign",
+                  "collection", "created_by", "created_at", "started_at", "finished_at"]
+
+    def get_progress(self, job: Job) -> float:
+        return job_progress(job=job)

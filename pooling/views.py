@@ -1,0 +1,149 @@
+"""Organizer pages: campaigns, collections, uploads with their validation report, jobs."""
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from . import selectors, services
+from .errors import InputError
+from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
+from .jobs import job_create, job_progress
+from .models import Campaign, Job
+from .permissions import is_organizer
+from .uploads import upload_save
+
+
+def organizer_required(view):
+    """Anonymous users go to the login page; signed-in non-organizers get 403."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not is_organizer(request.user):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _add_problems(form, exc: InputError) -> None:
+    for message in exc.messages():
+        form.add_error(None, message)
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    if is_organizer(request.user):
+        return redirect("pooling:campaigns")
+    return redirect("assessor:home")
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            campaign = services.campaign_create(
+                name=data["name"], task=data["task"], collection_name=data["collection"] or None,
+                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
+                instances=data["instances"], selection=data["selection"] or None, seed=data["seed"],
+                user=request.user)
+        except InputError as exc:
+            _add_problems(form, exc)
+        else:
+            return redirect("pooling:campaign", pk=campaign.pk)
+    return render(request, "pooling/campaign_list.html",
+                  {"campaigns": selectors.campaign_list(), "form": form})
+
+
+@organizer_required
+def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    return render(request, "pooling/campaign_detail.html", {
+        "campaign": campaign,
+        "topics": campaign.topics.all(),
+        "runs": campaign.runs.select_related("uploaded_by"),
+        "jobs": selectors.job_list(campaign=campaign, limit=10),
+    })
+
+
+def _upload_view(request, *, campaign, form_class, template, make_job):
+    form = form_class(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            with transaction.atomic():
+                job = make_job(form.cleaned_data)
+        except InputError as exc:
+            _add_problems(form, exc)
+        else:
+            return redirect("pooling:job", pk=job.pk)
+    return render(request, template, {"campaign": campaign, "form": form})
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+
+    def make_job(data):
+        path = upload_save(file=data["file"])
+        return job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
+            "path": str(path), "filename": data["file"].name, "name": data["name"],
+            "alternate": data["alternate"], "manual": data["manual"], "baseline": data["baseline"]})
+
+    return _upload_view(request, campaign=campaign, form_class=RunUploadForm,
+                        template="pooling/run_upload.html", make_job=make_job)
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+
+    def make_job(data):
+        path = upload_save(file=data["file"])
+        return job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
+                          params={"path": str(path), "filename": data["file"].name})
+
+    return _upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
+                        template="pooling/topics_upload.html", make_job=make_job)
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def collection_list(request: HttpRequest) -> HttpResponse:
+    form = CollectionUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                collection = services.collection_get_or_create(name=data["collection"])
+                paths = [str(upload_save(file=f)) for f in data["files"]]
+                job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
+                                 params={"paths": paths, "names": [f.name for f in data["files"]]})
+        except InputError as exc:
+            _add_problems(form, exc)
+        else:
+            return redirect("pooling:job", pk=job.pk)
+    collections = [(c, selectors.collection_counts(collection=c)) for c in selectors.collection_list()]
+    return render(request, "pooling/collection_list.html", {"collections": collections, "form": form})
+
+
+@organizer_required
+def job_list(request: HttpRequest) -> HttpResponse:
+    jobs = [(job, job_progress(job=job)) for job in selectors.job_list()]
+    return render(request, "pooling/job_list.html", {"jobs": jobs})
+
+
+@organizer_required
+def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(Job.objects.select_related("campaign", "collection", "created_by"), pk=pk)
+    return render(request, "pooling/job_detail.html", {"job": job, "progress": job_progress(job=job)})

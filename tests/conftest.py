@@ -1,0 +1,92 @@
+"""Suite-wide fixtures, and the switch that skips (or, with REQUIRE_SERVICES=1, fails) without real services."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "arqmath"
+DATA = Path(__file__).resolve().parent / "data"
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _available() -> dict[str, bool]:
+    services = dict(getattr(settings, "SERVICES", {}))
+    services["browser"] = Path(CHROMIUM).exists()
+    return services
+
+
+def pytest_report_header(config):
+    found = _available()
+    return "services: " + ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in found.items())
+
+
+def pytest_sessionstart(session):
+    missing = [name for name, ok in _available().items() if not ok]
+    if missing and os.environ.get("REQUIRE_SERVICES") == "1":
+        pytest.exit(f"REQUIRE_SERVICES=1 but these are not available: {', '.join(missing)}", returncode=3)
+
+
+def pytest_collection_modifyitems(config, items):
+    found = _available()
+    for item in items:
+        for name in ("postgresql", "redis", "browser"):
+            if item.get_closest_marker(name) and not found[name]:
+                item.add_marker(pytest.mark.skip(reason=f"SKIPPED: no {name} on this machine"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    missing = [name for name, ok in _available().items() if not ok]
+    if missing:
+        terminalreporter.write_sep("!", f"NOT TESTED here, no {', '.join(missing)}: the tests that need it were skipped",
+                                   red=True, bold=True)
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped and os.environ.get("REQUIRE_SERVICES") == "1":
+        terminalreporter.write_sep("!", f"{len(skipped)} tests skipped under REQUIRE_SERVICES=1", red=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("REQUIRE_SERVICES") == "1" and session.config.pluginmanager.get_plugin("terminalreporter"):
+        skipped = session.config.pluginmanager.get_plugin("terminalreporter").stats.get("skipped", [])
+        if skipped and exitstatus == 0:
+            session.exitstatus = 1
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED.exists():
+        pytest.skip(f"the ARQMath reference data is not at {SHARED}")
+    return SHARED
+
+
+@pytest.fixture
+def organizer(db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("olga", password="organizer-pass-1")
+    user.groups.add(Group.objects.get_or_create(name="organizers")[0])
+    return user
+
+
+@pytest.fixture
+def assessor_user(db, django_user_model):
+    return django_user_model.objects.create_user("ada", password="assessor-pass-1")
+
+
+@pytest.fixture
+def copy_of(tmp_path):
+    """Copies a file into tmp_path, optionally transformed (bytes -> bytes)."""
+
+    def make(source: Path, name: str | None = None, transform=None) -> Path:
+        target = tmp_path / (name or source.name)
+        if transform is None:
+            shutil.copyfile(source, target)
+        else:
+            target.write_bytes(transform(source.read_bytes()))
+        return target
+
+    return make
