@@ -88,7 +88,8 @@ def _copy(table: str, columns: list[str], rows: Iterable[Sequence[object]]) -> i
 
     qn = connection.ops.quote_name
     sql = f"COPY {qn(table)} ({', '.join(qn(c) for c in columns)}) FROM STDIN"
-    with connection.cursor() as cursor:
+    # wrap_database_errors turns psycopg2's errors into Django's (IntegrityError for a repeated id).
+    with connection.cursor() as cursor, connection.wrap_database_errors:
         cursor.cursor.copy_expert(sql, _LineStream(lines()), size=1 << 16)
     return count
 

@@ -41,6 +41,7 @@ SERVICES = {
 # Tasks run in-process unless a test sends them through a real worker (tests/pooling/test_celery_worker.py).
 CELERY_BROKER_URL = TEST_REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TEST_QUEUE", "celery")
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 SECRET_KEY = SECRET_KEY or "test-only-not-secret"
@@ -51,3 +52,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+STATIC_ROOT = Path(tempfile.mkdtemp(prefix="assess-static-"))
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

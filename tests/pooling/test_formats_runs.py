@@ -1,0 +1,129 @@
+"""The run reader on the real ARQMath runs and on broken files: every problem with its line."""
+import io
+
+import pytest
+
+from pooling.errors import Problems
+from pooling.formats.runs import ARQMATH_TASK1, ARQMATH_TASK2, TREC, RunSummary, read_run
+
+TOPICS = {"A.1": 1, "A.2": 2, "A.10": 3}
+
+
+def read(data: bytes, task="answers", topics=TOPICS, max_depth=1000):
+    problems, warnings, summary = Problems(), Problems(), RunSummary()
+    rows = list(read_run(io.BytesIO(data), problems, warnings, topics=topics, task=task, max_depth=max_depth,
+                         summary=summary))
+    return rows, problems, warnings, summary
+
+
+def real_topics(prefix: str, n: int) -> dict:
+    return {f"{prefix}.{i}": i for i in range(1, n + 1)}
+
+
+@pytest.mark.parametrize("name, task, fmt, prefix", [
+    ("psu-task1-auto-both-A.tsv", "answers", TREC, "A"),
+    ("ensemble-task1.tsv", "answers", ARQMATH_TASK1, "A"),
+    ("ensemble-task2.tsv", "formulas", ARQMATH_TASK2, "B"),
+])
+def test_real_runs_are_read_whole(shared_data, name, task, fmt, prefix):
+    with open(shared_data / "runs" / name, "rb") as stream:
+        problems, warnings, summary = Problems(), Problems(), RunSummary()
+        rows = list(read_run(stream, problems, warnings, topics=real_topics(prefix, 200), task=task,
+                             summary=summary))
+    assert not problems, problems.messages()
+    assert summary.format == fmt
+    assert len(rows) == summary.rows > 10000
+    assert rows[0].rank == 1 and rows[0].topic_id == f"{prefix}.1"
+    if fmt == ARQMATH_TASK2:
+        assert rows[0].item_id == "10159237" and rows[0].post_id == "1075828"
+    # The real files cover fewer than 200 topics: a warning, not an error.
+    assert any("does not cover" in m for m in warnings.messages())
+
+
+def test_crlf_and_bom_are_accepted():
+    data = "\ufeffA.1\t11\t1\t2.5\trun\r\nA.1\t12\t2\t1.5\trun\r\n".encode()
+    rows, problems, _, summary = read(data)
+    assert not problems
+    assert [r.item_id for r in rows] == ["11", "12"]
+    assert summary.format == ARQMATH_TASK1
+
+
+def test_ids_stay_strings():
+    rows, problems, _, _ = read(b"A.10 Q0 007 1 3 run\n")
+    assert not problems
+    assert rows[0].item_id == "007" and rows[0].topic_id == "A.10"
+
+
+def test_whitespace_separated_trec_is_read():
+    rows, problems, _, summary = read(b"A.1  Q0  5  1  0.9  tag\nA.1 Q0 6 2 0.8 tag\n")
+    assert not problems and summary.format == TREC and len(rows) == 2
+
+
+MALFORMED = [
+    # (file content, task, line, message fragment)
+    (b"A.1\t11\t1\t2.5\trun\nA.1\t12\t2\trun\n", "answers", 2, "expected 5 columns"),
+    (b"A.1\t11\t1\t2.5\trun\nA.1\t12\t2\t1\trun\textra\n", "answers", 2, "expected 5 columns"),
+    (b"A.1 11 1\n", "answers", 1, "expected 5 or 6 columns"),
+    (b"A.1\t11\tone\t2.5\trun\n", "answers", 1, "rank 'one' is not a whole number"),
+    (b"A.1\t11\t0\t2.5\trun\n", "answers", 1, "rank '0' is not a whole number >= 1"),
+    (b"A.1\t11\t-3\t2.5\trun\n", "answers", 1, "rank '-3'"),
+    (b"A.1\t11\t1.5\t2.5\trun\n", "answers", 1, "rank '1.5'"),
+    (b"A.1\t11\t1\tabc\trun\n", "answers", 1, "score 'abc' is not a finite number"),
+    (b"A.1\t11\t1\tnan\trun\n", "answers", 1, "score 'nan'"),
+    (b"A.1\t11\t1\tinf\trun\n", "answers", 1, "score 'inf'"),
+    (b"A.1\t11\t1\t-Infinity\trun\n", "answers", 1, "score '-Infinity'"),
+    (b"A.1\t\t1\t2\trun\n", "answers", 1, "empty item id"),
+    (b"\t11\t1\t2\trun\n", "answers", 1, "empty topic id"),
+    (b"B.1\t55\t\t1\t2\trun\n", "formulas", 1, "empty post id"),
+    (b"A.1\t11\t1\t2\trun\nA.1\t11\t2\t1\trun\n", "answers", 2, "'11' appears twice for topic A.1 (first on line 1)"),
+    (b"A.1\t11\t1\t2\trun\nA.9\t12\t1\t1\trun\n", "answers", 2, "topic 'A.9' is not a topic of this campaign"),
+    (b"A.1\t11\t1\t2\trun\n\xff\xfe\t12\t2\t1\trun\n", "answers", 2, "not UTF-8"),
+    (b"A.1\t11\t1\t2\trun\nA.1\t12\t2\t1\trun\nA.1\t13\t3\t1\trun\n", "answers-depth2", 3, "more than 2 rows for topic A.1"),
+    (b"A.1\t5\t11\t1\t2\trun\n", "answers", 1, "ARQMath Task 2 (6-column) format; a campaign of task 'answers'"),
+    (b"A.1\t11\t1\t2\trun\n", "formulas", 1, "ARQMath Task 1 (5-column) format; a campaign of task 'formulas'"),
+    (b"A.1\tQ0\t11\t1\t2\trun\nA.1\tQ0\t12\tx\t1\trun\n", "answers", 2, "rank 'x'"),
+    (b"B.1\t55\t9\t1\t2\trun\nB.1\t55\t9\t2\t1\trun\n", "formulas", 2, "'55' appears twice"),
+    (b"\n\n", "answers", None, "the file has no rows"),
+    (b"A.1 Q0 11 1 2 run\nA.1 Q0 12 2 1\n", "answers", 2, "expected 6 columns"),
+    (b"A.1\t11\t1\t2\trun\n\nA.2\t11\t1\t2\trun\nA.10\t11\t1e400\t2\trun\n", "answers", 4, "rank '1e400'"),
+    (b"A.1\t11\t1\t1e400\trun\n", "answers", 1, "score '1e400' is not a finite number"),
+]
+
+
+@pytest.mark.parametrize("data, task, line, fragment", MALFORMED)
+def test_malformed_run_is_rejected_with_its_line(data, task, line, fragment):
+    max_depth = 1000
+    if task == "answers-depth2":
+        task, max_depth = "answers", 2
+    topics = {"B.1": 1} if task == "formulas" else TOPICS
+    _, problems, _, _ = read(data, task=task, topics=topics, max_depth=max_depth)
+    assert problems, f"no problem found for {data!r}"
+    first = problems.items[0]
+    assert first.line == line
+    assert fragment in first.message
+
+
+def test_every_problem_is_reported_not_only_the_first():
+    data = b"A.1\t11\t1\t2\trun\nA.1\tx\tbad\t2\trun\nA.9\t12\t1\t1\trun\nA.2\t13\t1\tnope\trun\n"
+    _, problems, _, _ = read(data)
+    assert [p.line for p in problems.items] == [2, 3, 4]
+
+
+def test_warnings_keep_the_file():
+    data = (b"A.1\t11\t1\t1.0\trunA\n"
+            b"A.1\t12\t2\t5.0\trunA\n"     # rank 2 scores higher than rank 1
+            b"A.2\t13\t1\t1.0\trunB\n")    # a second run tag; topic A.10 not covered
+    rows, problems, warnings, _ = read(data)
+    assert not problems and len(rows) == 3
+    text = "\n".join(warnings.messages())
+    assert "does not cover 1 of the campaign's 3 topics: A.10" in text
+    assert "several run tags in one file: runA (2 rows), runB (1 rows)" in text
+    assert "ranks disagree with score order in 1 topics (first: topic A.1, rank 2" in text
+    assert [w.line for w in warnings.items if "disagree" in w.message] == [2]
+
+
+def test_rank_order_is_checked_even_when_the_file_is_not_sorted_by_rank():
+    data = b"A.1\t12\t2\t1.0\tr\nA.1\t11\t1\t2.0\tr\n"
+    _, problems, warnings, _ = read(data)
+    assert not problems
+    assert not any("disagree" in m for m in warnings.messages())
