@@ -68,6 +68,7 @@ class Formula(models.Model):
         QUESTION = "question"
         ANSWER = "answer"
         COMMENT = "comment"
+        TITLE = "title"  # in the real ARQMath index: a formula in a question's title
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="formulas", db_index=False)
     formula_id = models.CharField(max_length=64)

@@ -1,0 +1,43 @@
+"""Tells which collection file format a file is in, by its content rather than its name."""
+from __future__ import annotations
+
+import os
+
+from pooling.errors import InputError, Problem
+from pooling.formats.formula_tsv import extra_columns, is_formula_index_header, tsv_header
+from pooling.formats.se_xml import xml_root_name
+from pooling.formats.textio import BOM
+
+COLLECTION_KINDS = ("posts", "comments", "formulas", "formula_extra", "jsonl")
+# Enough to get past an XML declaration, comments or leading blank lines.
+PEEK = 1 << 16
+
+
+def collection_file_kind(path: str | os.PathLike) -> str:
+    """One of COLLECTION_KINDS, or InputError saying why the file is none of them."""
+    with open(path, "rb") as stream:
+        start = stream.read(PEEK).removeprefix(BOM).lstrip()
+    if not start:
+        _refuse(path, "the file is empty")
+    if start.startswith(b"{"):
+        return "jsonl"
+    if start.startswith(b"<"):
+        root = xml_root_name(path)
+        if root in ("posts", "comments"):
+            return root
+        what = f"XML with root element <{root}>" if root else "XML that is not well-formed"
+        _refuse(path, f"{what}; expected <posts> or <comments>")
+    header = tsv_header(path)
+    if is_formula_index_header(header):
+        return "formulas"
+    if extra_columns(header):
+        return "formula_extra"
+    _refuse(
+        path,
+        "expected Stack Exchange XML (<posts> or <comments>), a formula index TSV, "
+        "a TSV with id and slt or opt columns, or JSONL",
+    )
+
+
+def _refuse(path: str | os.PathLike, reason: str) -> None:
+    raise InputError(Problem(None, f"cannot tell what kind of file this is: {reason}", os.path.basename(path)))

@@ -1,0 +1,60 @@
+"""Streaming reader of TREC qrels: topic, iteration, item id and integer grade per line."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO, NamedTuple
+
+from pooling.errors import Problems
+from pooling.formats.se_xml import parse_int
+from pooling.formats.textio import iter_lines
+
+COLUMNS = "topic iteration doc_id grade"
+
+
+class QrelRecord(NamedTuple):
+    line: int
+    topic_id: str
+    item_id: str
+    grade: int
+
+
+def split_columns(text: str) -> list[str]:
+    """Tab-separated if the line has a tab (so empty fields show), else whitespace-separated."""
+    text = text.rstrip()
+    if "\t" in text:
+        return [field.strip() for field in text.split("\t")]
+    return text.split()
+
+
+def read_qrels(stream: BinaryIO, problems: Problems) -> Iterator[QrelRecord]:
+    """Judgments of a qrels file, as the file is read; blank lines are skipped."""
+    seen: dict[tuple[str, str], int] = {}
+    for line, text in iter_lines(stream, problems):
+        if not text.strip():
+            continue
+        fields = split_columns(text)
+        if len(fields) != 4:
+            problems.add(line, f"expected 4 columns ({COLUMNS}), found {len(fields)}")
+            continue
+        topic_id, _iteration, item_id, raw_grade = fields
+        grade = parse_int(raw_grade)
+        errors = _errors(topic_id, item_id, raw_grade, grade, seen.get((topic_id, item_id)))
+        for message in errors:
+            problems.add(line, message)
+        if errors:
+            continue
+        seen[(topic_id, item_id)] = line
+        yield QrelRecord(line, topic_id, item_id, grade)
+
+
+def _errors(topic_id: str, item_id: str, raw_grade: str, grade: int | None, earlier: int | None) -> list[str]:
+    errors = []
+    if not topic_id:
+        errors.append("empty topic id")
+    if not item_id:
+        errors.append("empty doc id")
+    if grade is None:
+        errors.append(f"grade '{raw_grade}' is not an integer")
+    if earlier is not None:
+        errors.append(f"doc '{item_id}' judged twice for topic '{topic_id}' (first on line {earlier})")
+    return errors

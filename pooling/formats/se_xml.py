@@ -1,0 +1,254 @@
+"""Streaming, defused readers of the Stack Exchange dump (Posts.xml, Comments.xml).
+
+Also holds the safe SAX feeding shared with the topic reader, and the tag normalizer.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import BinaryIO, NamedTuple
+from xml.sax import SAXParseException
+from xml.sax.handler import ContentHandler
+
+import defusedxml.sax
+from defusedxml.common import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+
+from pooling.errors import Problems
+
+# Small enough that the rows collected between two yields stay few, large enough to be fast.
+XML_CHUNK = 1 << 18
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_ANGLE_TAGS = re.compile(r"<([^<>]*)>")
+_TAG_SEPARATORS = re.compile(r"[|,\s]+")
+_KINDS = {1: "question", 2: "answer"}
+
+
+class PostRecord(NamedTuple):
+    line: int
+    post_id: str
+    kind: str  # 'question' or 'answer' ('document' from JSONL)
+    thread_id: str
+    title: str
+    body: str  # HTML, as the attribute holds it
+    tags: str  # space-separated
+    score: int | None
+    created_at: str
+    owner_user_id: str
+    accepted_answer_id: str
+
+
+class CommentRecord(NamedTuple):
+    line: int
+    comment_id: str
+    post_id: str
+    score: int | None
+    text: str
+    user_id: str
+    created_at: str
+
+
+class StopParsing(Exception):
+    """Raised by a handler that has seen enough (a wrong root element, or only the root wanted)."""
+
+
+def parse_int(text: str) -> int | None:
+    """Integer in plain ASCII digits; int() alone would also take '1_000' and other scripts' digits."""
+    text = text.strip()
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def normalize_tags(value: str) -> str:
+    """'<a><b>', '|a|b|', 'a,b' or 'a b' -> 'a b'."""
+    value = value.strip()
+    names = _ANGLE_TAGS.findall(value) if value.startswith("<") else _TAG_SEPARATORS.split(value)
+    return " ".join(name.strip() for name in names if name.strip())
+
+
+def feed_xml(stream: BinaryIO, handler: ContentHandler, problems: Problems) -> Iterator[None]:
+    """Feeds the stream to a defused SAX parser chunk by chunk, yielding after each chunk.
+
+    The caller drains what the handler collected at each yield. Any XML-level problem is added
+    once with its line number and ends the parsing.
+    """
+    parser = defusedxml.sax.make_parser()
+    parser.setContentHandler(handler)
+    handler.setDocumentLocator(parser)
+    try:
+        chunk = stream.read(XML_CHUNK)
+        if not chunk:
+            problems.add(1, "empty file")
+            return
+        while chunk:
+            parser.feed(chunk)
+            yield
+            chunk = stream.read(XML_CHUNK)
+        parser.close()
+    except (EntitiesForbidden, DTDForbidden):
+        problems.add(parser.getLineNumber(), "entity declarations are not allowed")
+    except ExternalReferenceForbidden:
+        problems.add(parser.getLineNumber(), "external entities are not allowed")
+    except SAXParseException as exc:
+        problems.add(exc.getLineNumber(), f"malformed XML: {exc.getMessage()}")
+    except StopParsing:
+        pass
+    yield
+
+
+class _RowHandler(ContentHandler):
+    """Collects (line, attributes) of every <row> directly under the expected root element."""
+
+    def __init__(self, root: str, problems: Problems) -> None:
+        super().__init__()
+        self.root = root
+        self.problems = problems
+        self.depth = 0
+        self.rows: list[tuple[int, dict[str, str]]] = []
+
+    def startElement(self, name, attrs):
+        self.depth += 1
+        line = self._locator.getLineNumber()
+        if self.depth == 1 and name != self.root:
+            self.problems.add(line, f"root element is <{name}>, expected <{self.root}>")
+            raise StopParsing
+        if self.depth == 2 and name == "row":
+            self.rows.append((line, dict(attrs.items())))
+
+    def endElement(self, name):
+        self.depth -= 1
+
+    def drain(self) -> list[tuple[int, dict[str, str]]]:
+        rows, self.rows = self.rows, []
+        return rows
+
+
+def iter_rows(stream: BinaryIO, problems: Problems, root: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yields (line, attributes) of each <row> under <root>, as the file is read."""
+    handler = _RowHandler(root, problems)
+    for _ in feed_xml(stream, handler, problems):
+        yield from handler.drain()
+
+
+def read_posts(stream: BinaryIO, problems: Problems, warnings: Problems) -> Iterator[PostRecord]:
+    """Questions and answers of a Posts.xml; other post types are counted in one warning."""
+    skipped = 0
+    for line, attrs in iter_rows(stream, problems, "posts"):
+        type_id = parse_int(attrs.get("PostTypeId", ""))
+        if type_id is not None and type_id not in _KINDS:
+            skipped += 1
+            continue
+        errors: list[str] = []
+        record = _post_record(line, attrs, errors)
+        for message in errors:
+            problems.add(line, message)
+        if record is not None:
+            yield record
+    if skipped:
+        rows = "row" if skipped == 1 else "rows"
+        warnings.add(None, f"skipped {skipped} {rows} of other post types")
+
+
+def _post_record(line: int, attrs: dict[str, str], errors: list[str]) -> PostRecord | None:
+    post_id = _required(attrs, "Id", errors)
+    kind = _post_kind(attrs, errors)
+    parent_id = attrs.get("ParentId", "").strip()
+    if kind == "answer" and not parent_id:
+        errors.append("answer without ParentId")
+    score = _score(attrs, errors)
+    if errors:
+        return None
+    return PostRecord(
+        line=line,
+        post_id=post_id,
+        kind=kind,
+        thread_id=post_id if kind == "question" else parent_id,
+        title=attrs.get("Title", ""),
+        body=attrs.get("Body", ""),
+        tags=normalize_tags(attrs.get("Tags", "")),
+        score=score,
+        created_at=attrs.get("CreationDate", "").strip(),
+        owner_user_id=attrs.get("OwnerUserId", "").strip(),
+        accepted_answer_id=attrs.get("AcceptedAnswerId", "").strip(),
+    )
+
+
+def _post_kind(attrs: dict[str, str], errors: list[str]) -> str:
+    raw = attrs.get("PostTypeId", "").strip()
+    if not raw:
+        errors.append("missing attribute PostTypeId")
+        return ""
+    type_id = parse_int(raw)
+    if type_id is None:
+        errors.append(f"PostTypeId '{raw}' is not a number")
+        return ""
+    return _KINDS[type_id]
+
+
+def read_comments(stream: BinaryIO, problems: Problems) -> Iterator[CommentRecord]:
+    """Comments of a Comments.xml."""
+    for line, attrs in iter_rows(stream, problems, "comments"):
+        errors: list[str] = []
+        comment_id = _required(attrs, "Id", errors)
+        post_id = _required(attrs, "PostId", errors)
+        score = _score(attrs, errors)
+        for message in errors:
+            problems.add(line, message)
+        if errors:
+            continue
+        yield CommentRecord(
+            line=line,
+            comment_id=comment_id,
+            post_id=post_id,
+            score=score,
+            text=attrs.get("Text", ""),
+            user_id=attrs.get("UserId", "").strip(),
+            created_at=attrs.get("CreationDate", "").strip(),
+        )
+
+
+def _required(attrs: dict[str, str], name: str, errors: list[str]) -> str:
+    value = attrs.get(name, "").strip()
+    if not value:
+        errors.append(f"missing attribute {name}")
+    return value
+
+
+def _score(attrs: dict[str, str], errors: list[str]) -> int | None:
+    raw = attrs.get("Score", "").strip()
+    if not raw:
+        return None
+    score = parse_int(raw)
+    if score is None:
+        errors.append(f"Score '{raw}' is not an integer")
+    return score
+
+
+class _RootHandler(ContentHandler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.root: str | None = None
+
+    def startElement(self, name, attrs):
+        self.root = name
+        raise StopParsing
+
+
+def xml_root_name(source: str | os.PathLike | BinaryIO) -> str | None:
+    """Name of the root element, reading only up to it; None if the start is not well-formed XML."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as stream:
+            return _root_name(stream)
+    start = source.tell() if source.seekable() else None
+    try:
+        return _root_name(source)
+    finally:
+        if start is not None:
+            source.seek(start)
+
+
+def _root_name(stream: BinaryIO) -> str | None:
+    handler = _RootHandler()
+    for _ in feed_xml(stream, handler, Problems()):
+        if handler.root is not None:
+            break
+    return handler.root

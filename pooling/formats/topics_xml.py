@@ -1,0 +1,107 @@
+"""Reader of ARQMath topic files (Task 1 answer topics, Task 2 formula topics), defused XML."""
+from __future__ import annotations
+
+import re
+from typing import BinaryIO, NamedTuple
+from xml.sax.handler import ContentHandler
+
+from pooling.errors import Problems
+from pooling.formats.se_xml import StopParsing, feed_xml, normalize_tags
+
+TASKS = ("answers", "formulas")
+# Child element -> TopicRecord field.
+FIELDS = {"Title": "title", "Question": "question", "Tags": "tags", "Formula_Id": "formula_id", "Latex": "latex"}
+
+
+class TopicRecord(NamedTuple):
+    line: int
+    topic_id: str
+    title: str  # HTML
+    question: str  # HTML
+    tags: str  # space-separated
+    formula_id: str  # '' for answer topics
+    latex: str  # '' for answer topics
+
+
+class _TopicHandler(ContentHandler):
+    """Collects each <Topic>'s line, number attribute and child texts."""
+
+    def __init__(self, problems: Problems) -> None:
+        super().__init__()
+        self.problems = problems
+        self.depth = 0
+        self.topics: list[tuple[int, str | None, dict[str, str]]] = []
+        self.field: str | None = None
+        self.text: list[str] = []
+
+    def startElement(self, name, attrs):
+        self.depth += 1
+        line = self._locator.getLineNumber()
+        if self.depth == 1 and name != "Topics":
+            self.problems.add(line, f"root element is <{name}>, expected <Topics>")
+            raise StopParsing
+        if self.depth == 2 and name == "Topic":
+            self.topics.append((line, attrs.get("number"), {}))
+        elif self.depth == 3 and name in FIELDS and self.topics:
+            self.field, self.text = FIELDS[name], []
+
+    def characters(self, content):
+        if self.field is not None:
+            self.text.append(content)
+
+    def endElement(self, name):
+        if self.depth == 3 and self.field is not None:
+            self.topics[-1][2][self.field] = "".join(self.text).strip()
+            self.field = None
+        self.depth -= 1
+
+
+def read_topics(stream: BinaryIO, problems: Problems, *, task: str) -> list[TopicRecord]:
+    """All topics of the file; task is 'answers' (Task 1) or 'formulas' (Task 2)."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, not {task!r}")
+    handler = _TopicHandler(problems)
+    for _ in feed_xml(stream, handler, problems):
+        pass
+    topics: list[TopicRecord] = []
+    first_line: dict[str, int] = {}
+    for line, number, fields in handler.topics:
+        topic_id = (number or "").strip()
+        errors = _topic_errors(topic_id, fields, task)
+        earlier = first_line.get(topic_id)
+        if topic_id and earlier is not None:
+            errors.insert(0, f"duplicate topic number '{topic_id}' (lines {earlier} and {line})")
+        for message in errors:
+            problems.add(line, message)
+        first_line.setdefault(topic_id, line)
+        if not errors:
+            topics.append(_record(line, topic_id, fields))
+    return topics
+
+
+def _topic_errors(topic_id: str, fields: dict[str, str], task: str) -> list[str]:
+    if not topic_id:
+        return ["topic without number"]
+    return _formula_errors(topic_id, fields) if task == "formulas" else []
+
+
+def _formula_errors(topic_id: str, fields: dict[str, str]) -> list[str]:
+    formula_id = fields.get("formula_id", "")
+    if not formula_id:
+        return [f"topic '{topic_id}' has no Formula_Id"]
+    span = re.compile(r"""\bid\s*=\s*["']""" + re.escape(formula_id) + r"""["']""")
+    if not (span.search(fields.get("title", "")) or span.search(fields.get("question", ""))):
+        return [f"Formula_Id '{formula_id}' of topic '{topic_id}' is not the id of a formula in its title or question"]
+    return []
+
+
+def _record(line: int, topic_id: str, fields: dict[str, str]) -> TopicRecord:
+    return TopicRecord(
+        line=line,
+        topic_id=topic_id,
+        title=fields.get("title", ""),
+        question=fields.get("question", ""),
+        tags=normalize_tags(fields.get("tags", "")),
+        formula_id=fields.get("formula_id", ""),
+        latex=fields.get("latex", ""),
+    )
