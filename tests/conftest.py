@@ -14,7 +14,9 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 def _available() -> dict[str, bool]:
-    services = dict(getattr(settings, "SERVICES", {}))
+    services = {"postgresql": False, "redis": False}
+    if settings.configured:
+        services.update(getattr(settings, "SERVICES", {}))
     services["browser"] = Path(CHROMIUM).exists()
     return services
 
