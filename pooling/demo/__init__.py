@@ -1,0 +1,1 @@
+"""Synthetic ARQMath-like demo collection and runs (see generate.py)."""

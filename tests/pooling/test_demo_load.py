@@ -1,0 +1,37 @@
+"""load_demo: the demo campaigns are loaded through the ingestion services, with accounts that can log in."""
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from pooling.demo.load import CAMPAIGNS, COLLECTION
+from pooling.models import Campaign, Collection, Run
+from pooling.permissions import is_organizer
+
+pytestmark = pytest.mark.django_db
+
+
+def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    out = StringIO()
+    call_command("load_demo", stdout=out)
+    text = out.getvalue()
+    collection = Collection.objects.get(name=COLLECTION)
+    assert collection.posts.count() > 10000 and collection.formulas.count() > 10000
+    for task, name in CAMPAIGNS.items():
+        campaign = Campaign.objects.get(name=name)
+        assert campaign.task == task and campaign.topics.count() == 100
+        runs = Run.objects.filter(campaign=campaign)
+        assert runs.count() == 6 and {r.alternate for r in runs} == {True, False}
+        assert all(not r.warnings for r in runs)
+    passwords = dict(line.split()[2:5:2] for line in text.splitlines() if " password " in line)
+    organizer = authenticate(username="organizer", password=passwords["organizer"])
+    assert organizer is not None and is_organizer(organizer)
+    assessor = authenticate(username="assessor1", password=passwords["assessor1"])
+    assert assessor is not None and not is_organizer(assessor)
+
+    again = StringIO()
+    call_command("load_demo", stdout=again)
+    assert "already loaded" in again.getvalue()
+    assert Run.objects.count() == 12
