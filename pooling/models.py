@@ -62,6 +62,9 @@ class Comment(models.Model):
         constraints = [models.UniqueConstraint(fields=["collection", "comment_id"], name="comment_unique_id")]
         indexes = [models.Index(fields=["collection", "post_id"], name="comment_post")]
 
+    def __str__(self) -> str:
+        return f"comment {self.comment_id}"
+
 
 class Formula(models.Model):
     class Type(models.TextChoices):
@@ -90,6 +93,9 @@ class Formula(models.Model):
             models.Index(fields=["collection", "visual_id"], name="formula_visual"),
         ]
 
+    def __str__(self) -> str:
+        return f"formula {self.formula_id}"
+
 
 class Campaign(models.Model):
     class Task(models.TextChoices):
@@ -105,7 +111,8 @@ class Campaign(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     task = models.CharField(max_length=10, choices=Task.choices)
-    collection = models.ForeignKey(Collection, on_delete=models.PROTECT, null=True, blank=True, related_name="campaigns")
+    collection = models.ForeignKey(Collection, on_delete=models.PROTECT, null=True, blank=True,
+                                   related_name="campaigns")
     primary_depth = models.PositiveIntegerField()
     alternate_depth = models.PositiveIntegerField()
     instances = models.PositiveIntegerField(default=5, help_text="instances judged per visually distinct formula")
@@ -186,6 +193,9 @@ class RunEntry(models.Model):
         # Pooling reads a run's list for a topic in rank order. Duplicates of (run, topic, item) are
         # rejected by the reader; the Run row's unique name keeps a retried ingest from doubling rows.
         indexes = [models.Index(fields=["run", "topic", "rank"], name="runentry_run_topic_rank")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} at rank {self.rank}"
 
 
 class Job(models.Model):

@@ -101,7 +101,7 @@ def collection_ingest(
     names = names or [Path(p).name for p in paths]
     kinds = []
     errors: list[Problem] = []
-    for path, name in zip(paths, names):
+    for path, name in zip(paths, names, strict=True):
         try:
             kind = detect.collection_file_kind(path)
             kinds.append((_KIND_ORDER[kind], kind, path, name))
@@ -110,29 +110,32 @@ def collection_ingest(
     if errors:
         raise InputError(errors)
     kinds.sort(key=lambda k: k[0])
-    total_bytes = sum(file_size(p) for _, _, p, _ in kinds) or 1
-    done_bytes = 0
+    sizes = [file_size(path) for _, _, path, _ in kinds]
+    total_bytes = sum(sizes) or 1
     counts: dict[str, int] = {}
     warnings: list[str] = []
     problems_all: list[Problem] = []
     problem_total = 0
-    for _, kind, path, name in kinds:
+    for i, (_, kind, path, name) in enumerate(kinds):
         problems, file_warnings = Problems(file=name), Problems(file=name)
-
-        def file_progress(fraction: float, _base=done_bytes, _size=file_size(path)) -> None:
-            if progress:
-                progress(min(1.0, (_base + fraction * _size) / total_bytes))
-
+        file_progress = _part_of(progress, start=sum(sizes[:i]), size=sizes[i], total=total_bytes)
+        # After a problem in an earlier file, later files are still read for their problems, not written.
         write = problem_total == 0
         counts[kind] = counts.get(kind, 0) + _ingest_collection_file(
             collection, kind, path, problems, file_warnings, write=write, progress=file_progress)
         problems_all.extend(problems.items)
         problem_total += problems.count
         warnings.extend(file_warnings.messages())
-        done_bytes += file_size(path)
     if problem_total:
         raise InputError(problems_all, total=problem_total)
     return {"counts": counts, "warnings": warnings}
+
+
+def _part_of(progress: Progress, *, start: int, size: int, total: int) -> Progress:
+    """Progress of one file reported as progress of the whole upload."""
+    if progress is None:
+        return None
+    return lambda fraction: progress((start + fraction * size) / total)
 
 
 def _ingest_collection_file(collection, kind, path, problems, warnings, *, write, progress) -> int:

@@ -43,8 +43,8 @@ def pytest_collection_modifyitems(config, items):
 def pytest_terminal_summary(terminalreporter):
     missing = [name for name, ok in _available().items() if not ok]
     if missing:
-        terminalreporter.write_sep("!", f"NOT TESTED here, no {', '.join(missing)}: the tests that need it were skipped",
-                                   red=True, bold=True)
+        terminalreporter.write_sep(
+            "!", f"NOT TESTED here, no {', '.join(missing)}: the tests that need it were skipped", red=True, bold=True)
     skipped = terminalreporter.stats.get("skipped", [])
     if skipped and os.environ.get("REQUIRE_SERVICES") == "1":
         terminalreporter.write_sep("!", f"{len(skipped)} tests skipped under REQUIRE_SERVICES=1", red=True)

@@ -183,7 +183,7 @@ def _file_warnings(summary: RunSummary, ranked: dict, topics: Mapping[str, objec
     disagreeing = []
     for topic_id, rows in ranked.items():
         rows.sort()
-        for (_r1, s1, _l1), (r2, s2, l2) in zip(rows, rows[1:]):
+        for (_r1, s1, _l1), (r2, s2, l2) in zip(rows, rows[1:], strict=False):
             if s2 > s1:
                 disagreeing.append((l2, topic_id, r2))
                 break

@@ -50,8 +50,8 @@ def test_create_campaign_command_sets_every_option():
     out, _ = run_command("create_campaign", "c", "--task", "formulas", "--primary-depth", "30", "--alternate-depth",
                          "10", "--instances", "3", "--selection", "thread-spread", "--seed", "7", "--collection", "mse")
     campaign = Campaign.objects.get(name="c")
-    assert (campaign.primary_depth, campaign.alternate_depth, campaign.instances, campaign.selection, campaign.seed) == (
-        30, 10, 3, "thread-spread", 7)
+    settings = (campaign.primary_depth, campaign.alternate_depth, campaign.instances, campaign.selection, campaign.seed)
+    assert settings == (30, 10, 3, "thread-spread", 7)
     assert campaign.collection.name == "mse"
     assert "created campaign 'c'" in out
 
@@ -83,7 +83,8 @@ def test_real_topic_files_load(shared_data, name, task, count, first):
 
 
 def test_topics_loaded_again_are_updated_not_doubled(task1, shared_data):
-    result = services.topics_ingest(campaign=task1, path=shared_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
+    path = shared_data / "topics" / "topics.arqmath-2020-task1-origin.xml"
+    result = services.topics_ingest(campaign=task1, path=path)
     assert result == {"created": 0, "updated": 0, "total": 98}
     assert task1.topics.count() == 98
 
