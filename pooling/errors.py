@@ -43,6 +43,10 @@ class Problems:
         if len(self.items) < self.limit:
             self.items.append(Problem(line, message, self.file))
 
+    def add_all(self, line: int | None, messages: list[str]) -> None:
+        for message in messages:
+            self.add(line, message)
+
     def __bool__(self) -> bool:
         return self.count > 0
 

@@ -150,8 +150,7 @@ def read_formula_index(stream: BinaryIO, problems: Problems) -> Iterator[Formula
     for line, row in _rows(records, header, problems):
         errors: list[str] = []
         record = _formula(line, row, errors)
-        for message in errors:
-            problems.add(line, message)
+        problems.add_all(line, errors)
         if record is not None:
             yield record
 

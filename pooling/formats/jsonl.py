@@ -27,8 +27,7 @@ def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
             continue
         errors: list[str] = []
         record = _post(line, obj, errors)
-        for message in errors:
-            problems.add(line, message)
+        problems.add_all(line, errors)
         if record is not None:
             yield record
 

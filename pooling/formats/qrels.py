@@ -39,8 +39,7 @@ def read_qrels(stream: BinaryIO, problems: Problems) -> Iterator[QrelRecord]:
         topic_id, _iteration, item_id, raw_grade = fields
         grade = parse_int(raw_grade)
         errors = _errors(topic_id, item_id, raw_grade, grade, seen.get((topic_id, item_id)))
-        for message in errors:
-            problems.add(line, message)
+        problems.add_all(line, errors)
         if errors:
             continue
         seen[(topic_id, item_id)] = line

@@ -139,8 +139,7 @@ def read_posts(stream: BinaryIO, problems: Problems, warnings: Problems) -> Iter
             continue
         errors: list[str] = []
         record = _post_record(line, attrs, errors)
-        for message in errors:
-            problems.add(line, message)
+        problems.add_all(line, errors)
         if record is not None:
             yield record
     if skipped:
@@ -191,8 +190,7 @@ def read_comments(stream: BinaryIO, problems: Problems) -> Iterator[CommentRecor
         comment_id = _required(attrs, "Id", errors)
         post_id = _required(attrs, "PostId", errors)
         score = _score(attrs, errors)
-        for message in errors:
-            problems.add(line, message)
+        problems.add_all(line, errors)
         if errors:
             continue
         yield CommentRecord(

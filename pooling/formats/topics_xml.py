@@ -71,8 +71,7 @@ def read_topics(stream: BinaryIO, problems: Problems, *, task: str) -> list[Topi
         earlier = first_line.get(topic_id)
         if topic_id and earlier is not None:
             errors.insert(0, f"duplicate topic number '{topic_id}' (lines {earlier} and {line})")
-        for message in errors:
-            problems.add(line, message)
+        problems.add_all(line, errors)
         first_line.setdefault(topic_id, line)
         if not errors:
             topics.append(_record(line, topic_id, fields))
