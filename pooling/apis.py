@@ -59,7 +59,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         with transaction.atomic():
             paths = [str(upload_save(file=f)) for f in files]
             job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
-                             params={"paths": paths, "names": [f.name for f in files]})
+                             params={"collection": collection.name, "paths": paths,
+                                     "names": [f.name for f in files]})
         return _accepted(job, request)
 
 

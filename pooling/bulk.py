@@ -55,17 +55,30 @@ class _LineStream(io.RawIOBase):
         return data[:want]
 
 
-def bulk_insert(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
-    """Inserts the rows (tuples in `columns` order) into the model's table; returns how many."""
+def bulk_insert(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[object]], *,
+                use_copy: bool | None = None) -> int:
+    """Inserts the rows (tuples in `columns` order) into the model's table; returns how many.
+
+    `use_copy` defaults to COPY on PostgreSQL and batched inserts elsewhere.
+    """
     table = model._meta.db_table
     fields = [model._meta.get_field(name) for name in columns]
     db_columns = [f.column for f in fields]
-    if connection.vendor == "postgresql":
+    if use_copy is None:
+        use_copy = connection.vendor == "postgresql"
+    if use_copy:
         return _copy(table, db_columns, rows)
     datetimes = [i for i, f in enumerate(fields) if f.get_internal_type() == "DateTimeField"]
     if datetimes:
         rows = _adapt_datetimes(rows, datetimes)
     return _executemany(table, db_columns, rows)
+
+
+def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
+    """Bulk insert into a table that has no model (a temporary table of a check)."""
+    if connection.vendor == "postgresql":
+        return _copy(table, list(columns), rows)
+    return _executemany(table, list(columns), rows)
 
 
 def _adapt_datetimes(rows: Iterable[Sequence[object]], indexes: list[int]) -> Iterator[list[object]]:

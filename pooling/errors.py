@@ -59,9 +59,16 @@ class Problems:
             lines.append(f"... and {self.count - len(self.items)} more problems")
         return lines
 
+    def add_uncounted(self, n: int) -> None:
+        """Counts n more problems that are not kept (a query found more than it listed)."""
+        self.count += n
+
+    def in_line_order(self) -> list[Problem]:
+        return sorted(self.items, key=lambda p: (p.line is None, p.line or 0))
+
     def raise_if_any(self) -> None:
         if self.count:
-            raise InputError(self.items, total=self.count)
+            raise InputError(self.in_line_order(), total=self.count)
 
 
 class InputError(Exception):

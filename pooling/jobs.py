@@ -94,9 +94,12 @@ def _topics_ingest(job: Job, progress) -> tuple[dict, list[str]]:
 
 def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     p = job.params
-    result = services.collection_ingest(collection=job.collection, paths=p["paths"],
+    result = services.collection_ingest(collection_name=p["collection"], paths=p["paths"],
                                         names=p.get("names") or [Path(x).name for x in p["paths"]],
                                         progress=progress)
+    # The collection may have been created by this job: link it now that it exists.
+    job.collection_id = result["collection"]
+    job.save(update_fields=["collection"])
     return {"counts": result["counts"]}, result["warnings"]
 
 

@@ -13,6 +13,10 @@ from django.db import models
 class Collection(models.Model):
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
+    # Kept up to date by the ingest, so that pages need not count millions of rows.
+    post_count = models.PositiveBigIntegerField(default=0)
+    comment_count = models.PositiveBigIntegerField(default=0)
+    formula_count = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -131,7 +135,7 @@ class Campaign(models.Model):
 
 class Topic(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics", db_index=False)
-    topic_id = models.CharField(max_length=32)
+    topic_id = models.CharField(max_length=64)
     position = models.PositiveIntegerField(default=0, help_text="order in the topic file")
     title = models.TextField(blank=True)
     question = models.TextField(blank=True)

@@ -15,14 +15,6 @@ def collection_list() -> QuerySet[Collection]:
     return Collection.objects.annotate(campaign_count=Count("campaigns", distinct=True))
 
 
-def collection_counts(*, collection: Collection) -> dict[str, int]:
-    return {
-        "posts": collection.posts.count(),
-        "comments": collection.comments.count(),
-        "formulas": collection.formulas.count(),
-    }
-
-
 def job_list(*, campaign: Campaign | None = None, limit: int = 100) -> QuerySet[Job]:
     jobs = Job.objects.select_related("campaign", "collection", "created_by")
     if campaign is not None:

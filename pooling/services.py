@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Subquery, Value
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from .bulk import bulk_insert
-from .errors import InputError, Problem, Problems
+from .bulk import bulk_insert, insert_rows
+from .errors import MAX_KEPT, InputError, Problem, Problems
 from .formats import detect, formula_tsv, jsonl, se_xml, topics_xml
 from .formats.runs import RunSummary, read_run
-from .formats.textio import file_size, open_binary
+from .formats.textio import ID_MAX, file_size, open_binary
 from .models import Campaign, Collection, Comment, Formula, Post, Run, RunEntry, Topic
 
 Progress = Callable[[float], None] | None
@@ -58,6 +59,8 @@ def campaign_create(
         problems.append("a campaign needs a name")
     elif Campaign.objects.filter(name=name).exists():
         problems.append(f"a campaign named '{name}' already exists")
+    elif len(name) > Campaign._meta.get_field("name").max_length:
+        problems.append("a campaign name has at most 100 characters")
     if task not in Campaign.Task.values:
         problems.append(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
     if selection is not None and selection not in Campaign.Selection.values:
@@ -86,49 +89,76 @@ def campaign_create(
 # --- collection --------------------------------------------------------------------------------
 
 # Posts before comments and formulas, the formula index before the extra SLT/OPT columns.
-_KIND_ORDER = {"posts": 0, "jsonl": 0, "comments": 1, "formulas": 2, "formula_extra": 3}
+_KIND_ORDER = {"posts": 0, "jsonl": 0, "comments": 1, "formulas": 2, "formula_extra": 3, "slt_index": 3,
+               "opt_index": 3}
+_INT_RANGE = (-(2**31), 2**31 - 1)
 
 
 @transaction.atomic
 def collection_ingest(
-    *, collection: Collection, paths: list[str | os.PathLike], names: list[str] | None = None,
+    *, collection_name: str, paths: list[str | os.PathLike], names: list[str] | None = None,
     progress: Progress = None,
 ) -> dict:
     """Loads collection files (Posts.xml, Comments.xml, formula index TSVs, JSONL) all or nothing.
 
-    Returns counts per kind and the warnings. `names` are the files' names to show in messages.
+    The collection is created if needed, inside the same transaction: a rejected first load leaves no
+    empty collection behind. Returns the collection's id, counts per kind and the warnings.
     """
+    collection = collection_get_or_create(name=collection_name)
     names = names or [Path(p).name for p in paths]
-    kinds = []
-    errors: list[Problem] = []
-    for path, name in zip(paths, names, strict=True):
-        try:
-            kind = detect.collection_file_kind(path)
-            kinds.append((_KIND_ORDER[kind], kind, path, name))
-        except InputError as exc:
-            errors.extend(Problem(p.line, p.message, name) for p in exc.problems)
-    if errors:
-        raise InputError(errors)
-    kinds.sort(key=lambda k: k[0])
-    sizes = [file_size(path) for _, _, path, _ in kinds]
+    files = _collection_files(paths, names)
+    sizes = [file_size(path) for _, path, _ in files]
     total_bytes = sum(sizes) or 1
     counts: dict[str, int] = {}
     warnings: list[str] = []
     problems_all: list[Problem] = []
     problem_total = 0
-    for i, (_, kind, path, name) in enumerate(kinds):
+    for i, (kind, path, name) in enumerate(files):
         problems, file_warnings = Problems(file=name), Problems(file=name)
-        file_progress = _part_of(progress, start=sum(sizes[:i]), size=sizes[i], total=total_bytes)
         # After a problem in an earlier file, later files are still read for their problems, not written.
         write = problem_total == 0
-        counts[kind] = counts.get(kind, 0) + _ingest_collection_file(
-            collection, kind, path, problems, file_warnings, write=write, progress=file_progress)
-        problems_all.extend(problems.items)
+        loaded = _ingest_collection_file(
+            collection, kind, path, problems, file_warnings, write=write,
+            progress=_part_of(progress, start=sum(sizes[:i]), size=sizes[i], total=total_bytes))
+        counts[kind] = counts.get(kind, 0) + loaded
+        problems_all.extend(problems.in_line_order())
         problem_total += problems.count
         warnings.extend(file_warnings.messages())
     if problem_total:
         raise InputError(problems_all, total=problem_total)
-    return {"counts": counts, "warnings": warnings}
+    Collection.objects.filter(pk=collection.pk).update(
+        post_count=F("post_count") + counts.get("posts", 0) + counts.get("jsonl", 0),
+        comment_count=F("comment_count") + counts.get("comments", 0),
+        formula_count=F("formula_count") + counts.get("formulas", 0))
+    return {"collection": collection.pk, "counts": counts, "warnings": warnings}
+
+
+def _collection_files(paths, names) -> list[tuple[str, str, str]]:
+    """(kind, path, name) of every file in loading order, or InputError for files of no known kind."""
+    files, errors = [], []
+    for path, name in zip(paths, names, strict=True):
+        try:
+            kind = detect.collection_file_kind(path)
+        except InputError as exc:
+            errors.extend(Problem(p.line, p.message, name) for p in exc.problems)
+            continue
+        if kind == "formulas":
+            kind = _representation(name) or kind
+        files.append((kind, path, name))
+    if errors:
+        raise InputError(errors)
+    return sorted(files, key=lambda f: _KIND_ORDER[f[0]])
+
+
+def _representation(name: str) -> str | None:
+    """ARQMath ships SLT and OPT strings as files shaped like the index (slt_representation_v3/...):
+    a formula-index file whose name says slt or opt fills that column of formulas already loaded."""
+    words = set(re.split(r"[^a-z]+", name.lower()))
+    if "slt" in words:
+        return "slt_index"
+    if "opt" in words:
+        return "opt_index"
+    return None
 
 
 def _part_of(progress: Progress, *, start: int, size: int, total: int) -> Progress:
@@ -140,20 +170,41 @@ def _part_of(progress: Progress, *, start: int, size: int, total: int) -> Progre
 
 def _ingest_collection_file(collection, kind, path, problems, warnings, *, write, progress) -> int:
     with open_binary(path) as stream:
-        if kind == "posts":
-            rows = _post_rows(collection, se_xml.read_posts(stream, problems, warnings), problems)
-            return _write_unique(Post, _POST_COLUMNS, rows, problems, write, stream, progress, "post")
-        if kind == "jsonl":
-            rows = _post_rows(collection, jsonl.read_jsonl(stream, problems), problems)
-            return _write_unique(Post, _POST_COLUMNS, rows, problems, write, stream, progress, "post")
-        if kind == "comments":
+        if kind in ("posts", "jsonl"):
+            def read(s, p, w=None):
+                return se_xml.read_posts(s, p, w or Problems()) if kind == "posts" else jsonl.read_jsonl(s, p)
+
+            rows = _post_rows(collection, read(stream, problems, warnings), problems)
+            target = _Target(Post, _POST_COLUMNS, "post", lambda s, p: ((r.line, r.post_id) for r in read(s, p)))
+        elif kind == "comments":
             rows = _comment_rows(collection, se_xml.read_comments(stream, problems), problems)
-            return _write_unique(Comment, _COMMENT_COLUMNS, rows, problems, write, stream, progress, "comment")
-        if kind == "formulas":
-            rows = _formula_rows(collection, formula_tsv.read_formula_index(stream, problems))
-            return _write_unique(Formula, _FORMULA_COLUMNS, rows, problems, write, stream, progress, "formula")
-        return _formula_extra(collection, formula_tsv.read_formula_extra(stream, problems), problems, warnings,
-                              write=write)
+            target = _Target(Comment, _COMMENT_COLUMNS, "comment",
+                             lambda s, p: ((r.line, r.comment_id) for r in se_xml.read_comments(s, p)))
+        elif kind == "formulas":
+            rows = _formula_rows(collection, formula_tsv.read_formula_index(stream, problems), problems)
+            target = _Target(Formula, _FORMULA_COLUMNS, "formula",
+                             lambda s, p: ((r.line, r.formula_id) for r in formula_tsv.read_formula_index(s, p)))
+        else:
+            if kind == "formula_extra":
+                records = ((r.formula_id, r.column, r.value) for r in formula_tsv.read_formula_extra(stream, problems))
+            else:
+                column = kind.removesuffix("_index")
+                records = ((r.formula_id, column, r.latex)
+                           for r in formula_tsv.read_formula_index(stream, problems))
+            return _formula_extra(collection, records, problems, warnings, write=write)
+        return _write_unique(collection, target, rows, problems, stream, write=write, progress=progress)
+
+
+class _Rejected(Exception):
+    pass
+
+
+class _Target:
+    """Where a collection file goes: the model, its columns, what its ids are called, how to re-read ids."""
+
+    def __init__(self, model, columns, noun, reread) -> None:
+        self.model, self.columns, self.noun, self.reread = model, columns, noun, reread
+        self.id_column = model._meta.get_field(columns[1]).column
 
 
 _POST_COLUMNS = ["collection", "post_id", "kind", "thread_id", "title", "body", "tags", "score", "created_at",
@@ -174,126 +225,143 @@ def _parse_datetime(value: str, line: int, problems: Problems) -> datetime | Non
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def _fits(line: int, problems: Problems, score: int | None, *ids: tuple[str, str]) -> bool:
+    """Values the readers accept but the columns cannot hold: reported with their line, not a crash."""
+    ok = True
+    for label, value in ids:
+        if len(value) > ID_MAX:
+            problems.add(line, f"{label} '{value[:20]}...' is longer than {ID_MAX} characters")
+            ok = False
+    if score is not None and not _INT_RANGE[0] <= score <= _INT_RANGE[1]:
+        problems.add(line, f"Score {score} is out of range")
+        ok = False
+    return ok
+
+
 def _post_rows(collection, records, problems) -> Iterator[tuple]:
     cid = collection.pk
     for r in records:
-        yield r.line, (cid, r.post_id, r.kind, r.thread_id, r.title, r.body, r.tags, r.score,
-                       _parse_datetime(r.created_at, r.line, problems), r.owner_user_id, r.accepted_answer_id)
+        if _fits(r.line, problems, r.score, ("post id", r.post_id), ("thread id", r.thread_id),
+                 ("OwnerUserId", r.owner_user_id), ("AcceptedAnswerId", r.accepted_answer_id)):
+            yield (cid, r.post_id, r.kind, r.thread_id, r.title, r.body, r.tags, r.score,
+                   _parse_datetime(r.created_at, r.line, problems), r.owner_user_id, r.accepted_answer_id)
 
 
 def _comment_rows(collection, records, problems) -> Iterator[tuple]:
     cid = collection.pk
     for r in records:
-        yield r.line, (cid, r.comment_id, r.post_id, r.score, r.text, r.user_id,
-                       _parse_datetime(r.created_at, r.line, problems))
+        if _fits(r.line, problems, r.score, ("comment id", r.comment_id), ("post id", r.post_id),
+                 ("UserId", r.user_id)):
+            yield (cid, r.comment_id, r.post_id, r.score, r.text, r.user_id,
+                   _parse_datetime(r.created_at, r.line, problems))
 
 
-def _formula_rows(collection, records) -> Iterator[tuple]:
+def _formula_rows(collection, records, problems) -> Iterator[tuple]:
     cid = collection.pk
     for r in records:
-        yield r.line, (cid, r.formula_id, r.post_id, r.thread_id, r.type, r.comment_id, r.visual_id,
-                       r.old_visual_id, r.issue, r.latex, "", "")
+        if _fits(r.line, problems, None, ("formula id", r.formula_id), ("post id", r.post_id),
+                 ("thread id", r.thread_id), ("comment id", r.comment_id), ("visual id", r.visual_id),
+                 ("old visual id", r.old_visual_id)):
+            yield (cid, r.formula_id, r.post_id, r.thread_id, r.type, r.comment_id, r.visual_id,
+                   r.old_visual_id, r.issue, r.latex, "", "")
 
 
-def _write_unique(model, columns, numbered_rows, problems: Problems, write: bool, stream, progress, noun) -> int:
-    """Streams (line, row) pairs into the table; a duplicate id becomes a line-numbered problem.
+def _write_unique(collection, target: _Target, rows, problems: Problems, stream, *, write, progress) -> int:
+    """Streams rows into the table; repeated ids are found by the unique constraint while writing.
 
     Once a problem has been seen nothing more is written (the transaction will be rolled back), but the
-    file is read to the end so that every problem is reported.
+    file is read to the end so that every problem is reported; the ids are then checked once more.
     """
     size = os.fstat(stream.fileno()).st_size or 1
 
-    def rows() -> Iterator[tuple]:
-        for n, (_line, row) in enumerate(numbered_rows, 1):
-            if n % PROGRESS_EVERY == 0 and progress:
+    def writable() -> Iterator[tuple]:
+        for n, row in enumerate(rows, 1):
+            if progress and n % PROGRESS_EVERY == 0:
                 progress(stream.tell() / size)
-            if write and not problems:
+            if write and not problems.count:
                 yield row
 
-    if not write:
-        return sum(1 for _ in rows())
+    count, rejected = 0, not write
     try:
         with transaction.atomic():
-            count = bulk_insert(model, columns, rows())
-    except IntegrityError:
-        # The id column is the second one; look for the repeated ids again, now that we know there are some.
-        _report_duplicates(model, columns[1], stream, problems, noun)
+            count = bulk_insert(target.model, target.columns, writable())
+            if problems.count:
+                raise _Rejected  # undo the rows written before the first problem, then look for more
+    except (IntegrityError, _Rejected):
+        rejected = True
+    if rejected:
+        _report_repeated_ids(collection, target, stream, problems)
         return 0
     if progress:
         progress(1.0)
     return count
 
 
-def _report_duplicates(model, id_column: str, stream, problems: Problems, noun: str) -> None:
-    """Second pass, only after a unique-constraint failure: which ids repeat, and on which lines."""
+def _report_repeated_ids(collection, target: _Target, stream, problems: Problems) -> None:
+    """Ids repeated in the file or already in the collection, each with its line.
+
+    Only when a file is rejected anyway: its ids go into a temporary table and the database finds
+    them, so the check streams like the load itself.
+    """
     stream.seek(0)
-    reader = {"post": _reread_posts, "comment": _reread_comments, "formula": _reread_formulas}[noun]
-    first_line: dict[str, int] = {}
-    scratch = Problems()
-    for line, item_id in reader(stream, scratch):
-        if item_id in first_line:
-            problems.add(line, f"{noun} id '{item_id}' appears twice (first on line {first_line[item_id]})")
-        else:
-            first_line[item_id] = line
-    if not problems:
-        # Not repeated in the file: the ids are already in the collection.
-        existing = set(model.objects.filter(**{f"{id_column}__in": list(first_line)[:100000]})
-                       .values_list(id_column, flat=True))
-        for item_id, line in first_line.items():
-            if item_id in existing:
-                problems.add(line, f"{noun} id '{item_id}' is already in the collection")
-    if not problems:
-        problems.add(None, f"a {noun} id is repeated")
+    ids = ((line, item_id) for line, item_id in target.reread(stream, Problems()) if len(item_id) <= ID_MAX)
+    table = connection.ops.quote_name(target.model._meta.db_table)
+    column = connection.ops.quote_name(target.id_column)
+    noun = target.noun
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS ingest_ids")
+        cursor.execute("CREATE TEMPORARY TABLE ingest_ids (line integer, item_id varchar(64))")
+        insert_rows("ingest_ids", ["line", "item_id"], ids)
+        cursor.execute("CREATE INDEX ingest_ids_item ON ingest_ids (item_id)")
+        repeated = ("FROM ingest_ids d JOIN (SELECT item_id, MIN(line) AS first FROM ingest_ids GROUP BY item_id "
+                    "HAVING COUNT(*) > 1) f ON f.item_id = d.item_id WHERE d.line > f.first")
+        _add_found(cursor, problems, f"SELECT d.line, d.item_id, f.first {repeated} ORDER BY d.line",
+                   f"SELECT COUNT(*) {repeated}", [],
+                   lambda item_id, first: f"{noun} id '{item_id}' appears twice (first on line {first})")
+        existing = f"FROM ingest_ids d JOIN {table} t ON t.collection_id = %s AND t.{column} = d.item_id"
+        _add_found(cursor, problems, f"SELECT d.line, d.item_id, 0 {existing} ORDER BY d.line",
+                   f"SELECT COUNT(*) {existing}", [collection.pk],
+                   lambda item_id, _: f"{noun} id '{item_id}' is already in the collection")
+        cursor.execute("DROP TABLE ingest_ids")
 
 
-def _reread_posts(stream, scratch):
-    first = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    stream.seek(0)
-    records = jsonl.read_jsonl(stream, scratch) if first == b"{" else se_xml.read_posts(stream, scratch, Problems())
-    return ((r.line, r.post_id) for r in records)
+def _add_found(cursor, problems: Problems, select: str, count: str, params: list, message) -> None:
+    cursor.execute(f"{select} LIMIT {MAX_KEPT}", params)
+    rows = cursor.fetchall()
+    for line, item_id, other in rows:
+        problems.add(line, message(item_id, other))
+    if len(rows) == MAX_KEPT:
+        cursor.execute(count, params)
+        problems.add_uncounted(cursor.fetchone()[0] - MAX_KEPT)
 
 
-def _reread_comments(stream, scratch):
-    return ((r.line, r.comment_id) for r in se_xml.read_comments(stream, scratch))
-
-
-def _reread_formulas(stream, scratch):
-    return ((r.line, r.formula_id) for r in formula_tsv.read_formula_index(stream, scratch))
+_EXTRA_COLUMNS = ("slt", "opt")
 
 
 def _formula_extra(collection, records, problems: Problems, warnings: Problems, *, write: bool) -> int:
-    """Sets the SLT or OPT string of formulas already loaded; ids not in the index are a warning."""
-    updated = missing = 0
-    by_column: dict[str, list[tuple[str, str]]] = {}
-    for r in records:
-        by_column.setdefault(r.column, []).append((r.formula_id, r.value))
-        if sum(len(v) for v in by_column.values()) >= 5000:
-            u, m = _apply_formula_extra(collection, by_column, write and not problems)
-            updated, missing, by_column = updated + u, missing + m, {}
-    u, m = _apply_formula_extra(collection, by_column, write and not problems)
-    updated, missing = updated + u, missing + m
-    if missing:
-        warnings.add(None, f"{missing} formula ids are not in the collection's formula index")
+    """Sets the SLT or OPT strings of formulas already loaded, through a temporary table and one UPDATE per
+    column; ids not in the collection's index are a warning."""
+    rows = ((fid, column, value) for fid, column, value in records if len(fid) <= ID_MAX)
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS ingest_extra")
+        cursor.execute("CREATE TEMPORARY TABLE ingest_extra (formula_id varchar(64), kind varchar(3), value text)")
+        insert_rows("ingest_extra", ["formula_id", "kind", "value"], rows)
+        updated = 0
+        if write and not problems.count:
+            cursor.execute("CREATE INDEX ingest_extra_id ON ingest_extra (formula_id)")
+            for column in _EXTRA_COLUMNS:
+                cursor.execute(
+                    f"UPDATE pooling_formula SET {column} = e.value FROM ingest_extra e "
+                    "WHERE e.kind = %s AND pooling_formula.collection_id = %s "
+                    "AND pooling_formula.formula_id = e.formula_id", [column, collection.pk])
+                updated += max(cursor.rowcount, 0)
+            cursor.execute("SELECT COUNT(*) FROM ingest_extra e WHERE NOT EXISTS (SELECT 1 FROM pooling_formula f "
+                           "WHERE f.collection_id = %s AND f.formula_id = e.formula_id)", [collection.pk])
+            missing = cursor.fetchone()[0]
+            if missing:
+                warnings.add(None, f"{missing} formula ids are not in the collection's formula index")
+        cursor.execute("DROP TABLE ingest_extra")
     return updated
-
-
-def _apply_formula_extra(collection, by_column, write: bool) -> tuple[int, int]:
-    updated = missing = 0
-    for column, pairs in by_column.items():
-        formulas = {f.formula_id: f for f in Formula.objects.filter(
-            collection=collection, formula_id__in=[fid for fid, _ in pairs]).only("pk", "formula_id")}
-        changed = []
-        for fid, value in pairs:
-            formula = formulas.get(fid)
-            if formula is None:
-                missing += 1
-                continue
-            setattr(formula, column, value)
-            changed.append(formula)
-        if write:
-            Formula.objects.bulk_update(changed, [column], batch_size=1000)
-        updated += len(changed)
-    return updated, missing
 
 
 # --- topics ------------------------------------------------------------------------------------
@@ -304,6 +372,8 @@ def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str 
     problems = Problems(file=filename or Path(path).name)
     with open_binary(path) as stream:
         records = topics_xml.read_topics(stream, problems, task=campaign.task)
+    for r in records:
+        _fits(r.line, problems, None, ("topic number", r.topic_id), ("Formula_Id", r.formula_id))
     problems.raise_if_any()
     existing = {t.topic_id: t for t in campaign.topics.all()}
     created, updated = [], []
@@ -351,9 +421,15 @@ def run_ingest(
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     if not topics:
         raise InputError("the campaign has no topics yet: ingest its topics before its runs")
+    if len(name) > Run._meta.get_field("name").max_length:
+        raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
     checksum = file_checksum(path)
-    run = Run.objects.create(campaign=campaign, name=name, alternate=alternate, manual=manual, baseline=baseline,
-                             checksum=checksum, uploaded_by=user)
+    try:
+        with transaction.atomic():
+            run = Run.objects.create(campaign=campaign, name=name, alternate=alternate, manual=manual,
+                                     baseline=baseline, checksum=checksum, uploaded_by=user)
+    except IntegrityError:  # the same name uploaded twice at the same moment
+        raise InputError(f"the campaign already has a run named '{name}'") from None
     problems, warnings = Problems(file=filename), Problems(file=filename)
     summary = RunSummary()
     size = file_size(path) or 1

@@ -125,16 +125,16 @@ def collection_list(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             with transaction.atomic():
-                collection = services.collection_get_or_create(name=data["collection"])
                 paths = [str(upload_save(file=f)) for f in data["files"]]
-                job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
-                                 params={"paths": paths, "names": [f.name for f in data["files"]]})
+                job = job_create(kind=Job.Kind.COLLECTION_INGEST, user=request.user, params={
+                    "collection": data["collection"].strip(), "paths": paths,
+                    "names": [f.name for f in data["files"]]})
         except InputError as exc:
             _add_problems(form, exc)
         else:
             return redirect("pooling:job", pk=job.pk)
-    collections = [(c, selectors.collection_counts(collection=c)) for c in selectors.collection_list()]
-    return render(request, "pooling/collection_list.html", {"collections": collections, "form": form})
+    return render(request, "pooling/collection_list.html",
+                  {"collections": selectors.collection_list(), "form": form})
 
 
 @organizer_required

@@ -56,9 +56,10 @@ def _demo_delete() -> None:
     Collection.objects.filter(name=COLLECTION).delete()
 
 
+@transaction.atomic
 def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int) -> None:
-    collection = services.collection_get_or_create(name=COLLECTION)
-    result = services.collection_ingest(collection=collection, paths=[files.posts, files.comments, files.formulas])
+    result = services.collection_ingest(collection_name=COLLECTION,
+                                        paths=[files.posts, files.comments, files.formulas])
     report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result["counts"].items()))
     for task, topics, runs in (("answers", files.task1_topics, files.task1_runs),
                                ("formulas", files.task2_topics, files.task2_runs)):

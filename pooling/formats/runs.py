@@ -12,11 +12,13 @@ from typing import BinaryIO, NamedTuple
 
 from pooling.errors import Problems
 
-from .textio import iter_lines
+from .textio import ID_MAX, iter_lines
 
 ARQMATH_TASK1 = "arqmath1"
 ARQMATH_TASK2 = "arqmath2"
 TREC = "trec"
+
+RANK_MAX = 2**31 - 1
 
 SHAPES = {
     ARQMATH_TASK1: "topic post_id rank score run_tag",
@@ -149,19 +151,23 @@ def _parse_row(fmt: str, fields: list[str], lineno: int, problems: Problems) -> 
         topic_id, _q0, item_id, rank_s, score_s, tag = fields
         post_id = ""
     ok = True
-    for name, value in (("topic id", topic_id), ("item id", item_id), ("post id", post_id)):
-        if not value and (name != "post id" or fmt == ARQMATH_TASK2):
+    ids = [("topic id", topic_id), ("item id", item_id)] + ([("post id", post_id)] if fmt == ARQMATH_TASK2 else [])
+    for name, value in ids:
+        if not value:
             problems.add(lineno, f"empty {name}")
             ok = False
-    try:
-        rank = int(rank_s)
-    except ValueError:
-        rank = 0
-    if rank < 1:
-        problems.add(lineno, f"rank '{rank_s}' is not a whole number >= 1")
+        elif len(value) > ID_MAX:
+            problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters")
+            ok = False
+    # int() and float() alone would also take '1_0' and digits of other scripts.
+    plain = rank_s.isascii() and "_" not in rank_s
+    rank = int(rank_s) if plain and rank_s.isdigit() else 0
+    if not 1 <= rank <= RANK_MAX:
+        problems.add(lineno, f"rank '{rank_s}' is not a whole number >= 1" if rank < 1 else
+                     f"rank {rank_s} is out of range")
         ok = False
     try:
-        score = float(score_s)
+        score = float(score_s) if score_s.isascii() and "_" not in score_s else math.nan
     except ValueError:
         score = math.nan
     if not math.isfinite(score):

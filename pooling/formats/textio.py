@@ -11,6 +11,7 @@ from typing import BinaryIO
 from pooling.errors import Problems
 
 BOM = b"\xef\xbb\xbf"
+ID_MAX = 64  # the longest external id (post, formula, visual, topic id) the database keeps
 CHUNK = 1 << 20
 
 

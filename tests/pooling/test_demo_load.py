@@ -3,7 +3,7 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import authenticate
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from pooling.demo.load import CAMPAIGNS, COLLECTION
 from pooling.models import Campaign, Collection, Run
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, tmp_path):
     settings.DATA_DIR = tmp_path
     out = StringIO()
-    call_command("load_demo", stdout=out)
+    call_command("load_demo", "--force", stdout=out)
     text = out.getvalue()
     collection = Collection.objects.get(name=COLLECTION)
     assert collection.posts.count() > 10000 and collection.formulas.count() > 10000
@@ -32,6 +32,14 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
     assert assessor is not None and not is_organizer(assessor)
 
     again = StringIO()
-    call_command("load_demo", stdout=again)
+    call_command("load_demo", "--force", stdout=again)
     assert "already loaded" in again.getvalue()
     assert Run.objects.count() == 12
+
+
+def test_load_demo_refuses_to_touch_accounts_of_a_deployment_without_force():
+    err = StringIO()
+    with pytest.raises(CommandError) as info:
+        call_command("load_demo", stderr=err)
+    assert info.value.returncode == 2 and "DEBUG is off" in err.getvalue()
+    assert not Collection.objects.exists()

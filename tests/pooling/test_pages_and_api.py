@@ -6,7 +6,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pooling import services
-from pooling.models import Job, Run
+from pooling.models import Collection, Job, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +120,14 @@ def test_api_topics_upload_and_list(organizer):
     assert [(t["topic_id"], t["tags"]) for t in topics] == [("A.1", "a b")]
 
 
+def test_a_rejected_collection_upload_leaves_no_collection(client, organizer, tmp_path):
+    client.force_login(organizer)
+    bad = SimpleUploadedFile("Posts.xml", b'<posts>\n<row PostTypeId="1"/>\n</posts>\n')
+    response = client.post("/collections/", {"collection": "new", "files": [bad]}, follow=True)
+    assert "Posts.xml: line 2: missing attribute Id" in response.content.decode()
+    assert not Collection.objects.exists()
+
+
 def test_api_collection_upload(organizer, shared_data):
     collection = api(organizer).post("/api/collections/", {"name": "mse"}, format="json").json()
     with open(shared_data / "posts" / "posts_sample.xml", "rb") as f:
@@ -136,6 +144,19 @@ def test_upload_over_the_size_limit_is_refused(organizer, campaign):
     assert response.status_code == 400
     assert "more than the upload limit of 10 bytes" in response.json()["problems"][0]
     assert not Job.objects.exists()
+
+
+def test_openapi_schema_is_for_organizers_only(client, assessor_user):
+    assert client.get("/api/schema/").status_code in (401, 403)
+    client.force_login(assessor_user)
+    assert client.get("/api/schema/").status_code == 403
+
+
+def test_upload_body_over_the_limit_is_refused_before_it_is_read(client, organizer, settings):
+    settings.UPLOAD_MAX_BYTES = 10
+    client.force_login(organizer)
+    response = client.post("/api/collections/", data=b"x" * (2 << 20), content_type="application/octet-stream")
+    assert response.status_code == 413
 
 
 def test_openapi_schema_is_served(client, organizer):
@@ -162,8 +183,9 @@ def test_campaign_page_lists_runs_with_kind_and_warnings(client, organizer, camp
     upload = SimpleUploadedFile("alt.tsv", b"A.1\t5\t1\t1.0\tr\nA.1\t6\t2\t2.0\tr\n")
     client.post(f"/campaigns/{campaign.pk}/runs/upload/", {"file": upload, "alternate": "on"})
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
-    assert "alt" in page and "alternate" in page
-    assert "ranks disagree with score order" in page
+    runs = page[page.index('id="runs"'):page.index("</table>", page.index('id="runs"'))]
+    assert '<td>alt</td>' in runs and '<span class="badge alternate">alternate</span>' in runs
+    assert "ranks disagree with score order" in runs
 
 
 def test_campaign_is_created_from_the_list_page(client, organizer):

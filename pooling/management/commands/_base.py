@@ -10,7 +10,10 @@ from pooling.models import Campaign
 class ServiceCommand(BaseCommand):
     def execute(self, *args, **options):
         try:
-            return super().execute(*args, **options)
+            try:
+                return super().execute(*args, **options)
+            except OSError as exc:  # a PATH that does not exist or cannot be read
+                raise InputError(f"{exc.filename}: {exc.strerror}") from exc
         except InputError as exc:
             for line in exc.messages():
                 self.stderr.write(line)

@@ -12,8 +12,7 @@ class Command(ServiceCommand):
         parser.add_argument("paths", nargs="+")
 
     def handle(self, *args, **o):
-        collection = services.collection_get_or_create(name=o["collection"])
-        result = services.collection_ingest(collection=collection, paths=o["paths"])
+        result = services.collection_ingest(collection_name=o["collection"], paths=o["paths"])
         self.report_warnings(result["warnings"])
         counts = ", ".join(f"{n} {kind}" for kind, n in result["counts"].items())
-        self.stdout.write(f"collection '{collection.name}': loaded {counts}")
+        self.stdout.write(f"collection '{o['collection']}': loaded {counts}")

@@ -2,6 +2,7 @@
 from django.conf import settings
 
 from pooling.demo.load import ORGANIZER, demo_load
+from pooling.errors import InputError
 
 from ._base import ServiceCommand
 
@@ -12,8 +13,13 @@ class Command(ServiceCommand):
     def add_arguments(self, parser):
         parser.add_argument("--reset", action="store_true", help="delete the demo data first and load it anew")
         parser.add_argument("--seed", type=int, default=2022)
+        parser.add_argument("--force", action="store_true",
+                            help="load even with DEBUG off (it resets the passwords of the demo accounts)")
 
     def handle(self, *args, **o):
+        if not settings.DEBUG and not o["force"]:
+            raise InputError("DEBUG is off: this looks like a deployment. load_demo resets the passwords of the "
+                             "accounts organizer and assessor1-3; run it with --force if that is what you want")
         report = demo_load(out_dir=settings.DATA_DIR / "demo", reset=o["reset"], seed=o["seed"])
         for line in report.lines:
             self.stdout.write(line)
