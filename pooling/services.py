@@ -17,7 +17,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from .bulk import bulk_insert, insert_rows
+from .bulk import bulk_insert, copy_value, insert_rows
 from .errors import MAX_KEPT, InputError, Problem, Problems
 from .formats import detect, formula_tsv, jsonl, se_xml, topics_xml
 from .formats.runs import RunSummary, read_run
@@ -437,7 +437,7 @@ def run_ingest(
         rows = read_run(stream, problems, warnings, topics=topics, task=campaign.task,
                         max_depth=campaign.max_depth, summary=summary)
         bulk_insert(RunEntry, ["run", "topic", "item_id", "post_id", "rank", "score"],
-                    _entry_rows(run.pk, topics, rows, problems, stream, size, progress))
+                    _entry_rows(run.pk, topics, rows, problems, stream, size, progress), copy_line=_entry_line)
     problems.raise_if_any()
     if summary.format == "trec" and campaign.task == Campaign.Task.FORMULAS and campaign.collection_id:
         _fill_post_ids(run, campaign.collection_id)
@@ -457,6 +457,15 @@ def _entry_rows(run_id, topics, rows, problems: Problems, stream, size, progress
         if progress and row.line % PROGRESS_EVERY == 0:
             progress(stream.tell() / size)
         yield run_id, topics[row.topic_id], row.item_id, row.post_id, row.rank, row.score
+
+
+def _entry_line(row: tuple) -> str:
+    """A run entry as COPY text. Ids come from fields split on tabs or white space, so only a backslash
+    needs escaping; ints and floats need none."""
+    run_id, topic_pk, item_id, post_id, rank, score = row
+    if "\\" in item_id or "\\" in post_id:
+        item_id, post_id = copy_value(item_id), copy_value(post_id)
+    return f"{run_id}\t{topic_pk}\t{item_id}\t{post_id}\t{rank}\t{score!r}\n"
 
 
 def _fill_post_ids(run: Run, collection_id: int) -> None:

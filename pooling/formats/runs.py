@@ -19,6 +19,8 @@ ARQMATH_TASK2 = "arqmath2"
 TREC = "trec"
 
 RANK_MAX = 2**31 - 1
+_NAN = math.nan
+_isfinite = math.isfinite
 
 SHAPES = {
     ARQMATH_TASK1: "topic post_id rank score run_tag",
@@ -75,37 +77,52 @@ def read_run(
     summary = summary if summary is not None else RunSummary()
     seen: dict[str, dict[str, int]] = {}  # topic -> item -> line, for duplicates
     ranked: dict[str, list[tuple[int, float, int]]] = {}  # topic -> (rank, score, line)
-    unknown_topics: dict[str, int] = {}
+    tags = summary.tags
     fmt = None
     ncols = 0
+    make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
+    current_topic, items, ranks = None, {}, []
+    last_tag, tag_rows = None, 0
     for lineno, text in iter_lines(stream, problems):
-        fields = _split(text)
-        if not fields:
+        fields = text.split("\t") if "\t" in text and " " not in text else _split(text)
+        if not fields or not text:
             continue
         if fmt is None:
-            fmt = detect_format(fields)
+            fmt = _start(fields, lineno, task, problems)
             if fmt is None:
-                problems.add(lineno, f"expected 5 or 6 columns ({SHAPES[ARQMATH_TASK1]}, or "
-                                     f"{SHAPES[ARQMATH_TASK2]}, or {SHAPES[TREC]}), found {len(fields)}")
                 continue
             if fmt not in TASK_FORMATS[task]:
-                problems.add(lineno, f"the file is in {_format_name(fmt)} format; a campaign of task '{task}' takes "
-                                     + " or ".join(_format_name(f) for f in TASK_FORMATS[task]))
                 return
             summary.format = fmt
             ncols = 5 if fmt == ARQMATH_TASK1 else 6
         if len(fields) != ncols:
             problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}")
             continue
-        row = _parse_row(fmt, fields, lineno, problems)
-        if row is None:
+        if fmt == ARQMATH_TASK1:
+            topic_id, item_id, rank_s, score_s, tag = fields
+            post_id = item_id
+        elif fmt == ARQMATH_TASK2:
+            topic_id, item_id, post_id, rank_s, score_s, tag = fields
+        else:
+            topic_id, _q0, item_id, rank_s, score_s, tag = fields
+            post_id = ""
+        # The common case is checked with cheap tests; the messages come from _row_problems.
+        try:
+            rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() else 0
+            score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
+        except ValueError:
+            score = _NAN
+        if not (0 < rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX
+                and (post_id or fmt != ARQMATH_TASK2) and len(post_id) <= ID_MAX and _isfinite(score)):
+            _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno, problems)
             continue
-        topic_id, item_id = row.topic_id, row.item_id
-        if topic_id not in topics:
-            unknown_topics.setdefault(topic_id, lineno)
-            problems.add(lineno, f"topic '{topic_id}' is not a topic of this campaign")
-            continue
-        items = seen.setdefault(topic_id, {})
+        if topic_id != current_topic:
+            if topic_id not in topics:
+                problems.add(lineno, f"topic '{topic_id}' is not a topic of this campaign")
+                continue
+            current_topic = topic_id
+            items = seen.setdefault(topic_id, {})
+            ranks = ranked.setdefault(topic_id, [])
         first = items.get(item_id)
         if first is not None:
             problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})")
@@ -114,15 +131,33 @@ def read_run(
         if len(items) > max_depth:
             problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
             continue
-        ranked.setdefault(topic_id, []).append((row.rank, row.score, lineno))
-        summary.tags[row.tag] = summary.tags.get(row.tag, 0) + 1
-        summary.rows += 1
-        yield row
+        ranks.append((rank, score, lineno))
+        if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
+            if last_tag is not None:
+                tags[last_tag] = tags.get(last_tag, 0) + tag_rows
+            last_tag, tag_rows = tag, 0
+        tag_rows += 1
+        yield make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag))
+    if last_tag is not None:
+        tags[last_tag] = tags.get(last_tag, 0) + tag_rows
     if fmt is None and not problems:
         problems.add(None, "the file has no rows")
-    for topic_id, items in seen.items():
-        summary.topic_rows[topic_id] = len(items)
+    for topic_id, topic_items in seen.items():
+        summary.topic_rows[topic_id] = len(topic_items)
+    summary.rows = sum(summary.topic_rows.values())
     _file_warnings(summary, ranked, topics, warnings)
+
+
+def _start(fields: list[str], lineno: int, task: str, problems: Problems) -> str | None:
+    """The file's format from its first row, with a problem when it has none or the wrong one."""
+    fmt = detect_format(fields)
+    if fmt is None:
+        problems.add(lineno, f"expected 5 or 6 columns ({SHAPES[ARQMATH_TASK1]}, or "
+                             f"{SHAPES[ARQMATH_TASK2]}, or {SHAPES[TREC]}), found {len(fields)}")
+    elif fmt not in TASK_FORMATS[task]:
+        problems.add(lineno, f"the file is in {_format_name(fmt)} format; a campaign of task '{task}' takes "
+                             + " or ".join(_format_name(f) for f in TASK_FORMATS[task]))
+    return fmt
 
 
 def _split(text: str) -> list[str]:
@@ -141,41 +176,26 @@ def _format_name(fmt: str) -> str:
             TREC: "TREC (Q0)"}[fmt]
 
 
-def _parse_row(fmt: str, fields: list[str], lineno: int, problems: Problems) -> RunRow | None:
-    if fmt == ARQMATH_TASK1:
-        topic_id, item_id, rank_s, score_s, tag = fields
-        post_id = item_id
-    elif fmt == ARQMATH_TASK2:
-        topic_id, item_id, post_id, rank_s, score_s, tag = fields
-    else:
-        topic_id, _q0, item_id, rank_s, score_s, tag = fields
-        post_id = ""
-    ok = True
+def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int, problems: Problems) -> None:
+    """Every problem of a row that failed the quick checks of read_run, each with its message."""
     ids = [("topic id", topic_id), ("item id", item_id)] + ([("post id", post_id)] if fmt == ARQMATH_TASK2 else [])
     for name, value in ids:
         if not value:
             problems.add(lineno, f"empty {name}")
-            ok = False
         elif len(value) > ID_MAX:
             problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters")
-            ok = False
     # int() and float() alone would also take '1_0' and digits of other scripts.
-    plain = rank_s.isascii() and "_" not in rank_s
-    rank = int(rank_s) if plain and rank_s.isdigit() else 0
-    if not 1 <= rank <= RANK_MAX:
-        problems.add(lineno, f"rank '{rank_s}' is not a whole number >= 1" if rank < 1 else
-                     f"rank {rank_s} is out of range")
-        ok = False
+    rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() else 0
+    if rank < 1:
+        problems.add(lineno, f"rank '{rank_s}' is not a whole number >= 1")
+    elif rank > RANK_MAX:
+        problems.add(lineno, f"rank {rank_s} is out of range")
     try:
-        score = float(score_s) if score_s.isascii() and "_" not in score_s else math.nan
+        score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
     except ValueError:
-        score = math.nan
+        score = _NAN
     if not math.isfinite(score):
         problems.add(lineno, f"score '{score_s}' is not a finite number")
-        ok = False
-    if not ok:
-        return None
-    return RunRow(lineno, topic_id, item_id, post_id, rank, score, tag)
 
 
 def _file_warnings(summary: RunSummary, ranked: dict, topics: Mapping[str, object], warnings: Problems) -> None:

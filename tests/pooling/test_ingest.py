@@ -287,3 +287,14 @@ def test_arqmath_slt_representation_file_fills_the_slt_column(shared_data, tmp_p
                          str(shared_data / "formulas" / "formula_index_v2_sample.tsv"), str(slt))
     assert Formula.objects.get(formula_id="14395887").slt == "V!x"
     assert Formula.objects.count() == 1000
+
+
+def test_deleting_a_run_or_campaign_deletes_its_entries(task1, tmp_path):
+    path = tmp_path / "r.tsv"
+    path.write_text("A.1\t5\t1\t1\tr\nA.2\t6\t1\t1\tr\n")
+    run = services.run_ingest(campaign=task1, path=path)
+    assert RunEntry.objects.filter(run=run).count() == 2
+    task1.topics.get(topic_id="A.2").delete()
+    assert RunEntry.objects.filter(run=run).count() == 1
+    task1.delete()
+    assert not RunEntry.objects.exists() and not Run.objects.exists()
