@@ -6,6 +6,7 @@ caller can stream them into the database while the rest of the file is still bei
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
@@ -76,12 +77,13 @@ def read_run(
     """
     summary = summary if summary is not None else RunSummary()
     seen: dict[str, dict[str, int]] = {}  # topic -> item -> line, for duplicates
-    ranked: dict[str, list[tuple[int, float, int]]] = {}  # topic -> (rank, score, line)
+    # topic -> (ranks, scores, lines) in compact arrays: 20 bytes a row instead of a tuple's 100
+    ranked: dict[str, tuple[array, array, array]] = {}
     tags = summary.tags
     fmt = None
     ncols = 0
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
-    current_topic, items, ranks = None, {}, []
+    current_topic, items, ranks, scores, lines = None, {}, array("q"), array("d"), array("l")
     last_tag, tag_rows = None, 0
     for lineno, text in iter_lines(stream, problems):
         fields = text.split("\t") if "\t" in text and " " not in text else _split(text)
@@ -122,7 +124,7 @@ def read_run(
                 continue
             current_topic = topic_id
             items = seen.setdefault(topic_id, {})
-            ranks = ranked.setdefault(topic_id, [])
+            ranks, scores, lines = ranked.setdefault(topic_id, (array("q"), array("d"), array("l")))
         first = items.get(item_id)
         if first is not None:
             problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})")
@@ -131,7 +133,9 @@ def read_run(
         if len(items) > max_depth:
             problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
             continue
-        ranks.append((rank, score, lineno))
+        ranks.append(rank)
+        scores.append(score)
+        lines.append(lineno)
         if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
             if last_tag is not None:
                 tags[last_tag] = tags.get(last_tag, 0) + tag_rows
@@ -207,11 +211,11 @@ def _file_warnings(summary: RunSummary, ranked: dict, topics: Mapping[str, objec
         tags = ", ".join(f"{tag} ({n} rows)" for tag, n in sorted(summary.tags.items(), key=lambda kv: -kv[1]))
         warnings.add(None, f"several run tags in one file: {tags}")
     disagreeing = []
-    for topic_id, rows in ranked.items():
-        rows.sort()
-        for (_r1, s1, _l1), (r2, s2, l2) in zip(rows, rows[1:], strict=False):
-            if s2 > s1:
-                disagreeing.append((l2, topic_id, r2))
+    for topic_id, (ranks, scores, lines) in ranked.items():
+        order = sorted(range(len(ranks)), key=ranks.__getitem__)
+        for i, j in zip(order, order[1:], strict=False):
+            if scores[j] > scores[i] and ranks[j] > ranks[i]:
+                disagreeing.append((lines[j], topic_id, ranks[j]))
                 break
     if disagreeing:
         disagreeing.sort()
