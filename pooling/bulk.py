@@ -6,6 +6,7 @@ server stores what it has already received: memory stays flat and the two overla
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import islice
@@ -14,15 +15,32 @@ from django.db import connection
 from django.db.models import Model
 
 BATCH = 5000
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\x00": ""})
+# (character, its COPY text escape); backslash first. str.translate with a table is a Python-level loop per
+# character and cost a quarter of a Posts.xml ingest; `in` and replace are C scans.
+_ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"), ("\x00", ""))
+
+
+_NEEDS_ESCAPE = re.compile("[\\\\\t\n\r\x00]").search
+
+
+def copy_text(value: str) -> str:
+    if _NEEDS_ESCAPE(value) is None:  # most fields: one C scan and done
+        return value
+    for char, escaped in _ESCAPES:
+        if char in value:
+            value = value.replace(char, escaped)
+    return value
+
+
+NULL = "\\N"
 
 
 def copy_value(value: object) -> str:
     """One field in PostgreSQL's COPY text format."""
     if value is None:
-        return "\\N"
+        return NULL
     if isinstance(value, str):
-        return value.translate(_ESCAPES)
+        return copy_text(value)
     if isinstance(value, bool):
         return "t" if value else "f"
     if isinstance(value, datetime):

@@ -17,7 +17,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from .bulk import bulk_insert, copy_value, insert_rows
+from .bulk import NULL, bulk_insert, copy_text, copy_value, insert_rows
 from .errors import MAX_KEPT, InputError, Problem, Problems
 from .formats import detect, formula_tsv, jsonl, se_xml, topics_xml
 from .formats.runs import RunSummary, read_run
@@ -175,7 +175,8 @@ def _ingest_collection_file(collection, kind, path, problems, warnings, *, write
                 return se_xml.read_posts(s, p, w or Problems()) if kind == "posts" else jsonl.read_jsonl(s, p)
 
             rows = _post_rows(collection, read(stream, problems, warnings), problems)
-            target = _Target(Post, _POST_COLUMNS, "post", lambda s, p: ((r.line, r.post_id) for r in read(s, p)))
+            target = _Target(Post, _POST_COLUMNS, "post", lambda s, p: ((r.line, r.post_id) for r in read(s, p)),
+                             copy_line=_post_line)
         elif kind == "comments":
             rows = _comment_rows(collection, se_xml.read_comments(stream, problems), problems)
             target = _Target(Comment, _COMMENT_COLUMNS, "comment",
@@ -202,8 +203,9 @@ class _Rejected(Exception):
 class _Target:
     """Where a collection file goes: the model, its columns, what its ids are called, how to re-read ids."""
 
-    def __init__(self, model, columns, noun, reread) -> None:
+    def __init__(self, model, columns, noun, reread, copy_line=None) -> None:
         self.model, self.columns, self.noun, self.reread = model, columns, noun, reread
+        self.copy_line = copy_line
         self.id_column = model._meta.get_field(columns[1]).column
 
 
@@ -247,6 +249,14 @@ def _post_rows(collection, records, problems) -> Iterator[tuple]:
                    _parse_datetime(r.created_at, r.line, problems), r.owner_user_id, r.accepted_answer_id)
 
 
+def _post_line(row: tuple) -> str:
+    """A post as COPY text, without the generic per-value dispatch (a Posts.xml has millions of rows)."""
+    cid, post_id, kind, thread_id, title, body, tags, score, created, owner, accepted = row
+    return (f"{cid}\t{copy_text(post_id)}\t{kind}\t{copy_text(thread_id)}\t{copy_text(title)}\t{copy_text(body)}\t"
+            f"{copy_text(tags)}\t{NULL if score is None else score}\t"
+            f"{NULL if created is None else created.isoformat()}\t{copy_text(owner)}\t{copy_text(accepted)}\n")
+
+
 def _comment_rows(collection, records, problems) -> Iterator[tuple]:
     cid = collection.pk
     for r in records:
@@ -284,7 +294,7 @@ def _write_unique(collection, target: _Target, rows, problems: Problems, stream,
     count, rejected = 0, not write
     try:
         with transaction.atomic():
-            count = bulk_insert(target.model, target.columns, writable())
+            count = bulk_insert(target.model, target.columns, writable(), copy_line=target.copy_line)
             if problems.count:
                 raise _Rejected  # undo the rows written before the first problem, then look for more
     except (IntegrityError, _Rejected):

@@ -55,6 +55,8 @@ class StopParsing(Exception):
 def parse_int(text: str) -> int | None:
     """Integer in plain ASCII digits; int() alone would also take '1_000' and other scripts' digits."""
     text = text.strip()
+    if text.isdigit() and text.isascii():  # the common case, without the regex
+        return int(text)
     return int(text) if _INTEGER.fullmatch(text) else None
 
 
@@ -156,19 +158,20 @@ def _post_record(line: int, attrs: dict[str, str], errors: list[str]) -> PostRec
     score = _score(attrs, errors)
     if errors:
         return None
-    return PostRecord(
-        line=line,
-        post_id=post_id,
-        kind=kind,
-        thread_id=post_id if kind == "question" else parent_id,
-        title=attrs.get("Title", ""),
-        body=attrs.get("Body", ""),
-        tags=normalize_tags(attrs.get("Tags", "")),
-        score=score,
-        created_at=attrs.get("CreationDate", "").strip(),
-        owner_user_id=attrs.get("OwnerUserId", "").strip(),
-        accepted_answer_id=attrs.get("AcceptedAnswerId", "").strip(),
-    )
+    # tuple.__new__ skips the namedtuple's Python-level constructor: this runs once per post.
+    return tuple.__new__(PostRecord, (
+        line,
+        post_id,
+        kind,
+        post_id if kind == "question" else parent_id,
+        attrs.get("Title", ""),
+        attrs.get("Body", ""),
+        normalize_tags(attrs.get("Tags", "")),
+        score,
+        attrs.get("CreationDate", "").strip(),
+        attrs.get("OwnerUserId", "").strip(),
+        attrs.get("AcceptedAnswerId", "").strip(),
+    ))
 
 
 def _post_kind(attrs: dict[str, str], errors: list[str]) -> str:
