@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Subquery, Value
+from django.db.models import F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from .bulk import NULL, bulk_insert, copy_text, copy_value, insert_rows
@@ -492,18 +492,24 @@ def _collection_warnings(run: Run, campaign: Campaign) -> list[str]:
     if not table.exists():
         return [f"the collection '{collection}' has no {'posts' if campaign.task == 'answers' else 'formulas'} "
                 "yet: the run's ids were not checked against it"]
-    if campaign.task == Campaign.Task.ANSWERS:
-        known = Post.objects.filter(collection_id=campaign.collection_id, post_id=OuterRef("item_id"))
-        noun = "post"
-    else:
-        known = Formula.objects.filter(collection_id=campaign.collection_id, formula_id=OuterRef("item_id"))
-        noun = "formula"
-    unknown = RunEntry.objects.filter(run=run).exclude(Exists(known))
-    count = unknown.count()
-    if not count:
+    model, noun = (Post, "post") if campaign.task == Campaign.Task.ANSWERS else (Formula, "formula")
+    table, column = model._meta.db_table, f"{noun}_id"
+    # One pass gives the count (a window over the whole result) and five examples. Each entry is looked up
+    # in the collection's unique index: a hash anti-join would read the whole collection for every run.
+    sql = (f"SELECT e.item_id, COUNT(*) OVER () FROM {RunEntry._meta.db_table} e WHERE e.run_id = %s "
+           f"AND NOT EXISTS (SELECT 1 FROM {table} k WHERE k.collection_id = %s AND k.{column} = e.item_id) "
+           "ORDER BY e.topic_id, e.rank LIMIT 5")
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off")
+        cursor.execute(sql, [run.pk, collection.pk])
+        found = cursor.fetchall()
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL enable_hashjoin = on; SET LOCAL enable_mergejoin = on")
+    if not found:
         return []
-    sample = ", ".join(unknown.order_by("topic_id", "rank").values_list("item_id", flat=True)[:5])
-    return [f"{count} {noun} ids are not in the collection '{campaign.collection}' (for example {sample})"]
+    sample = ", ".join(item_id for item_id, _ in found)
+    return [f"{found[0][1]} {noun} ids are not in the collection '{collection}' (for example {sample})"]
 
 
 def _same_file_warning(run: Run) -> list[str]:
