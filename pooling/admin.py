@@ -1,7 +1,10 @@
-"""Django admin for every model of the pooling app (read-mostly: ingestion goes through the services)."""
+"""Django admin for the models of the pooling app (read-mostly: ingestion goes through the services).
+
+RunEntry is not here: Django 5.2's admin cannot register a model with a composite primary key.
+"""
 from django.contrib import admin
 
-from .models import Campaign, Collection, Comment, Formula, Job, Post, Run, RunEntry, Topic
+from .models import Campaign, Collection, Comment, Formula, Job, Post, Run, Topic
 
 
 @admin.register(Collection)
@@ -59,15 +62,6 @@ class RunAdmin(admin.ModelAdmin):
     list_display = ["name", "campaign", "alternate", "manual", "baseline", "format", "row_count", "created_at"]
     list_filter = ["campaign", "alternate", "manual", "baseline"]
     readonly_fields = ["checksum", "row_count", "topic_count", "warnings"]
-
-
-@admin.register(RunEntry)
-class RunEntryAdmin(admin.ModelAdmin):
-    list_display = ["run", "topic", "rank", "item_id", "post_id", "score"]
-    list_select_related = ["run", "topic"]
-    search_fields = ["=item_id"]
-    show_full_result_count = False
-    raw_id_fields = ["run", "topic"]
 
 
 @admin.register(Job)

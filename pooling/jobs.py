@@ -83,6 +83,7 @@ def _run_ingest(job: Job, progress) -> tuple[dict, list[str]]:
                               filename=p.get("filename"), alternate=p.get("alternate", False),
                               manual=p.get("manual", False), baseline=p.get("baseline", False),
                               user=job.created_by, progress=progress)
+    services.run_collection_check(run=run)  # after the commit: the run is already there for everyone
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count}, run.warnings
 
 

@@ -66,7 +66,8 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int) -> None:
         campaign = services.campaign_create(name=CAMPAIGNS[task], task=task, collection_name=COLLECTION, seed=seed)
         loaded = services.topics_ingest(campaign=campaign, path=topics)
         for path, alternate in runs:
-            services.run_ingest(campaign=campaign, path=path, alternate=alternate)
+            run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
+            services.run_collection_check(run=run)
         report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(runs)} runs")
 
 

@@ -6,7 +6,6 @@ caller can stream them into the database while the rest of the file is still bei
 from __future__ import annotations
 
 import math
-from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
@@ -69,21 +68,23 @@ def read_run(
     task: str,
     max_depth: int = 1000,
     summary: RunSummary | None = None,
+    find_duplicates: bool = True,
 ) -> Iterator[RunRow]:
     """Yields the valid rows of a run file; problems and warnings go to the collectors.
 
     `topics` maps the campaign's topic ids to anything (their keys are what counts). Warnings about
-    the whole file (uncovered topics, several tags, rank/score disagreement) are added at the end.
+    the whole file (uncovered topics, several tags) are added at the end. Finding an item twice for a topic
+    means remembering every item; `find_duplicates=False` leaves that to a database unique key, and
+    keeps memory flat whatever the size of the file.
     """
     summary = summary if summary is not None else RunSummary()
     seen: dict[str, dict[str, int]] = {}  # topic -> item -> line, for duplicates
-    # topic -> (ranks, scores, lines) in compact arrays: 20 bytes a row instead of a tuple's 100
-    ranked: dict[str, tuple[array, array, array]] = {}
+    counts = summary.topic_rows
     tags = summary.tags
     fmt = None
     ncols = 0
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
-    current_topic, items, ranks, scores, lines = None, {}, array("q"), array("d"), array("l")
+    current_topic, items = None, {}
     last_tag, tag_rows = None, 0
     for lineno, text in iter_lines(stream, problems):
         fields = text.split("\t") if "\t" in text and " " not in text else _split(text)
@@ -123,19 +124,17 @@ def read_run(
                 problems.add(lineno, f"topic '{topic_id}' is not a topic of this campaign")
                 continue
             current_topic = topic_id
-            items = seen.setdefault(topic_id, {})
-            ranks, scores, lines = ranked.setdefault(topic_id, (array("q"), array("d"), array("l")))
-        first = items.get(item_id)
-        if first is not None:
-            problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})")
-            continue
-        items[item_id] = lineno
-        if len(items) > max_depth:
+            items = seen.setdefault(topic_id, {}) if find_duplicates else None
+        if items is not None:
+            first = items.get(item_id)
+            if first is not None:
+                problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})")
+                continue
+            items[item_id] = lineno
+        count = counts[topic_id] = counts.get(topic_id, 0) + 1
+        if count > max_depth:
             problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
             continue
-        ranks.append(rank)
-        scores.append(score)
-        lines.append(lineno)
         if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
             if last_tag is not None:
                 tags[last_tag] = tags.get(last_tag, 0) + tag_rows
@@ -146,10 +145,8 @@ def read_run(
         tags[last_tag] = tags.get(last_tag, 0) + tag_rows
     if fmt is None and not problems:
         problems.add(None, "the file has no rows")
-    for topic_id, topic_items in seen.items():
-        summary.topic_rows[topic_id] = len(topic_items)
-    summary.rows = sum(summary.topic_rows.values())
-    _file_warnings(summary, ranked, topics, warnings)
+    summary.rows = sum(tags.values())
+    _file_warnings(summary, topics, warnings)
 
 
 def _start(fields: list[str], lineno: int, task: str, problems: Problems) -> str | None:
@@ -202,7 +199,7 @@ def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int,
         problems.add(lineno, f"score '{score_s}' is not a finite number")
 
 
-def _file_warnings(summary: RunSummary, ranked: dict, topics: Mapping[str, object], warnings: Problems) -> None:
+def _file_warnings(summary: RunSummary, topics: Mapping[str, object], warnings: Problems) -> None:
     missing = [t for t in topics if t not in summary.topic_rows]
     if missing and summary.rows:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
@@ -210,15 +207,3 @@ def _file_warnings(summary: RunSummary, ranked: dict, topics: Mapping[str, objec
     if len(summary.tags) > 1:
         tags = ", ".join(f"{tag} ({n} rows)" for tag, n in sorted(summary.tags.items(), key=lambda kv: -kv[1]))
         warnings.add(None, f"several run tags in one file: {tags}")
-    disagreeing = []
-    for topic_id, (ranks, scores, lines) in ranked.items():
-        order = sorted(range(len(ranks)), key=ranks.__getitem__)
-        for i, j in zip(order, order[1:], strict=False):
-            if scores[j] > scores[i] and ranks[j] > ranks[i]:
-                disagreeing.append((lines[j], topic_id, ranks[j]))
-                break
-    if disagreeing:
-        disagreeing.sort()
-        line, topic_id, rank = disagreeing[0]
-        warnings.add(line, f"ranks disagree with score order in {len(disagreeing)} topics "
-                           f"(first: topic {topic_id}, rank {rank} scores higher than the rank before it)")

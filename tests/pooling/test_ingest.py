@@ -151,6 +151,8 @@ def test_run_warnings_are_kept_with_the_run(task1, tmp_path, shared_data):
     path = tmp_path / "w.tsv"
     path.write_text("A.1\t1\t1\t1\ta\nA.1\t999999\t2\t3\tb\n")
     run = services.run_ingest(campaign=task1, path=path)
+    services.run_collection_check(run=run)
+    run.refresh_from_db()
     text = "\n".join(run.warnings)
     assert "does not cover 97 of the campaign's 98 topics" in text
     assert "several run tags" in text
@@ -169,6 +171,7 @@ def test_trec_formula_run_takes_post_ids_from_the_formula_index(shared_data, tmp
     path = tmp_path / "f.tsv"
     path.write_text("B.301 Q0 14395887 1 2.0 t\nB.301 Q0 123 2 1.0 t\n")
     run = services.run_ingest(campaign=campaign, path=path)
+    services.run_collection_check(run=run)
     posts = dict(RunEntry.objects.filter(run=run).values_list("item_id", "post_id"))
     assert posts == {"14395887": "1597292", "123": ""}
     assert any("1 formula ids are not in the collection" in w for w in run.warnings)
@@ -298,3 +301,26 @@ def test_deleting_a_run_or_campaign_deletes_its_entries(task1, tmp_path):
     assert RunEntry.objects.filter(run=run).count() == 1
     task1.delete()
     assert not RunEntry.objects.exists() and not Run.objects.exists()
+
+
+def test_rank_order_warning_names_the_first_topic(task1, tmp_path):
+    path = tmp_path / "r.tsv"
+    path.write_text("A.2\t1\t1\t1.0\tr\nA.2\t2\t2\t5.0\tr\nA.1\t3\t1\t2.0\tr\nA.1\t4\t2\t3.0\tr\n")
+    run = services.run_ingest(campaign=task1, path=path)
+    assert ("ranks disagree with score order in 2 topics (first: topic A.1, rank 2 scores higher than the rank "
+            "before it)") in run.warnings
+
+
+def test_rank_order_is_checked_in_rank_order_not_file_order(task1, tmp_path):
+    path = tmp_path / "r.tsv"
+    path.write_text("A.1\t12\t2\t1.0\tr\nA.1\t11\t1\t2.0\tr\n")
+    assert not any("disagree" in w for w in services.run_ingest(campaign=task1, path=path).warnings)
+
+
+def test_an_item_twice_for_a_topic_is_caught_with_its_lines(task1, tmp_path):
+    path = tmp_path / "r.tsv"
+    path.write_text("A.1\t5\t1\t2\tr\nA.2\t5\t1\t2\tr\nA.1\t5\t2\t1\tr\n")
+    with pytest.raises(InputError) as info:
+        services.run_ingest(campaign=task1, path=path)
+    assert info.value.messages() == ["r.tsv:line 3: '5' appears twice for topic A.1 (first on line 1)"]
+    assert not Run.objects.exists()

@@ -19,6 +19,7 @@ class Command(ServiceCommand):
         campaign = self.campaign(o["campaign"])
         run = services.run_ingest(campaign=campaign, path=o["path"], name=o["name"], alternate=o["alternate"],
                                   manual=o["manual"], baseline=o["baseline"])
+        services.run_collection_check(run=run)
         self.report_warnings(run.warnings)
         self.stdout.write(f"run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "
                           f"for {run.topic_count} topics")
