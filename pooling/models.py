@@ -27,8 +27,8 @@ class Collection(models.Model):
 
 
 # Collection rows have no database foreign key to their collection: the ingest, their only writer, takes the
-# collection in its own transaction, and PostgreSQL's deferred foreign-key checks cost 7.7 s of 86 s at the
-# commit of 1M posts (docs/benchmarks.md). Deleting a collection still deletes its rows (through Django).
+# collection in its own transaction, and PostgreSQL's deferred foreign-key checks cost 7.7 of 86.6 s at the
+# commit of 1M posts (bench/ingest.py before the change). Deleting a collection still deletes its rows (Django).
 
 
 class Post(models.Model):
@@ -195,15 +195,16 @@ class RunEntry(models.Model):
     """One row of a run file. Task 1: item_id is the post id. Task 2: item_id is the formula id.
 
     The primary key (run, topic, item) is the rule that an item appears once per topic in a run, kept by the
-    database, and the index pooling reads a run's list for a topic through. It replaces a serial id plus a
-    separate index, which made loading 4M rows 1.7x slower (docs/benchmarks.md).
+    database, and the index pooling reads a run's list for a topic through: one index where a serial id and a
+    lookup index made two (loading costs about the same; docs/benchmarks.md).
     """
 
     pk = models.CompositePrimaryKey("run", "topic", "item_id")
 
     # No database foreign keys: Django's are DEFERRABLE INITIALLY DEFERRED on PostgreSQL, so every COPY'd row
-    # queued a check run at commit (30 of 68 s for 4M rows). run_ingest is the only writer and takes the run
-    # it created and the topics of the campaign in the same transaction; deletes still cascade (in Django).
+    # queued a check run at commit (30 of 68 s for 4M rows, bench/ingest.py before the change). run_ingest is
+    # the only writer and takes the run it created and the campaign's topics in the same transaction; deletes
+    # still cascade (in Django).
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="entries", db_index=False,
                             db_constraint=False)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+", db_index=False,

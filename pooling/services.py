@@ -470,7 +470,8 @@ def run_ingest(
     run.tag = ", ".join(sorted(summary.tags))[:200]
     run.row_count = summary.rows
     run.topic_count = len(summary.topic_rows)
-    run.warnings = warnings.messages() + _rank_order_warnings(run) + _same_file_warning(run)
+    _rank_order_warning(run, summary, topics, warnings)
+    run.warnings = warnings.messages() + _same_file_warning(run)
     run.save(update_fields=["format", "tag", "row_count", "topic_count", "warnings"])
     return run
 
@@ -487,22 +488,33 @@ def _run_problems(campaign, path, filename, topics) -> tuple[list[Problem], int]
     return problems.in_line_order(), problems.count
 
 
-def _rank_order_warnings(run: Run) -> list[str]:
-    """Topics where a rank scores higher than the rank before it (found in the stored rows, not in memory)."""
+def _rank_order_warning(run: Run, summary: RunSummary, topics: dict[str, int], warnings: Problems) -> None:
+    """Topics where a rank scores higher than the rank before it. The reader checked the topics whose rows
+    came in rank order as they streamed by; the others are checked here in the stored rows, in SQL."""
+    found = {t: found for t, found in summary.disorder.items() if t not in summary.unsorted_topics}
+    if summary.unsorted_topics:
+        found.update(_rank_disorder_in_database(run, [topics[t] for t in summary.unsorted_topics]))
+    if not found:
+        return
+    order = {topic_id: i for i, topic_id in enumerate(topics)}  # the campaign's topic order
+    first = min(found, key=order.__getitem__)
+    line, rank = found[first]
+    warnings.add(line, f"ranks disagree with score order in {len(found)} topics "
+                       f"(first: topic {first}, rank {rank} scores higher than the rank before it)")
+
+
+def _rank_disorder_in_database(run: Run, topic_pks: list[int]) -> dict[str, tuple[None, int]]:
     entries = connection.ops.quote_name(RunEntry._meta.db_table)
     topics = connection.ops.quote_name(Topic._meta.db_table)
+    marks = ", ".join(["%s"] * len(topic_pks))
     sql = (f"SELECT t.topic_id, MIN(x.rank) FROM (SELECT topic_id, rank, score, "
-           f"LAG(score) OVER w AS prev_score, LAG(rank) OVER w AS prev_rank FROM {entries} WHERE run_id = %s "
-           f"WINDOW w AS (PARTITION BY topic_id ORDER BY rank)) x JOIN {topics} t ON t.id = x.topic_id "
-           f"WHERE x.score > x.prev_score AND x.rank > x.prev_rank GROUP BY t.topic_id, t.position ORDER BY t.position")
+           f"LAG(score) OVER w AS prev_score, LAG(rank) OVER w AS prev_rank FROM {entries} "
+           f"WHERE run_id = %s AND topic_id IN ({marks}) WINDOW w AS (PARTITION BY topic_id ORDER BY rank)) x "
+           f"JOIN {topics} t ON t.id = x.topic_id WHERE x.score > x.prev_score AND x.rank > x.prev_rank "
+           f"GROUP BY t.topic_id")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [run.pk])
-        found = cursor.fetchall()
-    if not found:
-        return []
-    topic_id, rank = found[0]
-    return [f"ranks disagree with score order in {len(found)} topics "
-            f"(first: topic {topic_id}, rank {rank} scores higher than the rank before it)"]
+        cursor.execute(sql, [run.pk, *topic_pks])
+        return {topic_id: (None, rank) for topic_id, rank in cursor.fetchall()}
 
 
 def run_collection_check(*, run: Run) -> list[str]:

@@ -49,6 +49,10 @@ class RunSummary:
     rows: int = 0
     tags: dict[str, int] = field(default_factory=dict)
     topic_rows: dict[str, int] = field(default_factory=dict)
+    # Rank order, checked as the rows stream by: topic -> (line, rank) of its first rank that scores higher
+    # than the rank before it; topics whose rows are not in rank order in the file cannot be checked so.
+    disorder: dict[str, tuple[int, int]] = field(default_factory=dict)
+    unsorted_topics: set[str] = field(default_factory=set)
 
 
 def detect_format(fields: list[str]) -> str | None:
@@ -85,6 +89,8 @@ def read_run(
     ncols = 0
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
     current_topic, items = None, {}
+    last: dict[str, tuple[int, float]] = {}  # topic -> (rank, score) of its previous row
+    disorder, unsorted = summary.disorder, summary.unsorted_topics
     last_tag, tag_rows = None, 0
     for lineno, text in iter_lines(stream, problems):
         fields = text.split("\t") if "\t" in text and " " not in text else _split(text)
@@ -135,6 +141,13 @@ def read_run(
         if count > max_depth:
             problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
             continue
+        previous = last.get(topic_id)
+        if previous is not None:
+            if rank < previous[0]:
+                unsorted.add(topic_id)
+            elif rank > previous[0] and score > previous[1] and topic_id not in disorder:
+                disorder[topic_id] = (lineno, rank)
+        last[topic_id] = (rank, score)
         if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
             if last_tag is not None:
                 tags[last_tag] = tags.get(last_tag, 0) + tag_rows

@@ -307,8 +307,16 @@ def test_rank_order_warning_names_the_first_topic(task1, tmp_path):
     path = tmp_path / "r.tsv"
     path.write_text("A.2\t1\t1\t1.0\tr\nA.2\t2\t2\t5.0\tr\nA.1\t3\t1\t2.0\tr\nA.1\t4\t2\t3.0\tr\n")
     run = services.run_ingest(campaign=task1, path=path)
-    assert ("ranks disagree with score order in 2 topics (first: topic A.1, rank 2 scores higher than the rank "
-            "before it)") in run.warnings
+    assert ("r.tsv:line 4: ranks disagree with score order in 2 topics (first: topic A.1, rank 2 scores higher "
+            "than the rank before it)") in run.warnings
+
+
+def test_rank_order_of_topics_out_of_order_in_the_file_is_checked_in_the_database(task1, tmp_path):
+    path = tmp_path / "r.tsv"
+    path.write_text("A.1\t1\t3\t9.0\tr\nA.1\t2\t1\t1.0\tr\nA.1\t3\t2\t5.0\tr\nA.2\t4\t1\t2.0\tr\n")
+    run = services.run_ingest(campaign=task1, path=path)
+    assert ("r.tsv: ranks disagree with score order in 1 topics (first: topic A.1, rank 2 scores higher than the "
+            "rank before it)") in run.warnings
 
 
 def test_rank_order_is_checked_in_rank_order_not_file_order(task1, tmp_path):
