@@ -1,0 +1,15 @@
+"""Writes of the pooling app. Every ingest validates the whole file and writes in the same pass, inside one
+transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote."""
+from .campaigns import campaign_create, collection_get_or_create, topics_ingest
+from .collection import collection_ingest
+from .runs import file_checksum, run_collection_check, run_ingest
+
+__all__ = [
+    "campaign_create",
+    "collection_get_or_create",
+    "collection_ingest",
+    "file_checksum",
+    "run_collection_check",
+    "run_ingest",
+    "topics_ingest",
+]

@@ -1,0 +1,28 @@
+"""What the ingest services share: progress reporting, the rollback signal, column limits."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import Problems
+from ..formats.textio import ID_MAX
+
+Progress = Callable[[float], None] | None
+PROGRESS_EVERY = 20000
+_INT_RANGE = (-(2**31), 2**31 - 1)
+
+
+class Rejected(Exception):
+    pass
+
+
+def fits(line: int, problems: Problems, score: int | None, *ids: tuple[str, str]) -> bool:
+    """Values the readers accept but the columns cannot hold: reported with their line, not a crash."""
+    ok = True
+    for label, value in ids:
+        if len(value) > ID_MAX:
+            problems.add(line, f"{label} '{value[:20]}...' is longer than {ID_MAX} characters")
+            ok = False
+    if score is not None and not _INT_RANGE[0] <= score <= _INT_RANGE[1]:
+        problems.add(line, f"Score {score} is out of range")
+        ok = False
+    return ok

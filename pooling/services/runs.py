@@ -1,0 +1,187 @@
+"""Run ingest: a run file validated and streamed into the database, then checked against the collection."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, connection, transaction
+from django.db.models import OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from ..bulk import bulk_insert, copy_value
+from ..errors import InputError, Problem, Problems
+from ..formats.runs import RunSummary, read_run
+from ..formats.textio import file_size, open_binary
+from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
+from .common import PROGRESS_EVERY, Progress, Rejected
+
+
+def file_checksum(path: str | os.PathLike) -> str:
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+@transaction.atomic
+def run_ingest(
+    *,
+    campaign: Campaign,
+    path: str | os.PathLike,
+    name: str | None = None,
+    filename: str | None = None,
+    alternate: bool = False,
+    manual: bool = False,
+    baseline: bool = False,
+    user: AbstractBaseUser | None = None,
+    progress: Progress = None,
+) -> Run:
+    """Validates a run file and stores its rows; the run is named after the file unless `name` is given."""
+    filename = filename or Path(path).name
+    name = (name or Path(filename).stem).strip()
+    if Run.objects.filter(campaign=campaign, name=name).exists():
+        raise InputError(f"the campaign already has a run named '{name}'")
+    topics = dict(campaign.topics.values_list("topic_id", "pk"))
+    if not topics:
+        raise InputError("the campaign has no topics yet: ingest its topics before its runs")
+    if len(name) > Run._meta.get_field("name").max_length:
+        raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
+    checksum = file_checksum(path)
+    try:
+        with transaction.atomic():
+            run = Run.objects.create(campaign=campaign, name=name, alternate=alternate, manual=manual,
+                                     baseline=baseline, checksum=checksum, uploaded_by=user)
+    except IntegrityError:  # the same name uploaded twice at the same moment
+        raise InputError(f"the campaign already has a run named '{name}'") from None
+    problems, warnings = Problems(file=filename), Problems(file=filename)
+    summary = RunSummary()
+    size = file_size(path) or 1
+    try:
+        with transaction.atomic(), open_binary(path) as stream:
+            # The database's key finds an item twice for a topic, so the reader need not remember items.
+            rows = read_run(stream, problems, warnings, topics=topics, task=campaign.task,
+                            max_depth=campaign.max_depth, summary=summary, find_duplicates=False)
+            bulk_insert(RunEntry, ["run", "topic", "item_id", "post_id", "rank", "score"],
+                        _entry_rows(run.pk, topics, rows, problems, stream, size, progress), copy_line=_entry_line)
+            if problems.count:
+                raise Rejected
+    except (IntegrityError, Rejected):
+        raise InputError(*_run_problems(campaign, path, filename, topics)) from None
+    if summary.format == "trec" and campaign.task == Campaign.Task.FORMULAS and campaign.collection_id:
+        _fill_post_ids(run, campaign.collection_id)
+    run.format = summary.format
+    run.tag = ", ".join(sorted(summary.tags))[:200]
+    run.row_count = summary.rows
+    run.topic_count = len(summary.topic_rows)
+    _rank_order_warning(run, summary, topics, warnings)
+    run.warnings = warnings.messages() + _same_file_warning(run)
+    run.save(update_fields=["format", "tag", "row_count", "topic_count", "warnings"])
+    return run
+
+
+def _run_problems(campaign, path, filename, topics) -> tuple[list[Problem], int]:
+    """A rejected run file read once more with every check, repeated items included: all its problems."""
+    problems = Problems(file=filename)
+    with open_binary(path) as stream:
+        for _ in read_run(stream, problems, Problems(), topics=topics, task=campaign.task,
+                          max_depth=campaign.max_depth):
+            pass
+    if not problems.count:  # cannot happen unless the reader and the key disagree; say so rather than nothing
+        problems.add(None, "an item appears twice for a topic")
+    return problems.in_line_order(), problems.count
+
+
+def _rank_order_warning(run: Run, summary: RunSummary, topics: dict[str, int], warnings: Problems) -> None:
+    """Topics where a rank scores higher than the rank before it. The reader checked the topics whose rows
+    came in rank order as they streamed by; the others are checked here in the stored rows, in SQL."""
+    found = {t: found for t, found in summary.disorder.items() if t not in summary.unsorted_topics}
+    if summary.unsorted_topics:
+        found.update(_rank_disorder_in_database(run, [topics[t] for t in summary.unsorted_topics]))
+    if not found:
+        return
+    order = {topic_id: i for i, topic_id in enumerate(topics)}  # the campaign's topic order
+    first = min(found, key=order.__getitem__)
+    line, rank = found[first]
+    warnings.add(line, f"ranks disagree with score order in {len(found)} topics "
+                       f"(first: topic {first}, rank {rank} scores higher than the rank before it)")
+
+
+def _rank_disorder_in_database(run: Run, topic_pks: list[int]) -> dict[str, tuple[None, int]]:
+    entries = connection.ops.quote_name(RunEntry._meta.db_table)
+    topics = connection.ops.quote_name(Topic._meta.db_table)
+    marks = ", ".join(["%s"] * len(topic_pks))
+    sql = (f"SELECT t.topic_id, MIN(x.rank) FROM (SELECT topic_id, rank, score, "
+           f"LAG(score) OVER w AS prev_score, LAG(rank) OVER w AS prev_rank FROM {entries} "
+           f"WHERE run_id = %s AND topic_id IN ({marks}) WINDOW w AS (PARTITION BY topic_id ORDER BY rank)) x "
+           f"JOIN {topics} t ON t.id = x.topic_id WHERE x.score > x.prev_score AND x.rank > x.prev_rank "
+           f"GROUP BY t.topic_id")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [run.pk, *topic_pks])
+        return {topic_id: (None, rank) for topic_id, rank in cursor.fetchall()}
+
+
+def run_collection_check(*, run: Run) -> list[str]:
+    """Adds a warning for the run's ids that are not in the campaign's collection; returns the new warnings.
+
+    Runs after the ingest has committed (the run is usable meanwhile): it looks up every entry in the
+    collection, the slowest part of taking a run.
+    """
+    found = _collection_warnings(run, run.campaign)
+    if found:
+        Run.objects.filter(pk=run.pk).update(warnings=run.warnings + found)
+        run.warnings = run.warnings + found
+    return found
+
+
+def _entry_rows(run_id, topics, rows, problems: Problems, stream, size, progress) -> Iterator[tuple]:
+    for row in rows:
+        if problems.count:
+            continue  # keep reading to report every problem; nothing more is written
+        if progress and row.line % PROGRESS_EVERY == 0:
+            progress(stream.tell() / size)
+        yield run_id, topics[row.topic_id], row.item_id, row.post_id, row.rank, row.score
+
+
+def _entry_line(row: tuple) -> str:
+    """A run entry as COPY text. Ids come from fields split on tabs or white space, so only a backslash
+    needs escaping; ints and floats need none."""
+    run_id, topic_pk, item_id, post_id, rank, score = row
+    if "\\" in item_id or "\\" in post_id:
+        item_id, post_id = copy_value(item_id), copy_value(post_id)
+    return f"{run_id}\t{topic_pk}\t{item_id}\t{post_id}\t{rank}\t{score!r}\n"
+
+
+def _fill_post_ids(run: Run, collection_id: int) -> None:
+    """A TREC-format formula run names formula ids only: take their posts from the formula index."""
+    post = Formula.objects.filter(collection_id=collection_id, formula_id=OuterRef("item_id")).values("post_id")[:1]
+    RunEntry.objects.filter(run=run).update(post_id=Coalesce(Subquery(post), Value("")))
+
+
+def _collection_warnings(run: Run, campaign: Campaign) -> list[str]:
+    if not campaign.collection_id:
+        return []
+    collection = campaign.collection
+    table = collection.posts if campaign.task == Campaign.Task.ANSWERS else collection.formulas
+    if not table.exists():
+        return [f"the collection '{collection}' has no {'posts' if campaign.task == 'answers' else 'formulas'} "
+                "yet: the run's ids were not checked against it"]
+    model, noun = (Post, "post") if campaign.task == Campaign.Task.ANSWERS else (Formula, "formula")
+    table, column = model._meta.db_table, f"{noun}_id"
+    # One pass gives the count (a window over the whole result) and five examples. With the collection's
+    # statistics fresh (collection_ingest analyzes it), PostgreSQL looks each entry up in the unique index.
+    sql = (f"SELECT e.item_id, COUNT(*) OVER () FROM {RunEntry._meta.db_table} e WHERE e.run_id = %s "
+           f"AND NOT EXISTS (SELECT 1 FROM {table} k WHERE k.collection_id = %s AND k.{column} = e.item_id) "
+           "ORDER BY e.topic_id, e.rank LIMIT 5")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [run.pk, collection.pk])
+        found = cursor.fetchall()
+    if not found:
+        return []
+    sample = ", ".join(item_id for item_id, _ in found)
+    return [f"{found[0][1]} {noun} ids are not in the collection '{collection}' (for example {sample})"]
+
+
+def _same_file_warning(run: Run) -> list[str]:
+    twin = Run.objects.filter(campaign=run.campaign, checksum=run.checksum).exclude(pk=run.pk).first()
+    return [f"the file is identical to run '{twin.name}'"] if twin else []
