@@ -12,6 +12,9 @@ from pooling.errors import Problems
 
 BOM = b"\xef\xbb\xbf"
 ID_MAX = 64  # the longest external id (post, formula, visual, topic id) the database keeps
+# The longest line a text reader takes: far above any real run, qrels, JSONL or formula-index line, and a bound
+# on memory for a file without line ends (a binary file, or one with CR-only line ends).
+LINE_MAX = 16 << 20
 CHUNK = 1 << 20
 
 
@@ -19,11 +22,17 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
     return open(path, "rb", buffering=CHUNK)
 
 
-def iter_lines(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, str]]:
+def iter_lines(stream: BinaryIO, problems: Problems, *, line_max: int = LINE_MAX) -> Iterator[tuple[int, str]]:
     """Yields (line number, text without line end) for every line of a binary stream."""
     lineno = 0
-    for raw in stream:
+    readline = stream.readline
+    while raw := readline(line_max + 1):
         lineno += 1
+        if len(raw) > line_max:
+            problems.add(lineno, f"the line is longer than {line_max:,} bytes")
+            while raw and not raw.endswith(b"\n"):  # skip the rest of it without holding it
+                raw = readline(line_max)
+            continue
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[3:]
         try:

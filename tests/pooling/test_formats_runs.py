@@ -128,3 +128,15 @@ def test_without_duplicate_finding_the_reader_remembers_no_items():
     rows = list(read_run(io.BytesIO(data), problems, warnings, topics=TOPICS, task="answers", summary=summary,
                          find_duplicates=False))
     assert len(rows) == 2 and [p.line for p in problems.items] == [3]
+
+
+def test_an_overlong_line_is_a_problem_and_is_not_held_in_memory():
+    problems, warnings = Problems(), Problems()
+    data = b"A.1\t11\t1\t2\trun\n" + b"x" * 5000 + b"\nA.1\t12\t2\t1\trun\n"
+    from pooling.formats.textio import iter_lines
+
+    lines = list(iter_lines(io.BytesIO(data), problems, line_max=1000))
+    assert [n for n, _ in lines] == [1, 3]
+    assert [(p.line, p.message) for p in problems.items] == [(2, "the line is longer than 1,000 bytes")]
+    rows = list(read_run(io.BytesIO(data), Problems(), warnings, topics=TOPICS, task="answers"))
+    assert len(rows) == 2
