@@ -209,7 +209,7 @@ def posts_file(out: Path, posts: int) -> Path:
 
 def topics_file(out: Path, count: int) -> tuple[Path, list[str]]:
     """The first `count` real ARQMath-3 Task 1 topics, as a topic file the campaign ingests."""
-    from pooling.demo.generate import DATA_DIR, TASK1_TOPICS
+    from pooling.demo.common import DATA_DIR, TASK1_TOPICS
 
     tree = ElementTree.parse(DATA_DIR / TASK1_TOPICS)
     root = tree.getroot()
