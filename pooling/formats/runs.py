@@ -20,6 +20,7 @@ TREC = "trec"
 
 RANK_MAX = 2**31 - 1
 _NAN = math.nan
+_INF = math.inf
 _isfinite = math.isfinite
 
 SHAPES = {
@@ -89,12 +90,17 @@ def read_run(
     ncols = 0
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
     current_topic, items = None, {}
-    last: dict[str, tuple[int, float]] = {}  # topic -> (rank, score) of its previous row
+    # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it)
+    last: dict[str, tuple[int, float, float]] = {}
     disorder, unsorted = summary.disorder, summary.unsorted_topics
     last_tag, tag_rows = None, 0
     for lineno, text in iter_lines(stream, problems):
-        fields = text.split("\t") if "\t" in text and " " not in text else _split(text)
-        if not fields or not text:
+        if not text:
+            continue
+        # The quick split only for the plain case: tabs, no spaces, nothing trailing (_split handles the rest).
+        fields = (text.split("\t") if "\t" in text and " " not in text and not text[-1].isspace()
+                  else _split(text))
+        if not fields or fields == [""]:
             continue
         if fmt is None:
             fmt = _start(fields, lineno, task, problems)
@@ -117,17 +123,17 @@ def read_run(
             post_id = ""
         # The common case is checked with cheap tests; the messages come from _row_problems.
         try:
-            rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() else 0
+            rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() and len(rank_s) <= 12 else 0
             score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
         except ValueError:
             score = _NAN
-        if not (0 < rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX
+        if not (0 < rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX and len(topic_id) <= ID_MAX
                 and (post_id or fmt != ARQMATH_TASK2) and len(post_id) <= ID_MAX and _isfinite(score)):
             _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno, problems)
             continue
         if topic_id != current_topic:
             if topic_id not in topics:
-                problems.add(lineno, f"topic '{topic_id}' is not a topic of this campaign")
+                problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign")
                 continue
             current_topic = topic_id
             items = seen.setdefault(topic_id, {}) if find_duplicates else None
@@ -141,13 +147,23 @@ def read_run(
         if count > max_depth:
             problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
             continue
-        previous = last.get(topic_id)
-        if previous is not None:
-            if rank < previous[0]:
+        # Rows of equal rank form a group; a row disagrees when it scores above the lowest score of the group
+        # before it, whatever the order of rows inside a group.
+        state = last.get(topic_id)
+        if state is None:
+            last[topic_id] = (rank, score, _INF)
+        else:
+            group_rank, group_low, before_low = state
+            if rank < group_rank:
                 unsorted.add(topic_id)
-            elif rank > previous[0] and score > previous[1] and topic_id not in disorder:
-                disorder[topic_id] = (lineno, rank)
-        last[topic_id] = (rank, score)
+            else:
+                if rank > group_rank:
+                    before_low, group_low = group_low, score
+                elif score < group_low:
+                    group_low = score
+                if score > before_low and topic_id not in disorder:
+                    disorder[topic_id] = (lineno, rank)
+                last[topic_id] = (max(rank, group_rank), group_low, before_low)
         if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
             if last_tag is not None:
                 tags[last_tag] = tags.get(last_tag, 0) + tag_rows
@@ -174,6 +190,11 @@ def _start(fields: list[str], lineno: int, task: str, problems: Problems) -> str
     return fmt
 
 
+def _shown(value: str, limit: int = 40) -> str:
+    """A field as quoted in a message: a 16 MB field must not make a 16 MB message."""
+    return value if len(value) <= limit else value[:limit] + "..."
+
+
 def _split(text: str) -> list[str]:
     """Tab-separated when the line has a tab (so an empty field shows), else any white space."""
     text = text.rstrip()
@@ -198,18 +219,20 @@ def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int,
             problems.add(lineno, f"empty {name}")
         elif len(value) > ID_MAX:
             problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters")
-    # int() and float() alone would also take '1_0' and digits of other scripts.
-    rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() else 0
+    # int() and float() alone would also take '1_0' and digits of other scripts; the length keeps int()
+    # within its digit limit (a rank of 5,000 digits is out of range, not a crash).
+    digits = rank_s.isdigit() and rank_s.isascii()
+    rank = int(rank_s) if digits and len(rank_s.lstrip("0")) <= 12 else (RANK_MAX + 1 if digits else 0)
     if rank < 1:
-        problems.add(lineno, f"rank '{rank_s}' is not a whole number >= 1")
+        problems.add(lineno, f"rank '{_shown(rank_s)}' is not a whole number >= 1")
     elif rank > RANK_MAX:
-        problems.add(lineno, f"rank {rank_s} is out of range")
+        problems.add(lineno, f"rank {_shown(rank_s)} is out of range")
     try:
         score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
     except ValueError:
         score = _NAN
     if not math.isfinite(score):
-        problems.add(lineno, f"score '{score_s}' is not a finite number")
+        problems.add(lineno, f"score '{_shown(score_s)}' is not a finite number")
 
 
 def _file_warnings(summary: RunSummary, topics: Mapping[str, object], warnings: Problems) -> None:

@@ -26,9 +26,9 @@ def iter_lines(stream: BinaryIO, problems: Problems, *, line_max: int = LINE_MAX
     """Yields (line number, text without line end) for every line of a binary stream."""
     lineno = 0
     readline = stream.readline
-    while raw := readline(line_max + 1):
+    while raw := readline(line_max + 2):  # room for the line end: the limit is on the text
         lineno += 1
-        if len(raw) > line_max:
+        if len(raw) > line_max and len(raw.rstrip(b"\r\n")) > line_max:
             problems.add(lineno, f"the line is longer than {line_max:,} bytes")
             while raw and not raw.endswith(b"\n"):  # skip the rest of it without holding it
                 raw = readline(line_max)

@@ -225,6 +225,8 @@ def _write_unique(collection, target: _Target, rows, problems: Problems, stream,
                 raise Rejected  # undo the rows written before the first problem, then look for more
     except (IntegrityError, Rejected):
         rejected = True
+        for _ in rows:  # batched inserts stop at the failing batch: read the rest of the file for its problems
+            pass
     if rejected:
         _report_repeated_ids(collection, target, stream, problems)
         return 0
@@ -246,7 +248,7 @@ def _report_repeated_ids(collection, target: _Target, stream, problems: Problems
     noun = target.noun
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS ingest_ids")
-        cursor.execute("CREATE TEMPORARY TABLE ingest_ids (line integer, item_id varchar(64))")
+        cursor.execute("CREATE TEMPORARY TABLE ingest_ids (line bigint, item_id varchar(64))")
         insert_rows("ingest_ids", ["line", "item_id"], ids)
         cursor.execute("CREATE INDEX ingest_ids_item ON ingest_ids (item_id)")
         repeated = ("FROM ingest_ids d JOIN (SELECT item_id, MIN(line) AS first FROM ingest_ids GROUP BY item_id "
@@ -291,7 +293,8 @@ def _formula_extra(collection, records, problems: Problems, warnings: Problems, 
                     "WHERE e.kind = %s AND pooling_formula.collection_id = %s "
                     "AND pooling_formula.formula_id = e.formula_id", [column, collection.pk])
                 updated += max(cursor.rowcount, 0)
-            cursor.execute("SELECT COUNT(*) FROM ingest_extra e WHERE NOT EXISTS (SELECT 1 FROM pooling_formula f "
+            cursor.execute("SELECT COUNT(DISTINCT e.formula_id) FROM ingest_extra e "
+                           "WHERE NOT EXISTS (SELECT 1 FROM pooling_formula f "
                            "WHERE f.collection_id = %s AND f.formula_id = e.formula_id)", [collection.pk])
             missing = cursor.fetchone()[0]
             if missing:

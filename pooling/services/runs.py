@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from ..bulk import bulk_insert, copy_value
+from ..bulk import bulk_insert, copy_text
 from ..errors import InputError, Problem, Problems
 from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary
@@ -113,7 +113,8 @@ def _rank_disorder_in_database(run: Run, topic_pks: list[int]) -> dict[str, tupl
     marks = ", ".join(["%s"] * len(topic_pks))
     sql = (f"SELECT t.topic_id, MIN(x.rank) FROM (SELECT topic_id, rank, score, "
            f"LAG(score) OVER w AS prev_score, LAG(rank) OVER w AS prev_rank FROM {entries} "
-           f"WHERE run_id = %s AND topic_id IN ({marks}) WINDOW w AS (PARTITION BY topic_id ORDER BY rank)) x "
+           f"WHERE run_id = %s AND topic_id IN ({marks}) "
+           f"WINDOW w AS (PARTITION BY topic_id ORDER BY rank, score DESC)) x "
            f"JOIN {topics} t ON t.id = x.topic_id WHERE x.score > x.prev_score AND x.rank > x.prev_rank "
            f"GROUP BY t.topic_id")
     with connection.cursor() as cursor:
@@ -144,12 +145,9 @@ def _entry_rows(run_id, topics, rows, problems: Problems, stream, size, progress
 
 
 def _entry_line(row: tuple) -> str:
-    """A run entry as COPY text. Ids come from fields split on tabs or white space, so only a backslash
-    needs escaping; ints and floats need none."""
+    """A run entry as COPY text, without the generic per-value dispatch: ints and floats need no escaping."""
     run_id, topic_pk, item_id, post_id, rank, score = row
-    if "\\" in item_id or "\\" in post_id:
-        item_id, post_id = copy_value(item_id), copy_value(post_id)
-    return f"{run_id}\t{topic_pk}\t{item_id}\t{post_id}\t{rank}\t{score!r}\n"
+    return f"{run_id}\t{topic_pk}\t{copy_text(item_id)}\t{copy_text(post_id)}\t{rank}\t{score!r}\n"
 
 
 def _fill_post_ids(run: Run, collection_id: int) -> None:

@@ -140,3 +140,21 @@ def test_an_overlong_line_is_a_problem_and_is_not_held_in_memory():
     assert [(p.line, p.message) for p in problems.items] == [(2, "the line is longer than 1,000 bytes")]
     rows = list(read_run(io.BytesIO(data), Problems(), warnings, topics=TOPICS, task="answers"))
     assert len(rows) == 2
+
+
+@pytest.mark.parametrize("data, rows, lines", [
+    (b"A.1\t11\t1\t2\trun\t\nA.1\t12\t2\t1\trun \n", 2, []),   # trailing tab or space: still 5 columns
+    (b"A.1\t11\t1\t2\trun\n\t\t\n \n", 1, []),                # lines of white space only are blank
+    (b"A.1\t11\t1\t2\t\n", 0, [1]),                          # an empty run tag leaves 4 columns
+])
+def test_white_space_at_the_ends_of_lines(data, rows, lines):
+    got, problems, _, _ = read(data)
+    assert len(got) == rows and [p.line for p in problems.items] == lines
+
+
+def test_absurd_fields_give_short_messages_not_crashes():
+    data = b"A.1\t11\t" + b"9" * 5000 + b"\t2\trun\n" + b"X" * 100000 + b"\t12\t1\t1\trun\n"
+    _, problems, _, _ = read(data)
+    assert [p.line for p in problems.items] == [1, 2]
+    assert problems.items[0].message.startswith("rank 9999") and "out of range" in problems.items[0].message
+    assert len(problems.items[1].message) < 100

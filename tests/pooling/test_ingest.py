@@ -332,3 +332,32 @@ def test_an_item_twice_for_a_topic_is_caught_with_its_lines(task1, tmp_path):
         services.run_ingest(campaign=task1, path=path)
     assert info.value.messages() == ["r.tsv:line 3: '5' appears twice for topic A.1 (first on line 1)"]
     assert not Run.objects.exists()
+
+
+@pytest.mark.parametrize("order", [
+    "A.1\t1\t1\t5.0\tr\nA.1\t2\t1\t1.0\tr\nA.1\t3\t2\t3.0\tr\n",
+    "A.1\t2\t1\t1.0\tr\nA.1\t1\t1\t5.0\tr\nA.1\t3\t2\t3.0\tr\n",
+    "A.1\t3\t2\t3.0\tr\nA.1\t2\t1\t1.0\tr\nA.1\t1\t1\t5.0\tr\n",  # out of rank order: checked in the database
+])
+def test_rank_order_with_equal_ranks_does_not_depend_on_file_order(task1, tmp_path, order):
+    path = tmp_path / "r.tsv"
+    path.write_text(order)
+    warnings = services.run_ingest(campaign=task1, path=path).warnings
+    assert any("ranks disagree with score order in 1 topics (first: topic A.1, rank 2" in w for w in warnings)
+
+
+def test_ids_with_control_characters_are_stored_as_they_are(task1, tmp_path):
+    path = tmp_path / "r.tsv"
+    path.write_bytes(b"A.1\t1\r2\t1\t1\tr\nA.1\ta\\b\t2\t0.5\tr\n")
+    run = services.run_ingest(campaign=task1, path=path)
+    assert set(RunEntry.objects.filter(run=run).values_list("item_id", flat=True)) == {"1\r2", "a\\b"}
+
+
+def test_problems_after_a_repeated_id_are_reported_too(tmp_path):
+    rows = "".join(f"{i}\t2\t3\tanswer\t4\tx\n" for i in range(1, 12001))
+    index = tmp_path / "formulas.tsv"
+    index.write_text("id\tpost_id\tthread_id\ttype\tvisual_id\tformula\n" + rows.replace("3\t2\t3", "2\t2\t3", 1)
+                     + "12001\t2\t3\tpicture\t4\tx\n")
+    with pytest.raises(InputError) as info:
+        services.collection_ingest(collection_name="mse", paths=[index])
+    assert [p.line for p in info.value.problems] == [4, 12002]
