@@ -1,0 +1,35 @@
+"""Task 1 pooling (SPEC 4.1): the union of each run's first depth(run) answers, with provenance."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+Provenance = list[tuple[str, int]]
+
+
+def pool_answers(ranked: Mapping[str, Sequence[str]], depths: Mapping[str, int]) -> dict[str, Provenance]:
+    """Pool one topic: item id -> [(run, rank), ...] for every run whose first depths[run] items contain it.
+
+    ranked maps a run name to its item ids for the topic in rank order; rank is the 1-based position in that
+    list. Every run in ranked needs a depth (0 leaves the run out). Runs are walked in sorted name order, so the
+    result, its key order (first appearance) and each provenance list (by run name) do not depend on the order
+    the runs were given in. An item repeated within one run counts once, at its best rank.
+    """
+    pool: dict[str, Provenance] = {}
+    for run in sorted(ranked):
+        depth = _depth(depths, run)
+        seen: set[str] = set()
+        for rank, item in enumerate(ranked[run][:depth], start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            pool.setdefault(item, []).append((run, rank))
+    return pool
+
+
+def _depth(depths: Mapping[str, int], run: str) -> int:
+    if run not in depths:
+        raise ValueError(f"no pooling depth for run {run!r}")
+    depth = depths[run]
+    if depth < 0:
+        raise ValueError(f"pooling depth of run {run!r} is negative: {depth}")
+    return depth
