@@ -4,7 +4,7 @@ RunEntry is not here: Django 5.2's admin cannot register a model with a composit
 """
 from django.contrib import admin
 
-from .models import Campaign, Collection, Comment, Formula, Job, Post, Run, Topic
+from .models import Campaign, Collection, Comment, Formula, Job, PoolInstance, PoolItem, Post, Run, Topic
 
 
 @admin.register(Collection)
@@ -59,7 +59,8 @@ class TopicAdmin(admin.ModelAdmin):
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ["name", "campaign", "alternate", "manual", "baseline", "format", "row_count", "created_at"]
+    list_display = ["name", "campaign", "alternate", "depth", "manual", "baseline", "format", "row_count",
+                    "created_at"]
     list_filter = ["campaign", "alternate", "manual", "baseline"]
     readonly_fields = ["checksum", "row_count", "topic_count", "warnings"]
 
@@ -69,3 +70,32 @@ class JobAdmin(admin.ModelAdmin):
     list_display = ["id", "kind", "status", "campaign", "collection", "created_by", "created_at", "finished_at"]
     list_filter = ["kind", "status"]
     readonly_fields = ["problems", "warnings", "result", "params"]
+
+
+class PoolInstanceInline(admin.TabularInline):
+    model = PoolInstance
+    fields = ["formula_id", "post_id", "vote", "selected"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(PoolItem)
+class PoolItemAdmin(admin.ModelAdmin):
+    list_display = ["item_id", "topic", "position", "campaign"]
+    list_filter = ["campaign"]
+    search_fields = ["=item_id", "=topic__topic_id"]
+    list_select_related = ["topic", "campaign"]
+    readonly_fields = ["campaign", "topic", "item_id", "position", "provenance"]
+    inlines = [PoolInstanceInline]
+    show_full_result_count = False
+
+
+@admin.register(PoolInstance)
+class PoolInstanceAdmin(admin.ModelAdmin):
+    list_display = ["formula_id", "post_id", "item", "vote", "selected"]
+    list_filter = ["selected"]
+    search_fields = ["=formula_id", "=post_id", "=item__item_id"]
+    list_select_related = ["item"]
+    readonly_fields = ["item", "formula_id", "post_id", "vote", "selected"]
+    show_full_result_count = False

@@ -172,6 +172,9 @@ class Run(models.Model):
     manual = models.BooleanField(default=False, help_text="manual run (automatic when unset)")
     baseline = models.BooleanField(default=False)
     format = models.CharField(max_length=10, choices=Format.choices)
+    depth = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="pool this run to this depth instead of the campaign's primary/alternate depth")
     checksum = models.CharField(max_length=64, help_text="SHA-256 of the uploaded file")
     row_count = models.PositiveIntegerField(default=0)
     topic_count = models.PositiveIntegerField(default=0)
@@ -255,3 +258,37 @@ class Job(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class PoolItem(models.Model):
+    """One item of a topic's pool: a post id (answers) or a visual id (formulas), as assessors will see it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool_items")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_items")
+    item_id = models.CharField(max_length=64, help_text="post id (answers) or visual id (formulas)")
+    position = models.PositiveIntegerField(help_text="display order within the topic, from 0")
+    provenance = models.JSONField(default=list, help_text="[[run name, rank], ...] of the runs that pooled it")
+
+    class Meta:
+        ordering = ["topic", "position"]
+        constraints = [models.UniqueConstraint(fields=["topic", "item_id"], name="pool_item_unique_id")]
+        indexes = [models.Index(fields=["topic", "position"], name="pool_item_position")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} in topic {self.topic_id}"
+
+
+class PoolInstance(models.Model):
+    """A candidate formula instance of a pooled visual id (formulas only); the selected ones are judged."""
+
+    item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="instances")
+    formula_id = models.CharField(max_length=64)
+    post_id = models.CharField(max_length=64, blank=True)
+    vote = models.FloatField(help_text="reciprocal-rank vote: the sum of 1/rank over the runs that pooled it")
+    selected = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "formula_id"], name="pool_instance_unique_id")]
+
+    def __str__(self) -> str:
+        return f"formula {self.formula_id}"

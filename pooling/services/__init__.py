@@ -2,6 +2,7 @@
 transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote."""
 from .campaigns import campaign_create, collection_get_or_create, topics_ingest
 from .collection import collection_ingest
+from .pools import pool_build, run_depth
 from .runs import file_checksum, run_collection_check, run_ingest
 
 __all__ = [
@@ -9,7 +10,9 @@ __all__ = [
     "collection_get_or_create",
     "collection_ingest",
     "file_checksum",
+    "pool_build",
     "run_collection_check",
+    "run_depth",
     "run_ingest",
     "topics_ingest",
 ]

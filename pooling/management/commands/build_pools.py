@@ -1,0 +1,26 @@
+"""build_pools --campaign NAME: SPEC 9."""
+from pooling import services
+
+from ._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = "Pools every topic of a campaign from its runs, replacing the campaign's pools."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        result = services.pool_build(campaign=campaign)
+        overflow = result.get("overflow")
+        noun = "visual ids" if overflow is not None else "items"
+        for topic_id, size in result["sizes"].items():
+            line = f"{topic_id}\t{size} {noun}"
+            if overflow is not None:
+                line += f", {overflow[topic_id]} with more than {campaign.instances} instances"
+            self.stdout.write(line)
+        summary = f"campaign '{campaign.name}': {result['items']} {noun} in {len(result['sizes'])} topics"
+        if overflow is not None:
+            summary += f", {result['selected']} instances to judge"
+        self.stdout.write(summary)

@@ -1,0 +1,184 @@
+"""Pool building (SPEC 4): the campaign's runs read in rank order, pooled per topic, stored as pool rows."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.db import transaction
+from django.db.models import Subquery
+
+from ..algorithms.answers import pool_answers
+from ..algorithms.formulas import overflow_count, pool_formulas, rr_vote, select_instances
+from ..algorithms.ids import id_order_key
+from ..algorithms.order import display_order
+from ..algorithms.visual import cluster_visual_ids
+from ..errors import InputError
+from ..models import Campaign, Formula, PoolInstance, PoolItem, Post, Run, RunEntry
+
+BATCH = 5000
+# Post ids per lookup query: below SQLite's limit of bound parameters.
+LOOKUP_CHUNK = 500
+
+
+def run_depth(*, run: Run, campaign: Campaign) -> int:
+    """The run's own depth when it has one, else the campaign's depth for primary or alternate runs."""
+    if run.depth is not None:
+        return run.depth
+    return campaign.alternate_depth if run.alternate else campaign.primary_depth
+
+
+@transaction.atomic
+def pool_build(*, campaign: Campaign) -> dict:
+    """Pools every topic of the campaign and replaces its pool rows; building twice gives identical rows.
+
+    Returns {"sizes": {topic_id: items}, "items": total} and, for formulas, also
+    {"overflow": {topic_id: visual ids with more than `instances` candidates}, "selected": instances to judge}.
+    """
+    runs = {run.pk: run for run in campaign.runs.all()}
+    if not runs:
+        raise InputError(f"campaign '{campaign.name}' has no runs: ingest its runs before building pools")
+    depths = {run.name: run_depth(run=run, campaign=campaign) for run in runs.values()}
+    topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
+
+    PoolInstance.objects.filter(item__campaign=campaign).delete()
+    PoolItem.objects.filter(campaign=campaign).delete()
+    if campaign.task == Campaign.Task.ANSWERS:
+        return _build_answers(campaign, runs, depths, topics)
+    return _build_formulas(campaign, runs, depths, topics)
+
+
+def _entries(campaign: Campaign) -> Iterator[tuple[int, int, str, str]]:
+    """(run pk, topic pk, item id, post id) of every run of the campaign, by run, topic and rank: one query."""
+    return (RunEntry.objects.filter(run__campaign=campaign)
+            .order_by("run_id", "topic_id", "rank", "item_id")
+            .values_list("run_id", "topic_id", "item_id", "post_id")
+            .iterator(chunk_size=BATCH))
+
+
+def _build_answers(campaign, runs, depths, topics) -> dict:
+    # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small.
+    ranked: dict[int, dict[str, list[str]]] = {}
+    for run_pk, topic_pk, item_id, _post_id in _entries(campaign):
+        name = runs[run_pk].name
+        items = ranked.setdefault(topic_pk, {}).setdefault(name, [])
+        if len(items) < depths[name]:
+            items.append(item_id)
+
+    rows: list[PoolItem] = []
+    sizes: dict[str, int] = {}
+    for topic_pk, topic_id in topics:
+        pool = pool_answers(ranked.get(topic_pk, {}), depths)
+        order = display_order(pool, seed=campaign.seed, topic_id=topic_id)
+        rows += [PoolItem(campaign=campaign, topic_id=topic_pk, item_id=item_id, position=position,
+                          provenance=[list(p) for p in pool[item_id]])
+                 for position, item_id in enumerate(order)]
+        sizes[topic_id] = len(order)
+    PoolItem.objects.bulk_create(rows, batch_size=BATCH)
+    return {"sizes": sizes, "items": len(rows)}
+
+
+def _formula_index(campaign: Campaign) -> dict[str, tuple[str, str, str]]:
+    """formula id -> (visual id, post id, thread id) for the collection's formulas that some run retrieved.
+
+    Formulas without a visual id in the index are clustered (SPEC 4.2) with every formula of the collection
+    that lacks one, not only the retrieved ones, so a computed visual id does not change when a run is added.
+    """
+    if campaign.collection_id is None:
+        return {}
+    formulas = Formula.objects.filter(collection_id=campaign.collection_id)
+    retrieved = RunEntry.objects.filter(run__campaign=campaign).values("item_id")
+    index: dict[str, tuple[str, str, str]] = {}
+    unnamed = False
+    for formula_id, visual_id, post_id, thread_id in (
+            formulas.filter(formula_id__in=Subquery(retrieved))
+            .values_list("formula_id", "visual_id", "post_id", "thread_id").iterator(chunk_size=BATCH)):
+        index[formula_id] = (visual_id.strip(), post_id, thread_id)
+        unnamed = unnamed or not visual_id.strip()
+    if unnamed:
+        clusters = cluster_visual_ids(formulas.filter(visual_id__regex=r"^\s*$")
+                                      .values_list("formula_id", "visual_id", "slt", "latex")
+                                      .iterator(chunk_size=BATCH))
+        for formula_id, (visual_id, post_id, thread_id) in index.items():
+            if not visual_id:
+                index[formula_id] = (clusters[formula_id], post_id, thread_id)
+    return index
+
+
+def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
+    """post id -> thread id from the collection's posts, for instances whose formula row has no thread."""
+    if campaign.collection_id is None or not post_ids:
+        return {}
+    wanted = sorted(post_ids, key=id_order_key)
+    found: dict[str, str] = {}
+    for start in range(0, len(wanted), LOOKUP_CHUNK):
+        found.update(Post.objects.filter(collection_id=campaign.collection_id,
+                                         post_id__in=wanted[start:start + LOOKUP_CHUNK])
+                     .values_list("post_id", "thread_id"))
+    return found
+
+
+def _build_formulas(campaign, runs, depths, topics) -> dict:
+    index = _formula_index(campaign)
+    # topic pk -> run name -> (formula id, post id, visual id) in rank order, cut where the run's k-th distinct
+    # visual id first appears (the pooled prefix, SPEC 4.3). A formula the collection does not know is its own
+    # visual id, with the post id the run gave for it: it is still judged, as a formula of its own.
+    ranked: dict[int, dict[str, list[tuple[str, str, str]]]] = {}
+    distinct: dict[tuple[int, str], set[str]] = {}
+    post_of: dict[str, str] = {}
+    for run_pk, topic_pk, formula_id, entry_post_id in _entries(campaign):
+        name = runs[run_pk].name
+        seen = distinct.setdefault((topic_pk, name), set())
+        entries = ranked.setdefault(topic_pk, {}).setdefault(name, [])
+        if len(seen) >= depths[name]:
+            continue
+        visual_id, post_id, _thread = index.get(formula_id, (formula_id, entry_post_id, ""))
+        post_id = post_id or entry_post_id
+        post_of.setdefault(formula_id, post_id)
+        entries.append((formula_id, post_id, visual_id))
+        seen.add(visual_id)
+
+    posts: dict[str, tuple[str, str]] | None = None
+    if campaign.selection == Campaign.Selection.THREAD_SPREAD:
+        thread_of = {f: index[f][2] for f in post_of if f in index and index[f][2]}
+        threads = _threads(campaign, {p for f, p in post_of.items() if f not in thread_of})
+        # A post the collection does not know is taken as a thread of its own.
+        posts = {f: (p, thread_of.get(f) or threads.get(p) or p) for f, p in post_of.items()}
+
+    items: list[PoolItem] = []
+    candidates: list[tuple[PoolItem, list[PoolInstance]]] = []
+    sizes: dict[str, int] = {}
+    overflow: dict[str, int] = {}
+    selected_total = 0
+    for topic_pk, topic_id in topics:
+        pool = pool_formulas(ranked.get(topic_pk, {}), depths)
+        chosen = select_instances(pool, n=campaign.instances, policy=campaign.selection, seed=campaign.seed,
+                                  topic_id=topic_id, posts=posts)
+        for position, visual_id in enumerate(display_order(pool, seed=campaign.seed, topic_id=topic_id)):
+            instances = pool[visual_id]
+            item = PoolItem(campaign=campaign, topic_id=topic_pk, item_id=visual_id, position=position,
+                            provenance=_best_ranks(instances))
+            picked = set(chosen[visual_id])
+            selected_total += len(picked)
+            items.append(item)
+            candidates.append((item, [
+                PoolInstance(formula_id=formula_id, post_id=post_of[formula_id],
+                             vote=float(rr_vote(instances[formula_id])), selected=formula_id in picked)
+                for formula_id in sorted(instances, key=id_order_key)]))
+        sizes[topic_id] = len(pool)
+        overflow[topic_id] = overflow_count(pool, campaign.instances)
+    PoolItem.objects.bulk_create(items, batch_size=BATCH)
+    instance_rows = []
+    for item, rows in candidates:
+        for row in rows:
+            row.item = item
+            instance_rows.append(row)
+    PoolInstance.objects.bulk_create(instance_rows, batch_size=BATCH)
+    return {"sizes": sizes, "items": len(items), "overflow": overflow, "selected": selected_total}
+
+
+def _best_ranks(instances: dict[str, list[tuple[str, int]]]) -> list[list]:
+    """A visual id's provenance: each run that pooled one of its instances, at the best rank it did, by run name."""
+    best: dict[str, int] = {}
+    for provenance in instances.values():
+        for run, rank in provenance:
+            best[run] = min(rank, best.get(run, rank))
+    return [[run, best[run]] for run in sorted(best)]
