@@ -1,19 +1,26 @@
-"""REST API for organizers: campaigns, collections, topics, runs and jobs. Uploads answer 202 with a job."""
+"""REST API for organizers: campaigns, collections, topics, runs, pools and jobs. Uploads and pool builds answer
+202 with a job."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Count
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from . import services
+from . import selectors, services
 from .errors import InputError
+from .formats.pools import write_pool_tsv
 from .jobs import job_create
-from .models import Campaign, Collection, Job
+from .models import Campaign, Collection, Job, PoolInstance, PoolItem
 from .serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
@@ -21,6 +28,7 @@ from .serializers import (
     CollectionUploadSerializer,
     FileUploadSerializer,
     JobSerializer,
+    PoolSizesSerializer,
     RunSerializer,
     RunUploadSerializer,
     TopicSerializer,
@@ -37,6 +45,36 @@ def exception_handler(exc, context):
 
 def _accepted(job: Job, request) -> Response:
     return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+
+
+class TSVRenderer(BaseRenderer):
+    """Lets a client ask for `Accept: text/tab-separated-values`; error bodies are then plain text."""
+    media_type = "text/tab-separated-values"
+    format = "tsv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, bytes | str):
+            return data
+        if isinstance(data, dict) and "detail" in data:
+            return str(data["detail"])
+        return str(data)
+
+
+def _pool_sizes(campaign: Campaign) -> dict:
+    """Per topic of the campaign (in campaign order): pool items and, for formulas, instances selected to judge."""
+    items = dict(PoolItem.objects.filter(campaign=campaign).order_by()
+                 .values_list("topic_id").annotate(n=Count("id")).values_list("topic_id", "n"))
+    formulas = campaign.task == Campaign.Task.FORMULAS
+    selected: dict[int, int] = {}
+    if formulas:
+        selected = dict(PoolInstance.objects.filter(item__campaign=campaign, selected=True).order_by()
+                        .values_list("item__topic_id").annotate(n=Count("id")).values_list("item__topic_id", "n"))
+    topics = [{"topic": topic_id, "items": items.get(pk, 0), "selected": selected.get(pk, 0) if formulas else None}
+              for pk, topic_id in campaign.topics.order_by("position", "pk").values_list("pk", "topic_id")]
+    return {"campaign": campaign.name, "task": campaign.task, "built": bool(items),
+            "items": sum(items.values()), "selected": sum(selected.values()) if formulas else None,
+            "topics": topics}
 
 
 class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -114,6 +152,37 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                 "path": str(path), "filename": values["file"].name, "name": values.get("name") or "",
                 "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"]})
         return _accepted(job, request)
+
+    @extend_schema(methods=["get"], responses=PoolSizesSerializer)
+    @extend_schema(methods=["post"], request=None, responses={202: JobSerializer})
+    @action(detail=True, methods=["get", "post"])
+    def pools(self, request, pk=None):
+        """GET gives the pool size of every topic (items; for formulas also the instances selected to judge);
+        POST builds the campaign's pools from its runs (a job whose result is the sizes and, for formulas, the
+        visual ids per topic with more candidate instances than judged), replacing any earlier pools."""
+        campaign = self.get_object()
+        if request.method == "GET":
+            return Response(PoolSizesSerializer(_pool_sizes(campaign)).data)
+        with transaction.atomic():
+            job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user, params={})
+        return _accepted(job, request)
+
+    @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(
+        response=OpenApiTypes.STR,
+        description="The items to judge, as `export_pools` writes them (SPEC 9): a header line, then "
+                    "topic<TAB>post_id (answers) or topic<TAB>visual_id<TAB>formula_id<TAB>post_id, one row per "
+                    "selected instance (formulas). 400 when the pools have not been built.")})
+    @action(detail=True, methods=["get"], url_path="pools/export",
+            renderer_classes=[JSONRenderer, BrowsableAPIRenderer, TSVRenderer])
+    def pools_export(self, request, pk=None):
+        """Downloads the campaign's pools as TSV, the same file as `export_pools`."""
+        campaign = self.get_object()
+        rows = selectors.pool_export_rows(campaign=campaign)
+        next(rows)  # the header; InputError (400) when there are no pools yet
+        response = HttpResponse(content_type="text/tab-separated-values; charset=utf-8")
+        response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-pools.tsv")
+        write_pool_tsv(rows, campaign.task, response)
+        return response
 
 
 class JobViewSet(viewsets.ReadOnlyModelViewSet):

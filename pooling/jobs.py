@@ -104,8 +104,15 @@ def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     return {"counts": result["counts"]}, result["warnings"]
 
 
+def _pool_build(job: Job, progress) -> tuple[dict, list[str]]:
+    """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
+    formulas the overflow per topic and the instances selected to judge."""
+    return services.pool_build(campaign=job.campaign), []
+
+
 _HANDLERS: dict[str, Callable] = {
     Job.Kind.RUN_INGEST: _run_ingest,
     Job.Kind.TOPICS_INGEST: _topics_ingest,
     Job.Kind.COLLECTION_INGEST: _collection_ingest,
+    Job.Kind.POOL_BUILD: _pool_build,
 }

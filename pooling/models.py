@@ -226,6 +226,7 @@ class Job(models.Model):
         COLLECTION_INGEST = "collection_ingest", "collection ingest"
         TOPICS_INGEST = "topics_ingest", "topics ingest"
         RUN_INGEST = "run_ingest", "run ingest"
+        POOL_BUILD = "pool_build", "pool build"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

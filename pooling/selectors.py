@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from .algorithms.ids import id_order_key
+from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .errors import InputError
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem
+from .models import Campaign, Collection, Job, PoolInstance, PoolItem, RunEntry
+from .services.pools import _formula_index, run_depth
 
 
 def campaign_list() -> QuerySet[Campaign]:
@@ -50,3 +52,88 @@ def pool_export_rows(*, campaign: Campaign) -> Iterator[tuple[str, ...]]:
         item = item_pk
         group.append(tuple(row))
     yield from sorted(group, key=lambda r: id_order_key(r[2]))
+
+
+def pool_statistics(*, campaign: Campaign) -> dict:
+    """What the campaign's built pools hold (SPEC 4.4), in three queries however many topics and runs.
+
+    {"built", "topics": [{"topic_id", "items", "candidates", "selected", "overflow"}],
+     "runs": [{"name", "kind", "depth", "contributed", "unique"}], "total": {same keys as a topic}}.
+    items counts pooled items (formulas: visual ids); candidates, selected and overflow (visual ids with more
+    than campaign.instances candidates) are 0 for answers.
+    """
+    topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
+    runs = list(campaign.runs.order_by("name"))
+    items = PoolItem.objects.filter(campaign=campaign)
+    if campaign.task == Campaign.Task.FORMULAS:
+        items = items.annotate(candidates=Count("instances"),
+                               selected=Count("instances", filter=Q(instances__selected=True)))
+        rows = items.values_list("topic_id", "item_id", "provenance", "candidates", "selected")
+    else:
+        rows = ((topic, item, provenance, 0, 0) for topic, item, provenance
+                in items.values_list("topic_id", "item_id", "provenance"))
+    pools: dict[int, dict[str, list]] = {pk: {} for pk, _ in topics}
+    counts = {pk: {"candidates": 0, "selected": 0, "overflow": 0} for pk, _ in topics}
+    for topic_pk, item_id, provenance, candidates, selected in rows:
+        pools.setdefault(topic_pk, {})[item_id] = [tuple(pair) for pair in provenance]
+        c = counts.setdefault(topic_pk, {"candidates": 0, "selected": 0, "overflow": 0})
+        c["candidates"] += candidates
+        c["selected"] += selected
+        c["overflow"] += candidates > campaign.instances
+
+    names = [run.name for run in runs]
+    per_topic = [{"topic_id": topic_id, "items": len(pools[pk]), **counts[pk]} for pk, topic_id in topics]
+    contributions = sum_contributions(run_contributions(pool, names) for pool in pools.values())
+    by_name = {run.name: run for run in runs}
+    per_run = [{"name": name, "kind": by_name[name].kind if name in by_name else "",
+                "depth": run_depth(run=by_name[name], campaign=campaign) if name in by_name else None,
+                "contributed": c.contributed, "unique": c.unique}
+               for name, c in contributions.items()]
+    total = {key: sum(t[key] for t in per_topic) for key in ("items", "candidates", "selected", "overflow")}
+    return {"built": total["items"] > 0, "topics": per_topic, "runs": per_run, "total": total}
+
+
+def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float) -> list[PlanRow]:
+    """The planner (SPEC 4.4): pool size and assessor hours if primary runs were pooled to each depth.
+
+    Alternate runs are pooled to a depth scaled as the campaign's alternate depth is to its primary depth
+    (45 and 20 in ARQMath-3: 20 at depth 45, 10 at depth 22). Only the ranks the deepest row needs are read;
+    formulas map to visual ids as pool_build maps them, so the row at the campaign's own depths is its pool.
+    """
+    if not depths:
+        return []
+    primary, alternate = campaign.primary_depth, campaign.alternate_depth
+
+    def alternate_depth(depth: int) -> int:
+        return depth * alternate // primary if primary else depth
+
+    deepest = max(max(depths), *(alternate_depth(d) for d in depths))
+    runs = dict(campaign.runs.values_list("pk", "name"))
+    alternates = set(campaign.runs.filter(alternate=True).values_list("name", flat=True))
+    topics = dict(campaign.topics.values_list("pk", "topic_id"))
+    entries = RunEntry.objects.filter(run__campaign=campaign).order_by("run_id", "topic_id", "rank", "item_id")
+    ranked: dict[str, dict[str, list]] = {}
+    if campaign.task == Campaign.Task.ANSWERS:
+        for run_pk, topic_pk, item_id in (entries.filter(rank__lte=deepest)
+                                          .values_list("run_id", "topic_id", "item_id").iterator(chunk_size=5000)):
+            items = ranked.setdefault(topics[topic_pk], {}).setdefault(runs[run_pk], [])
+            if len(items) < deepest:
+                items.append(item_id)
+        task = "answers"
+    else:
+        # A run's k-th distinct visual id can lie at any rank, so rows are read in rank order until each run
+        # has `deepest` of them for the topic.
+        index = _formula_index(campaign)
+        distinct: dict[tuple[int, int], set[str]] = {}
+        for run_pk, topic_pk, formula_id, post_id in (entries.values_list("run_id", "topic_id", "item_id", "post_id")
+                                                      .iterator(chunk_size=5000)):
+            seen = distinct.setdefault((run_pk, topic_pk), set())
+            if len(seen) >= deepest:
+                continue
+            visual_id = index.get(formula_id, (formula_id,))[0]
+            ranked.setdefault(topics[topic_pk], {}).setdefault(runs[run_pk], []).append(
+                (formula_id, post_id, visual_id))
+            seen.add(visual_id)
+        task = "formulas"
+    return plan_pool_sizes(ranked, depths, task=task, alternate_runs=alternates, alternate_depth=alternate_depth,
+                           instances_per_formula=campaign.instances, seconds_per_judgment=seconds_per_judgment)

@@ -76,3 +76,20 @@ class JobSerializer(serializers.ModelSerializer):
 
     def get_progress(self, job: Job) -> float:
         return job_progress(job=job)
+
+
+class PoolTopicSizeSerializer(serializers.Serializer):
+    topic = serializers.CharField(help_text="topic id, e.g. A.301")
+    items = serializers.IntegerField(help_text="pool items: post ids (answers) or visual ids (formulas)")
+    selected = serializers.IntegerField(allow_null=True,
+                                        help_text="formulas: formula instances selected to judge; null for answers")
+
+
+class PoolSizesSerializer(serializers.Serializer):
+    campaign = serializers.CharField()
+    task = serializers.ChoiceField(choices=Campaign.Task.choices)
+    built = serializers.BooleanField(help_text="false until the pools have been built")
+    items = serializers.IntegerField(help_text="pool items of all topics")
+    selected = serializers.IntegerField(allow_null=True,
+                                        help_text="formulas: instances to judge in all topics; null for answers")
+    topics = PoolTopicSizeSerializer(many=True, help_text="every topic of the campaign, in campaign order")

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from . import selectors, services
 from .errors import InputError
@@ -147,3 +149,84 @@ def job_list(request: HttpRequest) -> HttpResponse:
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(Job.objects.select_related("campaign", "collection", "created_by"), pk=pk)
     return render(request, "pooling/job_detail.html", {"job": job, "progress": job_progress(job=job)})
+
+
+# The planner's mean time per judgment until judging data measures it (SPEC 4.4).
+PLAN_SECONDS_PER_JUDGMENT = 60.0
+PLAN_DEPTHS = {Campaign.Task.ANSWERS: list(range(5, 51, 5)), Campaign.Task.FORMULAS: list(range(5, 31, 5))}
+PLAN_MAX_DEPTHS = 20
+# Chart geometry, in SVG user units.
+CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
+
+
+def _default_seconds() -> float:
+    return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
+
+
+def _plan_params(request: HttpRequest, campaign: Campaign) -> tuple[list[int], float, list[str]]:
+    errors = []
+    default_seconds = _default_seconds()
+    depths = PLAN_DEPTHS[campaign.task]
+    raw = request.GET.get("depths", "").strip()
+    if raw:
+        parts = [p for p in raw.replace(",", " ").split() if p]
+        if all(p.isdigit() and 0 < int(p) <= campaign.max_depth for p in parts) and len(parts) <= PLAN_MAX_DEPTHS:
+            depths = sorted({int(p) for p in parts})
+        else:
+            errors.append(f"depths: give up to {PLAN_MAX_DEPTHS} whole numbers from 1 to {campaign.max_depth}, "
+                          "separated by commas")
+    seconds = default_seconds
+    raw = request.GET.get("seconds", "").strip()
+    if raw:
+        try:
+            seconds = float(raw)
+            if not 0 < seconds <= 3600:
+                raise ValueError
+        except ValueError:
+            errors.append("seconds per judgment: give a number above 0 and at most 3600")
+            seconds = default_seconds
+    return depths, seconds, errors
+
+
+def _plan_chart(rows) -> dict:
+    """Bar positions of hours against depth, computed here so the template only places them."""
+    c = CHART
+    plot_w = c["width"] - c["left"] - c["right"]
+    plot_h = c["height"] - c["top"] - c["bottom"]
+    top = max((row.hours or 0 for row in rows), default=0) or 1
+    slot = plot_w / max(len(rows), 1)
+    bars = []
+    for i, row in enumerate(rows):
+        h = (row.hours or 0) / top * plot_h
+        x = c["left"] + i * slot + slot * 0.15
+        bars.append({"x": round(x, 1), "y": round(c["top"] + plot_h - h, 1), "width": round(slot * 0.7, 1),
+                     "height": round(h, 1), "cx": round(x + slot * 0.35, 1), "row": row})
+    return {**c, "bars": bars, "top_hours": top, "base": c["top"] + plot_h, "plot_right": c["width"] - c["right"],
+            "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8, "depth_y": c["top"] + plot_h + 16}
+
+
+@organizer_required
+def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    depths, seconds, errors = _plan_params(request, campaign)
+    plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
+    return render(request, "pooling/pool_detail.html", {
+        "campaign": campaign,
+        "stats": selectors.pool_statistics(campaign=campaign),
+        "plan": plan,
+        "chart": _plan_chart(plan),
+        "depths": ", ".join(map(str, depths)),
+        "seconds": f"{seconds:g}",
+        "default_seconds": f"{_default_seconds():g}",
+        "plan_errors": errors,
+        "formulas": campaign.task == Campaign.Task.FORMULAS,
+    })
+
+
+@organizer_required
+@require_POST
+def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user, params={})
+    messages.info(request, f"Building pools: job #{job.pk}.")
+    return redirect("pooling:job", pk=job.pk)

@@ -1,5 +1,6 @@
 """The demo of `make demo`: a synthetic collection, the real ARQMath-3 topics and synthetic runs, loaded
-through the same ingestion services an organizer uses, plus an organizer and assessor accounts."""
+through the same ingestion services an organizer uses, their pools built by the pooling service, plus an
+organizer and assessor accounts."""
 from __future__ import annotations
 
 import secrets
@@ -69,6 +70,13 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int) -> None:
             run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
             services.run_collection_check(run=run)
         report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(runs)} runs")
+        pools = services.pool_build(campaign=campaign)
+        if task == "formulas":
+            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} visual ids in "
+                       f"{len(pools['sizes'])} topics, {pools['selected']} formula instances to judge")
+        else:
+            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} answers to judge in "
+                       f"{len(pools['sizes'])} topics")
 
 
 def _demo_accounts(report: DemoReport) -> None:

@@ -1,4 +1,5 @@
-"""load_demo: the demo campaigns are loaded through the ingestion services, with accounts that can log in."""
+"""load_demo: the demo campaigns are loaded through the ingestion services, their pools built, with accounts that
+can log in."""
 from io import StringIO
 
 import pytest
@@ -6,7 +7,7 @@ from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
 from pooling.demo.load import CAMPAIGNS, COLLECTION
-from pooling.models import Campaign, Collection, Run
+from pooling.models import Campaign, Collection, PoolInstance, PoolItem, Run
 from pooling.permissions import is_organizer
 
 pytestmark = pytest.mark.django_db
@@ -25,16 +26,26 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
         runs = Run.objects.filter(campaign=campaign)
         assert runs.count() == 6 and {r.alternate for r in runs} == {True, False}
         assert all(not r.warnings for r in runs)
+        # The pools are built through the service, and their sizes printed.
+        items = PoolItem.objects.filter(campaign=campaign)
+        assert items.values("topic").distinct().count() > 50
+        assert f"campaign '{name}': pools built, {items.count()} " in text
+    formulas = Campaign.objects.get(name=CAMPAIGNS["formulas"])
+    selected = PoolInstance.objects.filter(item__campaign=formulas, selected=True).count()
+    assert selected > 0 and f"{selected} formula instances to judge" in text
+    assert not PoolInstance.objects.filter(item__campaign__name=CAMPAIGNS["answers"]).exists()
     passwords = dict(line.split()[2:5:2] for line in text.splitlines() if " password " in line)
     organizer = authenticate(username="organizer", password=passwords["organizer"])
     assert organizer is not None and is_organizer(organizer)
     assessor = authenticate(username="assessor1", password=passwords["assessor1"])
     assert assessor is not None and not is_organizer(assessor)
 
+    before_items = PoolItem.objects.count()
     again = StringIO()
     call_command("load_demo", "--force", stdout=again)
     assert "already loaded" in again.getvalue()
     assert Run.objects.count() == 12
+    assert PoolItem.objects.count() == before_items  # loaded once: the pools are not built again
 
 
 def test_load_demo_refuses_to_touch_accounts_of_a_deployment_without_force():

@@ -1,5 +1,6 @@
 """export_pools --campaign NAME [-o FILE]: SPEC 9."""
 from pooling import selectors
+from pooling.formats.pools import write_pool_tsv
 
 from ._base import ServiceCommand
 
@@ -14,15 +15,9 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign = self.campaign(o["campaign"])
         rows = selectors.pool_export_rows(campaign=campaign)
-        header = next(rows)  # raises InputError before any file is created when there are no pools
+        next(rows)  # the header; raises InputError before any file is created when there are no pools
         if o["output"]:
             with open(o["output"], "w", encoding="utf-8", newline="\n") as stream:
-                self._write(stream, header, rows)
+                write_pool_tsv(rows, campaign.task, stream)
         else:
-            self._write(self.stdout, header, rows)
-
-    @staticmethod
-    def _write(stream, header, rows) -> None:
-        stream.write("\t".join(header) + "\n")
-        for row in rows:
-            stream.write("\t".join(row) + "\n")
+            write_pool_tsv(rows, campaign.task, self.stdout)

@@ -8,7 +8,8 @@ from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):
-    help = "Loads the demo: a synthetic collection, the ARQMath-3 topics, synthetic runs, and demo accounts."
+    help = ("Loads the demo: a synthetic collection, the ARQMath-3 topics, synthetic runs with their pools built, "
+            "and demo accounts.")
 
     def add_arguments(self, parser):
         parser.add_argument("--reset", action="store_true", help="delete the demo data first and load it anew")

@@ -1,0 +1,151 @@
+"""The pools page (SPEC 4.4): statistics of built pools, the Build button, and the planner with its chart."""
+import pytest
+
+from pooling import selectors, services
+from pooling.models import Campaign, Collection, Formula, Job, Run
+from tests.factories import CampaignFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def ingest(campaign, tmp_path, name, lines, *, alternate=False, depth=None) -> Run:
+    path = tmp_path / f"{name}.tsv"
+    path.write_text("".join("\t".join(line) + "\n" for line in lines))
+    run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
+    if depth is not None:
+        run.depth = depth
+        run.save(update_fields=["depth"])
+    return run
+
+
+def task1(topic, posts, tag):
+    return [(topic, post, str(rank), str(10.0 - rank), tag) for rank, post in enumerate(posts, start=1)]
+
+
+def task2(topic, formulas, tag):
+    return [(topic, f, str(int(f) * 10), str(rank), str(10.0 - rank), tag) for rank, f in enumerate(formulas, 1)]
+
+
+@pytest.fixture
+def answers(tmp_path):
+    """Depth 3 primary, 2 alternate; r3 is primary but pooled to depth 1 only.
+
+    A.1 pool: 10 11 12 (r1), 12 14 (r2), 15 (r3) -> 5 items. A.2 pool: 20 21 22 (r1), 24 20 (r2), 20 (r3) -> 4.
+    """
+    campaign = CampaignFactory(name="answers", task=Campaign.Task.ANSWERS, primary_depth=3, alternate_depth=2)
+    TopicFactory(campaign=campaign, topic_id="A.1", position=0)
+    TopicFactory(campaign=campaign, topic_id="A.2", position=1)
+    ingest(campaign, tmp_path, "r1", task1("A.1", ["10", "11", "12", "13"], "r1")
+           + task1("A.2", ["20", "21", "22", "23"], "r1"))
+    ingest(campaign, tmp_path, "r2", task1("A.1", ["12", "14", "10"], "r2")
+           + task1("A.2", ["24", "20", "25"], "r2"), alternate=True)
+    ingest(campaign, tmp_path, "r3", task1("A.1", ["15", "10"], "r3") + task1("A.2", ["20", "26"], "r3"), depth=1)
+    return campaign
+
+
+@pytest.fixture
+def formulas(tmp_path):
+    """Formulas 1 and 2 look alike (visual id 100), 3 is 200, 4 is 300; k = 2, one instance judged per formula.
+
+    ra pools 1 3 (100, 200); rb pools 2 1 4 (100, 100, 300): visual id 100 has two candidates.
+    """
+    collection = Collection.objects.create(name="hand-made")
+    for formula_id, visual_id in [("1", "100"), ("2", "100"), ("3", "200"), ("4", "300")]:
+        Formula.objects.create(collection=collection, formula_id=formula_id, post_id=str(int(formula_id) * 10),
+                               thread_id="1", type="answer", visual_id=visual_id)
+    campaign = CampaignFactory(name="formulas", task=Campaign.Task.FORMULAS, collection=collection,
+                               primary_depth=2, alternate_depth=1, instances=1)
+    TopicFactory(campaign=campaign, topic_id="B.1", position=0)
+    ingest(campaign, tmp_path, "ra", task2("B.1", ["1", "3", "4"], "ra"))
+    ingest(campaign, tmp_path, "rb", task2("B.1", ["2", "1", "4"], "rb"))
+    return campaign
+
+
+def test_pools_page_is_for_organizers_only(client, organizer, assessor_user, answers):
+    url = f"/campaigns/{answers.pk}/pools/"
+    response = client.get(url)
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    client.force_login(assessor_user)
+    assert client.get(url).status_code == 403
+    assert client.post(f"/campaigns/{answers.pk}/pools/build/").status_code == 403
+    client.force_login(organizer)
+    assert client.get(url).status_code == 200
+
+
+def test_campaign_page_links_to_the_pools_page(client, organizer, answers):
+    client.force_login(organizer)
+    assert f'href="/campaigns/{answers.pk}/pools/"' in client.get(f"/campaigns/{answers.pk}/").content.decode()
+
+
+def test_answer_statistics_count_items_and_unique_contributions(answers, django_assert_max_num_queries):
+    services.pool_build(campaign=answers)
+    with django_assert_max_num_queries(3):
+        stats = selectors.pool_statistics(campaign=answers)
+    assert [(t["topic_id"], t["items"]) for t in stats["topics"]] == [("A.1", 5), ("A.2", 4)]
+    assert stats["total"]["items"] == 9
+    assert [(r["name"], r["kind"], r["depth"], r["contributed"], r["unique"]) for r in stats["runs"]] == [
+        ("r1", "primary", 3, 6, 4), ("r2", "alternate", 2, 4, 2), ("r3", "primary", 1, 2, 1)]
+
+
+def test_formula_statistics_count_visual_ids_selected_instances_and_overflow(formulas):
+    services.pool_build(campaign=formulas)
+    stats = selectors.pool_statistics(campaign=formulas)
+    assert stats["topics"] == [{"topic_id": "B.1", "items": 3, "candidates": 4, "selected": 3, "overflow": 1}]
+    assert [(r["name"], r["contributed"], r["unique"]) for r in stats["runs"]] == [("ra", 2, 1), ("rb", 2, 1)]
+
+
+def test_statistics_before_building_show_empty_pools(answers):
+    stats = selectors.pool_statistics(campaign=answers)
+    assert not stats["built"]
+    assert [t["items"] for t in stats["topics"]] == [0, 0]
+    assert [(r["name"], r["contributed"]) for r in stats["runs"]] == [("r1", 0), ("r2", 0), ("r3", 0)]
+
+
+def test_planner_gives_items_and_hours_per_depth(answers):
+    # Depth 1 (alternates 1 * 2 // 3 = 0): A.1 10 15, A.2 20 -> 3. Depth 3 (alternates 2), r3 to 3 as well:
+    # A.1 10 11 12 14 15, A.2 20 21 22 24 26 -> 10.
+    rows = selectors.pool_plan(campaign=answers, depths=[1, 3], seconds_per_judgment=360)
+    assert [(r.depth, r.alternate_depth, r.items, r.judgments, r.hours) for r in rows] == [
+        (1, 0, 3, 3, pytest.approx(0.3)), (3, 2, 10, 10, pytest.approx(1.0))]
+
+
+def test_formula_planner_at_the_campaign_depth_matches_the_built_pool(formulas):
+    services.pool_build(campaign=formulas)
+    rows = selectors.pool_plan(campaign=formulas, depths=[1, 2], seconds_per_judgment=60)
+    assert [(r.depth, r.items, r.judgments) for r in rows] == [(1, 1, 1), (2, 3, 3)]
+    assert rows[1].items == selectors.pool_statistics(campaign=formulas)["total"]["items"]
+
+
+def test_pools_page_shows_statistics_planner_table_and_svg_chart(client, organizer, answers):
+    services.pool_build(campaign=answers)
+    client.force_login(organizer)
+    response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "1, 3", "seconds": "360"})
+    html = response.content.decode()
+    assert response.context["stats"]["total"]["items"] == 9
+    plan = response.context["plan"]
+    assert [(r.depth, r.items, round(r.hours, 1)) for r in plan] == [(1, 3, 0.3), (3, 10, 1.0)]
+    table = html[html.index('id="plan-table"'):html.index("</table>", html.index('id="plan-table"'))]
+    assert "<td class=\"num\">10</td>" in table and "<td class=\"num\">1.0</td>" in table
+    assert '<svg id="plan-chart"' in html and html.count("<rect ") == 2
+    assert "assessor hours" in html and "Download pools (TSV)" in html
+    assert f'href="/api/campaigns/{answers.pk}/pools/export/"' in html
+    assert "http://" not in html and "https://" not in html
+
+
+def test_planner_defaults_and_bad_input(client, organizer, answers, formulas):
+    client.force_login(organizer)
+    response = client.get(f"/campaigns/{answers.pk}/pools/")
+    assert [r.depth for r in response.context["plan"]] == list(range(5, 51, 5))
+    assert "60 s" in response.content.decode()
+    response = client.get(f"/campaigns/{formulas.pk}/pools/", {"depths": "x, -2", "seconds": "0"})
+    assert [r.depth for r in response.context["plan"]] == [5, 10, 15, 20, 25, 30]
+    assert len(response.context["plan_errors"]) == 2
+
+
+def test_build_button_queues_a_pool_build_job(client, organizer, answers):
+    client.force_login(organizer)
+    response = client.post(f"/campaigns/{answers.pk}/pools/build/")
+    job = Job.objects.get()
+    assert (job.kind, job.campaign, job.status) == (Job.Kind.POOL_BUILD, answers, Job.Status.QUEUED)
+    assert response.status_code == 302 and response["Location"] == f"/jobs/{job.pk}/"
+    assert client.get(f"/campaigns/{answers.pk}/pools/build/").status_code == 405
