@@ -150,7 +150,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             path = upload_save(file=values["file"])
             job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
                 "path": str(path), "filename": values["file"].name, "name": values.get("name") or "",
-                "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"]})
+                "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"],
+                "depth": values.get("depth")})
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)

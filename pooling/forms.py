@@ -22,6 +22,9 @@ class RunUploadForm(forms.Form):
     alternate = forms.BooleanField(required=False, help_text="an alternate run (primary when unticked)")
     manual = forms.BooleanField(required=False, help_text="a manual run (automatic when unticked)")
     baseline = forms.BooleanField(required=False)
+    depth = forms.IntegerField(min_value=1, required=False, label="Pool depth",
+                               help_text="pool this run to this depth instead of the campaign's primary or alternate "
+                                         "depth (a manual run pooled deeper, a baseline pooled as primary)")
 
 
 class TopicsUploadForm(forms.Form):

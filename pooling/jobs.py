@@ -82,7 +82,7 @@ def _run_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     run = services.run_ingest(campaign=job.campaign, path=p["path"], name=p.get("name") or None,
                               filename=p.get("filename"), alternate=p.get("alternate", False),
                               manual=p.get("manual", False), baseline=p.get("baseline", False),
-                              user=job.created_by, progress=progress)
+                              user=job.created_by, progress=progress, depth=p.get("depth"))
     services.run_collection_check(run=run)  # after the commit: the run is already there for everyone
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count}, run.warnings
 

@@ -44,7 +44,8 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "format", "checksum", "row_count",
+        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "depth", "format", "checksum",
+                  "row_count",
                   "topic_count", "warnings", "created_at"]
 
 
@@ -57,6 +58,8 @@ class RunUploadSerializer(FileUploadSerializer):
     alternate = serializers.BooleanField(default=False)
     manual = serializers.BooleanField(default=False)
     baseline = serializers.BooleanField(default=False)
+    depth = serializers.IntegerField(min_value=1, required=False, allow_null=True,
+                                     help_text="pool depth of this run instead of the campaign's")
 
 
 class CollectionUploadSerializer(serializers.Serializer):

@@ -99,7 +99,8 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
         path = upload_save(file=data["file"])
         return job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
             "path": str(path), "filename": data["file"].name, "name": data["name"],
-            "alternate": data["alternate"], "manual": data["manual"], "baseline": data["baseline"]})
+            "alternate": data["alternate"], "manual": data["manual"], "baseline": data["baseline"],
+            "depth": data["depth"]})
 
     return _upload_view(request, campaign=campaign, form_class=RunUploadForm,
                         template="pooling/run_upload.html", make_job=make_job)

@@ -36,6 +36,7 @@ def run_ingest(
     baseline: bool = False,
     user: AbstractBaseUser | None = None,
     progress: Progress = None,
+    depth: int | None = None,
 ) -> Run:
     """Validates a run file and stores its rows; the run is named after the file unless `name` is given."""
     filename = filename or Path(path).name
@@ -45,13 +46,15 @@ def run_ingest(
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     if not topics:
         raise InputError("the campaign has no topics yet: ingest its topics before its runs")
+    if depth is not None and depth < 1:
+        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
     if len(name) > Run._meta.get_field("name").max_length:
         raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
     checksum = file_checksum(path)
     try:
         with transaction.atomic():
             run = Run.objects.create(campaign=campaign, name=name, alternate=alternate, manual=manual,
-                                     baseline=baseline, checksum=checksum, uploaded_by=user)
+                                     baseline=baseline, checksum=checksum, uploaded_by=user, depth=depth)
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
     problems, warnings = Problems(file=filename), Problems(file=filename)

@@ -361,3 +361,12 @@ def test_problems_after_a_repeated_id_are_reported_too(tmp_path):
     with pytest.raises(InputError) as info:
         services.collection_ingest(collection_name="mse", paths=[index])
     assert [p.line for p in info.value.problems] == [4, 12002]
+
+
+def test_a_run_can_be_given_its_own_pool_depth(task1, tmp_path):
+    path = tmp_path / "manual.tsv"
+    path.write_text("A.1\t5\t1\t1\tr\n")
+    run_command("ingest_run", "--campaign", "arq1", "--depth", "100", str(path))
+    assert Run.objects.get(name="manual").depth == 100
+    assert rejected("ingest_run", "--campaign", "arq1", "--depth", "0", "--name", "zero", str(path)) == [
+        "a run's pool depth must be at least 1, not 0"]

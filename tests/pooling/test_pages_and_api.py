@@ -102,6 +102,12 @@ def test_api_run_upload_answers_202_with_a_job(organizer, campaign):
     assert detail["status"] == "done" and detail["progress"] == 1.0
 
 
+def test_api_run_upload_takes_a_pool_depth(organizer, campaign):
+    upload = SimpleUploadedFile("deep.tsv", b"A.1\t5\t1\t2.0\tdeep\n")
+    api(organizer).post(f"/api/campaigns/{campaign.pk}/runs/", {"file": upload, "depth": "80"})
+    assert api(organizer).get(f"/api/campaigns/{campaign.pk}/runs/").json()["results"][0]["depth"] == 80
+
+
 def test_api_rejected_run_job_lists_its_problems(organizer, campaign):
     upload = SimpleUploadedFile("bad.tsv", b"A.1\t5\t1\t2.0\tsys1\nA.7\t6\t2\t1.0\tsys1\n")
     response = api(organizer).post(f"/api/campaigns/{campaign.pk}/runs/", {"file": upload})

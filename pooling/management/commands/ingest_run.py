@@ -13,12 +13,14 @@ class Command(ServiceCommand):
         parser.add_argument("--manual", action="store_true", help="a manual run (default: automatic)")
         parser.add_argument("--baseline", action="store_true")
         parser.add_argument("--name", help="the run's name (default: the file name without extension)")
+        parser.add_argument("--depth", type=int,
+                            help="pool this run to this depth instead of the campaign's primary or alternate depth")
         parser.add_argument("path")
 
     def handle(self, *args, **o):
         campaign = self.campaign(o["campaign"])
         run = services.run_ingest(campaign=campaign, path=o["path"], name=o["name"], alternate=o["alternate"],
-                                  manual=o["manual"], baseline=o["baseline"])
+                                  manual=o["manual"], baseline=o["baseline"], depth=o["depth"])
         services.run_collection_check(run=run)
         self.report_warnings(run.warnings)
         self.stdout.write(f"run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "
