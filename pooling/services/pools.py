@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Subquery
 
 from ..algorithms.answers import pool_answers
@@ -54,10 +54,25 @@ def _entries(campaign: Campaign) -> Iterator[tuple[int, int, str, str]]:
             .iterator(chunk_size=BATCH))
 
 
+def _top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
+    """Like _entries, but only the first `depth` entries of each run and topic, cut by the database: a pool
+    of depth 45 reads 45 of every 1000 rows instead of all of them."""
+    entries = connection.ops.quote_name(RunEntry._meta.db_table)
+    run_table = connection.ops.quote_name(Run._meta.db_table)
+    sql = (f"SELECT run_id, topic_id, item_id, post_id FROM (SELECT e.run_id, e.topic_id, e.item_id, e.post_id, "
+           f"e.rank, ROW_NUMBER() OVER (PARTITION BY e.run_id, e.topic_id ORDER BY e.rank, e.item_id) AS n "
+           f"FROM {entries} e JOIN {run_table} r ON r.id = e.run_id WHERE r.campaign_id = %s) x "
+           f"WHERE n <= %s ORDER BY run_id, topic_id, rank, item_id")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign.pk, depth])
+        while rows := cursor.fetchmany(BATCH):
+            yield from rows
+
+
 def _build_answers(campaign, runs, depths, topics) -> dict:
     # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small.
     ranked: dict[int, dict[str, list[str]]] = {}
-    for run_pk, topic_pk, item_id, _post_id in _entries(campaign):
+    for run_pk, topic_pk, item_id, _post_id in _top_entries(campaign, max(depths.values())):
         name = runs[run_pk].name
         items = ranked.setdefault(topic_pk, {}).setdefault(name, [])
         if len(items) < depths[name]:
