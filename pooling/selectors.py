@@ -86,6 +86,8 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     contributions = sum_contributions(run_contributions(pool, names) for pool in pools.values())
     by_name = {run.name: run for run in runs}
     per_run = [{"name": name, "kind": by_name[name].kind if name in by_name else "",
+                "pk": by_name[name].pk if name in by_name else None,
+                "own_depth": by_name[name].depth if name in by_name else None,
                 "depth": run_depth(run=by_name[name], campaign=campaign) if name in by_name else None,
                 "contributed": c.contributed, "unique": c.unique}
                for name, c in contributions.items()]

@@ -16,7 +16,7 @@ from . import selectors, services
 from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .jobs import job_create, job_progress
-from .models import Campaign, Job
+from .models import Campaign, Job, Run
 from .permissions import is_organizer
 from .uploads import upload_save
 
@@ -231,3 +231,21 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user, params={})
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
+
+
+@organizer_required
+@require_http_methods(["POST"])
+def run_depth(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    """Sets or clears a run's own pool depth from the pools page; the pools must then be rebuilt."""
+    run = get_object_or_404(Run, pk=run_pk, campaign_id=pk)
+    raw = request.POST.get("depth", "").strip()
+    try:
+        if raw and not (raw.isdigit() and raw.isascii() and len(raw) <= 9):
+            raise InputError(f"a pool depth is a whole number, not '{raw[:20]}'")
+        services.run_depth_set(run=run, depth=int(raw) if raw else None)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        depth = f"depth {run.depth}" if run.depth else "the campaign's depth"
+        messages.info(request, f"Run {run.name} is now pooled to {depth}. Rebuild the pools to apply it.")
+    return redirect("pooling:pools", pk=pk)

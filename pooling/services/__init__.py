@@ -3,7 +3,7 @@ transaction: a file with any problem raises InputError after the pass, which rol
 from .campaigns import campaign_create, collection_get_or_create, topics_ingest
 from .collection import collection_ingest
 from .pools import pool_build, run_depth
-from .runs import file_checksum, run_collection_check, run_ingest
+from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
 
 __all__ = [
     "campaign_create",
@@ -12,6 +12,7 @@ __all__ = [
     "file_checksum",
     "pool_build",
     "run_collection_check",
+    "run_depth_set",
     "run_depth",
     "run_ingest",
     "topics_ingest",

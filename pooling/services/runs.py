@@ -19,6 +19,15 @@ from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
 from .common import PROGRESS_EVERY, Progress, Rejected
 
 
+def run_depth_set(*, run: Run, depth: int | None) -> Run:
+    """Gives a run a pool depth of its own (None: the campaign's depth for its kind again)."""
+    if depth is not None and depth < 1:
+        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
+    run.depth = depth
+    run.save(update_fields=["depth"])
+    return run
+
+
 def file_checksum(path: str | os.PathLike) -> str:
     with open(path, "rb") as stream:
         return hashlib.file_digest(stream, "sha256").hexdigest()

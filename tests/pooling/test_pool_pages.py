@@ -149,3 +149,33 @@ def test_build_button_queues_a_pool_build_job(client, organizer, answers):
     assert (job.kind, job.campaign, job.status) == (Job.Kind.POOL_BUILD, answers, Job.Status.QUEUED)
     assert response.status_code == 302 and response["Location"] == f"/jobs/{job.pk}/"
     assert client.get(f"/campaigns/{answers.pk}/pools/build/").status_code == 405
+
+
+def test_organizer_sets_and_clears_a_runs_pool_depth_on_the_pools_page(client, organizer, tmp_path):
+    from pooling import services
+    from pooling.models import Run
+
+    campaign = services.campaign_create(name="depths", task="answers")
+    topics = tmp_path / "t.xml"
+    topics.write_text('<Topics><Topic number="A.1"><Title>t</Title><Question>q</Question></Topic></Topics>')
+    services.topics_ingest(campaign=campaign, path=topics)
+    run_file = tmp_path / "manual.tsv"
+    run_file.write_text("".join(f"A.1\t{i}\t{i}\t{100 - i}\tm\n" for i in range(1, 61)))
+    run = services.run_ingest(campaign=campaign, path=run_file)
+    services.pool_build(campaign=campaign)
+    client.force_login(organizer)
+    url = f"/campaigns/{campaign.pk}/runs/{run.pk}/depth/"
+    page = client.post(url, {"depth": "60"}, follow=True).content.decode()
+    assert Run.objects.get(pk=run.pk).depth == 60 and "Rebuild the pools" in page
+    services.pool_build(campaign=campaign)
+    assert services.pool_build(campaign=campaign)["sizes"] == {"A.1": 60}
+    page = client.post(url, {"depth": "deep"}, follow=True).content.decode()
+    assert "a pool depth is a whole number" in page and Run.objects.get(pk=run.pk).depth == 60
+    client.post(url, {"depth": ""})
+    assert Run.objects.get(pk=run.pk).depth is None
+    assert services.pool_build(campaign=campaign)["sizes"] == {"A.1": 45}
+
+
+def test_assessors_cannot_change_a_runs_depth(client, assessor_user):
+    client.force_login(assessor_user)
+    assert client.post("/campaigns/1/runs/1/depth/", {"depth": "5"}).status_code == 403
