@@ -9,6 +9,8 @@ from pooling import services
 from pooling.models import Campaign, Collection, Formula, PoolInstance, PoolItem, Post, Run
 from tests.factories import CampaignFactory, TopicFactory
 
+from .run_files import ingest, task1_lines, task2_lines
+
 pytestmark = pytest.mark.django_db
 
 
@@ -24,25 +26,6 @@ def rejected(*args) -> list[str]:
         call_command(*args, stdout=StringIO(), stderr=err)
     assert info.value.returncode == 2
     return err.getvalue().splitlines()
-
-
-def ingest(campaign, tmp_path, name, lines, *, alternate=False, depth=None) -> Run:
-    path = tmp_path / f"{name}.tsv"
-    path.write_text("".join("\t".join(line) + "\n" for line in lines))
-    run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
-    if depth is not None:
-        run.depth = depth
-        run.save(update_fields=["depth"])
-    return run
-
-
-def task1_lines(topic, posts, tag):
-    return [(topic, post, str(rank), str(10.0 - rank), tag) for rank, post in enumerate(posts, start=1)]
-
-
-def task2_lines(topic, formulas, tag):
-    # formula n lives in post n*10 in the hand-made index below; the run says the same
-    return [(topic, f, str(int(f) * 10), str(rank), str(10.0 - rank), tag) for rank, f in enumerate(formulas, 1)]
 
 
 def pool_of(campaign) -> dict[str, dict[str, list]]:

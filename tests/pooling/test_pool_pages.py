@@ -5,25 +5,9 @@ from pooling import selectors, services
 from pooling.models import Campaign, Collection, Formula, Job, Run
 from tests.factories import CampaignFactory, TopicFactory
 
+from .run_files import ingest, task1_lines, task2_lines
+
 pytestmark = pytest.mark.django_db
-
-
-def ingest(campaign, tmp_path, name, lines, *, alternate=False, depth=None) -> Run:
-    path = tmp_path / f"{name}.tsv"
-    path.write_text("".join("\t".join(line) + "\n" for line in lines))
-    run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
-    if depth is not None:
-        run.depth = depth
-        run.save(update_fields=["depth"])
-    return run
-
-
-def task1(topic, posts, tag):
-    return [(topic, post, str(rank), str(10.0 - rank), tag) for rank, post in enumerate(posts, start=1)]
-
-
-def task2(topic, formulas, tag):
-    return [(topic, f, str(int(f) * 10), str(rank), str(10.0 - rank), tag) for rank, f in enumerate(formulas, 1)]
 
 
 @pytest.fixture
@@ -35,11 +19,12 @@ def answers(tmp_path):
     campaign = CampaignFactory(name="answers", task=Campaign.Task.ANSWERS, primary_depth=3, alternate_depth=2)
     TopicFactory(campaign=campaign, topic_id="A.1", position=0)
     TopicFactory(campaign=campaign, topic_id="A.2", position=1)
-    ingest(campaign, tmp_path, "r1", task1("A.1", ["10", "11", "12", "13"], "r1")
-           + task1("A.2", ["20", "21", "22", "23"], "r1"))
-    ingest(campaign, tmp_path, "r2", task1("A.1", ["12", "14", "10"], "r2")
-           + task1("A.2", ["24", "20", "25"], "r2"), alternate=True)
-    ingest(campaign, tmp_path, "r3", task1("A.1", ["15", "10"], "r3") + task1("A.2", ["20", "26"], "r3"), depth=1)
+    ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11", "12", "13"], "r1")
+           + task1_lines("A.2", ["20", "21", "22", "23"], "r1"))
+    ingest(campaign, tmp_path, "r2", task1_lines("A.1", ["12", "14", "10"], "r2")
+           + task1_lines("A.2", ["24", "20", "25"], "r2"), alternate=True)
+    ingest(campaign, tmp_path, "r3", task1_lines("A.1", ["15", "10"], "r3") + task1_lines("A.2", ["20", "26"], "r3"),
+           depth=1)
     return campaign
 
 
@@ -56,8 +41,8 @@ def formulas(tmp_path):
     campaign = CampaignFactory(name="formulas", task=Campaign.Task.FORMULAS, collection=collection,
                                primary_depth=2, alternate_depth=1, instances=1)
     TopicFactory(campaign=campaign, topic_id="B.1", position=0)
-    ingest(campaign, tmp_path, "ra", task2("B.1", ["1", "3", "4"], "ra"))
-    ingest(campaign, tmp_path, "rb", task2("B.1", ["2", "1", "4"], "rb"))
+    ingest(campaign, tmp_path, "ra", task2_lines("B.1", ["1", "3", "4"], "ra"))
+    ingest(campaign, tmp_path, "rb", task2_lines("B.1", ["2", "1", "4"], "rb"))
     return campaign
 
 
@@ -153,7 +138,6 @@ def test_build_button_queues_a_pool_build_job(client, organizer, answers):
 
 def test_organizer_sets_and_clears_a_runs_pool_depth_on_the_pools_page(client, organizer, tmp_path):
     from pooling import services
-    from pooling.models import Run
 
     campaign = services.campaign_create(name="depths", task="answers")
     topics = tmp_path / "t.xml"
