@@ -9,7 +9,7 @@ from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .errors import InputError
 from .models import Campaign, Collection, Job, PoolInstance, PoolItem, RunEntry
-from .services.pools import _formula_index, run_depth
+from .services.pools import formula_index, run_depth
 
 
 def campaign_list() -> QuerySet[Campaign]:
@@ -125,7 +125,7 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
     else:
         # A run's k-th distinct visual id can lie at any rank, so rows are read in rank order until each run
         # has `deepest` of them for the topic.
-        index = _formula_index(campaign)
+        index = formula_index(campaign)
         distinct: dict[tuple[int, int], set[str]] = {}
         for run_pk, topic_pk, formula_id, post_id in (entries.values_list("run_id", "topic_id", "item_id", "post_id")
                                                       .iterator(chunk_size=5000)):

@@ -91,7 +91,7 @@ def _build_answers(campaign, runs, depths, topics) -> dict:
     return {"sizes": sizes, "items": len(rows)}
 
 
-def _formula_index(campaign: Campaign) -> dict[str, tuple[str, str, str]]:
+def formula_index(campaign: Campaign) -> dict[str, tuple[str, str, str]]:
     """formula id -> (visual id, post id, thread id) for the collection's formulas that some run retrieved.
 
     Formulas without a visual id in the index are clustered (SPEC 4.2) with every formula of the collection
@@ -132,7 +132,7 @@ def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
 
 
 def _build_formulas(campaign, runs, depths, topics) -> dict:
-    index = _formula_index(campaign)
+    index = formula_index(campaign)
     # topic pk -> run name -> (formula id, post id, visual id) in rank order, cut where the run's k-th distinct
     # visual id first appears (the pooled prefix, SPEC 4.3). A formula the collection does not know is its own
     # visual id, with the post id the run gave for it: it is still judged, as a formula of its own.
