@@ -131,29 +131,84 @@ def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
     return found
 
 
+# Entries read first per run and topic: a pooled prefix (up to the k-th distinct visual id) is rarely longer;
+# the lists that need more are read again, past this point, in a second query.
+PREFIX_ROWS = 400
+
+
+def _formula_rows(campaign: Campaign, start: int, pairs: list[tuple[int, int]] | None = None):
+    """Entries with their formula's (visual id, post id, thread id), in rank order per run and topic: the rows
+    numbered start+1..start+PREFIX_ROWS of every list, or every row after start of the listed (run, topic) pairs.
+    The formula columns are NULL for a formula the collection does not have."""
+    qn = connection.ops.quote_name
+    where, params = "", []
+    if pairs is not None:
+        where = " AND (e.run_id, e.topic_id) IN (VALUES " + ", ".join(["(%s, %s)"] * len(pairs)) + ")"
+        params = [value for pair in pairs for value in pair]
+        stop = 2**62
+    else:
+        stop = start + PREFIX_ROWS
+    sql = (f"SELECT x.run_id, x.topic_id, x.item_id, x.post_id, f.visual_id, f.post_id, f.thread_id FROM "
+           f"(SELECT e.run_id, e.topic_id, e.item_id, e.post_id, ROW_NUMBER() OVER (PARTITION BY e.run_id, "
+           f"e.topic_id ORDER BY e.rank, e.item_id) AS n FROM {qn(RunEntry._meta.db_table)} e "
+           f"JOIN {qn(Run._meta.db_table)} r ON r.id = e.run_id WHERE r.campaign_id = %s{where}) x "
+           f"LEFT JOIN {qn(Formula._meta.db_table)} f ON f.collection_id = %s AND f.formula_id = x.item_id "
+           f"WHERE x.n > %s AND x.n <= %s ORDER BY x.run_id, x.topic_id, x.n")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign.pk, *params, campaign.collection_id, start, stop])
+        while rows := cursor.fetchmany(BATCH):
+            yield from rows
+
+
+def _unnamed_clusters(campaign: Campaign) -> dict[str, str]:
+    """Computed visual ids (SPEC 4.2) of the collection's formulas that have none in the index, clustered with
+    every such formula of the collection so that a computed id does not change when a run is added."""
+    return cluster_visual_ids(Formula.objects.filter(collection_id=campaign.collection_id, visual_id__regex=r"^\s*$")
+                              .values_list("formula_id", "visual_id", "slt", "latex").iterator(chunk_size=BATCH))
+
+
 def _build_formulas(campaign, runs, depths, topics) -> dict:
-    index = formula_index(campaign)
     # topic pk -> run name -> (formula id, post id, visual id) in rank order, cut where the run's k-th distinct
     # visual id first appears (the pooled prefix, SPEC 4.3). A formula the collection does not know is its own
     # visual id, with the post id the run gave for it: it is still judged, as a formula of its own.
     ranked: dict[int, dict[str, list[tuple[str, str, str]]]] = {}
     distinct: dict[tuple[int, str], set[str]] = {}
+    fetched: dict[tuple[int, int], int] = {}
     post_of: dict[str, str] = {}
-    for run_pk, topic_pk, formula_id, entry_post_id in _entries(campaign):
-        name = runs[run_pk].name
-        seen = distinct.setdefault((topic_pk, name), set())
-        entries = ranked.setdefault(topic_pk, {}).setdefault(name, [])
-        if len(seen) >= depths[name]:
-            continue
-        visual_id, post_id, _thread = index.get(formula_id, (formula_id, entry_post_id, ""))
-        post_id = post_id or entry_post_id
-        post_of.setdefault(formula_id, post_id)
-        entries.append((formula_id, post_id, visual_id))
-        seen.add(visual_id)
+    thread_of: dict[str, str] = {}
+    clusters: dict[str, str] | None = None
+
+    def take(rows) -> None:
+        nonlocal clusters
+        for run_pk, topic_pk, formula_id, entry_post_id, visual_id, formula_post_id, thread_id in rows:
+            name = runs[run_pk].name
+            fetched[(run_pk, topic_pk)] = fetched.get((run_pk, topic_pk), 0) + 1
+            seen = distinct.setdefault((topic_pk, name), set())
+            entries = ranked.setdefault(topic_pk, {}).setdefault(name, [])
+            if len(seen) >= depths[name]:
+                continue
+            if visual_id is None:
+                visual_id = formula_id
+            elif not visual_id.strip():
+                clusters = clusters if clusters is not None else _unnamed_clusters(campaign)
+                visual_id = clusters[formula_id]
+            else:
+                visual_id = visual_id.strip()
+            post_id = formula_post_id or entry_post_id
+            post_of.setdefault(formula_id, post_id)
+            if thread_id:
+                thread_of.setdefault(formula_id, thread_id)
+            entries.append((formula_id, post_id, visual_id))
+            seen.add(visual_id)
+
+    take(_formula_rows(campaign, 0))
+    deeper = [(run_pk, topic_pk) for (run_pk, topic_pk), count in fetched.items()
+              if count == PREFIX_ROWS and len(distinct[(topic_pk, runs[run_pk].name)]) < depths[runs[run_pk].name]]
+    for start in range(0, len(deeper), LOOKUP_CHUNK):
+        take(_formula_rows(campaign, PREFIX_ROWS, deeper[start:start + LOOKUP_CHUNK]))
 
     posts: dict[str, tuple[str, str]] | None = None
     if campaign.selection == Campaign.Selection.THREAD_SPREAD:
-        thread_of = {f: index[f][2] for f in post_of if f in index and index[f][2]}
         threads = _threads(campaign, {p for f, p in post_of.items() if f not in thread_of})
         # A post the collection does not know is taken as a thread of its own.
         posts = {f: (p, thread_of.get(f) or threads.get(p) or p) for f, p in post_of.items()}

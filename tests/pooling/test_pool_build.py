@@ -176,6 +176,15 @@ def test_rebuilding_formula_pools_gives_identical_rows(formulas):
     assert PoolInstance.objects.count() == 8
 
 
+def test_lists_longer_than_the_first_read_are_read_again_deeper_with_the_same_pools(formulas, monkeypatch):
+    services.pool_build(campaign=formulas)
+    expected = snapshot(formulas)
+    # With one row read first per run and topic, every list that needs more takes the second query.
+    monkeypatch.setattr("pooling.services.pools.PREFIX_ROWS", 1)
+    services.pool_build(campaign=formulas)
+    assert snapshot(formulas) == expected
+
+
 def test_export_pools_writes_one_row_per_selected_formula_instance(formulas):
     out = run_command("build_pools", "--campaign", "formulas")
     assert out.splitlines() == ["B.1\t3 visual ids, 1 with more than 2 instances",
