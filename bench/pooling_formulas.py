@@ -256,16 +256,16 @@ def timed_pool_build(campaign) -> tuple[float, dict]:
 
 
 def instrumented_pool_build(campaign) -> dict[str, float]:
-    """One more pool_build with timers around its database work (not counted in the median): the formula
-    index query, the run entry query (time spent waiting for its rows), the deletes and the bulk inserts.
-    What is left is Python: cutting the runs, pooling, rr-vote selection, display order, building rows."""
+    """One more pool_build with timers around its database work (not counted in the median): the query of run
+    entries with their visual ids (time spent waiting for its rows, first read and deeper reads together), the
+    deletes and the bulk inserts. What is left is Python: cutting the runs, pooling, rr-vote selection, display
+    order, building rows."""
     from django.db.models import QuerySet
 
     from pooling.services import pools
 
-    spent = dict.fromkeys(("formula index query", "run entries query", "delete old pool", "insert pool rows"), 0.0)
-    originals = {"index": pools._formula_index, "entries": pools._entries, "delete": QuerySet.delete,
-                 "bulk": QuerySet.bulk_create}
+    spent = dict.fromkeys(("entries with visual ids query", "delete old pool", "insert pool rows"), 0.0)
+    originals = {"rows": pools._formula_rows, "delete": QuerySet.delete, "bulk": QuerySet.bulk_create}
 
     def timed(key, function):
         def wrapper(*args, **kwargs):
@@ -276,26 +276,25 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
                 spent[key] += time.perf_counter() - start
         return wrapper
 
-    def entries(campaign_):
-        iterator = iter(originals["entries"](campaign_))
+    def rows(*args, **kwargs):
+        iterator = iter(originals["rows"](*args, **kwargs))
         while True:
             start = time.perf_counter()
             try:
                 row = next(iterator)
             except StopIteration:
-                spent["run entries query"] += time.perf_counter() - start
+                spent["entries with visual ids query"] += time.perf_counter() - start
                 return
-            spent["run entries query"] += time.perf_counter() - start
+            spent["entries with visual ids query"] += time.perf_counter() - start
             yield row
 
-    pools._formula_index = timed("formula index query", originals["index"])
-    pools._entries = entries
+    pools._formula_rows = rows
     QuerySet.delete = timed("delete old pool", originals["delete"])
     QuerySet.bulk_create = timed("insert pool rows", originals["bulk"])
     try:
         total, _result = timed_pool_build(campaign)
     finally:
-        pools._formula_index, pools._entries = originals["index"], originals["entries"]
+        pools._formula_rows = originals["rows"]
         QuerySet.delete, QuerySet.bulk_create = originals["delete"], originals["bulk"]
     spent["python (the rest)"] = total - sum(spent.values())
     spent["total"] = total

@@ -133,7 +133,7 @@ def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
 
 # Entries read first per run and topic: a pooled prefix (up to the k-th distinct visual id) is rarely longer;
 # the lists that need more are read again, past this point, in a second query.
-PREFIX_ROWS = 400
+PREFIX_ROWS = 120
 
 
 def _formula_rows(campaign: Campaign, start: int, pairs: list[tuple[int, int]] | None = None):
