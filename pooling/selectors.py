@@ -8,8 +8,8 @@ from django.db.models import Count, Q, QuerySet
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .errors import InputError
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem, RunEntry
-from .services.pools import formula_index, run_depth
+from .models import Campaign, Collection, Job, PoolInstance, PoolItem
+from .services.pools import formula_prefixes, run_depth, top_entries
 
 
 def campaign_list() -> QuerySet[Campaign]:
@@ -113,29 +113,17 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
     runs = dict(campaign.runs.values_list("pk", "name"))
     alternates = set(campaign.runs.filter(alternate=True).values_list("name", flat=True))
     topics = dict(campaign.topics.values_list("pk", "topic_id"))
-    entries = RunEntry.objects.filter(run__campaign=campaign).order_by("run_id", "topic_id", "rank", "item_id")
     ranked: dict[str, dict[str, list]] = {}
     if campaign.task == Campaign.Task.ANSWERS:
-        for run_pk, topic_pk, item_id in (entries.filter(rank__lte=deepest)
-                                          .values_list("run_id", "topic_id", "item_id").iterator(chunk_size=5000)):
+        # The same top-k read as pool_build, so the row at the campaign's own depths is its pool.
+        for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, deepest):
             items = ranked.setdefault(topics[topic_pk], {}).setdefault(runs[run_pk], [])
             if len(items) < deepest:
                 items.append(item_id)
         task = "answers"
     else:
-        # A run's k-th distinct visual id can lie at any rank, so rows are read in rank order until each run
-        # has `deepest` of them for the topic.
-        index = formula_index(campaign)
-        distinct: dict[tuple[int, int], set[str]] = {}
-        for run_pk, topic_pk, formula_id, post_id in (entries.values_list("run_id", "topic_id", "item_id", "post_id")
-                                                      .iterator(chunk_size=5000)):
-            seen = distinct.setdefault((run_pk, topic_pk), set())
-            if len(seen) >= deepest:
-                continue
-            visual_id = index.get(formula_id, (formula_id,))[0]
-            ranked.setdefault(topics[topic_pk], {}).setdefault(runs[run_pk], []).append(
-                (formula_id, post_id, visual_id))
-            seen.add(visual_id)
+        prefixes, _posts, _threads = formula_prefixes(campaign, dict.fromkeys(runs.values(), deepest))
+        ranked = {topics[topic_pk]: lists for topic_pk, lists in prefixes.items()}
         task = "formulas"
     return plan_pool_sizes(ranked, depths, task=task, alternate_runs=alternates, alternate_depth=alternate_depth,
                            instances_per_formula=campaign.instances, seconds_per_judgment=seconds_per_judgment)

@@ -4,7 +4,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from django.db import connection, transaction
-from django.db.models import Subquery
 
 from ..algorithms.answers import pool_answers
 from ..algorithms.formulas import overflow_count, pool_formulas, rr_vote, select_instances
@@ -43,7 +42,7 @@ def pool_build(*, campaign: Campaign) -> dict:
     PoolItem.objects.filter(campaign=campaign).delete()
     if campaign.task == Campaign.Task.ANSWERS:
         return _build_answers(campaign, runs, depths, topics)
-    return _build_formulas(campaign, runs, depths, topics)
+    return _build_formulas(campaign, depths, topics)
 
 
 def _entries(campaign: Campaign) -> Iterator[tuple[int, int, str, str]]:
@@ -54,7 +53,7 @@ def _entries(campaign: Campaign) -> Iterator[tuple[int, int, str, str]]:
             .iterator(chunk_size=BATCH))
 
 
-def _top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
+def top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
     """Like _entries, but only the first `depth` entries of each run and topic, cut by the database: a pool
     of depth 45 reads 45 of every 1000 rows instead of all of them."""
     entries = connection.ops.quote_name(RunEntry._meta.db_table)
@@ -72,7 +71,7 @@ def _top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str
 def _build_answers(campaign, runs, depths, topics) -> dict:
     # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small.
     ranked: dict[int, dict[str, list[str]]] = {}
-    for run_pk, topic_pk, item_id, _post_id in _top_entries(campaign, max(depths.values())):
+    for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, max(depths.values())):
         name = runs[run_pk].name
         items = ranked.setdefault(topic_pk, {}).setdefault(name, [])
         if len(items) < depths[name]:
@@ -89,33 +88,6 @@ def _build_answers(campaign, runs, depths, topics) -> dict:
         sizes[topic_id] = len(order)
     PoolItem.objects.bulk_create(rows, batch_size=BATCH)
     return {"sizes": sizes, "items": len(rows)}
-
-
-def formula_index(campaign: Campaign) -> dict[str, tuple[str, str, str]]:
-    """formula id -> (visual id, post id, thread id) for the collection's formulas that some run retrieved.
-
-    Formulas without a visual id in the index are clustered (SPEC 4.2) with every formula of the collection
-    that lacks one, not only the retrieved ones, so a computed visual id does not change when a run is added.
-    """
-    if campaign.collection_id is None:
-        return {}
-    formulas = Formula.objects.filter(collection_id=campaign.collection_id)
-    retrieved = RunEntry.objects.filter(run__campaign=campaign).values("item_id")
-    index: dict[str, tuple[str, str, str]] = {}
-    unnamed = False
-    for formula_id, visual_id, post_id, thread_id in (
-            formulas.filter(formula_id__in=Subquery(retrieved))
-            .values_list("formula_id", "visual_id", "post_id", "thread_id").iterator(chunk_size=BATCH)):
-        index[formula_id] = (visual_id.strip(), post_id, thread_id)
-        unnamed = unnamed or not visual_id.strip()
-    if unnamed:
-        clusters = cluster_visual_ids(formulas.filter(visual_id__regex=r"^\s*$")
-                                      .values_list("formula_id", "visual_id", "slt", "latex")
-                                      .iterator(chunk_size=BATCH))
-        for formula_id, (visual_id, post_id, thread_id) in index.items():
-            if not visual_id:
-                index[formula_id] = (clusters[formula_id], post_id, thread_id)
-    return index
 
 
 def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
@@ -167,10 +139,15 @@ def _unnamed_clusters(campaign: Campaign) -> dict[str, str]:
                               .values_list("formula_id", "visual_id", "slt", "latex").iterator(chunk_size=BATCH))
 
 
-def _build_formulas(campaign, runs, depths, topics) -> dict:
-    # topic pk -> run name -> (formula id, post id, visual id) in rank order, cut where the run's k-th distinct
-    # visual id first appears (the pooled prefix, SPEC 4.3). A formula the collection does not know is its own
-    # visual id, with the post id the run gave for it: it is still judged, as a formula of its own.
+def formula_prefixes(campaign: Campaign, depths: dict[str, int]):
+    """Each run's list per topic in rank order, cut where its k-th distinct visual id first appears (the pooled
+    prefix, SPEC 4.3; k = depths[run name]): topic pk -> run name -> [(formula id, post id, visual id)], plus
+    formula id -> post id and formula id -> thread id.
+
+    A formula the collection does not know is its own visual id, with the post id the run gave for it: it is
+    still judged, as a formula of its own.
+    """
+    runs = dict(campaign.runs.values_list("pk", "name"))
     ranked: dict[int, dict[str, list[tuple[str, str, str]]]] = {}
     distinct: dict[tuple[int, str], set[str]] = {}
     fetched: dict[tuple[int, int], int] = {}
@@ -181,7 +158,7 @@ def _build_formulas(campaign, runs, depths, topics) -> dict:
     def take(rows) -> None:
         nonlocal clusters
         for run_pk, topic_pk, formula_id, entry_post_id, visual_id, formula_post_id, thread_id in rows:
-            name = runs[run_pk].name
+            name = runs[run_pk]
             fetched[(run_pk, topic_pk)] = fetched.get((run_pk, topic_pk), 0) + 1
             seen = distinct.setdefault((topic_pk, name), set())
             entries = ranked.setdefault(topic_pk, {}).setdefault(name, [])
@@ -203,9 +180,14 @@ def _build_formulas(campaign, runs, depths, topics) -> dict:
 
     take(_formula_rows(campaign, 0))
     deeper = [(run_pk, topic_pk) for (run_pk, topic_pk), count in fetched.items()
-              if count == PREFIX_ROWS and len(distinct[(topic_pk, runs[run_pk].name)]) < depths[runs[run_pk].name]]
+              if count == PREFIX_ROWS and len(distinct[(topic_pk, runs[run_pk])]) < depths[runs[run_pk]]]
     for start in range(0, len(deeper), LOOKUP_CHUNK):
         take(_formula_rows(campaign, PREFIX_ROWS, deeper[start:start + LOOKUP_CHUNK]))
+    return ranked, post_of, thread_of
+
+
+def _build_formulas(campaign, depths, topics) -> dict:
+    ranked, post_of, thread_of = formula_prefixes(campaign, depths)
 
     posts: dict[str, tuple[str, str]] | None = None
     if campaign.selection == Campaign.Selection.THREAD_SPREAD:
