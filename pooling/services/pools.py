@@ -45,14 +45,6 @@ def pool_build(*, campaign: Campaign) -> dict:
     return _build_formulas(campaign, depths, topics)
 
 
-def _entries(campaign: Campaign) -> Iterator[tuple[int, int, str, str]]:
-    """(run pk, topic pk, item id, post id) of every run of the campaign, by run, topic and rank: one query."""
-    return (RunEntry.objects.filter(run__campaign=campaign)
-            .order_by("run_id", "topic_id", "rank", "item_id")
-            .values_list("run_id", "topic_id", "item_id", "post_id")
-            .iterator(chunk_size=BATCH))
-
-
 def top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
     """Like _entries, but only the first `depth` entries of each run and topic, cut by the database: a pool
     of depth 45 reads 45 of every 1000 rows instead of all of them."""
