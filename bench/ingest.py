@@ -207,18 +207,14 @@ def posts_file(out: Path, posts: int) -> Path:
     return folder / "Posts.xml"
 
 
-def topics_file(out: Path, count: int) -> tuple[Path, list[str]]:
-    """The first `count` real ARQMath-3 Task 1 topics, as a topic file the campaign ingests."""
-    from pooling.demo.common import DATA_DIR, TASK1_TOPICS
+def topics_file(out: Path, count: int, task: int = 1) -> tuple[Path, list[str]]:
+    """The first `count` real ARQMath-3 topics of Task 1 or 2, as a topic file the campaign ingests."""
+    from pooling.demo.common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS
+    from pooling.demo.generate import write_topics
 
-    tree = ElementTree.parse(DATA_DIR / TASK1_TOPICS)
-    root = tree.getroot()
-    for topic in list(root)[count:]:
-        root.remove(topic)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"topics-{count}.xml"
-    tree.write(path, encoding="utf-8", xml_declaration=True)
-    return path, [topic.get("number") for topic in root]
+    path = out / f"topics-task{task}-{count}.xml"
+    return path, write_topics(DATA_DIR / (TASK1_TOPICS if task == 1 else TASK2_TOPICS), path, count)
 
 
 def run_files(out: Path, *, runs: int, topic_ids: list[str], depth: int, posts_xml: Path) -> list[tuple[Path, bool]]:

@@ -27,7 +27,6 @@ import time
 from array import array
 from bisect import bisect_right
 from pathlib import Path
-from xml.etree import ElementTree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -110,20 +109,6 @@ def index_file(out: Path, formulas: int) -> tuple[Path, array]:
     with open(folder / "starts.bin", "rb") as stream:
         starts.frombytes(stream.read())
     return folder / "index.tsv", starts
-
-
-def topics_file(out: Path, count: int) -> tuple[Path, list[str]]:
-    """The first `count` ARQMath-3 Task 2 topics, as a topic file the campaign ingests."""
-    from pooling.demo.common import DATA_DIR
-
-    tree = ElementTree.parse(DATA_DIR / "topics.arqmath-2022-task2-origin.xml")
-    root = tree.getroot()
-    for topic in list(root)[count:]:
-        root.remove(topic)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"topics-task2-{count}.xml"
-    tree.write(path, encoding="utf-8", xml_declaration=True)
-    return path, [topic.get("number") for topic in root]
 
 
 def run_files(out: Path, index: Path, starts: array, *, runs: int, topic_ids: list[str],
@@ -318,7 +303,7 @@ def main(argv: list[str]) -> None:
     bench_ingest.ensure_database()
     out = args.out.resolve()
     index, starts = index_file(out, args.formulas)
-    topics_xml, topic_ids = topics_file(out, args.topics)
+    topics_xml, topic_ids = bench_ingest.topics_file(out, args.topics, task=2)
     files = run_files(out, index, starts, runs=args.runs, topic_ids=topic_ids, depth=args.depth)
     rows = sum(1 for path, _ in files for _ in open(path, encoding="utf-8"))
     _collection, index_seconds = collection_with_index(index, starts)

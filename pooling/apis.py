@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
@@ -20,7 +19,7 @@ from . import selectors, services
 from .errors import InputError
 from .formats.pools import write_pool_tsv
 from .jobs import job_create
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem
+from .models import Campaign, Collection, Job
 from .serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
@@ -59,22 +58,6 @@ class TSVRenderer(BaseRenderer):
         if isinstance(data, dict) and "detail" in data:
             return str(data["detail"])
         return str(data)
-
-
-def _pool_sizes(campaign: Campaign) -> dict:
-    """Per topic of the campaign (in campaign order): pool items and, for formulas, instances selected to judge."""
-    items = dict(PoolItem.objects.filter(campaign=campaign).order_by()
-                 .values_list("topic_id").annotate(n=Count("id")).values_list("topic_id", "n"))
-    formulas = campaign.task == Campaign.Task.FORMULAS
-    selected: dict[int, int] = {}
-    if formulas:
-        selected = dict(PoolInstance.objects.filter(item__campaign=campaign, selected=True).order_by()
-                        .values_list("item__topic_id").annotate(n=Count("id")).values_list("item__topic_id", "n"))
-    topics = [{"topic": topic_id, "items": items.get(pk, 0), "selected": selected.get(pk, 0) if formulas else None}
-              for pk, topic_id in campaign.topics.order_by("position", "pk").values_list("pk", "topic_id")]
-    return {"campaign": campaign.name, "task": campaign.task, "built": bool(items),
-            "items": sum(items.values()), "selected": sum(selected.values()) if formulas else None,
-            "topics": topics}
 
 
 class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -163,7 +146,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         visual ids per topic with more candidate instances than judged), replacing any earlier pools."""
         campaign = self.get_object()
         if request.method == "GET":
-            return Response(PoolSizesSerializer(_pool_sizes(campaign)).data)
+            return Response(PoolSizesSerializer(selectors.pool_sizes(campaign=campaign)).data)
         with transaction.atomic():
             job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user, params={})
         return _accepted(job, request)

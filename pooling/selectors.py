@@ -127,3 +127,19 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
         task = "formulas"
     return plan_pool_sizes(ranked, depths, task=task, alternate_runs=alternates, alternate_depth=alternate_depth,
                            instances_per_formula=campaign.instances, seconds_per_judgment=seconds_per_judgment)
+
+
+def pool_sizes(*, campaign: Campaign) -> dict:
+    """Per topic of the campaign (in campaign order): pool items and, for formulas, instances selected to judge."""
+    items = dict(PoolItem.objects.filter(campaign=campaign).order_by()
+                 .values_list("topic_id").annotate(n=Count("id")).values_list("topic_id", "n"))
+    formulas = campaign.task == Campaign.Task.FORMULAS
+    selected: dict[int, int] = {}
+    if formulas:
+        selected = dict(PoolInstance.objects.filter(item__campaign=campaign, selected=True).order_by()
+                        .values_list("item__topic_id").annotate(n=Count("id")).values_list("item__topic_id", "n"))
+    topics = [{"topic": topic_id, "items": items.get(pk, 0), "selected": selected.get(pk, 0) if formulas else None}
+              for pk, topic_id in campaign.topics.order_by("position", "pk").values_list("pk", "topic_id")]
+    return {"campaign": campaign.name, "task": campaign.task, "built": bool(items),
+            "items": sum(items.values()), "selected": sum(selected.values()) if formulas else None,
+            "topics": topics}

@@ -72,7 +72,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "pooling/campaign_detail.html", {
         "campaign": campaign,
         "topics": campaign.topics.all(),
-        "runs": campaign.runs.select_related("uploaded_by"),
+        "runs": campaign.runs.all(),
         "jobs": selectors.job_list(campaign=campaign, limit=10),
     })
 

@@ -23,7 +23,8 @@ from .common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS, load_latex_pool
 from .runs import write_task1_runs, write_task2_runs
 
 # The bulk writers live in bulk.py; the benchmarks and tests import them from here.
-__all__ = ["BulkPosts", "DemoFiles", "IdList", "generate_demo", "write_posts_bulk", "write_task1_runs_bulk"]
+__all__ = [
+    "write_topics","BulkPosts", "DemoFiles", "IdList", "generate_demo", "write_posts_bulk", "write_task1_runs_bulk"]
 
 
 @dataclass
@@ -72,8 +73,8 @@ def generate_demo(
     write_comments(files.comments, comments)
     write_formula_index(files.formulas, formulas)
 
-    task1 = _write_topics(DATA_DIR / TASK1_TOPICS, files.task1_topics, topics_per_task)
-    task2 = _write_topics(DATA_DIR / TASK2_TOPICS, files.task2_topics, topics_per_task)
+    task1 = write_topics(DATA_DIR / TASK1_TOPICS, files.task1_topics, topics_per_task)
+    task2 = write_topics(DATA_DIR / TASK2_TOPICS, files.task2_topics, topics_per_task)
     files.task1_runs = write_task1_runs(
         out_dir / "runs" / "task1", seed=seed, topics=task1, subjects=subjects, posts=posts,
         depth=run_depth,
@@ -85,7 +86,7 @@ def generate_demo(
     return files
 
 
-def _write_topics(source: Path, target: Path, limit: int | None) -> list[str]:
+def write_topics(source: Path, target: Path, limit: int | None) -> list[str]:
     """Copies a topic file, cut after the first `limit` topics; returns the topic ids kept."""
     text = source.read_text(encoding="utf-8")
     numbers = re.findall(r'<Topic number="([^"]+)">', text)

@@ -170,6 +170,8 @@ def formula_prefixes(campaign: Campaign, depths: dict[str, int]):
             entries.append((formula_id, post_id, visual_id))
             seen.add(visual_id)
 
+    # This cut only decides how far to read; pool_formulas applies the rule itself (algorithms.formulas._prefix)
+    # to what it is given, so the two cannot disagree on what is pooled.
     take(_formula_rows(campaign, 0))
     deeper = [(run_pk, topic_pk) for (run_pk, topic_pk), count in fetched.items()
               if count == PREFIX_ROWS and len(distinct[(topic_pk, runs[run_pk])]) < depths[runs[run_pk]]]

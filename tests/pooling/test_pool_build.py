@@ -9,7 +9,7 @@ from pooling import services
 from pooling.models import Campaign, Collection, Formula, PoolInstance, PoolItem, Post, Run
 from tests.factories import CampaignFactory, TopicFactory
 
-from .run_files import ingest, task1_lines, task2_lines
+from .run_files import answers_campaign, ingest, task2_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -50,17 +50,7 @@ def snapshot(campaign) -> tuple[list, list]:
 
 @pytest.fixture
 def answers(tmp_path):
-    """Primary depth 3, alternate depth 2; run r3 is primary but pooled to depth 1 only."""
-    campaign = CampaignFactory(name="answers", task=Campaign.Task.ANSWERS, primary_depth=3, alternate_depth=2)
-    TopicFactory(campaign=campaign, topic_id="A.1", position=0)
-    TopicFactory(campaign=campaign, topic_id="A.2", position=1)
-    ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11", "12", "13"], "r1")
-           + task1_lines("A.2", ["20", "21", "22", "23"], "r1"))
-    ingest(campaign, tmp_path, "r2", task1_lines("A.1", ["12", "14", "10"], "r2")
-           + task1_lines("A.2", ["24", "20", "25"], "r2"), alternate=True)
-    ingest(campaign, tmp_path, "r3", task1_lines("A.1", ["15", "10"], "r3")
-           + task1_lines("A.2", ["20", "26"], "r3"), depth=1)
-    return campaign
+    return answers_campaign(tmp_path)
 
 
 def test_answer_pool_is_each_runs_top_depth_with_provenance(answers):
