@@ -5,3 +5,12 @@ class AssessorConfig(AppConfig):
     name = "assessor"
     verbose_name = "Assessment"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Pool rebuilds ask the judging app what has been judged; pooling never imports assessor.
+        from pooling.services.pools import JUDGED_ITEM_SOURCES
+
+        from .selectors import judged_items_of_campaign
+
+        if judged_items_of_campaign not in JUDGED_ITEM_SOURCES:
+            JUDGED_ITEM_SOURCES.append(judged_items_of_campaign)

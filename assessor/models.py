@@ -1,1 +1,131 @@
-"""Assignments and judgments live here (the judging issue); this app has no tables yet."""
+"""Assignments (an assessor x a topic), what each assessor was shown, their judgments and every revision.
+
+Judgments name their item by its string ids (post id; visual id and formula id for formulas), not by a foreign
+key to a pool row: a pool rebuild replaces pool rows, and must never take a judgment with it (SPEC 5.3).
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from pooling.models import Campaign, Topic
+
+
+class Assignment(models.Model):
+    class Kind(models.TextChoices):
+        OFFICIAL = "official"
+        TRAINING = "training"
+        DUAL = "dual"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="assignments")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="assignments")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.OFFICIAL)
+    round = models.PositiveIntegerField(default=0, help_text="training round (1, 2, ...); 0 for other kinds")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    # Closed: read-only for the assessor (the organizer closed the topic). Withdrawn: taken away from this
+    # assessor; kept, with its judgments, because nothing submitted is ever deleted.
+    closed_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "topic__position", "kind", "round", "assessor__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "assessor", "kind", "round"], name="assignment_unique",
+                                    condition=Q(withdrawn_at__isnull=True)),
+            # One official assessor per topic: the qrels take that assessor's judgments.
+            models.UniqueConstraint(fields=["topic"], name="assignment_one_official",
+                                    condition=Q(kind="official", withdrawn_at__isnull=True)),
+        ]
+        indexes = [models.Index(fields=["assessor", "campaign"], name="assignment_assessor")]
+
+    def __str__(self) -> str:
+        label = f"{self.kind} round {self.round}" if self.kind == self.Kind.TRAINING else self.kind
+        return f"{self.topic.topic_id} for {self.assessor} ({label})"
+
+    @property
+    def read_only(self) -> bool:
+        return self.closed_at is not None or self.withdrawn_at is not None
+
+
+class Grade(models.TextChoices):
+    """SPEC 5.1. Stored as text so that SF and DK sit beside the numeric grades."""
+
+    HIGH = "3", "High"
+    MEDIUM = "2", "Medium"
+    LOW = "1", "Low"
+    NOT_RELEVANT = "0", "Not relevant"
+    SYSTEM_FAILURE = "SF", "System failure"
+    DO_NOT_KNOW = "DK", "Do not know"
+
+
+GRADES_NEEDING_COMMENT = frozenset({Grade.SYSTEM_FAILURE, Grade.DO_NOT_KNOW})
+
+
+class ItemVisit(models.Model):
+    """An item as one assessor met it: when the server first showed it, whether they skipped it, and whether
+    it is complete (Task 2: every selected instance judged). Progress and "next item" read this table."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="visits")
+    item_id = models.CharField(max_length=64)
+    first_shown_at = models.DateTimeField()
+    skipped_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.FloatField(default=0.0, help_text="time the page was visible and in use, summed "
+                                                               "over the submissions that changed a judgment")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "item_id"], name="visit_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} seen by assignment {self.assignment_id}"
+
+
+class Judgment(models.Model):
+    """One assessor's current grade for one item (Task 1) or one formula instance (Task 2)."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="judgments")
+    item_id = models.CharField(max_length=64, help_text="post id (answers) or visual id (formulas)")
+    formula_id = models.CharField(max_length=64, blank=True, help_text="formulas: the judged instance")
+    post_id = models.CharField(max_length=64, help_text="the post shown (answers: the item itself)")
+    grade = models.CharField(max_length=2, choices=Grade.choices)
+    comment = models.TextField(blank=True)
+    revision = models.PositiveIntegerField(default=1)
+    first_shown_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(help_text="first submission")
+    updated_at = models.DateTimeField(help_text="latest revision")
+
+    class Meta:
+        ordering = ["assignment", "item_id", "formula_id"]
+        # The database, not a check in Python, keeps a double submit from making two judgments.
+        constraints = [models.UniqueConstraint(fields=["assignment", "item_id", "formula_id"],
+                                               name="judgment_unique")]
+
+    def __str__(self) -> str:
+        unit = f"{self.item_id}/{self.formula_id}" if self.formula_id else self.item_id
+        return f"{unit}: {self.grade}"
+
+
+class JudgmentRevision(models.Model):
+    """Every submission that changed a judgment: who, when, the old and the new value."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.PROTECT, related_name="revisions")
+    number = models.PositiveIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    old_grade = models.CharField(max_length=2, blank=True)
+    old_comment = models.TextField(blank=True)
+    grade = models.CharField(max_length=2, choices=Grade.choices)
+    comment = models.TextField(blank=True)
+    active_seconds = models.FloatField(default=0.0, help_text="active time the page reported with this submission")
+    source = models.CharField(max_length=10, default="web", help_text="web, api or import")
+
+    class Meta:
+        ordering = ["judgment", "number"]
+        constraints = [models.UniqueConstraint(fields=["judgment", "number"], name="revision_unique")]
+
+    def __str__(self) -> str:
+        return f"revision {self.number} of {self.judgment_id}"

@@ -1,10 +1,286 @@
-"""Assessor pages."""
+"""Assessor pages (assignments, the judging view, thread views) and the organizer's assignment page."""
+from __future__ import annotations
+
+import secrets
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from pooling.errors import InputError
+from pooling.models import Campaign, Collection, PoolItem, Topic
+from pooling.permissions import ORGANIZERS
+from pooling.views import organizer_required
+
+from . import selectors, services
+from .forms import AssessorCreateForm, AssignForm
+from .models import Assignment, Grade
+from .rendering import highlight, sanitize_cached
+
+GRADE_MEANINGS = {
+    Campaign.Task.ANSWERS: {
+        "3": "Sufficient to answer the complete question on its own",
+        "2": "Provides some path towards the solution",
+        "1": "Provides information that could be useful for finding or interpreting an answer, or interpreting "
+             "the question",
+        "0": "Provides no information pertinent to the question or its answers; restating the question is not "
+             "relevant",
+    },
+    Campaign.Task.FORMULAS: {
+        "3": "Just as good as finding an exact match to the query formula would be",
+        "2": "Useful but not as good as the original formula would be",
+        "1": "There is some chance of finding something useful",
+        "0": "Not expected to be useful",
+    },
+}
+FAILURE_MEANINGS = {
+    "SF": "The item cannot be judged because of the system (unreadable formula rendering, broken thread link)",
+    "DK": "You cannot decide even after reading the threads",
+}
+SHORTCUTS = {"3": "3", "2": "2", "1": "1", "0": "0", "SF": "f", "DK": "d"}
+
+
+def _grades(task: str) -> list[dict]:
+    meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
+    return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value]}
+            for value, label in Grade.choices]
+
+
+def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
+    """The signed-in user's own assignment, else 404: nobody reaches another assessor's work."""
+    try:
+        return (Assignment.objects.select_related("campaign__collection", "topic")
+                .get(pk=pk, assessor=request.user))
+    except Assignment.DoesNotExist:
+        raise Http404("No such assignment") from None
+
+
+def _post_url(collection_pk: int):
+    def url(post_id: str) -> str:
+        return reverse("assessor:thread", args=[collection_pk, post_id]) + f"#post-{post_id}"
+    return url
+
+
+def _safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
+    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=_post_url(collection_pk or 0),
+                           new_tab=new_tab)
+    return highlight(safe, marks) if marks else safe
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """An assessor's start page: their assignments (none can exist before the judging app)."""
-    return render(request, "assessor/home.html")
+    """An assessor's start page: their assignments with progress and a Continue button."""
+    assignments = list(selectors.assignment_list(user=request.user))
+    done = sum(a.done for a in assignments)
+    total = sum(a.total for a in assignments)
+    return render(request, "assessor/home.html", {"assignments": assignments, "done": done, "total": total})
+
+
+@login_required
+def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
+    """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
+    assignment = _own_assignment(request, pk)
+    after = request.GET.get("after", "")
+    item = selectors.next_item(assignment=assignment, after=int(after) if after.isdigit() else None)
+    if item is None:
+        messages.info(request, f"Topic {assignment.topic.topic_id}: every item is judged. Thank you!")
+        return redirect("assessor:home")
+    return redirect("assessor:judge", pk=pk, position=item.position)
+
+
+def _grade_inputs(request: HttpRequest, view: selectors.JudgingItem) -> list[services.GradeInput]:
+    if not view.instances:
+        return [services.GradeInput(grade=request.POST.get("grade", ""),
+                                    comment=request.POST.get("comment", ""))]
+    grades = []
+    for n, instance in enumerate(view.instances):
+        grade = request.POST.get(f"grade-{n}", "")
+        comment = request.POST.get(f"comment-{n}", "")
+        if grade or comment.strip():
+            grades.append(services.GradeInput(grade=grade, comment=comment, formula_id=instance.formula_id))
+    return grades
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
+    assignment = _own_assignment(request, pk)
+    item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
+    view = selectors.judging_item(assignment=assignment, item=item)
+    errors: list[str] = []
+    if request.method == "POST":
+        try:
+            active = float(request.POST.get("active_seconds") or 0)
+        except ValueError:
+            active = 0.0
+        try:
+            result = services.judgment_submit(assignment=assignment, item=item, grades=_grade_inputs(request, view),
+                                              user=request.user, active_seconds=active)
+        except InputError as exc:
+            errors = exc.messages()
+        else:
+            if not result.complete:
+                messages.info(request, "Saved. Grade every instance to complete this formula.")
+                return redirect("assessor:judge", pk=pk, position=position)
+            return redirect(reverse("assessor:continue", args=[pk]) + f"?after={position}")
+    elif not assignment.read_only:
+        services.item_visit(assignment=assignment, item_id=item.item_id)
+    return render(request, "assessor/judge.html", _judge_context(assignment, view, errors),
+                  status=400 if errors else 200)
+
+
+def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: list[str]) -> dict:
+    campaign = assignment.campaign
+    collection_pk = campaign.collection_id
+    topic = assignment.topic
+    query_marks = [topic.formula_id] if topic.formula_id else []
+    instances = []
+    for n, instance in enumerate(view.instances):
+        post = instance.post
+        marks = [instance.formula_id]
+        instances.append({
+            "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
+            "formula_id": instance.formula_id, "post": post, "judgment": instance.judgment,
+            "title": _safe(post.title, collection_pk, new_tab=True, marks=marks) if post and post.title else "",
+            "body": _safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
+            "comment": (_safe(instance.comment.text, collection_pk, new_tab=True, marks=marks)
+                        if instance.comment else ""),
+            "thread_url": _post_url(collection_pk)(post.post_id) if post else "",
+        })
+    post = view.post
+    progress = selectors.assignment_progress(assignment=assignment)
+    return {
+        "assignment": assignment, "campaign": campaign, "topic": topic, "item": view.item,
+        "topic_title": _safe(topic.title, collection_pk, new_tab=True, marks=query_marks),
+        "topic_question": _safe(topic.question, collection_pk, new_tab=True, marks=query_marks),
+        "topic_tags": topic.tags.split(),
+        "post": post,
+        "post_body": _safe(post.body, collection_pk, new_tab=True) if post else "",
+        "question_title": (_safe(view.question.title, collection_pk, new_tab=True) if view.question else ""),
+        "post_thread_url": _post_url(collection_pk)(post.post_id) if post else "",
+        "judgment": view.judgment, "instances": instances,
+        "grades": _grades(campaign.task), "formulas": campaign.task == Campaign.Task.FORMULAS,
+        "progress": progress, "previous": view.previous, "errors": errors,
+        "read_only": assignment.read_only,
+    }
+
+
+@login_required
+@require_POST
+def skip(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    assignment = _own_assignment(request, pk)
+    item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
+    if not assignment.read_only:
+        services.item_skip(assignment=assignment, item_id=item.item_id)
+    return redirect(reverse("assessor:continue", args=[pk]) + f"?after={position}")
+
+
+@login_required
+def thread(request: HttpRequest, collection_pk: int, post_id: str) -> HttpResponse:
+    """A whole thread, opened in its own tab from the judging view or from a link inside another thread."""
+    collection = get_object_or_404(Collection, pk=collection_pk)
+    if not selectors.can_view_collection(user=request.user, collection=collection):
+        raise Http404("No such thread")
+    found = selectors.thread_of_post(collection=collection, post_id=post_id)
+    if found is None:
+        return render(request, "assessor/thread_missing.html", {"post_id": post_id}, status=404)
+
+    def render_post(post):
+        return {"post": post, "body": _safe(post.body, collection.pk, new_tab=False),
+                "comments": [{"comment": c, "text": _safe(c.text, collection.pk, new_tab=False)}
+                             for c in found.comments.get(post.post_id, [])],
+                "accepted": post.post_id == found.question.accepted_answer_id}
+
+    return render(request, "assessor/thread.html", {
+        "question": render_post(found.question),
+        "title": _safe(found.question.title, collection.pk, new_tab=False),
+        "tags": found.question.tags.split(),
+        "answers": [render_post(a) for a in found.answers],
+        "target": post_id,
+    })
+
+
+@login_required
+def topic_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """The topic's own thread page (topics are new questions, not posts of the collection)."""
+    assignment = _own_assignment(request, pk)
+    topic = assignment.topic
+    collection_pk = assignment.campaign.collection_id
+    marks = [topic.formula_id] if topic.formula_id else []
+    return render(request, "assessor/topic.html", {
+        "topic": topic, "tags": topic.tags.split(),
+        "title": _safe(topic.title, collection_pk, new_tab=False, marks=marks),
+        "question": _safe(topic.question, collection_pk, new_tab=False, marks=marks),
+    })
+
+
+# -- organizer
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
+    """Assign topics to assessors in bulk, watch their progress, close topics, withdraw assignments."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    topics = list(campaign.topics.all())
+    assessors = _assessor_choices()
+    form = AssignForm(request.POST if request.POST.get("action") == "assign" else None,
+                      topics=topics, assessors=assessors)
+    account_form = AssessorCreateForm(request.POST if request.POST.get("action") == "account" else None)
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = services.assignments_create(
+                campaign=campaign, assessors=list(data["assessors"]), topic_ids=data["topics"],
+                kind=data["kind"], round=data["round"], user=request.user)
+        except InputError as exc:
+            for message in exc.messages():
+                form.add_error(None, message)
+        else:
+            note = f" ({len(result.existing)} were already assigned)" if result.existing else ""
+            messages.info(request, f"{len(result.created)} assignments created{note}.")
+            return redirect("assessor:campaign_assignments", pk=pk)
+    if account_form.is_bound and account_form.is_valid():
+        password = secrets.token_urlsafe(9)
+        get_user_model().objects.create_user(username=account_form.cleaned_data["username"], password=password)
+        messages.info(request, f"Account {account_form.cleaned_data['username']} created with password "
+                               f"{password} (shown once: hand it over now).")
+        return redirect("assessor:campaign_assignments", pk=pk)
+    return render(request, "assessor/campaign_assignments.html", {
+        "campaign": campaign, "form": form, "account_form": account_form,
+        "assignments": selectors.campaign_assignments(campaign=campaign),
+    })
+
+
+def _assessor_choices():
+    return get_user_model().objects.filter(is_active=True).exclude(groups__name=ORGANIZERS).exclude(
+        is_superuser=True).order_by("username")
+
+
+@organizer_required
+@require_POST
+def assignment_withdraw(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    assignment = get_object_or_404(Assignment, pk=assignment_pk, campaign_id=pk)
+    outcome = services.assignment_withdraw(assignment=assignment)
+    if outcome == "deleted":
+        messages.info(request, f"Assignment {assignment} removed (nothing was judged yet).")
+    else:
+        messages.info(request, f"Assignment {assignment} withdrawn; its judgments are kept.")
+    return redirect("assessor:campaign_assignments", pk=pk)
+
+
+@organizer_required
+@require_POST
+def topic_close(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
+    topic = get_object_or_404(Topic, pk=topic_pk, campaign_id=pk)
+    closed = request.POST.get("closed") != "0"
+    with transaction.atomic():
+        count = services.topic_close(topic=topic, closed=closed)
+    messages.info(request, f"Topic {topic.topic_id} {'closed' if closed else 'reopened'} ({count} assignments).")
+    return redirect("assessor:campaign_assignments", pk=pk)

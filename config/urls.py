@@ -12,9 +12,10 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("pooling.urls")),
-    path("assess/", include("assessor.urls")),
+    path("", include("assessor.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("pooling.api_urls")),
+    path("api/", include("assessor.api_urls")),
     path("api/token/", obtain_auth_token, name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

@@ -42,6 +42,11 @@ def exception_handler(exc, context):
     return drf_exception_handler(exc, context)
 
 
+def _flag(value) -> bool:
+    """A boolean from JSON (true) or a form ("true", "1", "on")."""
+    return value is True or str(value).lower() in ("true", "1", "on", "yes")
+
+
 def _accepted(job: Job, request) -> Response:
     return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
@@ -143,12 +148,14 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def pools(self, request, pk=None):
         """GET gives the pool size of every topic (items; for formulas also the instances selected to judge);
         POST builds the campaign's pools from its runs (a job whose result is the sizes and, for formulas, the
-        visual ids per topic with more candidate instances than judged), replacing any earlier pools."""
+        visual ids per topic with more candidate instances than judged), replacing any earlier pools. Once
+        judging has started the job fails unless `force` is true; judgments are always kept."""
         campaign = self.get_object()
         if request.method == "GET":
             return Response(PoolSizesSerializer(selectors.pool_sizes(campaign=campaign)).data)
         with transaction.atomic():
-            job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user, params={})
+            job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
+                             params={"force": _flag(request.data.get("force"))})
         return _accepted(job, request)
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(

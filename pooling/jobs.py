@@ -107,7 +107,10 @@ def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
 def _pool_build(job: Job, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
-    return services.pool_build(campaign=job.campaign), []
+    result = services.pool_build(campaign=job.campaign, force=bool(job.params.get("force")))
+    warnings = [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
+                for topic, item in result.get("unpooled", [])]
+    return result, warnings
 
 
 _HANDLERS: dict[str, Callable] = {

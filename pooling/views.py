@@ -221,6 +221,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "default_seconds": f"{_default_seconds():g}",
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
+        "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),
     })
 
 
@@ -228,7 +229,8 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user, params={})
+    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
+                     params={"force": request.POST.get("force") == "1"})
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
 

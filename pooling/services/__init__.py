@@ -2,7 +2,7 @@
 transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote."""
 from .campaigns import campaign_create, collection_get_or_create, topics_ingest
 from .collection import collection_ingest
-from .pools import pool_build, run_depth
+from .pools import judged_items, pool_build, run_depth
 from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "collection_get_or_create",
     "collection_ingest",
     "file_checksum",
+    "judged_items",
     "pool_build",
     "run_collection_check",
     "run_depth_set",

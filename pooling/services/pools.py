@@ -1,7 +1,7 @@
 """Pool building (SPEC 4): the campaign's runs read in rank order, pooled per topic, stored as pool rows."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.db import connection, transaction
 
@@ -18,6 +18,20 @@ BATCH = 5000
 LOOKUP_CHUNK = 500
 
 
+# Apps that keep work on pool items (the judging app) register here a function that gives, for a campaign, the
+# item ids judged so far per topic pk. Pooling never imports them (the arrows between apps point one way).
+JUDGED_ITEM_SOURCES: list[Callable[[Campaign], dict[int, set[str]]]] = []
+
+
+def judged_items(*, campaign: Campaign) -> dict[int, set[str]]:
+    """Topic pk -> item ids with at least one judgment, from every registered source."""
+    judged: dict[int, set[str]] = {}
+    for source in JUDGED_ITEM_SOURCES:
+        for topic_pk, items in source(campaign).items():
+            judged.setdefault(topic_pk, set()).update(items)
+    return judged
+
+
 def run_depth(*, run: Run, campaign: Campaign) -> int:
     """The run's own depth when it has one, else the campaign's depth for primary or alternate runs."""
     if run.depth is not None:
@@ -26,23 +40,48 @@ def run_depth(*, run: Run, campaign: Campaign) -> int:
 
 
 @transaction.atomic
-def pool_build(*, campaign: Campaign) -> dict:
+def pool_build(*, campaign: Campaign, force: bool = False) -> dict:
     """Pools every topic of the campaign and replaces its pool rows; building twice gives identical rows.
+
+    Once judging has started it refuses, unless `force`: then the judgments stay as they are (they name their
+    items by id), and the result lists under "unpooled" the judged items the new pools no longer hold.
 
     Returns {"sizes": {topic_id: items}, "items": total} and, for formulas, also
     {"overflow": {topic_id: visual ids with more than `instances` candidates}, "selected": instances to judge}.
     """
+    # Locks the campaign so that two builds (or a build and a judgment check) do not interleave.
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
     runs = {run.pk: run for run in campaign.runs.all()}
     if not runs:
         raise InputError(f"campaign '{campaign.name}' has no runs: ingest its runs before building pools")
+    judged = judged_items(campaign=campaign)
+    if judged and not force:
+        count = sum(len(items) for items in judged.values())
+        raise InputError(
+            f"judging has started in campaign '{campaign.name}' ({count} judged items in {len(judged)} topics): "
+            "the pools were not rebuilt. A forced rebuild (build_pools --force) keeps every judgment and "
+            "reports the judged items that the new pools leave out")
     depths = {run.name: run_depth(run=run, campaign=campaign) for run in runs.values()}
     topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
 
     PoolInstance.objects.filter(item__campaign=campaign).delete()
     PoolItem.objects.filter(campaign=campaign).delete()
     if campaign.task == Campaign.Task.ANSWERS:
-        return _build_answers(campaign, runs, depths, topics)
-    return _build_formulas(campaign, depths, topics)
+        result = _build_answers(campaign, runs, depths, topics)
+    else:
+        result = _build_formulas(campaign, depths, topics)
+    if judged:
+        result["unpooled"] = _unpooled(campaign, judged, dict(topics))
+    return result
+
+
+def _unpooled(campaign: Campaign, judged: dict[int, set[str]], topic_ids: dict[int, str]) -> list[list[str]]:
+    """[topic id, item id] of the judged items that are not in the (new) pools, in topic and id order."""
+    pooled = set(PoolItem.objects.filter(campaign=campaign).values_list("topic_id", "item_id"))
+    missing = [(topic_pk, item) for topic_pk, items in judged.items() for item in items
+               if (topic_pk, item) not in pooled]
+    missing.sort(key=lambda pair: (pair[0], id_order_key(pair[1])))
+    return [[topic_ids.get(topic_pk, str(topic_pk)), item] for topic_pk, item in missing]
 
 
 def top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:

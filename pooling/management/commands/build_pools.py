@@ -9,10 +9,15 @@ class Command(ServiceCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True)
+        parser.add_argument("--force", action="store_true",
+                            help="rebuild even though judging has started; judgments are kept, and the judged "
+                                 "items the new pools leave out are listed")
 
     def handle(self, *args, **o):
         campaign = self.campaign(o["campaign"])
-        result = services.pool_build(campaign=campaign)
+        result = services.pool_build(campaign=campaign, force=o["force"])
+        for topic_id, item_id in result.get("unpooled", []):
+            self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")
         overflow = result.get("overflow")
         noun = "visual ids" if overflow is not None else "items"
         for topic_id, size in result["sizes"].items():

@@ -1,0 +1,27 @@
+"""Organizer forms of the judging app: assign topics, create assessor accounts."""
+from django import forms
+from django.contrib.auth import get_user_model
+
+from .models import Assignment
+
+
+class AssignForm(forms.Form):
+    assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
+    topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
+    kind = forms.ChoiceField(choices=Assignment.Kind.choices, initial=Assignment.Kind.OFFICIAL)
+    round = forms.IntegerField(min_value=1, required=False, help_text="training round (default 1)")
+
+    def __init__(self, *args, topics, assessors, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assessors"].queryset = assessors
+        self.fields["topics"].choices = [(t.topic_id, t.topic_id) for t in topics]
+
+
+class AssessorCreateForm(forms.Form):
+    username = forms.CharField(max_length=150, help_text="a new assessor account; its password is shown once")
+
+    def clean_username(self):
+        name = self.cleaned_data["username"].strip()
+        if get_user_model().objects.filter(username=name).exists():
+            raise forms.ValidationError(f"an account named {name} exists already")
+        return name

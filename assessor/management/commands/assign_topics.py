@@ -1,0 +1,33 @@
+"""assign_topics --campaign NAME --assessor USER [--kind official|training|dual] [--round R] TOPIC...: SPEC 9."""
+from django.contrib.auth import get_user_model
+
+from assessor import services
+from pooling.errors import InputError
+from pooling.management.commands._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = "Gives topics of a campaign to an assessor (assigning twice is harmless)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("--assessor", required=True, action="append",
+                            help="an existing account; repeat the option for several assessors")
+        parser.add_argument("--kind", default="official", choices=["official", "training", "dual"])
+        parser.add_argument("--round", type=int, help="training round (default 1)")
+        parser.add_argument("topics", nargs="+", metavar="TOPIC")
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        users = {u.username: u for u in get_user_model().objects.filter(username__in=o["assessor"])}
+        missing = [name for name in o["assessor"] if name not in users]
+        if missing:
+            raise InputError([f"no account named '{name}': create it first (import_judgments and the assignments "
+                              "page create accounts)" for name in missing])
+        result = services.assignments_create(campaign=campaign, assessors=[users[n] for n in dict.fromkeys(
+            o["assessor"])], topic_ids=o["topics"], kind=o["kind"], round=o["round"])
+        for a in result.created:
+            self.stdout.write(f"{a.topic.topic_id}\t{a.assessor.username}\t{a.kind}\tassigned")
+        for a in result.existing:
+            self.stdout.write(f"{a.topic.topic_id}\t{a.assessor.username}\t{a.kind}\talready assigned")
+        self.stdout.write(f"{len(result.created)} assignments created, {len(result.existing)} already there")

@@ -1,0 +1,24 @@
+"""import_judgments --campaign NAME PATH: SPEC 9 (migrations from another tool, tests)."""
+from pathlib import Path
+
+from assessor import services
+from pooling.management.commands._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = ("Loads judgments (assessor, topic, item_id, grade, comment[, kind[, round]] per line), creating the "
+            "assignments and assessor accounts they need. A file with any problem changes nothing.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("path", metavar="PATH")
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        path = Path(o["path"])
+        with path.open("rb") as lines:
+            result = services.judgments_import(campaign=campaign, lines=lines, filename=path.name)
+        for name in result.new_accounts:
+            self.stdout.write(f"created account {name} (no usable password: set one before they log in)")
+        self.stdout.write(f"{result.judgments} judgments read: {result.created} new, {result.revised} revised, "
+                          f"{result.unchanged} unchanged; {result.new_assignments} assignments created")

@@ -1,0 +1,144 @@
+"""The one sanitizer for collection and topic HTML (SPEC 5.2): bleach with an allow-list, then the link policy.
+
+- A link to a post of the collection (math.stackexchange.com `/questions/<id>`, `/q/<id>`, `/a/<id>`, absolute
+  or relative) points to that post's local thread view.
+- Every other link becomes plain text marked external: not followable.
+- Images are never loaded (the collection's live on other hosts): their alt text is shown instead.
+- Formula spans keep their formula id as `data-formula-id` (ids may repeat across posts on one page), and the
+  instances asked for are highlighted.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+
+from bleach import html5lib_shim
+from bleach.sanitizer import Cleaner
+from django.core.cache import cache
+
+ALLOWED_TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4",
+    "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strike", "strong", "sub", "sup",
+    "table", "tbody", "td", "th", "thead", "tr", "ul",
+})
+ALLOWED_ATTRIBUTES = {
+    "a": ["href", "title"],
+    "abbr": ["title"],
+    "img": ["alt", "title", "src"],
+    "span": ["class", "id"],
+    "td": ["colspan", "rowspan"],
+    "th": ["colspan", "rowspan"],
+}
+_SITE = r"(?:(?:https?:)?//(?:www\.)?math\.stackexchange\.com)?"
+_INTERNAL = [
+    # /questions/<q>/<slug>/<a>#<a> is how Stack Exchange links to an answer inside its question's page.
+    re.compile(_SITE + r"/questions/\d+/[^/?#]*/(?P<id>\d+)(?:[/?#].*)?$", re.I),
+    re.compile(_SITE + r"/(?:questions|q|a)/(?P<id>\d+)(?:[/?#].*)?$", re.I),
+]
+MATH_CLASS = "math-container"
+HIGHLIGHT_CLASS = "math-container hl"
+
+PostUrl = Callable[[str], str]
+
+
+def internal_post_id(href: str) -> str | None:
+    """The post id a link points to when it is a link into the collection's site, else None."""
+    href = href.strip()
+    for pattern in _INTERNAL:
+        match = pattern.match(href)
+        if match:
+            return match.group("id")
+    return None
+
+
+class _LinkPolicy(html5lib_shim.Filter):
+    """Rewrites the sanitized token stream; the post-url function and new-tab flag come from the subclass."""
+
+    post_url: PostUrl = staticmethod(lambda post_id: "#")
+    new_tab = False
+
+    def __iter__(self):
+        # For each open <a>: whether it was turned into a <span>, so its end tag follows.
+        anchors: list[bool] = []
+        for token in super().__iter__():
+            kind, name = token["type"], token.get("name")
+            if name == "a" and kind == "StartTag":
+                token, external = self._anchor(token)
+                anchors.append(external)
+            elif name == "a" and kind == "EndTag":
+                if anchors and anchors.pop():
+                    token = {"type": "EndTag", "name": "span", "data": {}}
+            elif name == "img" and kind in ("StartTag", "EmptyTag"):
+                yield from self._image(token)
+                continue
+            elif name == "span" and kind == "StartTag":
+                token = self._span(token)
+            yield token
+
+    def _anchor(self, token):
+        href = token["data"].get((None, "href"), "")
+        post_id = internal_post_id(href) if href else None
+        if post_id is not None:
+            data = {(None, "href"): self.post_url(post_id), (None, "class"): "internal-link"}
+            if self.new_tab:
+                data[(None, "target")] = "_blank"
+                data[(None, "rel")] = "noopener"
+            return {"type": "StartTag", "name": "a", "data": data}, False
+        title = f"External link, not followed: {href}" if href else "Link without a target"
+        return {"type": "StartTag", "name": "span",
+                "data": {(None, "class"): "external-link", (None, "title"): title}}, True
+
+    @staticmethod
+    def _image(token):
+        alt = token["data"].get((None, "alt"), "").strip() or "image"
+        yield {"type": "StartTag", "name": "span", "data": {(None, "class"): "image-alt",
+                                                           (None, "title"): "Images from other sites are not loaded"}}
+        yield {"type": "Characters", "data": f"[{alt}]"}
+        yield {"type": "EndTag", "name": "span", "data": {}}
+
+    @staticmethod
+    def _span(token):
+        attrs = token["data"]
+        classes = attrs.get((None, "class"), "").split()
+        data = {}
+        if MATH_CLASS in classes:
+            data[(None, "class")] = MATH_CLASS
+            formula_id = attrs.get((None, "id"), "")
+            if formula_id:
+                data[(None, "data-formula-id")] = formula_id
+        return {"type": "StartTag", "name": "span", "data": data}
+
+
+def _cleaner(post_url: PostUrl, new_tab: bool) -> Cleaner:
+    policy = type("LinkPolicy", (_LinkPolicy,), {"post_url": staticmethod(post_url), "new_tab": new_tab})
+    return Cleaner(tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, protocols=frozenset({"http", "https"}),
+                   strip=True, strip_comments=True, filters=[policy])
+
+
+def sanitize(html: str, *, post_url: PostUrl, new_tab: bool = False) -> str:
+    """Collection or topic HTML made safe to show; see the module docstring for what it keeps."""
+    return _cleaner(post_url, new_tab).clean(html or "")
+
+
+def highlight(safe_html: str, formula_ids: Iterable[str]) -> str:
+    """Marks the formula spans of the given ids in sanitized HTML (the sanitizer writes their markup)."""
+    for formula_id in formula_ids:
+        attr = html5lib_shim.escape(formula_id, {'"': "&quot;"})
+        safe_html = safe_html.replace(f'class="{MATH_CLASS}" data-formula-id="{attr}"',
+                                      f'class="{HIGHLIGHT_CLASS}" data-formula-id="{attr}"')
+    return safe_html
+
+
+def sanitize_cached(html: str, *, scope: str, post_url: PostUrl, new_tab: bool = False) -> str:
+    """sanitize() through the cache: posts do not change, and assessors see the same question again and again.
+
+    `scope` names what post_url depends on (the collection); the key includes a digest of the HTML itself.
+    """
+    digest = hashlib.blake2b((html or "").encode(), digest_size=16).hexdigest()
+    key = f"safe-html:v1:{scope}:{int(new_tab)}:{digest}"
+    safe = cache.get(key)
+    if safe is None:
+        safe = sanitize(html, post_url=post_url, new_tab=new_tab)
+        cache.set(key, safe, timeout=24 * 3600)
+    return safe

@@ -1,0 +1,63 @@
+"""API shapes of the assessor's own work."""
+from rest_framework import serializers
+
+from .models import Assignment, Grade, Judgment
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    campaign = serializers.CharField(source="campaign.name")
+    task = serializers.CharField(source="campaign.task")
+    topic = serializers.CharField(source="topic.topic_id")
+    closed = serializers.SerializerMethodField()
+    done = serializers.IntegerField(read_only=True)
+    total = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "campaign", "task", "topic", "kind", "round", "closed", "done", "total"]
+
+    def get_closed(self, obj) -> bool:
+        return obj.read_only
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    topic = serializers.CharField(source="assignment.topic.topic_id")
+
+    class Meta:
+        model = Judgment
+        fields = ["id", "assignment", "topic", "item_id", "formula_id", "post_id", "grade", "comment", "revision",
+                  "first_shown_at", "submitted_at", "updated_at"]
+
+
+class GradeSerializer(serializers.Serializer):
+    grade = serializers.ChoiceField(choices=Grade.choices)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    formula_id = serializers.CharField(required=False, allow_blank=True, default="",
+                                       help_text="formulas: the instance judged")
+
+
+class SubmitSerializer(serializers.Serializer):
+    assignment = serializers.IntegerField()
+    item_id = serializers.CharField(help_text="post id (answers) or visual id (formulas)")
+    grades = GradeSerializer(many=True, help_text="answers: one grade; formulas: one per instance judged")
+    active_seconds = serializers.FloatField(required=False, default=0.0, min_value=0.0)
+
+
+class SubmitResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    revised = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    complete = serializers.BooleanField()
+    judgments = JudgmentSerializer(many=True)
+
+
+class InstanceSerializer(serializers.Serializer):
+    formula_id = serializers.CharField()
+    post_id = serializers.CharField()
+
+
+class NextItemSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    item_id = serializers.CharField()
+    instances = InstanceSerializer(many=True, help_text="formulas: the instances to judge")
+    judgments = JudgmentSerializer(many=True, help_text="your judgments of this item so far")

@@ -1,0 +1,412 @@
+"""Writes of the judging app: assignments, what was shown, judgments with their revisions, imports."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pooling.errors import InputError, Problems
+from pooling.models import Campaign, PoolInstance, PoolItem, Topic
+
+from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment, JudgmentRevision
+
+# Longest active time one submission may report: a page left open over a weekend is not a day of work.
+MAX_ACTIVE_SECONDS = 4 * 3600
+MAX_COMMENT = 5000
+
+
+# -- assignments
+
+@dataclass
+class AssignResult:
+    created: list[Assignment]
+    existing: list[Assignment]
+
+
+def _kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
+    if kind not in Assignment.Kind.values:
+        raise InputError(f"unknown assignment kind '{kind}': use official, training or dual")
+    if kind == Assignment.Kind.TRAINING:
+        round_ = 1 if round_ is None else round_
+        if round_ < 1:
+            raise InputError("a training round is a number from 1")
+        return kind, round_
+    if round_:
+        raise InputError(f"a round is given for training assignments only, not for {kind}")
+    return kind, 0
+
+
+@transaction.atomic
+def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUser], topic_ids: Sequence[str],
+                       kind: str = Assignment.Kind.OFFICIAL, round: int | None = None,
+                       user: AbstractBaseUser | None = None) -> AssignResult:
+    """Gives every listed topic to every listed assessor. Assigning twice is harmless (the existing assignment is
+    reported, not duplicated). Rejected as a whole: unknown topics, a second official assessor for a topic, a
+    dual assignment for a topic nobody else judges officially."""
+    kind, round_ = _kind_and_round(kind, round)
+    if not assessors:
+        raise InputError("no assessor given")
+    if not topic_ids:
+        raise InputError("no topic given")
+    topics = {t.topic_id: t for t in Topic.objects.filter(campaign=campaign, topic_id__in=set(topic_ids))}
+    problems = Problems()
+    for topic_id in dict.fromkeys(topic_ids):
+        if topic_id not in topics:
+            problems.add(None, f"topic '{topic_id}' is not a topic of campaign '{campaign.name}'")
+    problems.raise_if_any()
+
+    active = Assignment.objects.filter(topic__in=topics.values(), withdrawn_at__isnull=True)
+    official = {a.topic_id: a for a in active.filter(kind=Assignment.Kind.OFFICIAL).select_related("assessor")}
+    existing = {(a.topic_id, a.assessor_id): a for a in active.filter(kind=kind, round=round_)}
+    created, kept = [], []
+    for topic_id in dict.fromkeys(topic_ids):
+        topic = topics[topic_id]
+        for assessor in assessors:
+            if (topic.pk, assessor.pk) in existing:
+                kept.append(existing[(topic.pk, assessor.pk)])
+                continue
+            owner = official.get(topic.pk)
+            if kind == Assignment.Kind.OFFICIAL and owner is not None:
+                problems.add(None, f"topic {topic_id} is already assigned officially to {owner.assessor}; "
+                                   "withdraw that assignment first")
+                continue
+            if kind == Assignment.Kind.DUAL and (owner is None or owner.assessor_id == assessor.pk):
+                reason = ("has no official assessor yet" if owner is None
+                          else f"is judged officially by {assessor} already")
+                problems.add(None, f"topic {topic_id} {reason}: a dual assessment is a second, independent "
+                                   "judging by another assessor")
+                continue
+            assignment = Assignment(campaign=campaign, topic=topic, assessor=assessor, kind=kind, round=round_,
+                                    created_by=user)
+            created.append(assignment)
+            if kind == Assignment.Kind.OFFICIAL:
+                official[topic.pk] = assignment
+    problems.raise_if_any()
+    try:
+        with transaction.atomic():
+            Assignment.objects.bulk_create(created)
+    except IntegrityError:
+        # Another organizer assigned the same topic at the same moment: the constraint kept it single.
+        raise InputError("these topics were assigned by someone else meanwhile; reload and try again") from None
+    return AssignResult(created=created, existing=kept)
+
+
+@transaction.atomic
+def assignment_withdraw(*, assignment: Assignment) -> str:
+    """Takes a topic away from an assessor. An assignment with no work is deleted; one with judgments is kept,
+    read-only, with all of them (nothing submitted is ever deleted). Returns "deleted" or "withdrawn"."""
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if not assignment.judgments.exists():
+        assignment.visits.all().delete()
+        assignment.delete()
+        return "deleted"
+    if assignment.withdrawn_at is None:
+        assignment.withdrawn_at = timezone.now()
+        assignment.save(update_fields=["withdrawn_at"])
+    return "withdrawn"
+
+
+@transaction.atomic
+def topic_close(*, topic: Topic, closed: bool = True) -> int:
+    """Closes (or reopens) a topic for all its assessors: closed assignments are read-only. Returns how many."""
+    assignments = Assignment.objects.filter(topic=topic, withdrawn_at__isnull=True)
+    if closed:
+        return assignments.filter(closed_at__isnull=True).update(closed_at=timezone.now())
+    return assignments.exclude(closed_at__isnull=True).update(closed_at=None)
+
+
+# -- what was shown
+
+def item_visit(*, assignment: Assignment, item_id: str) -> ItemVisit:
+    """Records when the server first showed this item to this assessor; later showings keep the first time."""
+    visit = ItemVisit.objects.filter(assignment=assignment, item_id=item_id).first()
+    if visit is None:
+        ItemVisit.objects.bulk_create([ItemVisit(assignment=assignment, item_id=item_id,
+                                                 first_shown_at=timezone.now())], ignore_conflicts=True)
+        visit = ItemVisit.objects.get(assignment=assignment, item_id=item_id)
+    return visit
+
+
+def item_skip(*, assignment: Assignment, item_id: str) -> None:
+    """Puts an unjudged item at the back of the queue: "next item" offers it again once the others are done."""
+    visit = item_visit(assignment=assignment, item_id=item_id)
+    ItemVisit.objects.filter(pk=visit.pk).update(skipped_at=timezone.now())
+
+
+# -- judgments
+
+@dataclass(frozen=True)
+class GradeInput:
+    """One grade submitted from the page or the API; formula_id is empty for answers."""
+    grade: str
+    comment: str = ""
+    formula_id: str = ""
+
+
+@dataclass
+class SubmitResult:
+    created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+    complete: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.revised)
+
+
+def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None) -> list[str]:
+    problems = []
+    seen = set()
+    for g in grades:
+        unit = f"instance {g.formula_id}: " if g.formula_id else ""
+        if g.grade not in Grade.values:
+            problems.append(f"{unit}'{g.grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
+        elif g.grade in GRADES_NEEDING_COMMENT and not g.comment.strip():
+            problems.append(f"{unit}a comment is required with {Grade(g.grade).label}: say what went wrong")
+        if len(g.comment) > MAX_COMMENT:
+            problems.append(f"{unit}the comment is longer than {MAX_COMMENT} characters")
+        if instances is None and g.formula_id:
+            problems.append("answers are judged as a whole: no formula instance is expected")
+        if instances is not None and g.formula_id not in instances:
+            problems.append(f"formula {g.formula_id or '(none)'} is not an instance to judge for this formula")
+        if g.formula_id in seen:
+            problems.append(f"{unit}graded twice in one submission")
+        seen.add(g.formula_id)
+    if not grades:
+        problems.append("no grade given")
+    return problems
+
+
+@transaction.atomic
+def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
+                    user: AbstractBaseUser, active_seconds: float = 0.0, source: str = "web") -> SubmitResult:
+    """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
+
+    Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
+    identical submissions, and a resubmission of the current value changes nothing. A different value is a new
+    revision, and the revision rows keep the old and the new value.
+    """
+    if assignment.assessor_id != user.pk:
+        raise InputError("only the assessor of this assignment may judge its items")
+    if assignment.read_only:
+        raise InputError("this topic is closed: its judgments can no longer be changed")
+    if item.topic_id != assignment.topic_id:
+        raise InputError("this item is not in the assignment's topic")
+    instances = None
+    if assignment.campaign.task == Campaign.Task.FORMULAS:
+        instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
+    problems = _check_grades(grades, instances)
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
+
+    now = timezone.now()
+    visit = item_visit(assignment=assignment, item_id=item.item_id)
+    active = min(max(float(active_seconds or 0.0), 0.0), MAX_ACTIVE_SECONDS)
+    result = SubmitResult()
+    for g in grades:
+        post_id = instances[g.formula_id] if instances is not None else item.item_id
+        comment = g.comment.strip()
+        judgment, created = Judgment.objects.get_or_create(
+            assignment=assignment, item_id=item.item_id, formula_id=g.formula_id,
+            defaults={"post_id": post_id, "grade": g.grade, "comment": comment, "first_shown_at":
+                      visit.first_shown_at, "submitted_at": now, "updated_at": now})
+        if created:
+            result.created += 1
+            _revision(judgment, user, now, "", "", active, source)
+            continue
+        judgment = Judgment.objects.select_for_update().get(pk=judgment.pk)
+        if judgment.grade == g.grade and judgment.comment == comment:
+            result.unchanged += 1
+            continue
+        old_grade, old_comment = judgment.grade, judgment.comment
+        judgment.grade, judgment.comment = g.grade, comment
+        judgment.revision += 1
+        judgment.updated_at = now
+        judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
+        _revision(judgment, user, now, old_grade, old_comment, active, source)
+        result.revised += 1
+
+    expected = 1 if instances is None else len(instances)
+    judged = Judgment.objects.filter(assignment=assignment, item_id=item.item_id).count()
+    result.complete = judged >= expected
+    updates = {}
+    if result.changed and active:
+        updates["active_seconds"] = visit.active_seconds + active
+    if result.complete and visit.completed_at is None:
+        updates["completed_at"] = now
+    if updates:
+        ItemVisit.objects.filter(pk=visit.pk).update(**updates)
+    return result
+
+
+def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, active: float, source: str) -> None:
+    JudgmentRevision.objects.create(judgment=judgment, number=judgment.revision, user=user, at=at,
+                                    old_grade=old_grade, old_comment=old_comment, grade=judgment.grade,
+                                    comment=judgment.comment, active_seconds=active, source=source)
+
+
+# -- import (SPEC 9 import_judgments)
+
+@dataclass
+class ImportResult:
+    judgments: int
+    created: int
+    revised: int
+    unchanged: int
+    new_accounts: list[str]
+    new_assignments: int
+
+
+@dataclass(frozen=True)
+class _Row:
+    line: int
+    assessor: str
+    topic: str
+    item: str
+    grade: str
+    comment: str
+    kind: str
+    round: int
+
+
+def _parse_import(lines: Iterable[str | bytes], problems: Problems) -> list[_Row]:
+    rows = []
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                problems.add(number, f"not UTF-8 text (byte {exc.start + 1} of the line)")
+                continue
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if number == 1 and [f.strip().lower() for f in fields[:3]] == ["assessor", "topic", "item_id"]:
+            continue  # a header line
+        if not 5 <= len(fields) <= 7:
+            problems.add(number, f"expected 5 to 7 tab-separated columns (assessor, topic, item_id, grade, "
+                                 f"comment[, kind[, round]]), found {len(fields)}")
+            continue
+        assessor, topic, item, grade, comment = (f.strip() for f in fields[:5])
+        kind = fields[5].strip() if len(fields) > 5 and fields[5].strip() else Assignment.Kind.OFFICIAL
+        round_text = fields[6].strip() if len(fields) > 6 else ""
+        bad = False
+        for label, value in (("assessor", assessor), ("topic", topic), ("item_id", item)):
+            if not value:
+                problems.add(number, f"empty {label}")
+                bad = True
+        if grade not in Grade.values:
+            problems.add(number, f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
+            bad = True
+        elif grade in GRADES_NEEDING_COMMENT and not comment:
+            problems.add(number, f"a comment is required with {grade}")
+            bad = True
+        if kind not in Assignment.Kind.values:
+            problems.add(number, f"unknown kind '{kind}': use official, training or dual")
+            bad = True
+        round_ = 0
+        if round_text:
+            if not (round_text.isascii() and round_text.isdigit()) or int(round_text) < 1:
+                problems.add(number, f"round '{round_text}' is not a number from 1")
+                bad = True
+            elif kind != Assignment.Kind.TRAINING:
+                problems.add(number, f"a round is given for training judgments only, not for {kind}")
+                bad = True
+            else:
+                round_ = int(round_text)
+        elif kind == Assignment.Kind.TRAINING:
+            round_ = 1
+        if not bad:
+            rows.append(_Row(number, assessor, topic, item, grade, comment, kind, round_))
+    return rows
+
+
+@transaction.atomic
+def judgments_import(*, campaign: Campaign, lines: Iterable[str | bytes], user: AbstractBaseUser | None = None,
+                     filename: str = "") -> ImportResult:
+    """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests): every line is
+    checked before anything is written, and a file with any problem changes nothing."""
+    problems = Problems(file=filename)
+    rows = _parse_import(lines, problems)
+    topics = {t.topic_id: t for t in campaign.topics.all()}
+    formulas = campaign.task == Campaign.Task.FORMULAS
+    # The pools: answers by post id; formulas by the instance's formula id -> (visual id, post id).
+    if formulas:
+        pooled = {(topic_pk, formula): (visual, post) for topic_pk, formula, visual, post in
+                  PoolInstance.objects.filter(item__campaign=campaign, selected=True)
+                  .values_list("item__topic_id", "formula_id", "item__item_id", "post_id")}
+    else:
+        pooled = {(topic_pk, item): (item, item) for topic_pk, item in
+                  PoolItem.objects.filter(campaign=campaign).values_list("topic_id", "item_id")}
+    seen: dict[tuple, int] = {}
+    for row in rows:
+        topic = topics.get(row.topic)
+        if topic is None:
+            problems.add(row.line, f"topic '{row.topic}' is not a topic of campaign '{campaign.name}'")
+        elif (topic.pk, row.item) not in pooled:
+            what = "formula instance" if formulas else "post"
+            problems.add(row.line, f"{what} {row.item} is not in the pool of topic {row.topic}")
+        key = (row.assessor, row.topic, row.item, row.kind, row.round)
+        if key in seen:
+            problems.add(row.line, f"the same judgment again (first on line {seen[key]})")
+        seen.setdefault(key, row.line)
+    problems.raise_if_any()
+
+    User = get_user_model()
+    names = sorted({row.assessor for row in rows})
+    users = {u.username: u for u in User.objects.filter(username__in=names)}
+    new_accounts = [name for name in names if name not in users]
+    for name in new_accounts:
+        account = User(username=name)
+        account.set_unusable_password()
+        account.save()
+        users[name] = account
+
+    # Official assignments first, so that dual ones in the same file find their official assessor.
+    order = {Assignment.Kind.OFFICIAL: 0, Assignment.Kind.TRAINING: 1, Assignment.Kind.DUAL: 2}
+    wanted = sorted({(row.kind, row.round, row.topic, row.assessor) for row in rows},
+                    key=lambda k: (order[k[0]], k[1], k[2], k[3]))
+    new_assignments = 0
+    assignments: dict[tuple, Assignment] = {}
+    for kind, round_, topic_id, name in wanted:
+        try:
+            result = assignments_create(campaign=campaign, assessors=[users[name]], topic_ids=[topic_id],
+                                        kind=kind, round=round_ or None, user=user)
+        except InputError as exc:
+            lines_of = [r.line for r in rows if (r.kind, r.round, r.topic, r.assessor) == (kind, round_, topic_id,
+                                                                                          name)]
+            for message in exc.messages():
+                problems.add(lines_of[0], f"{name}: {message}")
+            continue
+        new_assignments += len(result.created)
+        assignments[(kind, round_, topic_id, name)] = (result.created or result.existing)[0]
+    problems.raise_if_any()
+
+    totals = SubmitResult()
+    for row in rows:
+        assignment = assignments[(row.kind, row.round, row.topic, row.assessor)]
+        topic = topics[row.topic]
+        visual, _post = pooled[(topic.pk, row.item)]
+        item = PoolItem.objects.get(topic=topic, item_id=visual)
+        grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item if formulas else "")
+        try:
+            with transaction.atomic():
+                if assignment.read_only:
+                    raise InputError("the assignment is closed or withdrawn")
+                r = judgment_submit(assignment=assignment, item=item, grades=[grade], user=users[row.assessor],
+                                    source="import")
+        except InputError as exc:
+            problems.add_all(row.line, exc.messages())
+            continue
+        totals.created += r.created
+        totals.revised += r.revised
+        totals.unchanged += r.unchanged
+    problems.raise_if_any()
+    return ImportResult(judgments=len(rows), created=totals.created, revised=totals.revised,
+                        unchanged=totals.unchanged, new_accounts=new_accounts, new_assignments=new_assignments)
