@@ -9,6 +9,7 @@ from pooling import views as pooling_views
 
 urlpatterns = [
     path("", pooling_views.home, name="home"),
+    path("healthz/", pooling_views.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("pooling.urls")),

@@ -14,6 +14,7 @@ from django.db import transaction
 from pooling import services
 from pooling.models import Campaign, Collection
 from pooling.permissions import ORGANIZERS
+from pooling.signals import demo_deleting, demo_loaded
 
 from .generate import DemoFiles, generate_demo
 
@@ -47,12 +48,15 @@ def demo_load(*, out_dir: Path, reset: bool = False, seed: int = 2022) -> DemoRe
         files = generate_demo(out_dir, seed=seed)
         report.say(f"generated the synthetic collection and runs in {out_dir}")
         _demo_ingest(files, report, seed)
-    _demo_accounts(report)
+    assessors = _demo_accounts(report)
+    campaigns = {c.task: c for c in Campaign.objects.filter(name__in=CAMPAIGNS.values())}
+    demo_loaded.send(sender=Campaign, campaigns=campaigns, assessors=assessors, say=report.say)
     return report
 
 
 @transaction.atomic
 def _demo_delete() -> None:
+    demo_deleting.send(sender=Campaign, campaigns=list(Campaign.objects.filter(name__in=CAMPAIGNS.values())))
     Campaign.objects.filter(name__in=CAMPAIGNS.values()).delete()
     Collection.objects.filter(name=COLLECTION).delete()
 
@@ -79,8 +83,9 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int) -> None:
                        f"{len(pools['sizes'])} topics")
 
 
-def _demo_accounts(report: DemoReport) -> None:
+def _demo_accounts(report: DemoReport) -> list:
     users = get_user_model()
+    assessors = []
     organizers, _ = Group.objects.get_or_create(name=ORGANIZERS)
     for username in (ORGANIZER, *ASSESSORS):
         user, _ = users.objects.get_or_create(username=username)
@@ -89,4 +94,7 @@ def _demo_accounts(report: DemoReport) -> None:
         user.save()
         if username == ORGANIZER:
             user.groups.add(organizers)
+        else:
+            assessors.append(user)
         report.passwords[username] = password
+    return assessors

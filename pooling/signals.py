@@ -1,0 +1,8 @@
+"""Signals other apps listen to, so that pooling never imports them (the demo's assignments live in assessor)."""
+from django.dispatch import Signal
+
+# Sent by load_demo after the demo campaigns and accounts exist: campaigns={task: Campaign}, assessors=[User],
+# say=callable(str) to add a line to the report.
+demo_loaded = Signal()
+# Sent by load_demo --reset before it deletes the demo campaigns: campaigns=[Campaign].
+demo_deleting = Signal()
