@@ -1,0 +1,85 @@
+"""Small judging campaigns made by hand: a collection with real-looking posts, topics, runs and built pools."""
+import pytest
+
+from assessor import services
+from pooling import services as pooling_services
+from pooling.models import Campaign, Collection, Comment, Formula, Post
+from tests.factories import CampaignFactory, TopicFactory
+from tests.pooling.run_files import ingest, task1_lines
+
+# Planted in a post: neither may run in the assessor's browser.
+XSS = ('<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>'
+       '<a href="javascript:window.__pwned=3">click</a>')
+
+
+def _posts(collection: Collection) -> None:
+    def post(post_id, kind, thread, body, title="", score=0, accepted=""):
+        Post.objects.create(collection=collection, post_id=post_id, kind=kind, thread_id=thread, title=title,
+                            body=body, tags="algebra calculus" if kind == "question" else "", score=score,
+                            accepted_answer_id=accepted)
+
+    post("1", "question", "1", "<p>What is $\\int_0^1 x^2\\,dx$?</p>", title="An integral", accepted="11")
+    post("10", "answer", "1", "<p>It is $\\frac{1}{3}$ by the power rule.</p>", score=5)
+    post("11", "answer", "1", '<p>See <a href="https://math.stackexchange.com/questions/2/other">this question</a>'
+         ' and <a href="https://en.wikipedia.org/wiki/Integral">Wikipedia</a>.</p>' + XSS, score=7)
+    post("12", "answer", "1", "<p>Use Riemann sums: $\\sum_{k=1}^n k^2/n^3$.</p>", score=1)
+    post("2", "question", "2", "<p>Another question, about $e^{i\\pi}$.</p>", title="Euler", score=3)
+    post("20", "answer", "2", '<p>Euler: <span class="math-container" id="1">$e^{i\\pi}+1=0$</span></p>')
+    post("30", "answer", "2", '<p>Also <span class="math-container" id="2">$e^{i\\pi}+1=0$</span> and '
+         '<span class="math-container" id="3">$x$</span></p>')
+    post("40", "answer", "2", '<p>Finally <span class="math-container" id="4">$e^{i\\pi} = -1$</span></p>')
+    Comment.objects.create(collection=collection, comment_id="c1", post_id="10", text="Nice, thanks!", score=2)
+
+
+@pytest.fixture
+def collection(db):
+    collection = Collection.objects.create(name="judging")
+    _posts(collection)
+    for formula_id, post_id, visual in (("1", "20", "100"), ("2", "30", "100"), ("3", "30", "300"),
+                                        ("4", "40", "400")):
+        Formula.objects.create(collection=collection, formula_id=formula_id, post_id=post_id, thread_id="2",
+                               type="answer", visual_id=visual, latex="x")
+    return collection
+
+
+@pytest.fixture
+def answers(collection, tmp_path):
+    """A.1 pools answers 10, 11, 12; A.2 pools 20 and 99 (99 is not in the collection)."""
+    campaign = CampaignFactory(name="answers", task=Campaign.Task.ANSWERS, collection=collection, primary_depth=3,
+                               alternate_depth=3)
+    TopicFactory(campaign=campaign, topic_id="A.1", position=0, title="How do I integrate $x^2$?",
+                 question="<p>I need $\\int x^2$ explained.</p>", tags="calculus integration")
+    TopicFactory(campaign=campaign, topic_id="A.2", position=1, title="Euler", question="<p>Why?</p>")
+    ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11", "12"], "r1")
+           + task1_lines("A.2", ["20", "99"], "r1"))
+    pooling_services.pool_build(campaign=campaign)
+    return campaign
+
+
+@pytest.fixture
+def formulas(collection, tmp_path):
+    """B.1 pools visual ids 100 (instances 1 and 2), 300 (3) and 400 (4); the query formula is q_1."""
+    campaign = CampaignFactory(name="formulas", task=Campaign.Task.FORMULAS, collection=collection,
+                               primary_depth=3, alternate_depth=3, instances=2)
+    TopicFactory(campaign=campaign, topic_id="B.1", position=0, title="Euler's identity",
+                 question='<p>Find <span class="math-container" id="q_1">$e^{i\\pi}+1=0$</span> elsewhere.</p>',
+                 formula_id="q_1")
+    ingest(campaign, tmp_path, "f1", [("B.1", formula, post, str(rank), str(10 - rank), "f1") for rank, (formula, post)
+                                      in enumerate([("1", "20"), ("2", "30"), ("3", "30"), ("4", "40")], 1)])
+    pooling_services.pool_build(campaign=campaign)
+    return campaign
+
+
+@pytest.fixture
+def ada(django_user_model):
+    return django_user_model.objects.create_user("ada", password="assessor-pass-1")
+
+
+@pytest.fixture
+def bob(django_user_model):
+    return django_user_model.objects.create_user("bob", password="assessor-pass-2")
+
+
+def assign(campaign, user, *topics, kind="official", round=None):
+    return services.assignments_create(campaign=campaign, assessors=[user], topic_ids=list(topics), kind=kind,
+                                       round=round).created[0]
