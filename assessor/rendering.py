@@ -36,6 +36,9 @@ _INTERNAL = [
     re.compile(_SITE + r"/questions/\d+/[^/?#]*/(?P<id>\d+)(?:[/?#].*)?$", re.I),
     re.compile(_SITE + r"/(?:questions|q|a)/(?P<id>\d+)(?:[/?#].*)?$", re.I),
 ]
+# Bleach drops these tags but keeps their text; their text is code, not content, so it goes first. (Safety does
+# not depend on this: whatever is left still goes through bleach.)
+_CODE_ELEMENTS = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.I | re.S)
 MATH_CLASS = "math-container"
 HIGHLIGHT_CLASS = "math-container hl"
 
@@ -118,7 +121,7 @@ def _cleaner(post_url: PostUrl, new_tab: bool) -> Cleaner:
 
 def sanitize(html: str, *, post_url: PostUrl, new_tab: bool = False) -> str:
     """Collection or topic HTML made safe to show; see the module docstring for what it keeps."""
-    return _cleaner(post_url, new_tab).clean(html or "")
+    return _cleaner(post_url, new_tab).clean(_CODE_ELEMENTS.sub("", html or ""))
 
 
 def highlight(safe_html: str, formula_ids: Iterable[str]) -> str:

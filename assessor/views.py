@@ -131,11 +131,19 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
             return redirect(reverse("assessor:continue", args=[pk]) + f"?after={position}")
     elif not assignment.read_only:
         services.item_visit(assignment=assignment, item_id=item.item_id)
-    return render(request, "assessor/judge.html", _judge_context(assignment, view, errors),
+    posted = request.POST if errors else None
+    return render(request, "assessor/judge.html", _judge_context(assignment, view, errors, posted),
                   status=400 if errors else 200)
 
 
-def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: list[str]) -> dict:
+def _shown(posted, grade_name: str, comment_name: str, saved):
+    """The values the grade inputs show: what was just submitted when it was refused, else the saved judgment."""
+    if posted is None:
+        return saved
+    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
+
+
+def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: list[str], posted=None) -> dict:
     campaign = assignment.campaign
     collection_pk = campaign.collection_id
     topic = assignment.topic
@@ -147,6 +155,7 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
         instances.append({
             "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
             "formula_id": instance.formula_id, "post": post, "judgment": instance.judgment,
+            "current": _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment),
             "title": _safe(post.title, collection_pk, new_tab=True, marks=marks) if post and post.title else "",
             "body": _safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
             "comment": (_safe(instance.comment.text, collection_pk, new_tab=True, marks=marks)
@@ -164,7 +173,8 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
         "post_body": _safe(post.body, collection_pk, new_tab=True) if post else "",
         "question_title": (_safe(view.question.title, collection_pk, new_tab=True) if view.question else ""),
         "post_thread_url": _post_url(collection_pk)(post.post_id) if post else "",
-        "judgment": view.judgment, "instances": instances,
+        "judgment": view.judgment, "current": _shown(posted, "grade", "comment", view.judgment),
+        "instances": instances,
         "grades": _grades(campaign.task), "formulas": campaign.task == Campaign.Task.FORMULAS,
         "progress": progress, "previous": view.previous, "errors": errors,
         "read_only": assignment.read_only,

@@ -11,6 +11,8 @@ from django.conf import settings
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "arqmath"
 DATA = Path(__file__).resolve().parent / "data"
 CHROMIUM = "/usr/bin/chromium"
+# The judging fixtures (hand-made campaigns and assessors) serve the assessor tests and the browser tests.
+pytest_plugins = ["tests.assessor.fixtures"]
 
 
 def _available() -> dict[str, bool]:

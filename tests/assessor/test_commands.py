@@ -6,7 +6,7 @@ from django.core.management import CommandError, call_command
 
 from assessor.models import Assignment, Judgment
 
-from .conftest import assign
+from .fixtures import assign
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from pooling import services as pooling_services
 from pooling.errors import InputError
 from pooling.models import PoolItem
 
-from .conftest import assign
+from .fixtures import assign
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from rest_framework.authtoken.models import Token
 from assessor.models import Judgment
 from pooling.models import PoolItem
 
-from .conftest import assign
+from .fixtures import assign
 
 pytestmark = pytest.mark.django_db
 
@@ -56,9 +56,11 @@ def test_submitting_a_grade_saves_it_and_moves_on(ada_client, answers, ada):
 def test_a_rejected_submit_shows_why_and_saves_nothing(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     pos = position(answers, "A.1", "10")
-    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade": "DK", "comment": ""})
+    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade": "DK", "comment": " "})
     assert response.status_code == 400
-    assert "a comment is required with Do not know" in response.content.decode()
+    page = response.content.decode()
+    assert "a comment is required with Do not know" in page
+    assert 'value="DK" checked' in page                    # the choice is still there to complete
     assert not Judgment.objects.exists()
 
 

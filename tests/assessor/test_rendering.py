@@ -59,6 +59,10 @@ def test_nothing_from_the_collection_can_run_script(html):
         assert bad not in out, out
 
 
+def test_script_and_style_contents_are_not_shown_as_text():
+    assert clean("<p>a<script>window.x = 1</script>b<STYLE>p {}</STYLE>c</p>") == "<p>abc</p>"
+
+
 def test_formula_spans_keep_their_id_as_data_and_can_be_highlighted():
     out = clean('<span class="math-container" id="q_7">$x$</span> <span class="math-container" id="8">$y$</span>')
     assert out == ('<span class="math-container" data-formula-id="q_7">$x$</span> '

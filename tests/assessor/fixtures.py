@@ -1,4 +1,6 @@
-"""Small judging campaigns made by hand: a collection with real-looking posts, topics, runs and built pools."""
+"""Small judging campaigns made by hand: a collection with real-looking posts, topics, runs and built pools.
+
+A pytest plugin (tests/conftest.py loads it) so that the browser tests share the fixtures."""
 import pytest
 
 from assessor import services

@@ -1,0 +1,727 @@
+"""Judging benchmark: N simulated assessors against gunicorn on PostgreSQL, and a trivial view on the same server.
+
+Starts gunicorn with the production settings on a free port, logs in up to 32 benchmark assessors through the
+login form and, for each N in --levels (1, 8, 16, 32), gives N of them the free topics of the demo's Task 1
+campaign, then measures for --seconds (after --warmup):
+
+- the trivial view `/healthz/` (no database, no session) from N client threads: the framework's limit;
+- the judging loop from N client threads, one assessor each, as a browser does it: GET the assignment's
+  continue URL (302 to the next unjudged item), GET that judging page (200), POST a grade (302 to the continue
+  URL). Throughput counts every one of these requests; latency is given per kind and per loop.
+
+After each level the database must hold exactly one judgment (and one revision) per POST that got a redirect.
+After the levels, a double-submit check sends the same POST twice, in a row and at the same moment, for some
+items: one judgment each. Last, an in-process check (django.test.Client) counts the SQL queries of each request
+kind and times it server-side. Client, gunicorn and PostgreSQL CPU are measured per level from /proc, since all
+three share the machine. Results land in docs/benchmarks.md ("Judging").
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_judging .venv/bin/python bench/judging.py
+    DATABASE_URL=... .venv/bin/python bench/judging.py --levels 1 8 --seconds 3 --warmup 1   # quick check
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import random
+import re
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ingest as bench_ingest  # noqa: E402  (bench/ingest.py: database creation and migration, load average)
+
+ROOT = bench_ingest.ROOT
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_judging"
+# A Redis database of its own: production caches sanitized HTML there, and it is cleared before each level so
+# that every level starts as cold as the last one did (each judged answer is new to the cache).
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
+DEMO_CAMPAIGN = "ARQMath-3 Task 1 demo"
+USERNAME = "benchjudge{:02d}"
+PASSWORD = "bench-judging-not-secret"
+MAX_ASSESSORS = 32
+GOAL_RATIO = 0.5            # judging requests/s at least half the trivial view's
+GOAL_P95_MS, GOAL_LEVEL = 50.0, 16
+TURKLE = "Turkle: task page about 190 requests/s; next task handed out in a median 200 ms to 8 assessors"
+KINDS = ("next", "page", "post")
+CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
+GRADES = ["3", "2", "1", "0", "0", "0", "DK"]
+note = bench_ingest.note
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    cores = os.cpu_count() or 1
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 16, 32],
+                        help=f"numbers of concurrent assessors, 1-{MAX_ASSESSORS} (default 1 8 16 32)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per phase (default 10)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured seconds before each (default 2)")
+    parser.add_argument("--workers", type=int, default=2 * cores + 1,
+                        help=f"gunicorn workers (default 2 x cores + 1 = {2 * cores + 1})")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per worker: 1 runs the sync worker class, more the gthread one (default 1)")
+    parser.add_argument("--double-submits", type=int, default=40,
+                        help="items submitted twice in the double-submit check, half in a row, half at once")
+    parser.add_argument("--profile", action="store_true",
+                        help="also cProfile the in-process judging pages and print the top functions")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out", help="where the JSON result goes")
+    args = parser.parse_args(argv)
+    if not all(1 <= n <= MAX_ASSESSORS for n in args.levels):
+        parser.error(f"--levels must be 1-{MAX_ASSESSORS}")
+    if args.seconds <= 0 or args.warmup < 0 or args.workers < 1 or args.threads < 1 or args.double_submits < 2:
+        parser.error("--seconds > 0, --warmup >= 0, --workers and --threads >= 1, --double-submits >= 2")
+    return args
+
+
+# --- set-up ------------------------------------------------------------------------------------
+
+def server_environment() -> dict[str, str]:
+    """The environment of gunicorn and of this process: production settings, with plain http on 127.0.0.1."""
+    url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
+    if not url.startswith(("postgres://", "postgresql://")):
+        sys.exit("bench/judging.py measures the service on PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    if urlsplit(url).path.lstrip("/") in {"assess", "test_assess"}:
+        sys.exit("bench/judging.py creates users and deletes their judgments: point DATABASE_URL at a database "
+                 "of its own (default assess_bench_judging)")
+    return {
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL),
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_COOKIES": "false",  # session and CSRF cookies over plain http
+        "STATIC_ROOT": tempfile.mkdtemp(prefix="bench-judging-static-"),  # not served here: no page loads assets
+    }
+
+
+def code_version() -> str:
+    """The last commit that changed the code that serves a judging page, marked when the working tree differs."""
+    paths = ["assessor", "pooling", "config", "templates"]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("log", "-1", "--format=%h", "--", *paths) or "unknown"
+    return commit + (" + uncommitted changes" if git("status", "--porcelain", *paths) else "")
+
+
+def machine_facts() -> dict[str, str]:
+    import django
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version'), current_setting('shared_buffers'), "
+                       "current_setting('synchronous_commit'), current_setting('max_connections')")
+        version, buffers, sync, max_connections = cursor.fetchone()
+    return {"cores": str(os.cpu_count()), "python": platform.python_version(), "django": django.get_version(),
+            "postgresql": version, "shared_buffers": buffers, "synchronous_commit": sync,
+            "max_connections": max_connections, "code": code_version(), "load_before": bench_ingest.load()}
+
+
+def demo_campaign():
+    """The demo's Task 1 campaign, loaded first (once) when missing."""
+    from pooling.demo.load import demo_load
+    from pooling.models import Campaign
+
+    campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
+    if campaign is None:
+        note("loading the demo (once)")
+        demo_load(out_dir=ROOT / "bench" / "out" / "judging-demo")
+        campaign = Campaign.objects.get(name=DEMO_CAMPAIGN)
+    return campaign
+
+
+def bench_users(count: int) -> list:
+    """The benchmark's assessors benchjudge01.., created with a known password when missing."""
+    from django.contrib.auth import get_user_model
+
+    users = []
+    for n in range(1, count + 1):
+        user, created = get_user_model().objects.get_or_create(username=USERNAME.format(n))
+        if created:
+            user.set_password(PASSWORD)
+            user.save()
+        users.append(user)
+    return users
+
+
+def free_topics(campaign, users: list) -> list:
+    """The campaign's topics that nobody but the benchmark's assessors is assigned, in topic-file order."""
+    from assessor.models import Assignment
+
+    taken = (Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
+             .exclude(assessor__in=users).values("topic"))
+    return list(campaign.topics.exclude(pk__in=taken).order_by("position"))
+
+
+def reset_and_assign(campaign, users: list, topics: list) -> dict[int, list[int]]:
+    """Deletes every judgment, visit and assignment of the benchmark's assessors, then deals the topics out to
+    `users` in turn (official assignments). Returns user pk -> assignment pks in topic order."""
+    from django.contrib.auth import get_user_model
+
+    from assessor import services
+    from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision
+
+    everyone = get_user_model().objects.filter(username__startswith=USERNAME.split("{")[0])
+    JudgmentRevision.objects.filter(judgment__assignment__assessor__in=everyone).delete()
+    Judgment.objects.filter(assignment__assessor__in=everyone).delete()
+    ItemVisit.objects.filter(assignment__assessor__in=everyone).delete()
+    Assignment.objects.filter(assessor__in=everyone).delete()
+    for n, user in enumerate(users):
+        services.assignments_create(campaign=campaign, assessors=[user],
+                                    topic_ids=[t.topic_id for t in topics[n::len(users)]], kind="official")
+    return {user.pk: list(Assignment.objects.filter(assessor=user).order_by("topic__position")
+                          .values_list("pk", flat=True)) for user in users}
+
+
+def judged_counts(users: list) -> dict[str, int]:
+    from assessor.models import ItemVisit, Judgment, JudgmentRevision
+
+    return {"judgments": Judgment.objects.filter(assignment__assessor__in=users).count(),
+            "revisions": JudgmentRevision.objects.filter(judgment__assignment__assessor__in=users).count(),
+            "completed_visits": ItemVisit.objects.filter(assignment__assessor__in=users,
+                                                         completed_at__isnull=False).count()}
+
+
+def clear_cache() -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gunicorn(env: dict[str, str], *, workers: int, threads: int, log: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(workers), "--worker-class", "gthread" if threads > 1 else "sync",
+               "--threads", str(threads), "--timeout", "120"]
+    with open(log, "wb") as sink:
+        server = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=sink, stderr=sink)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit(f"gunicorn stopped at start-up (exit {server.returncode}); see {log}")
+        try:
+            if Browser(port).request("GET", "/healthz/").status == 200:
+                return server, port
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    sys.exit(f"gunicorn did not answer /healthz/ within 60 s; see {log}")
+
+
+# --- the client ---------------------------------------------------------------------------------
+
+@dataclass
+class Response:
+    status: int
+    location: str
+    body: bytes
+    start: float
+    end: float
+
+
+class Browser:
+    """One HTTP/1.1 connection with its cookies: what a browser keeps between an assessor's requests."""
+
+    def __init__(self, port: int, cookies: dict[str, str] | None = None):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.cookies = dict(cookies or {})
+
+    def request(self, method: str, path: str, form: dict[str, str] | None = None) -> Response:
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        body = None
+        if form is not None:
+            body = urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        start = time.perf_counter()
+        try:
+            self.connection.request(method, path, body=body, headers=headers)
+            response = self.connection.getresponse()
+            data = response.read()
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            raise
+        end = time.perf_counter()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                if morsel["max-age"] == "0":
+                    self.cookies.pop(name, None)
+                else:
+                    self.cookies[name] = morsel.value
+        return Response(response.status, response.getheader("Location", ""), data, start, end)
+
+
+def login(port: int, username: str) -> Browser:
+    browser = Browser(port)
+    page = browser.request("GET", "/login/")
+    token = CSRF_FIELD.search(page.body)
+    if page.status != 200 or token is None:
+        raise RuntimeError(f"GET /login/ gave {page.status} without a CSRF field")
+    done = browser.request("POST", "/login/", {"username": username, "password": PASSWORD,
+                                                "csrfmiddlewaretoken": token.group(1).decode()})
+    if done.status != 302 or "sessionid" not in browser.cookies:
+        raise RuntimeError(f"login of {username} failed ({done.status}): was the user created by another run "
+                           "with another password?")
+    return browser
+
+
+def in_parallel(count: int, work: Callable[[int], object]) -> list:
+    """Runs work(0..count-1) in threads and returns their results in order; the first exception is raised."""
+    results: list = [None] * count
+    errors: list[BaseException] = []
+
+    def run(n: int) -> None:
+        try:
+            results[n] = work(n)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def continue_url(assignment_pk: int) -> str:
+    return f"/assess/assignments/{assignment_pk}/"
+
+
+def grade_form(page: Response, rng: random.Random) -> dict[str, str] | None:
+    """The form a quick assessor submits from this page, or None when the page has no grade form."""
+    token = CSRF_FIELD.search(page.body)
+    if token is None or b'name="grade"' not in page.body:
+        return None
+    grade = rng.choice(GRADES)
+    return {"csrfmiddlewaretoken": token.group(1).decode(), "grade": grade,
+            "comment": "cannot decide from the thread" if grade == "DK" else "",
+            "active_seconds": f"{rng.uniform(3, 60):.1f}"}
+
+
+@dataclass
+class Record:
+    """What one client thread saw: (kind, start, end) of every answered request, counts of the rest."""
+    requests: list[tuple[str, float, float]] = field(default_factory=list)
+    loops: list[tuple[float, float, float]] = field(default_factory=list)  # (start, page end, POST end)
+    posts_ok: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def error(self, what: str) -> None:
+        self.errors[what] = self.errors.get(what, 0) + 1
+
+
+def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: random.Random) -> Record:
+    """Judges items until `stop`: continue URL, judging page, POST. Moves on when an assignment is done."""
+    record = Record()
+    queue = list(assignments)
+    url = continue_url(queue.pop(0))
+    while time.perf_counter() < stop:
+        nxt = browser.request("GET", url)
+        record.requests.append(("next", nxt.start, nxt.end))
+        if nxt.status != 302:
+            record.error(f"next {nxt.status}")
+            break
+        if "/items/" not in nxt.location:  # every item judged: the start page
+            if not queue:
+                break
+            url = continue_url(queue.pop(0))
+            continue
+        page = browser.request("GET", nxt.location)
+        record.requests.append(("page", page.start, page.end))
+        form = grade_form(page, rng) if page.status == 200 else None
+        if form is None:
+            record.error(f"page {page.status}" + (" without a grade form" if page.status == 200 else ""))
+            break
+        post = browser.request("POST", nxt.location, form)
+        record.requests.append(("post", post.start, post.end))
+        if post.status != 302 or "?after=" not in post.location:
+            record.error(f"post {post.status}")
+            break
+        record.posts_ok += 1
+        record.loops.append((nxt.start, page.end, post.end))
+        url = post.location
+    return record
+
+
+def healthz_loop(browser: Browser, stop: float) -> Record:
+    record = Record()
+    while time.perf_counter() < stop:
+        response = browser.request("GET", "/healthz/")
+        if response.status != 200:
+            record.error(f"healthz {response.status}")
+            break
+        record.requests.append(("healthz", response.start, response.end))
+    return record
+
+
+# --- CPU accounting -----------------------------------------------------------------------------
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _process_cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _database_backends() -> list[int]:
+    """PostgreSQL backends connected to the benchmark database (gunicorn's), not this process's own."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _machine_busy() -> float:
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(values[:8]) - values[3] - values[4]) / TICKS  # all but idle and iowait
+
+
+def cpu_snapshot(server_pid: int) -> dict[str, dict | float]:
+    backends = _database_backends()
+    return {"client": time.process_time(),
+            "gunicorn": {pid: _process_cpu(pid) for pid in [server_pid, *_children(server_pid)]},
+            "postgres": {pid: _process_cpu(pid) for pid in backends},
+            "machine": _machine_busy(), "at": time.perf_counter()}
+
+
+def cpu_used(before: dict, after: dict) -> dict[str, float]:
+    """Cores busy on average between two snapshots, by who used them."""
+    seconds = after["at"] - before["at"]
+    used = {"client": after["client"] - before["client"], "machine": after["machine"] - before["machine"]}
+    for who in ("gunicorn", "postgres"):
+        used[who] = sum(cpu - before[who].get(pid, 0.0) for pid, cpu in after[who].items())
+    used["other"] = used["machine"] - used["client"] - used["gunicorn"] - used["postgres"]
+    return {who: value / seconds for who, value in used.items()}
+
+
+# --- a level --------------------------------------------------------------------------------------
+
+def timed_phase(count: int, work: Callable[[int, float], Record], *, warmup: float, seconds: float,
+                server_pid: int) -> tuple[list[Record], float, float, dict[str, float]]:
+    """Runs work(n, stop) in `count` threads; measures from `warmup` after the start for `seconds`.
+    Returns the records, the window and the CPU used in it."""
+    start = time.perf_counter()
+    window_start, stop = start + warmup, start + warmup + seconds
+    snapshots = {}
+
+    def clock() -> None:
+        time.sleep(max(0.0, window_start - time.perf_counter()))
+        snapshots["before"] = cpu_snapshot(server_pid)
+        time.sleep(max(0.0, stop - time.perf_counter()))
+        snapshots["after"] = cpu_snapshot(server_pid)
+
+    timer = threading.Thread(target=clock)
+    timer.start()
+    records = in_parallel(count, lambda n: work(n, stop))
+    timer.join()
+    return records, window_start, stop, cpu_used(snapshots["before"], snapshots["after"])
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile of `values` (seconds) in milliseconds; NaN when empty."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def summarize(records: list[Record], window_start: float, stop: float) -> dict:
+    """Requests answered inside the window: throughput and latency per kind, loops, errors."""
+    seconds = stop - window_start
+    inside = [(kind, end - start) for r in records for kind, start, end in r.requests if window_start <= end <= stop]
+    loops = [(page_end - start, post_end - start) for r in records for start, page_end, post_end in r.loops
+             if window_start <= post_end <= stop]
+    latency = {}
+    for kind in {kind for kind, _ in inside}:
+        values = [value for k, value in inside if k == kind]
+        latency[kind] = {"count": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
+                         "p99": percentile(values, 99)}
+    errors: dict[str, int] = {}
+    for r in records:
+        for what, n in r.errors.items():
+            errors[what] = errors.get(what, 0) + n
+    return {"requests_per_second": len(inside) / seconds, "loops_per_second": len(loops) / seconds,
+            "latency": latency, "errors": errors, "posts_ok": sum(r.posts_ok for r in records),
+            "loop": {"p50": percentile([b for _, b in loops], 50), "p95": percentile([b for _, b in loops], 95)},
+            "handout": {"p50": percentile([a for a, _ in loops], 50), "p95": percentile([a for a, _ in loops], 95)}}
+
+
+def run_level(n: int, *, port: int, server_pid: int, browsers: list[Browser], campaign, users: list, topics: list,
+              args: argparse.Namespace) -> dict:
+    note(f"N = {n}: assigning {len(topics)} topics to {n} assessors, trivial view then judging")
+    assignments = reset_and_assign(campaign, users[:n], topics)
+    clear_cache()
+    trivial = [Browser(port) for _ in range(n)]
+    records, start, stop, cpu_trivial = timed_phase(
+        n, lambda i, stop: healthz_loop(trivial[i], stop), warmup=args.warmup, seconds=args.seconds,
+        server_pid=server_pid)
+    healthz = summarize(records, start, stop)
+    rngs = [random.Random(1000 * n + i) for i in range(n)]
+    records, start, stop, cpu_judging = timed_phase(
+        n, lambda i, stop: assessor_loop(browsers[i], assignments[users[i].pk], stop, rngs[i]),
+        warmup=args.warmup, seconds=args.seconds, server_pid=server_pid)
+    judging = summarize(records, start, stop)
+    counts = judged_counts(users)
+    ok = counts["judgments"] == counts["revisions"] == counts["completed_visits"] == judging["posts_ok"]
+    return {"n": n, "healthz": healthz, "judging": judging, "cpu_healthz": cpu_trivial, "cpu_judging": cpu_judging,
+            "db": counts, "db_ok": ok,
+            "ratio": judging["requests_per_second"] / healthz["requests_per_second"]}
+
+
+# --- double submits -------------------------------------------------------------------------------
+
+def double_submit_check(*, port: int, browsers: list[Browser], campaign, users: list, topics: list,
+                        items: int) -> dict:
+    """Submits `items` items twice each: half with the second POST after the first answered (a resubmitted form),
+    half with both POSTs sent at the same moment on two connections (a double click). One judgment each."""
+    n = min(len(users), 8, items // 2)
+    assignments = reset_and_assign(campaign, users[:n], topics)
+    per_user = [items // 2 // n + (1 if i < items // 2 % n else 0) for i in range(n)]
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def submit_twice(i: int) -> int:
+        browser, rng = browsers[i], random.Random(i)
+        url, done = continue_url(assignments[users[i].pk][0]), 0
+        for k in range(2 * per_user[i]):
+            nxt = browser.request("GET", url)
+            page = browser.request("GET", nxt.location)
+            form = grade_form(page, rng)
+            if form is None:
+                raise RuntimeError(f"no grade form at {nxt.location} ({page.status})")
+            if k % 2 == 0:
+                posts = [browser.request("POST", nxt.location, form), browser.request("POST", nxt.location, form)]
+            else:
+                twins = [browser, Browser(port, browser.cookies)]
+                barrier = threading.Barrier(2)
+
+                def post(j: int, twins=twins, barrier=barrier, form=form, target=nxt.location) -> Response:
+                    barrier.wait()
+                    return twins[j].request("POST", target, form)
+
+                posts = in_parallel(2, post)
+            with lock:
+                statuses.extend(p.status for p in posts)
+            done += 1
+            url = posts[0].location
+        return done
+
+    submitted = sum(in_parallel(n, submit_twice))
+    counts = judged_counts(users)
+    redirects = sum(1 for s in statuses if s == 302)
+    ok = counts["judgments"] == counts["revisions"] == submitted and redirects == len(statuses)
+    return {"items": submitted, "posts": len(statuses), "redirects": redirects, "db": counts, "ok": ok}
+
+
+# --- server-side view of one request --------------------------------------------------------------
+
+def in_process_check(*, campaign, users: list, topics: list, loops: int, profile: bool) -> dict:
+    """The same loop through django.test.Client in this process (same settings, database and cache): SQL
+    queries and server-side milliseconds per request kind, without HTTP, gunicorn or client overhead."""
+    import cProfile
+    import pstats
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    assignments = reset_and_assign(campaign, users[:1], topics)
+    clear_cache()
+    client = Client(SERVER_NAME="127.0.0.1")
+    client.force_login(users[0])
+    rng = random.Random(7)
+    profiler = cProfile.Profile() if profile else None
+    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": []} for kind in KINDS}
+    sample_queries: dict[str, list[str]] = {}
+    url = continue_url(assignments[users[0].pk][0])
+
+    def measure(kind: str, call: Callable[[], object]):
+        with CaptureQueriesContext(connection) as queries:
+            start = time.perf_counter()
+            if profiler is not None and kind == "page":
+                response = profiler.runcall(call)
+            else:
+                response = call()
+            figures[kind]["ms"].append(1000 * (time.perf_counter() - start))
+        figures[kind]["queries"].append(len(queries))
+        sample_queries.setdefault(kind, [q["sql"][:160] for q in queries.captured_queries])
+        return response
+
+    for _ in range(loops):
+        nxt = measure("next", lambda url=url: client.get(url))
+        target = nxt["Location"]
+        page = measure("page", lambda target=target: client.get(target))
+        form = grade_form(Response(page.status_code, "", page.content, 0, 0), rng)
+        if form is None:
+            raise RuntimeError(f"in-process: no grade form at {target} ({page.status_code})")
+        post = measure("post", lambda target=target, form=form: client.post(target, form))
+        url = post["Location"]
+    result = {kind: {"queries_median": statistics.median(f["queries"]), "queries_max": max(f["queries"]),
+                     "ms_median": statistics.median(f["ms"]), "ms_p95": percentile([m / 1000 for m in f["ms"]], 95)}
+              for kind, f in figures.items()}
+    result["page_bytes"] = len(page.content)
+    result["queries"] = sample_queries
+    if profiler is not None:
+        stats = pstats.Stats(profiler, stream=sys.stderr)
+        stats.sort_stats("cumulative").print_stats(30)
+    return result
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: dict, inproc: dict,
+           topics: int, items: int) -> list[str]:
+    kind = "gthread" if args.threads > 1 else "sync"
+    lines = [
+        f"Judging benchmark: gunicorn {args.workers} {kind} workers" + (f" x {args.threads} threads"
+                                                                          if args.threads > 1 else "")
+        + f", production settings, PostgreSQL {facts['postgresql']}, Redis cache; {args.warmup:g} s warm-up + "
+        f"{args.seconds:g} s measured per phase",
+        f"{facts['cores']} cores shared by client, gunicorn and PostgreSQL; Python {facts['python']}, Django "
+        f"{facts['django']}; shared_buffers {facts['shared_buffers']}, synchronous_commit "
+        f"{facts['synchronous_commit']}; code {facts['code']}; load average before {facts['load_before']}, after "
+        f"{facts['load_after']}",
+        f"campaign '{DEMO_CAMPAIGN}': {topics} free topics, {items:,} items, dealt out to the N assessors at each "
+        "level; a judging loop = GET continue URL (302) + GET judging page (200) + POST grade (302)",
+        "",
+        f"{'N':>3} {'loops/s':>8} {'judging req/s':>14} {'healthz req/s':>14} {'ratio':>6}   "
+        + "   ".join(f"{k + ' p50/p95/p99 ms':>24}" for k in KINDS) + f"   {'loop p50/p95':>13}",
+    ]
+    for level in levels:
+        judging, healthz = level["judging"], level["healthz"]
+        cells = []
+        for k in KINDS:
+            lat = judging["latency"].get(k)
+            cells.append(f"{lat['p50']:7.1f} {lat['p95']:7.1f} {lat['p99']:7.1f}" if lat else f"{'-':>23}")
+        lines.append(f"{level['n']:>3} {judging['loops_per_second']:>8.1f} {judging['requests_per_second']:>14.1f} "
+                     f"{healthz['requests_per_second']:>14.1f} {level['ratio']:>6.2f}   " + "   ".join(
+                         f"{c:>24}" for c in cells) + f"   {judging['loop']['p50']:6.1f} {judging['loop']['p95']:6.1f}")
+    lines += ["", "healthz latency p50/p95 ms and CPU (cores busy on average in the window: client / gunicorn / "
+              "PostgreSQL backends of this database / anything else, of " + facts["cores"] + "):"]
+    for level in levels:
+        h = level["healthz"]["latency"].get("healthz", {"p50": float("nan"), "p95": float("nan")})
+        lines.append(f"  N = {level['n']:>2}: healthz {h['p50']:.1f} / {h['p95']:.1f} ms; CPU healthz "
+                     + _cpu(level["cpu_healthz"]) + "; judging " + _cpu(level["cpu_judging"])
+                     + f"; next item handed out (continue + page) p50 {level['judging']['handout']['p50']:.1f} ms")
+    lines += ["", "database after each level (judgments / revisions / completed visits against POSTs redirected):"]
+    for level in levels:
+        db, errors = level["db"], level["judging"]["errors"] or level["healthz"]["errors"]
+        lines.append(f"  N = {level['n']:>2}: {db['judgments']} / {db['revisions']} / {db['completed_visits']} "
+                     f"against {level['judging']['posts_ok']}: {'OK' if level['db_ok'] else 'MISMATCH'}"
+                     + (f"; client errors {errors}" if errors else ""))
+    lines.append(f"double submits: {double['items']} items POSTed twice ({double['posts']} POSTs, "
+                 f"{double['redirects']} redirected): {double['db']['judgments']} judgments, "
+                 f"{double['db']['revisions']} revisions: {'OK' if double['ok'] else 'MISMATCH'}")
+    lines += ["", "in process (django.test.Client, no HTTP): SQL queries and server-side ms per request, median "
+              "(p95)"]
+    for k in KINDS:
+        f = inproc[k]
+        lines.append(f"  {k:<5} {f['queries_median']:>4g} queries (max {f['queries_max']}), "
+                     f"{f['ms_median']:6.1f} ms ({f['ms_p95']:.1f})")
+    lines.append(f"  judging page {inproc['page_bytes']:,} bytes")
+    lines += ["", "goals:"]
+    for level in levels:
+        lines.append(f"  N = {level['n']:>2}: judging req/s / healthz req/s {level['ratio']:.2f}, goal >= "
+                     f"{GOAL_RATIO:g}: {'met' if level['ratio'] >= GOAL_RATIO else 'MISSED'}")
+    at_goal = next((level for level in levels if level["n"] == GOAL_LEVEL), None)
+    if at_goal is not None:
+        worst = max(lat["p95"] for k, lat in at_goal["judging"]["latency"].items() if k in KINDS)
+        lines.append(f"  N = {GOAL_LEVEL}: slowest p95 of continue / page / POST {worst:.1f} ms, goal < "
+                     f"{GOAL_P95_MS:g} ms: {'met' if worst < GOAL_P95_MS else 'MISSED'}")
+    consistent = all(level["db_ok"] for level in levels) and double["ok"]
+    lines.append(f"  one judgment per redirected POST: {'OK' if consistent else 'MISMATCH'}")
+    lines.append(f"  for scale, {TURKLE}")
+    return lines
+
+
+def _cpu(used: dict[str, float]) -> str:
+    return " / ".join(f"{used[who]:.2f}" for who in ("client", "gunicorn", "postgres", "other"))
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+def main(argv: list[str]) -> None:
+    args = parse_args(argv)
+    env = server_environment()
+    os.environ.update(env)
+    bench_ingest.setup_django()
+    started = time.perf_counter()
+    bench_ingest.ensure_database()
+    campaign = demo_campaign()
+    users = bench_users(MAX_ASSESSORS)
+    topics = free_topics(campaign, users)
+    from pooling.models import PoolItem
+
+    items = PoolItem.objects.filter(topic__in=topics).count()
+    if len(topics) < max(args.levels):
+        sys.exit(f"only {len(topics)} topics of '{DEMO_CAMPAIGN}' are free for the benchmark's assessors")
+    facts = machine_facts()
+    args.out.mkdir(parents=True, exist_ok=True)
+    server, port = start_gunicorn(env, workers=args.workers, threads=args.threads,
+                                  log=args.out / "judging-gunicorn.log")
+    try:
+        note(f"gunicorn pid {server.pid} on port {port}; logging in {max(args.levels)} assessors")
+        browsers = in_parallel(max(args.levels), lambda n: login(port, users[n].username))
+        levels = [run_level(n, port=port, server_pid=server.pid, browsers=browsers, campaign=campaign,
+                            users=users, topics=topics, args=args) for n in args.levels]
+        note("double-submit check")
+        double = double_submit_check(port=port, browsers=browsers, campaign=campaign, users=users[:len(browsers)],
+                                     topics=topics, items=args.double_submits)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    note("in-process check")
+    inproc = in_process_check(campaign=campaign, users=users, topics=topics, loops=60, profile=args.profile)
+    facts["load_after"] = bench_ingest.load()
+    print("\n".join(report(args, facts, levels, double, inproc, len(topics), items)))
+    result = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "levels": levels,
+              "double_submits": double, "in_process": inproc, "wall_seconds": time.perf_counter() - started}
+    path = args.out / f"judging-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    note(f"figures in {path}; took {result['wall_seconds'] / 60:.1f} minutes")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
