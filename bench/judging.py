@@ -58,6 +58,7 @@ GOAL_RATIO = 0.5            # judging requests/s at least half the trivial view'
 GOAL_P95_MS, GOAL_LEVEL = 50.0, 16
 TURKLE = "Turkle: task page about 190 requests/s; next task handed out in a median 200 ms to 8 assessors"
 KINDS = ("next", "page", "post")
+IN_PROCESS_LOOPS = 60
 CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
 GRADES = ["3", "2", "1", "0", "0", "0", "DK"]
 note = bench_ingest.note
@@ -286,8 +287,9 @@ def login(port: int, username: str) -> Browser:
     return browser
 
 
-def in_parallel(count: int, work: Callable[[int], object]) -> list:
-    """Runs work(0..count-1) in threads and returns their results in order; the first exception is raised."""
+def in_parallel(count: int, work: Callable[[int], object], meanwhile: Callable[[], None] | None = None) -> list:
+    """Runs work(0..count-1) in threads, and meanwhile() in this one, and returns the results in order; the first
+    exception is raised."""
     results: list = [None] * count
     errors: list[BaseException] = []
 
@@ -300,6 +302,8 @@ def in_parallel(count: int, work: Callable[[int], object]) -> list:
     threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
     for thread in threads:
         thread.start()
+    if meanwhile is not None:
+        meanwhile()
     for thread in threads:
         thread.join()
     if errors:
@@ -440,8 +444,8 @@ def cpu_used(before: dict, after: dict) -> dict[str, float]:
 
 def timed_phase(count: int, work: Callable[[int, float], Record], *, warmup: float, seconds: float,
                 server_pid: int) -> tuple[list[Record], float, float, dict[str, float]]:
-    """Runs work(n, stop) in `count` threads; measures from `warmup` after the start for `seconds`.
-    Returns the records, the window and the CPU used in it."""
+    """Runs work(n, stop) in `count` threads; measures from `warmup` after the start for `seconds`, CPU from
+    this thread (which owns the database connection). Returns the records, the window and the CPU used in it."""
     start = time.perf_counter()
     window_start, stop = start + warmup, start + warmup + seconds
     snapshots = {}
@@ -452,10 +456,7 @@ def timed_phase(count: int, work: Callable[[int, float], Record], *, warmup: flo
         time.sleep(max(0.0, stop - time.perf_counter()))
         snapshots["after"] = cpu_snapshot(server_pid)
 
-    timer = threading.Thread(target=clock)
-    timer.start()
-    records = in_parallel(count, lambda n: work(n, stop))
-    timer.join()
+    records = in_parallel(count, lambda n: work(n, stop), meanwhile=clock)
     return records, window_start, stop, cpu_used(snapshots["before"], snapshots["after"])
 
 
@@ -557,15 +558,15 @@ def double_submit_check(*, port: int, browsers: list[Browser], campaign, users: 
 
 # --- server-side view of one request --------------------------------------------------------------
 
-def in_process_check(*, campaign, users: list, topics: list, loops: int, profile: bool) -> dict:
+def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> dict:
     """The same loop through django.test.Client in this process (same settings, database and cache): SQL
-    queries and server-side milliseconds per request kind, without HTTP, gunicorn or client overhead."""
+    queries, server-side milliseconds and the part of them spent waiting for PostgreSQL, per request kind,
+    without HTTP, gunicorn or the client."""
     import cProfile
     import pstats
 
     from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
     assignments = reset_and_assign(campaign, users[:1], topics)
     clear_cache()
@@ -573,23 +574,30 @@ def in_process_check(*, campaign, users: list, topics: list, loops: int, profile
     client.force_login(users[0])
     rng = random.Random(7)
     profiler = cProfile.Profile() if profile else None
-    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": []} for kind in KINDS}
-    sample_queries: dict[str, list[str]] = {}
+    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in KINDS}
+    statements: dict[str, list[str]] = {}
     url = continue_url(assignments[users[0].pk][0])
 
     def measure(kind: str, call: Callable[[], object]):
-        with CaptureQueriesContext(connection) as queries:
+        executed: list[tuple[str, float]] = []
+
+        def timed(execute, sql, params, many, context):
             start = time.perf_counter()
-            if profiler is not None and kind == "page":
-                response = profiler.runcall(call)
-            else:
-                response = call()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                executed.append((sql, time.perf_counter() - start))
+
+        with connection.execute_wrapper(timed):
+            start = time.perf_counter()
+            response = profiler.runcall(call) if profiler is not None and kind == "page" else call()
             figures[kind]["ms"].append(1000 * (time.perf_counter() - start))
-        figures[kind]["queries"].append(len(queries))
-        sample_queries.setdefault(kind, [q["sql"][:160] for q in queries.captured_queries])
+        figures[kind]["queries"].append(len(executed))
+        figures[kind]["db_ms"].append(1000 * sum(seconds for _, seconds in executed))
+        statements.setdefault(kind, [statement(sql) for sql, _ in executed])
         return response
 
-    for _ in range(loops):
+    for _ in range(IN_PROCESS_LOOPS):
         nxt = measure("next", lambda url=url: client.get(url))
         target = nxt["Location"]
         page = measure("page", lambda target=target: client.get(target))
@@ -598,15 +606,21 @@ def in_process_check(*, campaign, users: list, topics: list, loops: int, profile
             raise RuntimeError(f"in-process: no grade form at {target} ({page.status_code})")
         post = measure("post", lambda target=target, form=form: client.post(target, form))
         url = post["Location"]
-    result = {kind: {"queries_median": statistics.median(f["queries"]), "queries_max": max(f["queries"]),
-                     "ms_median": statistics.median(f["ms"]), "ms_p95": percentile([m / 1000 for m in f["ms"]], 95)}
+    result = {kind: {"queries": statistics.median(f["queries"]), "ms": statistics.median(f["ms"]),
+                     "db_ms": statistics.median(f["db_ms"]), "statements": statements[kind]}
               for kind, f in figures.items()}
     result["page_bytes"] = len(page.content)
-    result["queries"] = sample_queries
     if profiler is not None:
-        stats = pstats.Stats(profiler, stream=sys.stderr)
-        stats.sort_stats("cumulative").print_stats(30)
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
     return result
+
+
+def statement(sql: str) -> str:
+    """A query in a few words: its verb and first table (BEGIN, COMMIT and savepoints as they are)."""
+    match = re.match(r'\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b.*?(?:FROM|INTO|UPDATE)\s+"(\w+)"', sql, re.S)
+    if match is None:
+        return sql.split('"')[0].strip()
+    return f"{match.group(1).split()[0]} {match.group(2)}"
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -654,12 +668,12 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
     lines.append(f"double submits: {double['items']} items POSTed twice ({double['posts']} POSTs, "
                  f"{double['redirects']} redirected): {double['db']['judgments']} judgments, "
                  f"{double['db']['revisions']} revisions: {'OK' if double['ok'] else 'MISMATCH'}")
-    lines += ["", "in process (django.test.Client, no HTTP): SQL queries and server-side ms per request, median "
-              "(p95)"]
+    lines += ["", f"in process (django.test.Client, no HTTP; medians of {IN_PROCESS_LOOPS} loops): server-side ms, "
+              "of which waiting for PostgreSQL, and the queries"]
     for k in KINDS:
         f = inproc[k]
-        lines.append(f"  {k:<5} {f['queries_median']:>4g} queries (max {f['queries_max']}), "
-                     f"{f['ms_median']:6.1f} ms ({f['ms_p95']:.1f})")
+        lines.append(f"  {k:<5} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, {f['queries']:g} queries: "
+                     + ", ".join(f["statements"]))
     lines.append(f"  judging page {inproc['page_bytes']:,} bytes")
     lines += ["", "goals:"]
     for level in levels:
@@ -713,7 +727,7 @@ def main(argv: list[str]) -> None:
         server.terminate()
         server.wait(timeout=30)
     note("in-process check")
-    inproc = in_process_check(campaign=campaign, users=users, topics=topics, loops=60, profile=args.profile)
+    inproc = in_process_check(campaign=campaign, users=users, topics=topics, profile=args.profile)
     facts["load_after"] = bench_ingest.load()
     print("\n".join(report(args, facts, levels, double, inproc, len(topics), items)))
     result = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "levels": levels,
