@@ -1,10 +1,9 @@
 """assign_topics and import_judgments (SPEC 9): what they print, and rejected files that change nothing."""
-from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
 
 from assessor.models import Assignment, Judgment
+from tests.commands import command_output, rejected
 
 from .fixtures import assign
 
@@ -12,17 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 def run(*args) -> str:
-    out = StringIO()
-    call_command(*args, stdout=out, stderr=StringIO())
-    return out.getvalue()
-
-
-def rejected(*args) -> list[str]:
-    err = StringIO()
-    with pytest.raises(CommandError) as info:
-        call_command(*args, stdout=StringIO(), stderr=err)
-    assert info.value.returncode == 2
-    return err.getvalue().splitlines()
+    return command_output(*args)[0]
 
 
 def test_assign_topics_assigns_and_says_what_existed(answers, ada):

@@ -8,6 +8,7 @@ from assessor.services import GradeInput
 from pooling import services as pooling_services
 from pooling.errors import InputError
 from pooling.models import PoolItem
+from tests.commands import command_output, rejected
 
 from .fixtures import assign
 
@@ -208,19 +209,10 @@ def test_pool_rebuild_is_refused_once_judging_started_and_a_forced_one_keeps_jud
     assert not PoolItem.objects.filter(campaign=answers, item_id="99").exists()
 
 
-def test_build_pools_force_lists_the_judged_items_left_out(answers, ada, capsys):
-    from io import StringIO
-
-    from django.core.management import CommandError, call_command
-
+def test_build_pools_force_lists_the_judged_items_left_out(answers, ada):
     a = assign(answers, ada, "A.1")
     submit(a, item(answers, "A.1", "12"), GradeInput("1"))
-    err = StringIO()
-    with pytest.raises(CommandError) as info:
-        call_command("build_pools", "--campaign", "answers", stdout=StringIO(), stderr=err)
-    assert info.value.returncode == 2
-    assert "judging has started" in err.getvalue()
+    assert rejected("build_pools", "--campaign", "answers")[0].startswith("judging has started")
     pooling_services.run_depth_set(run=answers.runs.get(), depth=2)
-    err = StringIO()
-    call_command("build_pools", "--campaign", "answers", "--force", stdout=StringIO(), stderr=err)
-    assert err.getvalue().splitlines() == ["A.1\t12\tjudged, no longer in the pool (judgments kept)"]
+    _out, err = command_output("build_pools", "--campaign", "answers", "--force")
+    assert err.splitlines() == ["A.1\t12\tjudged, no longer in the pool (judgments kept)"]

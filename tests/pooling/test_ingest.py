@@ -1,28 +1,14 @@
 """Ingestion services and commands: real files in, rejected files change nothing, exit status 2."""
-from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
 
 from pooling import services
 from pooling.errors import InputError
 from pooling.models import Campaign, Collection, Comment, Formula, Post, Run, RunEntry, Topic
+from tests.commands import command_output as run_command
+from tests.commands import rejected
 
 pytestmark = pytest.mark.django_db
-
-
-def run_command(*args) -> tuple[str, str]:
-    out, err = StringIO(), StringIO()
-    call_command(*args, stdout=out, stderr=err)
-    return out.getvalue(), err.getvalue()
-
-
-def rejected(*args) -> list[str]:
-    out, err = StringIO(), StringIO()
-    with pytest.raises(CommandError) as info:
-        call_command(*args, stdout=out, stderr=err)
-    assert info.value.returncode == 2
-    return err.getvalue().splitlines()
 
 
 def counts() -> dict:

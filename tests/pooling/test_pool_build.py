@@ -1,12 +1,11 @@
 """Pool building and export (SPEC 4, 9): small campaigns worked out by hand, and the real ARQMath-1 runs."""
 import csv
-from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
 
 from pooling import services
 from pooling.models import Campaign, Collection, Formula, PoolInstance, PoolItem, Post, Run
+from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
 
 from .run_files import answers_campaign, ingest, task2_lines
@@ -15,17 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def run_command(*args) -> str:
-    out = StringIO()
-    call_command(*args, stdout=out, stderr=StringIO())
-    return out.getvalue()
-
-
-def rejected(*args) -> list[str]:
-    err = StringIO()
-    with pytest.raises(CommandError) as info:
-        call_command(*args, stdout=StringIO(), stderr=err)
-    assert info.value.returncode == 2
-    return err.getvalue().splitlines()
+    return command_output(*args)[0]
 
 
 def pool_of(campaign) -> dict[str, dict[str, list]]:
