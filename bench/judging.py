@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
 import platform
 import random
@@ -58,7 +59,9 @@ GOAL_RATIO = 0.5            # judging requests/s at least half the trivial view'
 GOAL_P95_MS, GOAL_LEVEL = 50.0, 16
 TURKLE = "Turkle: task page about 190 requests/s; next task handed out in a median 200 ms to 8 assessors"
 KINDS = ("next", "page", "post")
+IN_PROCESS = (*KINDS, "healthz")
 IN_PROCESS_LOOPS = 60
+NOISE_CORES = 0.2  # "other" CPU above this in a phase: something else competed for the machine
 CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
 GRADES = ["3", "2", "1", "0", "0", "0", "DK"]
 note = bench_ingest.note
@@ -465,7 +468,7 @@ def percentile(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
     ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+    return 1000 * ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def summarize(records: list[Record], window_start: float, stop: float) -> dict:
@@ -574,7 +577,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
     client.force_login(users[0])
     rng = random.Random(7)
     profiler = cProfile.Profile() if profile else None
-    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in KINDS}
+    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in IN_PROCESS}
     statements: dict[str, list[str]] = {}
     url = continue_url(assignments[users[0].pk][0])
 
@@ -588,11 +591,23 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
             finally:
                 executed.append((sql, time.perf_counter() - start))
 
-        with connection.execute_wrapper(timed):
+        def timed_commit(commit=connection.commit):
+            # Commits do not go through execute(); with synchronous_commit on each one waits for the WAL flush.
             start = time.perf_counter()
-            response = profiler.runcall(call) if profiler is not None and kind == "page" else call()
-            figures[kind]["ms"].append(1000 * (time.perf_counter() - start))
-        figures[kind]["queries"].append(len(executed))
+            try:
+                commit()
+            finally:
+                executed.append(("COMMIT", time.perf_counter() - start))
+
+        connection.commit = timed_commit
+        try:
+            with connection.execute_wrapper(timed):
+                start = time.perf_counter()
+                response = profiler.runcall(call) if profiler is not None and kind == "page" else call()
+                figures[kind]["ms"].append(1000 * (time.perf_counter() - start))
+        finally:
+            del connection.commit
+        figures[kind]["queries"].append(sum(1 for sql, _ in executed if sql != "COMMIT"))
         figures[kind]["db_ms"].append(1000 * sum(seconds for _, seconds in executed))
         statements.setdefault(kind, [statement(sql) for sql, _ in executed])
         return response
@@ -606,6 +621,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
             raise RuntimeError(f"in-process: no grade form at {target} ({page.status_code})")
         post = measure("post", lambda target=target, form=form: client.post(target, form))
         url = post["Location"]
+        measure("healthz", lambda: client.get("/healthz/"))
     result = {kind: {"queries": statistics.median(f["queries"]), "ms": statistics.median(f["ms"]),
                      "db_ms": statistics.median(f["db_ms"]), "statements": statements[kind]}
               for kind, f in figures.items()}
@@ -617,7 +633,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
 
 def statement(sql: str) -> str:
     """A query in a few words: its verb and first table (BEGIN, COMMIT and savepoints as they are)."""
-    match = re.match(r'\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b.*?(?:FROM|INTO|UPDATE)\s+"(\w+)"', sql, re.S)
+    match = re.match(r'\s*(SELECT\b.*?\bFROM|INSERT INTO|UPDATE|DELETE FROM)\s+"(\w+)"', sql, re.S)
     if match is None:
         return sql.split('"')[0].strip()
     return f"{match.group(1).split()[0]} {match.group(2)}"
@@ -659,6 +675,9 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
         lines.append(f"  N = {level['n']:>2}: healthz {h['p50']:.1f} / {h['p95']:.1f} ms; CPU healthz "
                      + _cpu(level["cpu_healthz"]) + "; judging " + _cpu(level["cpu_judging"])
                      + f"; next item handed out (continue + page) p50 {level['judging']['handout']['p50']:.1f} ms")
+    other = max(max(level["cpu_healthz"]["other"], level["cpu_judging"]["other"]) for level in levels)
+    if other > NOISE_CORES:
+        lines.append(f"  NOISE: other processes kept up to {other:.2f} of {facts['cores']} cores busy during a phase")
     lines += ["", "database after each level (judgments / revisions / completed visits against POSTs redirected):"]
     for level in levels:
         db, errors = level["db"], level["judging"]["errors"] or level["healthz"]["errors"]
@@ -670,9 +689,9 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
                  f"{double['db']['revisions']} revisions: {'OK' if double['ok'] else 'MISMATCH'}")
     lines += ["", f"in process (django.test.Client, no HTTP; medians of {IN_PROCESS_LOOPS} loops): server-side ms, "
               "of which waiting for PostgreSQL, and the queries"]
-    for k in KINDS:
+    for k in IN_PROCESS:
         f = inproc[k]
-        lines.append(f"  {k:<5} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, {f['queries']:g} queries: "
+        lines.append(f"  {k:<7} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, {f['queries']:g} queries: "
                      + ", ".join(f["statements"]))
     lines.append(f"  judging page {inproc['page_bytes']:,} bytes")
     lines += ["", "goals:"]

@@ -9,9 +9,11 @@ from pooling.models import Campaign, Collection, Comment, Formula, Post
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines
 
-# Planted in a post: neither may run in the assessor's browser.
+# Planted in a post: none of it may run in the assessor's browser, including what TeX could do through MathJax.
 XSS = ('<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>'
-       '<a href="javascript:window.__pwned=3">click</a>')
+       '<a href="javascript:window.__pwned=3">click</a>'
+       '<p>$\\href{javascript:window.__pwned=7}{x}$ '
+       '$\\style{position:fixed;top:0;left:0;width:100vw;height:100vh}{y}$</p>')
 
 
 def _posts(collection: Collection) -> None:

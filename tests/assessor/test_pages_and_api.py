@@ -41,6 +41,14 @@ def test_judging_page_shows_topic_answer_grades_and_progress(ada_client, answers
     assert "/static/mathjax/es5/tex-chtml.js" in page
 
 
+def test_pages_forbid_scripts_from_elsewhere_and_inline(ada_client, answers, ada):
+    a = assign(answers, ada, "A.1")
+    response = ada_client.get(f"/assess/assignments/{a.pk}/items/0/")
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "default-src 'self'" in policy
+    assert "<script>" not in response.content.decode()
+
+
 def test_submitting_a_grade_saves_it_and_moves_on(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     pos = position(answers, "A.1", "10")
@@ -85,7 +93,7 @@ def test_a_thread_opens_with_answers_comments_and_rewritten_links(ada_client, an
     assert "wikipedia.org" not in page.split("External link, not followed: ")[0]   # only in the title
     assert 'href="https://en.wikipedia.org' not in page
     assert "accepted answer" in page
-    assert "<script>window" not in page and "onerror" not in page and "javascript:" not in page
+    assert "<script>window" not in page and "onerror" not in page and "href=\"javascript:" not in page
 
 
 def test_a_link_to_a_post_outside_the_collection_says_so(ada_client, answers, ada):

@@ -74,7 +74,12 @@ def test_thread_opens_in_a_new_tab_follows_internal_links_and_blocks_the_rest(pa
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(item_url(live_server, a, "11"))
     typeset(page)
+    page.wait_for_selector(".item-pane mjx-container")
     assert page.evaluate("window.__pwned") is None
+    # TeX from the collection makes no link and no page-covering overlay (MathJax's safe extension).
+    assert page.locator(".item-pane mjx-container a").count() == 0
+    assert not page.evaluate("Array.from(document.querySelectorAll('mjx-container *'))"
+                             ".some(e => getComputedStyle(e).position === 'fixed')")
     # The external link is text, not a link.
     assert page.locator(".item-pane a[href*='wikipedia']").count() == 0
     assert "Wikipedia" in page.inner_text(".item-pane .external-link")
