@@ -1,6 +1,5 @@
 """Organizer forms of the judging app: assign topics, create assessor accounts."""
 from django import forms
-from django.contrib.auth import get_user_model
 
 from .models import Assignment
 
@@ -19,9 +18,3 @@ class AssignForm(forms.Form):
 
 class AssessorCreateForm(forms.Form):
     username = forms.CharField(max_length=150, help_text="a new assessor account; its password is shown once")
-
-    def clean_username(self):
-        name = self.cleaned_data["username"].strip()
-        if get_user_model().objects.filter(username=name).exists():
-            raise forms.ValidationError(f"an account named {name} exists already")
-        return name

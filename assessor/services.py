@@ -1,12 +1,15 @@
 """Writes of the judging app: assignments, what was shown, judgments with their revisions, imports."""
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from pooling.errors import InputError, Problems
@@ -61,8 +64,13 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
 
     active = Assignment.objects.filter(topic__in=topics.values(), withdrawn_at__isnull=True)
     official = {a.topic_id: a for a in active.filter(kind=Assignment.Kind.OFFICIAL).select_related("assessor")}
+    dual = set(active.filter(kind=Assignment.Kind.DUAL).values_list("topic_id", "assessor_id"))
+    closed = set(active.filter(closed_at__isnull=False).values_list("topic_id", flat=True))
     existing = {(a.topic_id, a.assessor_id): a for a in active.filter(kind=kind, round=round_)}
-    created, kept = [], []
+    # A withdrawn assignment given back to the same assessor comes back with its judgments.
+    withdrawn = {(a.topic_id, a.assessor_id): a for a in Assignment.objects.filter(
+        topic__in=topics.values(), kind=kind, round=round_, withdrawn_at__isnull=False).order_by("withdrawn_at")}
+    created, kept, revived = [], [], []
     for topic_id in dict.fromkeys(topic_ids):
         topic = topics[topic_id]
         for assessor in assessors:
@@ -70,6 +78,10 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
                 kept.append(existing[(topic.pk, assessor.pk)])
                 continue
             owner = official.get(topic.pk)
+            if kind == Assignment.Kind.OFFICIAL and (topic.pk, assessor.pk) in dual:
+                problems.add(None, f"{assessor} judges topic {topic_id} as the dual assessor: the official and the "
+                                   "dual judging must be by different assessors")
+                continue
             if kind == Assignment.Kind.OFFICIAL and owner is not None:
                 problems.add(None, f"topic {topic_id} is already assigned officially to {owner.assessor}; "
                                    "withdraw that assignment first")
@@ -80,19 +92,28 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
                 problems.add(None, f"topic {topic_id} {reason}: a dual assessment is a second, independent "
                                    "judging by another assessor")
                 continue
-            assignment = Assignment(campaign=campaign, topic=topic, assessor=assessor, kind=kind, round=round_,
-                                    created_by=user)
-            created.append(assignment)
+            assignment = withdrawn.get((topic.pk, assessor.pk))
+            if assignment is not None:
+                assignment.withdrawn_at = None
+                revived.append(assignment)
+            else:
+                assignment = Assignment(campaign=campaign, topic=topic, assessor=assessor, kind=kind,
+                                        round=round_, created_by=user)
+                created.append(assignment)
+            # A closed topic stays closed for whoever joins it.
+            assignment.closed_at = timezone.now() if topic.pk in closed else None
             if kind == Assignment.Kind.OFFICIAL:
                 official[topic.pk] = assignment
     problems.raise_if_any()
     try:
         with transaction.atomic():
             Assignment.objects.bulk_create(created)
+            for assignment in revived:
+                assignment.save(update_fields=["withdrawn_at", "closed_at"])
     except IntegrityError:
         # Another organizer assigned the same topic at the same moment: the constraint kept it single.
         raise InputError("these topics were assigned by someone else meanwhile; reload and try again") from None
-    return AssignResult(created=created, existing=kept)
+    return AssignResult(created=created + revived, existing=kept)
 
 
 @transaction.atomic
@@ -193,6 +214,10 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
     """
     if assignment.assessor_id != user.pk:
         raise InputError("only the assessor of this assignment may judge its items")
+    # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
+    # write, two submissions for instances of one formula both see each other when they decide "complete", and
+    # the active time adds up.
+    assignment = Assignment.objects.select_related("campaign").select_for_update(of=("self",)).get(pk=assignment.pk)
     if assignment.read_only:
         raise InputError("this topic is closed: its judgments can no longer be changed")
     if item.topic_id != assignment.topic_id:
@@ -231,17 +256,45 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
         _revision(judgment, user, now, old_grade, old_comment, active, source)
         result.revised += 1
 
-    expected = 1 if instances is None else len(instances)
-    judged = Judgment.objects.filter(assignment=assignment, item_id=item.item_id).count()
-    result.complete = judged >= expected
+    result.complete = item_complete(assignment=assignment, item=item, instances=instances)
     updates = {}
     if result.changed and active:
-        updates["active_seconds"] = visit.active_seconds + active
+        updates["active_seconds"] = F("active_seconds") + active
     if result.complete and visit.completed_at is None:
         updates["completed_at"] = now
     if updates:
         ItemVisit.objects.filter(pk=visit.pk).update(**updates)
     return result
+
+
+def item_complete(*, assignment: Assignment, item: PoolItem, instances: dict[str, str] | None = None) -> bool:
+    """Answers: the item has a judgment. Formulas: every instance selected now has one (`instances` when the caller
+    has them already)."""
+    judged = set(Judgment.objects.filter(assignment=assignment, item_id=item.item_id)
+                 .values_list("formula_id", flat=True))
+    if assignment.campaign.task == Campaign.Task.ANSWERS:
+        return "" in judged
+    if instances is None:
+        instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
+    return bool(instances) and set(instances) <= judged
+
+
+@transaction.atomic
+def visits_recount(*, campaign: Campaign) -> int:
+    """Recomputes which items each assessor has completed, after the pools changed under them (a forced rebuild):
+    an item that left the pool, or a formula with a newly selected instance, is no longer complete. Returns how
+    many visits changed."""
+    items = {(i.topic_id, i.item_id): i for i in PoolItem.objects.filter(campaign=campaign)}
+    changed = 0
+    now = timezone.now()
+    for visit in ItemVisit.objects.filter(assignment__campaign=campaign).select_related("assignment__campaign"):
+        item = items.get((visit.assignment.topic_id, visit.item_id))
+        complete = item is not None and item_complete(assignment=visit.assignment, item=item)
+        if complete != (visit.completed_at is not None):
+            visit.completed_at = now if complete else None
+            visit.save(update_fields=["completed_at"])
+            changed += 1
+    return changed
 
 
 def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, active: float, source: str) -> None:
@@ -260,6 +313,28 @@ class ImportResult:
     unchanged: int
     new_accounts: list[str]
     new_assignments: int
+
+
+def _valid_username(name: str) -> bool:
+    User = get_user_model()
+    try:
+        User.username_validator(name)
+    except ValidationError:
+        return False
+    return len(name) <= User._meta.get_field(User.USERNAME_FIELD).max_length
+
+
+@transaction.atomic
+def assessor_create(*, username: str) -> tuple[AbstractBaseUser, str]:
+    """A new assessor account with a fresh random password, returned once to be handed over."""
+    username = username.strip()
+    if not _valid_username(username):
+        raise InputError(f"'{username[:40]}' cannot be an account name: at most 150 letters, digits and @ . + - _")
+    User = get_user_model()
+    if User.objects.filter(username=username).exists():
+        raise InputError(f"an account named {username} exists already")
+    password = secrets.token_urlsafe(9)
+    return User.objects.create_user(username=username, password=password), password
 
 
 @dataclass(frozen=True)
@@ -301,6 +376,10 @@ def _parse_import(lines: Iterable[str | bytes], problems: Problems) -> list[_Row
             if not value:
                 problems.add(number, f"empty {label}")
                 bad = True
+        if assessor and not _valid_username(assessor):
+            problems.add(number, f"'{assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
+                                 "@ . + - _")
+            bad = True
         if grade not in Grade.values:
             problems.add(number, f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
             bad = True
@@ -397,8 +476,6 @@ def judgments_import(*, campaign: Campaign, lines: Iterable[str | bytes], user: 
         grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item if formulas else "")
         try:
             with transaction.atomic():
-                if assignment.read_only:
-                    raise InputError("the assignment is closed or withdrawn")
                 r = judgment_submit(assignment=assignment, item=item, grades=[grade], user=users[row.assessor],
                                     source="import")
         except InputError as exc:

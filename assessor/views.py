@@ -1,12 +1,9 @@
 """Assessor pages (assignments, the judging view, thread views) and the organizer's assignment page."""
 from __future__ import annotations
 
-import secrets
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -93,16 +90,27 @@ def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("assessor:judge", pk=pk, position=item.position)
 
 
-def _grade_inputs(request: HttpRequest, view: selectors.JudgingItem) -> list[services.GradeInput]:
-    if not view.instances:
+# More instances than any campaign judges per formula: a bound on the form fields read.
+MAX_INSTANCE_FIELDS = 100
+
+
+def _grade_inputs(request: HttpRequest, item: PoolItem) -> list[services.GradeInput]:
+    """The grades of the form. The form names the item and each instance it showed, so that a page left open
+    across a forced pool rebuild cannot put its grades on whatever item or instance now sits at that place."""
+    if request.POST.get("item_id") != item.item_id:
+        raise InputError("the pools were rebuilt since this page was shown: reload it and grade again")
+    if "formula-0" not in request.POST:
         return [services.GradeInput(grade=request.POST.get("grade", ""),
                                     comment=request.POST.get("comment", ""))]
     grades = []
-    for n, instance in enumerate(view.instances):
+    for n in range(MAX_INSTANCE_FIELDS):
+        formula_id = request.POST.get(f"formula-{n}")
+        if formula_id is None:
+            break
         grade = request.POST.get(f"grade-{n}", "")
         comment = request.POST.get(f"comment-{n}", "")
         if grade or comment.strip():
-            grades.append(services.GradeInput(grade=grade, comment=comment, formula_id=instance.formula_id))
+            grades.append(services.GradeInput(grade=grade, comment=comment, formula_id=formula_id))
     return grades
 
 
@@ -120,7 +128,7 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         except ValueError:
             active = 0.0
         try:
-            result = services.judgment_submit(assignment=assignment, item=item, grades=_grade_inputs(request, view),
+            result = services.judgment_submit(assignment=assignment, item=item, grades=_grade_inputs(request, item),
                                               user=request.user, active_seconds=active)
         except InputError as exc:
             errors = exc.messages()
@@ -257,11 +265,15 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
             messages.info(request, f"{len(result.created)} assignments created{note}.")
             return redirect("assessor:campaign_assignments", pk=pk)
     if account_form.is_bound and account_form.is_valid():
-        password = secrets.token_urlsafe(9)
-        get_user_model().objects.create_user(username=account_form.cleaned_data["username"], password=password)
-        messages.info(request, f"Account {account_form.cleaned_data['username']} created with password "
-                               f"{password} (shown once: hand it over now).")
-        return redirect("assessor:campaign_assignments", pk=pk)
+        try:
+            account, password = services.assessor_create(username=account_form.cleaned_data["username"])
+        except InputError as exc:
+            for message in exc.messages():
+                account_form.add_error("username", message)
+        else:
+            messages.info(request, f"Account {account.username} created with password {password} (shown once: "
+                                   "hand it over now).")
+            return redirect("assessor:campaign_assignments", pk=pk)
     return render(request, "assessor/campaign_assignments.html", {
         "campaign": campaign, "form": form, "account_form": account_form,
         "assignments": selectors.campaign_assignments(campaign=campaign),
@@ -290,7 +302,6 @@ def assignment_withdraw(request: HttpRequest, pk: int, assignment_pk: int) -> Ht
 def topic_close(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
     topic = get_object_or_404(Topic, pk=topic_pk, campaign_id=pk)
     closed = request.POST.get("closed") != "0"
-    with transaction.atomic():
-        count = services.topic_close(topic=topic, closed=closed)
+    count = services.topic_close(topic=topic, closed=closed)
     messages.info(request, f"Topic {topic.topic_id} {'closed' if closed else 'reopened'} ({count} assignments).")
     return redirect("assessor:campaign_assignments", pk=pk)

@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -318,14 +319,40 @@ def continue_url(assignment_pk: int) -> str:
     return f"/assess/assignments/{assignment_pk}/"
 
 
-def grade_form(page: Response, rng: random.Random) -> dict[str, str] | None:
-    """The form a quick assessor submits from this page, or None when the page has no grade form."""
-    token = CSRF_FIELD.search(page.body)
-    if token is None or b'name="grade"' not in page.body:
+class _JudgingForm(HTMLParser):
+    """What a browser submits from the judging form: its hidden inputs (CSRF token, item id, ...) and its radio
+    groups, read from the page rather than assumed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = False
+        self.hidden: dict[str, str] = {}
+        self.radios: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "form":
+            self.inside = attributes.get("id") == "judge-form"
+        elif tag == "input" and self.inside and attributes.get("name"):
+            if attributes.get("type") == "hidden":
+                self.hidden[attributes["name"]] = attributes.get("value") or ""
+            elif attributes.get("type") == "radio":
+                self.radios.add(attributes["name"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+
+
+def grade_form(page: bytes, rng: random.Random) -> dict[str, str] | None:
+    """The form a quick assessor submits from this judging page (answers: one grade), or None when the page has
+    no such form."""
+    parsed = _JudgingForm()
+    parsed.feed(page.decode())
+    if "grade" not in parsed.radios or "csrfmiddlewaretoken" not in parsed.hidden:
         return None
     grade = rng.choice(GRADES)
-    return {"csrfmiddlewaretoken": token.group(1).decode(), "grade": grade,
-            "comment": "cannot decide from the thread" if grade == "DK" else "",
+    return {**parsed.hidden, "grade": grade, "comment": "cannot decide from the thread" if grade == "DK" else "",
             "active_seconds": f"{rng.uniform(3, 60):.1f}"}
 
 
@@ -359,7 +386,7 @@ def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: ra
             continue
         page = browser.request("GET", nxt.location)
         record.requests.append(("page", page.start, page.end))
-        form = grade_form(page, rng) if page.status == 200 else None
+        form = grade_form(page.body, rng) if page.status == 200 else None
         if form is None:
             record.error(f"page {page.status}" + (" without a grade form" if page.status == 200 else ""))
             break
@@ -532,7 +559,7 @@ def double_submit_check(*, port: int, browsers: list[Browser], campaign, users: 
         for k in range(2 * per_user[i]):
             nxt = browser.request("GET", url)
             page = browser.request("GET", nxt.location)
-            form = grade_form(page, rng)
+            form = grade_form(page.body, rng)
             if form is None:
                 raise RuntimeError(f"no grade form at {nxt.location} ({page.status})")
             if k % 2 == 0:
@@ -616,7 +643,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
         nxt = measure("next", lambda url=url: client.get(url))
         target = nxt["Location"]
         page = measure("page", lambda target=target: client.get(target))
-        form = grade_form(Response(page.status_code, "", page.content, 0, 0), rng)
+        form = grade_form(page.content, rng)
         if form is None:
             raise RuntimeError(f"in-process: no grade form at {target} ({page.status_code})")
         post = measure("post", lambda target=target, form=form: client.post(target, form))

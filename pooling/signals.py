@@ -4,5 +4,7 @@ from django.dispatch import Signal
 # Sent by load_demo after the demo campaigns and accounts exist: campaigns={task: Campaign}, assessors=[User],
 # say=callable(str) to add a line to the report.
 demo_loaded = Signal()
+# Sent by a forced pool_build, inside its transaction, once the new pools are written: campaign=Campaign.
+pools_rebuilt = Signal()
 # Sent by load_demo --reset before it deletes the demo campaigns: campaigns=[Campaign].
 demo_deleting = Signal()

@@ -12,6 +12,7 @@ from ..algorithms.order import display_order
 from ..algorithms.visual import cluster_visual_ids
 from ..errors import InputError
 from ..models import Campaign, Formula, PoolInstance, PoolItem, Post, Run, RunEntry
+from ..signals import pools_rebuilt
 
 BATCH = 5000
 # Post ids per lookup query: below SQLite's limit of bound parameters.
@@ -72,6 +73,7 @@ def pool_build(*, campaign: Campaign, force: bool = False) -> dict:
         result = _build_formulas(campaign, depths, topics)
     if judged:
         result["unpooled"] = _unpooled(campaign, judged, dict(topics))
+        pools_rebuilt.send(sender=Campaign, campaign=campaign)
     return result
 
 

@@ -91,6 +91,14 @@ def test_a_bad_import_file_is_rejected_with_line_numbers_and_changes_nothing(ans
     assert not django_user_model.objects.filter(username="ada").exists()
 
 
+def test_import_rejects_names_that_cannot_be_accounts(answers, tmp_path):
+    path = tmp_path / "j.tsv"
+    path.write_text("x" * 200 + "\tA.1\t10\t3\t\nbad name\tA.1\t11\t3\t\n")
+    assert rejected("import_judgments", "--campaign", "answers", str(path)) == [
+        "j.tsv:line 1: '" + "x" * 40 + "' cannot be an account name: at most 150 letters, digits and @ . + - _",
+        "j.tsv:line 2: 'bad name' cannot be an account name: at most 150 letters, digits and @ . + - _"]
+
+
 def test_import_into_a_closed_topic_is_rejected(answers, ada, tmp_path):
     from assessor import services
     a = assign(answers, ada, "A.1")
@@ -98,4 +106,4 @@ def test_import_into_a_closed_topic_is_rejected(answers, ada, tmp_path):
     path = tmp_path / "j.tsv"
     path.write_text("ada\tA.1\t10\t3\t\n")
     assert rejected("import_judgments", "--campaign", "answers", str(path)) == [
-        "j.tsv:line 1: the assignment is closed or withdrawn"]
+        "j.tsv:line 1: this topic is closed: its judgments can no longer be changed"]

@@ -111,6 +111,29 @@ def test_withdrawing_an_assignment_keeps_its_judgments_and_lets_another_assessor
         submit(a, item(answers, "A.1", "11"), GradeInput("2"))
 
 
+def test_a_withdrawn_assignment_given_back_returns_with_its_judgments(answers, ada):
+    a = assign(answers, ada, "A.1")
+    submit(a, item(answers, "A.1", "10"), GradeInput("2"))
+    services.assignment_withdraw(assignment=a)
+    again = assign(answers, ada, "A.1")
+    assert again.pk == a.pk and not again.read_only
+    assert selectors.assignment_progress(assignment=again).done == 1
+
+
+def test_the_dual_assessor_cannot_become_the_official_one(answers, ada, bob):
+    official = assign(answers, ada, "A.1")
+    assign(answers, bob, "A.1", kind="dual")
+    services.assignment_withdraw(assignment=official)
+    with pytest.raises(InputError, match="bob judges topic A.1 as the dual assessor"):
+        services.assignments_create(campaign=answers, assessors=[bob], topic_ids=["A.1"])
+
+
+def test_an_assessor_joining_a_closed_topic_finds_it_closed(answers, ada, bob):
+    a = assign(answers, ada, "A.1")
+    services.topic_close(topic=a.topic)
+    assert assign(answers, bob, "A.1", kind="training").read_only
+
+
 def test_withdrawing_an_assignment_without_work_deletes_it(answers, ada):
     a = assign(answers, ada, "A.1")
     services.item_visit(assignment=a, item_id="10")
@@ -203,10 +226,13 @@ def test_pool_rebuild_is_refused_once_judging_started_and_a_forced_one_keeps_jud
     # A new depth leaves 99 out: the forced rebuild reports it, and the judgment stays.
     run = answers.runs.get()
     pooling_services.run_depth_set(run=run, depth=1)
+    assert selectors.assignment_progress(assignment=a) == selectors.Progress(done=1, total=2)
     result = pooling_services.pool_build(campaign=answers, force=True)
     assert result["unpooled"] == [["A.2", "99"]]
     assert Judgment.objects.get().item_id == "99"
     assert not PoolItem.objects.filter(campaign=answers, item_id="99").exists()
+    # Progress counts the items of the pool as it is now.
+    assert selectors.assignment_progress(assignment=a) == selectors.Progress(done=0, total=1)
 
 
 def test_build_pools_force_lists_the_judged_items_left_out(answers, ada):

@@ -52,9 +52,10 @@ def test_pages_forbid_scripts_from_elsewhere_and_inline(ada_client, answers, ada
 def test_submitting_a_grade_saves_it_and_moves_on(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     pos = position(answers, "A.1", "10")
-    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade": "3", "active_seconds": "7"})
+    url = f"/assess/assignments/{a.pk}/items/{pos}/"
+    response = ada_client.post(url, {"item_id": "10", "grade": "3", "active_seconds": "7"})
     assert response.status_code == 302 and response["Location"] == f"/assess/assignments/{a.pk}/?after={pos}"
-    again = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade": "3", "active_seconds": "7"})
+    again = ada_client.post(url, {"item_id": "10", "grade": "3", "active_seconds": "7"})
     assert again.status_code == 302
     assert Judgment.objects.get().grade == "3"
     page = ada_client.get(f"/assess/assignments/{a.pk}/items/{pos}/").content.decode()
@@ -64,7 +65,8 @@ def test_submitting_a_grade_saves_it_and_moves_on(ada_client, answers, ada):
 def test_a_rejected_submit_shows_why_and_saves_nothing(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     pos = position(answers, "A.1", "10")
-    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade": "DK", "comment": " "})
+    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/",
+                               {"item_id": "10", "grade": "DK", "comment": " "})
     assert response.status_code == 400
     page = response.content.decode()
     assert "a comment is required with Do not know" in page
@@ -81,8 +83,18 @@ def test_formula_page_highlights_query_and_instances_and_takes_a_grade_per_insta
     assert 'class="math-container hl" data-formula-id="2"' in page
     assert 'class="math-container" data-formula-id="3"' in page           # same post, not this formula
     assert 'name="grade-0"' in page and 'name="grade-1"' in page
-    ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade-0": "3", "grade-1": "2"})
+    ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"item_id": "100", "formula-0": "1", "grade-0": "3",
+                                                              "formula-1": "2", "grade-1": "2"})
     assert sorted(Judgment.objects.values_list("formula_id", "grade")) == [("1", "3"), ("2", "2")]
+
+
+def test_a_page_left_open_across_a_forced_pool_rebuild_cannot_grade_another_item(ada_client, answers, ada):
+    a = assign(answers, ada, "A.1")
+    pos = position(answers, "A.1", "10")
+    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"item_id": "11", "grade": "3"})
+    assert response.status_code == 400 and "the pools were rebuilt since this page was shown" in (
+        response.content.decode())
+    assert not Judgment.objects.exists()
 
 
 def test_a_thread_opens_with_answers_comments_and_rewritten_links(ada_client, answers, ada):
@@ -110,7 +122,7 @@ def test_an_assessor_cannot_open_another_assessors_assignment(client, answers, a
     pos = position(answers, "A.1", "10")
     assert client.get(f"/assess/assignments/{a.pk}/").status_code == 404
     assert client.get(f"/assess/assignments/{a.pk}/items/{pos}/").status_code == 404
-    assert client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"grade": "3"}).status_code == 404
+    assert client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"item_id": "10", "grade": "3"}).status_code == 404
     assert client.post(f"/assess/assignments/{a.pk}/items/{pos}/skip/").status_code == 404
     assert client.get(f"/assess/assignments/{a.pk}/topic/").status_code == 404
     assert not Judgment.objects.exists()

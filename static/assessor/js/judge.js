@@ -5,7 +5,9 @@
   const form = document.getElementById("judge-form");
   if (!form) return;
   const formulas = form.dataset.formulas === "1";
-  const keys = {"3": "3", "2": "2", "1": "1", "0": "0", "f": "SF", "d": "DK"};
+  // Shortcut key -> grade, as the page's buttons declare them (the server names the keys).
+  const keys = {};
+  form.querySelectorAll("input[type=radio][data-key]").forEach((input) => { keys[input.dataset.key] = input.value; });
 
   // Active time: seconds with the tab visible and some input in the last minute (SPEC 5.3).
   const IDLE_MS = 60 * 1000;
