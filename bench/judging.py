@@ -99,7 +99,7 @@ def server_environment() -> dict[str, str]:
     url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
     if not url.startswith(("postgres://", "postgresql://")):
         sys.exit("bench/judging.py measures the service on PostgreSQL: set DATABASE_URL to a postgres:// URL")
-    if urlsplit(url).path.lstrip("/") in {"assess", "test_assess"}:
+    if urlsplit(url).path.lstrip("/") in {"assess", "test_assess", "assess_bench"}:
         sys.exit("bench/judging.py creates users and deletes their judgments: point DATABASE_URL at a database "
                  "of its own (default assess_bench_judging)")
     return {
@@ -219,7 +219,8 @@ def start_gunicorn(env: dict[str, str], *, workers: int, threads: int, log: Path
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                "--workers", str(workers), "--worker-class", "gthread" if threads > 1 else "sync",
-               "--threads", str(threads), "--timeout", "120"]
+               "--threads", str(threads), "--timeout", "120",
+               "--no-control-socket"]  # the default socket path in $HOME is shared with any other gunicorn
     with open(log, "wb") as sink:
         server = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=sink, stderr=sink)
     deadline = time.monotonic() + 60
@@ -259,14 +260,23 @@ class Browser:
         if form is not None:
             body = urlencode(form)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        start = time.perf_counter()
-        try:
-            self.connection.request(method, path, body=body, headers=headers)
-            response = self.connection.getresponse()
-            data = response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            raise
+        while True:
+            # A kept-alive connection the server has closed meanwhile (gthread's keep-alive timeout) fails before
+            # any answer: like a browser, send the request again once on a new connection.
+            reused = self.connection.sock is not None
+            start = time.perf_counter()
+            try:
+                self.connection.request(method, path, body=body, headers=headers)
+                response = self.connection.getresponse()
+                data = response.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.connection.close()
+                if not reused:
+                    raise
+            except (OSError, http.client.HTTPException):
+                self.connection.close()
+                raise
         end = time.perf_counter()
         for header in response.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(header).items():
@@ -300,7 +310,7 @@ def in_parallel(count: int, work: Callable[[int], object], meanwhile: Callable[[
     def run(n: int) -> None:
         try:
             results[n] = work(n)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+        except BaseException as exc:  # handed to the caller, raised there
             errors.append(exc)
 
     threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
