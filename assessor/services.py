@@ -1,6 +1,7 @@
 """Writes of the judging app: assignments, what was shown, judgments with their revisions, imports."""
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -231,7 +232,8 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
 
     now = timezone.now()
     visit = item_visit(assignment=assignment, item_id=item.item_id)
-    active = min(max(float(active_seconds or 0.0), 0.0), MAX_ACTIVE_SECONDS)
+    active = float(active_seconds or 0.0)
+    active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
     result = SubmitResult()
     for g in grades:
         post_id = instances[g.formula_id] if instances is not None else item.item_id

@@ -83,7 +83,8 @@ def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)
     after = request.GET.get("after", "")
-    item = selectors.next_item(assignment=assignment, after=int(after) if after.isdigit() else None)
+    position = int(after) if after.isascii() and after.isdigit() else None
+    item = selectors.next_item(assignment=assignment, after=position)
     if item is None:
         messages.info(request, f"Topic {assignment.topic.topic_id}: every item is judged. Thank you!")
         return redirect("assessor:home")
@@ -120,7 +121,6 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
     assignment = _own_assignment(request, pk)
     item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
-    view = selectors.judging_item(assignment=assignment, item=item)
     errors: list[str] = []
     if request.method == "POST":
         try:
@@ -139,6 +139,8 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
             return redirect(reverse("assessor:continue", args=[pk]) + f"?after={position}")
     elif not assignment.read_only:
         services.item_visit(assignment=assignment, item_id=item.item_id)
+    # Built only to show the page: a successful POST redirects without it.
+    view = selectors.judging_item(assignment=assignment, item=item)
     posted = request.POST if errors else None
     return render(request, "assessor/judge.html", _judge_context(assignment, view, errors, posted),
                   status=400 if errors else 200)

@@ -2,7 +2,7 @@
 import pytest
 from rest_framework.authtoken.models import Token
 
-from assessor.models import Judgment
+from assessor.models import ItemVisit, Judgment
 from pooling.models import PoolItem
 
 from .fixtures import assign
@@ -62,6 +62,15 @@ def test_submitting_a_grade_saves_it_and_moves_on(ada_client, answers, ada):
     assert "Saved: <strong>High</strong>" in page and "1 of 3 judged" in page
 
 
+def test_odd_values_from_the_page_do_no_harm(ada_client, answers, ada):
+    a = assign(answers, ada, "A.1")
+    assert ada_client.get(f"/assess/assignments/{a.pk}/?after=\u00b2").status_code == 302
+    pos = position(answers, "A.1", "10")
+    ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"item_id": "10", "grade": "1",
+                                                                 "active_seconds": "nan"})
+    assert ItemVisit.objects.get(item_id="10").active_seconds == 0.0
+
+
 def test_a_rejected_submit_shows_why_and_saves_nothing(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     pos = position(answers, "A.1", "10")
@@ -70,7 +79,7 @@ def test_a_rejected_submit_shows_why_and_saves_nothing(ada_client, answers, ada)
     assert response.status_code == 400
     page = response.content.decode()
     assert "a comment is required with Do not know" in page
-    assert 'value="DK" checked' in page                    # the choice is still there to complete
+    assert 'value="DK" data-key="d" checked' in page                    # the choice is still there to complete
     assert not Judgment.objects.exists()
 
 
