@@ -145,11 +145,9 @@ def topic_close(*, topic: Topic, closed: bool = True) -> int:
 
 def item_visit(*, assignment: Assignment, item_id: str) -> ItemVisit:
     """Records when the server first showed this item to this assessor; later showings keep the first time."""
-    visit = ItemVisit.objects.filter(assignment=assignment, item_id=item_id).first()
-    if visit is None:
-        ItemVisit.objects.bulk_create([ItemVisit(assignment=assignment, item_id=item_id,
-                                                 first_shown_at=timezone.now())], ignore_conflicts=True)
-        visit = ItemVisit.objects.get(assignment=assignment, item_id=item_id)
+    # get_or_create leans on the unique constraint when two requests show the item at once.
+    visit, _created = ItemVisit.objects.get_or_create(assignment=assignment, item_id=item_id,
+                                                      defaults={"first_shown_at": timezone.now()})
     return visit
 
 
@@ -469,12 +467,13 @@ def judgments_import(*, campaign: Campaign, lines: Iterable[str | bytes], user: 
         assignments[(kind, round_, topic_id, name)] = (result.created or result.existing)[0]
     problems.raise_if_any()
 
+    items = {(i.topic_id, i.item_id): i for i in PoolItem.objects.filter(campaign=campaign)}
     totals = SubmitResult()
     for row in rows:
         assignment = assignments[(row.kind, row.round, row.topic, row.assessor)]
         topic = topics[row.topic]
         visual, _post = pooled[(topic.pk, row.item)]
-        item = PoolItem.objects.get(topic=topic, item_id=visual)
+        item = items[(topic.pk, visual)]
         grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item if formulas else "")
         try:
             with transaction.atomic():
