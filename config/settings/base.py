@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "mathjax",
     "pooling",
     "assessor",
+    "evaluation",
 ]
 
 MIDDLEWARE = [

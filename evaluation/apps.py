@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class EvaluationConfig(AppConfig):
+    name = "evaluation"
+    verbose_name = "Qrels and run evaluation"
+    default_auto_field = "django.db.models.BigAutoField"
