@@ -1,0 +1,41 @@
+"""export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [-o FILE]: SPEC 9."""
+import os
+
+from evaluation import selectors, services
+from pooling.management.commands._base import ServiceCommand
+
+DEFAULT_MIN_RELEVANT = 2
+
+
+class Command(ServiceCommand):
+    help = ("Writes a campaign's qrels from its official judgments (SF and DK left out): answers by post, "
+            "formulas by visual id (the highest grade of its judged instances) or by instance.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("--level", choices=selectors.LEVELS, default=selectors.VISUAL,
+                            help="formulas: one row per visual id (default) or per judged instance")
+        parser.add_argument("--min-relevant", type=int, nargs="?", const=DEFAULT_MIN_RELEVANT, default=None,
+                            metavar="M", help="leave out topics with fewer than M items of grade >= 2 "
+                                              f"(M is {DEFAULT_MIN_RELEVANT} when the option has no number)")
+        parser.add_argument("-o", "--output", help="file to write (default: standard output)")
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"]}
+        if o["output"]:
+            partial = f"{o['output']}.partial"
+            try:
+                with open(partial, "w", encoding="utf-8", newline="\n") as stream:
+                    summary = services.qrels_export(out=stream, **options)
+                os.replace(partial, o["output"])  # a rejected export leaves no half-written file
+            finally:
+                if os.path.exists(partial):
+                    os.remove(partial)
+        else:
+            summary = services.qrels_export(out=self.stdout, **options)
+        for topic, relevant in summary.left_out:
+            self.stderr.write(f"{topic}\tleft out: {relevant} relevant item{'s' if relevant != 1 else ''}, "
+                              f"fewer than {o['min_relevant']}")
+        self.stderr.write(f"campaign '{campaign.name}': {summary.rows} judgments in {summary.topics} topics"
+                          + (f", {len(summary.left_out)} topics left out" if summary.left_out else ""))

@@ -1,0 +1,33 @@
+"""TREC qrels lines from per-topic judgments, with the minimum-relevant filter (SPEC 6.1). Pure Python."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+RELEVANT = 2  # grade >= 2 (high or medium) is relevant for the filter, as for MAP' and P'@10
+
+
+@dataclass
+class QrelsSummary:
+    """Filled while the lines are written: what was written and which topics the filter left out."""
+
+    rows: int = 0
+    topics: int = 0
+    left_out: list[tuple[str, int]] = field(default_factory=list)  # (topic, its relevant items)
+
+
+def qrels_lines(topics: Iterable[tuple[str, list[tuple[str, int]]]], *, min_relevant: int | None = None,
+                summary: QrelsSummary | None = None) -> Iterator[str]:
+    """`topic<TAB>0<TAB>item<TAB>grade` lines, topic by topic as given; a topic with fewer than `min_relevant`
+    items of grade >= 2 is left out and noted in `summary.left_out`."""
+    summary = summary if summary is not None else QrelsSummary()
+    for topic, rows in topics:
+        if min_relevant is not None:
+            relevant = sum(1 for _item, grade in rows if grade >= RELEVANT)
+            if relevant < min_relevant:
+                summary.left_out.append((topic, relevant))
+                continue
+        summary.topics += 1
+        for item, grade in rows:
+            summary.rows += 1
+            yield f"{topic}\t0\t{item}\t{grade}\n"

@@ -1,0 +1,197 @@
+"""Qrels export and run evaluation: the same code for the commands, the API and the leaderboard page."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from django.core.cache import cache
+
+from pooling.errors import InputError, Problem, Problems
+from pooling.formats.formula_tsv import read_formula_index
+from pooling.formats.qrels import read_qrels
+from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
+from pooling.formats.textio import iter_lines, open_binary
+from pooling.models import Campaign, Run
+
+from . import selectors
+from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
+from .qrels import QrelsSummary, qrels_lines
+
+ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
+NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
+
+
+def qrels_export(*, campaign: Campaign, out: TextIO, level: str = selectors.VISUAL,
+                 min_relevant: int | None = None) -> QrelsSummary:
+    """Writes the campaign's qrels (SPEC 6.1) to `out` topic by topic; returns what was written and left out."""
+    if level == selectors.INSTANCE and campaign.task != FORMULAS:
+        raise InputError("the instance level is for formula campaigns; answer qrels are by post")
+    if level not in selectors.LEVELS:
+        raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
+    if min_relevant is not None and min_relevant < 0:
+        raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
+    summary = QrelsSummary()
+    for line in qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level), min_relevant=min_relevant,
+                            summary=summary):
+        out.write(line)
+    return summary
+
+
+@dataclass
+class Evaluation:
+    """Every run's scores against one qrels."""
+
+    runs: list[RunScores]
+    qrels_topics: int
+    all_topics: bool
+
+
+def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
+                      ) -> Evaluation:
+    """Scores the campaign's runs (or the given ones) against its official judgments."""
+    qrels = selectors.campaign_qrels(campaign=campaign)
+    if not qrels:
+        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+    runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
+    evaluator = Evaluator(qrels)
+    prime = prime_answers if campaign.task == ANSWERS else prime_formulas
+    scores = [evaluator.scores(run.name, prime(selectors.run_rows(run=run), qrels), all_topics=all_topics)
+              for run in runs]
+    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics)
+
+
+LEADERBOARD_SECONDS = 24 * 3600
+
+
+def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False) -> Evaluation | None:
+    """`evaluate_campaign` behind the cache, keyed by the state of the judgments and runs, so the leaderboard
+    follows every new judgment and is computed once per change; None before the first official judgment."""
+    stamp = repr(selectors.judgments_stamp(campaign=campaign)).encode()
+    key = f"leaderboard:{campaign.pk}:{int(all_topics)}:{hashlib.sha256(stamp).hexdigest()[:32]}"
+    found = cache.get(key)
+    if found is None:
+        try:
+            found = evaluate_campaign(campaign=campaign, all_topics=all_topics)
+        except InputError:
+            found = False  # cached too: no judgments yet is an answer
+        cache.set(key, found, LEADERBOARD_SECONDS)
+    return found or None
+
+
+# --- evaluation of files: `evaluate --qrels FILE RUN...` -------------------------------------------------------
+
+
+class _AnyTopic(dict):
+    """Takes every topic id: evaluation drops the topics its qrels do not have instead of rejecting the run."""
+
+    def __contains__(self, key) -> bool:
+        return True
+
+
+def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], task: str | None = None,
+                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False) -> Evaluation:
+    """Scores run files against a qrels file, as the official scripts do. Runs are named by their file names.
+
+    The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
+    formula index files map each formula id to its visual id and the qrels are by visual id; without them each
+    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all."""
+    if not run_paths:
+        raise InputError("no run files given")
+    task = task or _task_of(run_paths[0])
+    if task not in (ANSWERS, FORMULAS):
+        raise InputError(f"unknown task '{task}'; expected answers or formulas")
+    if formula_index_paths and task != FORMULAS:
+        raise InputError("a formula index is for formula runs (--task formulas)")
+    problems: list[Problems] = []
+    qrels = _read_qrels(qrels_path, problems)
+    names = [Path(path).name for path in run_paths]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
+    # One run at a time, so memory holds one run's rows: formula runs with an index are read twice, first for
+    # the formula ids whose visual ids the index must give, then to score them.
+    mapped = task == FORMULAS and bool(formula_index_paths)
+    needed: set[str] = set()
+    primes: list[Prime] = []
+    for path in run_paths:
+        rows = _read_run(path, task, problems)
+        if mapped:
+            needed.update(formula_id for _topic, formula_id, _score in rows)
+        else:
+            primes.append(_prime(task, rows, qrels, None))
+    if mapped and not any(problems):
+        visual_of = _read_visual_ids(formula_index_paths, needed, problems)
+        primes = [_prime(task, _read_run(path, task, []), qrels, visual_of) for path in run_paths]
+    _raise(problems)
+    if not qrels:
+        raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
+    evaluator = Evaluator(qrels)
+    scores = [evaluator.scores(name, prime, all_topics=all_topics) for name, prime in zip(names, primes, strict=True)]
+    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics)
+
+
+def _prime(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels, visual_of: dict[str, str] | None
+           ) -> Prime:
+    if task == ANSWERS:
+        return prime_answers(rows, qrels)
+    if visual_of is None:
+        return prime_formulas(rows, qrels)
+    return prime_formulas(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
+
+
+def _problem(file: str, message: str) -> Problems:
+    problems = Problems(file=file)
+    problems.add(None, message)
+    return problems
+
+
+def _raise(problems: list[Problems]) -> None:
+    found = [p for p in problems if p]
+    if found:
+        kept: list[Problem] = [item for p in found for item in p.in_line_order()]
+        raise InputError(kept, total=sum(p.count for p in found))
+
+
+def _task_of(path: str | os.PathLike) -> str:
+    with open_binary(path) as stream:
+        for _line, text in iter_lines(stream, Problems()):
+            if text.strip():
+                return FORMULAS if detect_format(text.split()) == ARQMATH_TASK2 else ANSWERS
+    return ANSWERS
+
+
+def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
+    found = Problems(file=Path(path).name)
+    problems.append(found)
+    qrels: dict[str, dict[str, int]] = {}
+    with open_binary(path) as stream:
+        for record in read_qrels(stream, found):
+            qrels.setdefault(record.topic_id, {})[record.item_id] = record.grade
+    return qrels
+
+
+def _read_run(path: str | os.PathLike, task: str, problems: list[Problems]) -> Iterator[tuple[str, str, float]]:
+    """The run's (topic, item, score) rows as the file is read; its problems join `problems`."""
+    found = Problems(file=Path(path).name)
+    problems.append(found)
+    with open_binary(path) as stream:
+        for row in read_run(stream, found, Problems(), topics=_AnyTopic(), task=task, max_depth=NO_DEPTH_LIMIT,
+                            find_duplicates=False):
+            yield row.topic_id, row.item_id, row.score
+
+
+def _read_visual_ids(paths: Sequence[str | os.PathLike], needed: set[str], problems: list[Problems]
+                     ) -> dict[str, str]:
+    """formula id -> visual id for the formulas the runs name; the index files are streamed, not held."""
+    visual_of: dict[str, str] = {}
+    for path in paths:
+        found = Problems(file=Path(path).name)
+        problems.append(found)
+        with open_binary(path) as stream:
+            for record in read_formula_index(stream, found):
+                if record.formula_id in needed and record.visual_id:
+                    visual_of[record.formula_id] = record.visual_id
+    return visual_of
