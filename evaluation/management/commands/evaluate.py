@@ -3,6 +3,7 @@ evaluate --campaign NAME [--all-topics]: SPEC 9."""
 from evaluation import services
 from evaluation.prime import score_lines
 from pooling.errors import InputError
+from pooling.formats.formula_tsv import is_formula_index_header, tsv_header
 from pooling.management.commands._base import ServiceCommand
 
 
@@ -30,7 +31,11 @@ class Command(ServiceCommand):
                 raise InputError("--campaign scores the campaign's own runs: no run files, --task or --formula-index")
             result = services.evaluate_campaign(campaign=self.campaign(o["campaign"]), all_topics=o["all_topics"])
         else:
-            result = services.evaluate_files(qrels_path=o["qrels"], run_paths=o["runs"], task=o["task"],
-                                              formula_index_paths=o["formula_index"], all_topics=o["all_topics"])
+            # `--formula-index FILE... RUN...` (SPEC 9): the option takes every path after it, so the files
+            # without a formula index header are the runs.
+            indexes = [path for path in o["formula_index"] if is_formula_index_header(tsv_header(path))]
+            runs = o["runs"] + [path for path in o["formula_index"] if path not in indexes]
+            result = services.evaluate_files(qrels_path=o["qrels"], run_paths=runs, task=o["task"],
+                                              formula_index_paths=indexes, all_topics=o["all_topics"])
         for line in score_lines(result.runs, per_topic=o["per_topic"]):
             self.stdout.write(line, ending="")
