@@ -1,0 +1,167 @@
+"""Agreement between assessors (SPEC 7): Cohen's kappa on the four grades and on the binary H+M scale, per-assessor
+means, Krippendorff's alpha (ordinal). Plain functions over plain data; no Django import.
+
+A grade here is an int 0..3; SF and DK never reach these functions (the selectors leave them out). An undefined
+value is None with a reason in words, never 0 or NaN.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+GRADED = "graded"
+BINARY = "binary"
+SCALES = (GRADED, BINARY)
+GRADE_VALUES = (0, 1, 2, 3)
+# H+M: High and Medium are relevant (ARQMath's binary measures use grade >= 2).
+RELEVANT_FROM = 2
+
+
+def binary(grade: int) -> int:
+    return 1 if grade >= RELEVANT_FROM else 0
+
+
+def on_scale(grade: int, scale: str) -> int:
+    return binary(grade) if scale == BINARY else grade
+
+
+@dataclass(frozen=True)
+class Kappa:
+    """Cohen's kappa over `items` items judged by both; value None when undefined, with the reason."""
+    value: float | None
+    items: int
+    reason: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+    def text(self, digits: int = 4) -> str:
+        return "n/a" if self.value is None else f"{self.value:.{digits}f}"
+
+
+NO_COMMON_ITEMS = "no item graded by both (SF and DK left out)"
+
+
+def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> Kappa:
+    """Cohen's kappa of two raters from their (rating of the first, rating of the second) pairs.
+
+    kappa = (p_o - p_e) / (1 - p_e). Undefined when there is no pair, or when chance agreement is total
+    (p_e = 1: both raters used one and the same category for every item).
+    """
+    n = len(pairs)
+    if n == 0:
+        return Kappa(None, 0, NO_COMMON_ITEMS)
+    first = Counter(a for a, _ in pairs)
+    second = Counter(b for _, b in pairs)
+    observed = sum(1 for a, b in pairs if a == b) / n
+    expected = sum(first[c] * second.get(c, 0) for c in first) / (n * n)
+    if math.isclose(expected, 1.0):
+        only = next(iter(first))
+        return Kappa(None, n, f"one category only: both gave every one of the {n} items the same grade ({only})")
+    return Kappa((observed - expected) / (1 - expected), n)
+
+
+def kappa_between(first: Mapping[Hashable, int], second: Mapping[Hashable, int], scale: str) -> Kappa:
+    """Kappa of two assessors over the units both graded (their keys in common), on a scale."""
+    common = first.keys() & second.keys()
+    return cohen_kappa([(on_scale(first[u], scale), on_scale(second[u], scale)) for u in sorted(common, key=repr)])
+
+
+@dataclass(frozen=True)
+class PairRow:
+    assessor: str
+    other: str
+    scale: str
+    kappa: Kappa
+
+
+@dataclass(frozen=True)
+class MeanRow:
+    """The mean of an assessor's defined pairwise kappas on one scale; `items`: units the assessor graded that some
+    other assessor of the group graded too; `pairs`: how many kappas went into the mean."""
+    assessor: str
+    scale: str
+    value: float | None
+    items: int
+    pairs: int
+    reason: str = ""
+
+    def text(self, digits: int = 4) -> str:
+        return "n/a" if self.value is None else f"{self.value:.{digits}f}"
+
+
+def pairwise(grades: Mapping[str, Mapping[Hashable, int]], pairs: Sequence[tuple[str, str]] | None = None
+             ) -> list[PairRow]:
+    """Kappa for both orders of every pair of assessors (or of the given unordered pairs), on both scales.
+
+    grades: assessor -> unit -> grade (0..3). Rows come by assessor, then other, then scale.
+    """
+    names = sorted(grades)
+    wanted = pairs if pairs is not None else list(combinations(names, 2))
+    computed = {}
+    for a, b in wanted:
+        for scale in SCALES:
+            computed[(a, b, scale)] = computed[(b, a, scale)] = kappa_between(grades.get(a, {}), grades.get(b, {}),
+                                                                              scale)
+    return [PairRow(a, b, scale, kappa) for (a, b, scale), kappa in sorted(computed.items())]
+
+
+def means(grades: Mapping[str, Mapping[Hashable, int]], rows: Sequence[PairRow]) -> list[MeanRow]:
+    """Per assessor and scale, the mean of their defined pairwise kappas (n/a when none is defined)."""
+    result = []
+    for name in sorted(grades):
+        partners = {r.other for r in rows if r.assessor == name}
+        shared = set()
+        for other in partners:
+            shared |= grades[name].keys() & grades.get(other, {}).keys()
+        for scale in SCALES:
+            values = [r.kappa.value for r in rows if r.assessor == name and r.scale == scale and r.kappa.defined]
+            if values:
+                result.append(MeanRow(name, scale, sum(values) / len(values), len(shared), len(values)))
+            else:
+                reason = ("no other assessor judged the same topics" if not partners
+                          else "no pairwise kappa is defined")
+                result.append(MeanRow(name, scale, None, len(shared), 0, reason))
+    return result
+
+
+@dataclass(frozen=True)
+class Alpha:
+    value: float | None
+    units: int  # units graded by at least two assessors
+    reason: str = ""
+
+    def text(self, digits: int = 4) -> str:
+        return "n/a" if self.value is None else f"{self.value:.{digits}f}"
+
+
+def alpha_ordinal(rows: Sequence[Sequence[float | None]], domain: Sequence[float]) -> float:
+    """Krippendorff's alpha, ordinal, of a reliability matrix (one row per coder, one column per unit, None where a
+    coder gave no value), through the `krippendorff` package."""
+    import krippendorff
+    import numpy as np
+
+    data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float)
+    return float(krippendorff.alpha(reliability_data=data, value_domain=list(domain), level_of_measurement="ordinal"))
+
+
+def krippendorff_alpha(grades: Mapping[str, Mapping[Hashable, int]], scale: str = GRADED) -> Alpha:
+    """Krippendorff's alpha (ordinal) over every assessor and unit; missing grades are missing values, and units
+    graded by one assessor only do not count."""
+    names = sorted(grades)
+    counts = Counter(u for name in names for u in grades[name])
+    units = sorted((u for u, c in counts.items() if c >= 2), key=repr)
+    if len(names) < 2 or not units:
+        return Alpha(None, 0, "no item graded by two assessors or more")
+    values = {on_scale(grades[name][u], scale) for name in names for u in units if u in grades[name]}
+    if len(values) < 2:
+        return Alpha(None, len(units), f"one category only: every grade is {values.pop()}")
+    rows = [[on_scale(grades[name][u], scale) if u in grades[name] else None for u in units] for name in names]
+    value = alpha_ordinal(rows, [0, 1] if scale == BINARY else GRADE_VALUES)
+    if not math.isfinite(value):
+        return Alpha(None, len(units), "no disagreement is possible with these grades")
+    return Alpha(value, len(units))
