@@ -129,3 +129,40 @@ class JudgmentRevision(models.Model):
 
     def __str__(self) -> str:
         return f"revision {self.number} of {self.judgment_id}"
+
+
+class TrainingRound(models.Model):
+    """A training round of a campaign as the organizer set it up: its topics and, when there is one, a gold qrels
+    (say, last year's official qrels of those topics) to measure each assessor against. The round's assessors are
+    its training assignments (kind training, this round number)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="training_rounds")
+    number = models.PositiveIntegerField()
+    topics = models.ManyToManyField(Topic, related_name="+")
+    gold_name = models.CharField(max_length=200, blank=True, help_text="file name of the gold qrels, if any")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "number"], name="training_round_unique")]
+
+    def __str__(self) -> str:
+        return f"round {self.number} of {self.campaign}"
+
+
+class GoldJudgment(models.Model):
+    """One line of a round's gold qrels: a grade 0..3 for a post (answers) or a visual id (formulas)."""
+
+    round = models.ForeignKey(TrainingRound, on_delete=models.CASCADE, related_name="gold")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    item_id = models.CharField(max_length=64)
+    grade = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["round", "topic", "item_id"]
+        constraints = [models.UniqueConstraint(fields=["round", "topic", "item_id"], name="gold_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.grade}"

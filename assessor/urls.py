@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import dashboard_views, views
 
 app_name = "assessor"
 urlpatterns = [
@@ -14,4 +14,9 @@ urlpatterns = [
     path("campaigns/<int:pk>/assignments/<int:assignment_pk>/withdraw/", views.assignment_withdraw,
          name="assignment_withdraw"),
     path("campaigns/<int:pk>/topics/<int:topic_pk>/close/", views.topic_close, name="topic_close"),
+    path("campaigns/<int:pk>/training/", dashboard_views.training_rounds, name="training_rounds"),
+    path("campaigns/<int:pk>/agreement/", dashboard_views.agreement_dashboard, name="agreement"),
+    path("campaigns/<int:pk>/agreement.csv", dashboard_views.agreement_csv, name="agreement_csv"),
+    path("campaigns/<int:pk>/disagreements/", dashboard_views.disagreements, name="disagreements"),
+    path("campaigns/<int:pk>/progress/", dashboard_views.progress, name="progress"),
 ]

@@ -1,7 +1,7 @@
 """Reads of the pooling app for pages and APIs."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.db.models import Count, Q, QuerySet
 
@@ -93,6 +93,20 @@ def pool_statistics(*, campaign: Campaign) -> dict:
                for name, c in contributions.items()]
     total = {key: sum(t[key] for t in per_topic) for key in ("items", "candidates", "selected", "overflow")}
     return {"built": total["items"] > 0, "topics": per_topic, "runs": per_run, "total": total}
+
+
+# Functions campaign -> mean seconds per judgment measured from the judging data (None before there is any): the
+# judging app registers one at start-up, so that the planner uses the measured time and pooling never imports it.
+SECONDS_PER_JUDGMENT_SOURCES: list[Callable[[Campaign], float | None]] = []
+
+
+def measured_seconds_per_judgment(*, campaign: Campaign) -> float | None:
+    """The planner's time per judgment as the judging data measures it, or None when nothing measures it yet."""
+    for source in SECONDS_PER_JUDGMENT_SOURCES:
+        seconds = source(campaign)
+        if seconds:
+            return seconds
+    return None
 
 
 def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float) -> list[PlanRow]:

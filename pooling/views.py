@@ -166,13 +166,17 @@ PLAN_MAX_DEPTHS = 20
 CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
 
 
-def _default_seconds() -> float:
+def _default_seconds(campaign: Campaign | None = None) -> float:
+    """The measured mean seconds per judgment of the campaign once judging has measured it, else the setting."""
+    measured = selectors.measured_seconds_per_judgment(campaign=campaign) if campaign is not None else None
+    if measured:
+        return round(measured, 1)
     return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign) -> tuple[list[int], float, list[str]]:
     errors = []
-    default_seconds = _default_seconds()
+    default_seconds = _default_seconds(campaign)
     depths = PLAN_DEPTHS[campaign.task]
     raw = request.GET.get("depths", "").strip()
     if raw:
@@ -224,7 +228,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "chart": _plan_chart(plan),
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
-        "default_seconds": f"{_default_seconds():g}",
+        "default_seconds": f"{_default_seconds(campaign):g}",
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),

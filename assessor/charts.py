@@ -1,0 +1,54 @@
+"""Geometry of the kappa chart (grouped bars per assessor, four-way and binary side by side, as in the ARQMath
+overview figures), computed here so that the template only places SVG elements. No Django import."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+# SVG user units.
+LEFT, RIGHT, TOP, BOTTOM = 52, 16, 28, 48
+HEIGHT = 300
+GROUP_MIN, GROUP_MAX = 56, 110
+SERIES = (("graded", "four grades"), ("binary", "binary (H+M)"))
+
+
+def _y(value: float, lo: float, hi: float, top: float, plot_h: float) -> float:
+    return top + (hi - value) / (hi - lo) * plot_h
+
+
+def kappa_bars(rows: Sequence[tuple[str, float | None, float | None]]) -> dict:
+    """rows: (assessor, mean graded kappa, mean binary kappa), None when undefined. The axis runs from 1 down to 0,
+    or below 0 (in steps of 0.2) when a kappa is negative."""
+    values = [v for _, *vs in rows for v in vs if v is not None]
+    lo = min(0.0, math.floor(min(values, default=0.0) * 5) / 5)
+    hi = 1.0
+    group = max(GROUP_MIN, min(GROUP_MAX, 640 // max(len(rows), 1)))
+    width = LEFT + RIGHT + group * max(len(rows), 1)
+    plot_h = HEIGHT - TOP - BOTTOM
+    zero = _y(0.0, lo, hi, TOP, plot_h)
+    bar = group * 0.34
+    groups = []
+    for i, (name, *series) in enumerate(rows):
+        x0 = LEFT + i * group + group * 0.14
+        bars = []
+        for j, value in enumerate(series):
+            x = x0 + j * bar
+            if value is None:
+                bars.append({"scale": SERIES[j][0], "x": round(x, 1), "y": round(zero, 1), "width": round(bar, 1),
+                             "height": 0, "value": None, "text": "n/a", "text_x": round(x + bar / 2, 1),
+                             "text_y": round(zero - 4, 1)})
+                continue
+            y = _y(value, lo, hi, TOP, plot_h)
+            top, height = (y, zero - y) if value >= 0 else (zero, y - zero)
+            bars.append({"scale": SERIES[j][0], "x": round(x, 1), "y": round(top, 1), "width": round(bar - 2, 1),
+                         "height": round(height, 1), "value": value, "text": f"{value:.2f}",
+                         "text_x": round(x + bar / 2 - 1, 1),
+                         "text_y": round(top - 4 if value >= 0 else top + height + 12, 1)})
+        groups.append({"name": name, "label_x": round(LEFT + i * group + group / 2, 1), "bars": bars})
+    steps = round((hi - lo) / 0.2)
+    ticks = [{"value": f"{lo + k * 0.2:.1f}", "y": round(_y(lo + k * 0.2, lo, hi, TOP, plot_h), 1)}
+             for k in range(steps + 1)]
+    return {"width": width, "height": HEIGHT, "left": LEFT, "right": width - RIGHT, "top": TOP,
+            "zero": round(zero, 1), "bottom": round(TOP + plot_h, 1), "label_y": HEIGHT - BOTTOM + 18,
+            "groups": groups, "ticks": ticks, "legend": [{"label": label, "scale": scale, "x": LEFT + k * 140}
+                                                          for k, (scale, label) in enumerate(SERIES)]}

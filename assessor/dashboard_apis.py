@@ -1,0 +1,53 @@
+"""Organizer API over the judgments: agreement (the JSON of `agreement --format json`) and progress."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pooling.errors import InputError
+from pooling.models import Campaign
+from pooling.permissions import IsOrganizer
+
+from . import reports
+
+
+class AgreementApi(APIView):
+    """Pairwise Cohen's kappa (graded and binary), per-assessor means, Krippendorff's alpha and the kappas against a
+    round's gold qrels; an undefined kappa is null with its reason. Organizers only."""
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(parameters=[
+        OpenApiParameter("kind", str, enum=["training", "dual"], description="default: both"),
+        OpenApiParameter("round", int, description="one training round")], responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, pk: int):
+        campaign = get_object_or_404(Campaign, pk=pk)
+        raw = request.query_params.get("round", "")
+        if raw and not (raw.isascii() and raw.isdigit() and len(raw) < 9):
+            raise InputError(f"round '{raw[:20]}' is not a number")
+        groups = reports.agreement_compute(campaign=campaign, kind=request.query_params.get("kind") or None,
+                                           round=int(raw) if raw else None)
+        return Response({"campaign": campaign.name, "groups": reports.agreement_json(groups)})
+
+
+class ProgressApi(APIView):
+    """Per assessor and topic: judged of total items, seconds per judgment (server and active time), judgments per
+    hour and the projected finish date. Organizers only."""
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, pk: int):
+        campaign = get_object_or_404(Campaign, pk=pk)
+        report = reports.progress_report(campaign=campaign)
+
+        def row(r: reports.ProgressRow) -> dict:
+            return {"assessor": r.assessor, "topic": r.topic, "kind": r.kind, "round": r.round or None,
+                    "judged": r.judged, "total": r.total, "server_seconds_mean": r.server_mean,
+                    "server_seconds_median": r.server_median, "active_seconds_mean": r.active_mean,
+                    "active_seconds_median": r.active_median, "judgments_per_hour": r.per_hour,
+                    "projected_finish": r.finish.isoformat() if r.finish else None}
+
+        return Response({"campaign": campaign.name, "rows": [row(r) for r in report.rows],
+                         "assessors": [row(r) for r in report.assessors], "total": row(report.total),
+                         "seconds_per_judgment": reports.seconds_per_judgment(campaign)})

@@ -1,0 +1,206 @@
+"""Organizer pages over the judgments: training rounds, the kappa dashboard with its CSV, the disagreement review
+and the progress dashboard. Organizers only (assessors get 403)."""
+from __future__ import annotations
+
+import csv
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_http_methods
+
+from pooling.errors import InputError
+from pooling.models import Campaign, Post
+from pooling.permissions import ORGANIZERS
+from pooling.views import organizer_required
+
+from . import reports, rounds
+from .charts import kappa_bars
+from .models import Grade
+from .views import _post_url, _safe
+
+GRADE_LABELS = dict(Grade.choices)
+
+
+class TrainingRoundForm(forms.Form):
+    number = forms.IntegerField(min_value=1, required=False, label="Round",
+                                help_text="default: the next round")
+    topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
+    assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
+    gold = forms.FileField(required=False, label="Gold qrels",
+                           help_text="optional: TREC qrels (topic 0 id grade), say last year's official qrels of these "
+                                     "topics; formulas by visual id")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["topics"].choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
+        self.fields["assessors"].queryset = (get_user_model().objects.filter(is_active=True)
+                                             .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
+                                             .order_by("username"))
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's training rounds, and a new round: topics, assessors and an optional gold qrels in one step."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    form = TrainingRoundForm(request.POST or None, request.FILES or None, campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        gold = data["gold"]
+        try:
+            if gold is not None and gold.size > settings.UPLOAD_MAX_BYTES:
+                raise InputError(f"{gold.name}: more than the upload limit of {settings.UPLOAD_MAX_BYTES:,} bytes")
+            result = rounds.training_round_create(
+                campaign=campaign, topic_ids=data["topics"], assessors=list(data["assessors"]),
+                number=data["number"], gold=gold.file if gold is not None else None,
+                gold_name=gold.name if gold is not None else "", user=request.user)
+        except InputError as exc:
+            for message in exc.messages():
+                form.add_error(None, message)
+        else:
+            note = ""
+            if gold is not None:
+                note = f", {result.gold} gold judgments"
+                if result.gold_other_topics:
+                    note += f" ({result.gold_other_topics} lines for other topics left out)"
+            messages.info(request, f"Training round {result.round.number}: {len(result.assignments.created)} "
+                                   f"assignments created{note}.")
+            return redirect("assessor:training_rounds", pk=pk)
+    return render(request, "assessor/training_rounds.html", {
+        "campaign": campaign, "form": form, "rounds": rounds.training_round_list(campaign=campaign),
+        "next_round": rounds.training_round_next(campaign=campaign)})
+
+
+def _group(request: HttpRequest, campaign: Campaign) -> tuple[list[reports.GroupKey], reports.GroupKey | None]:
+    """All groups of the campaign and the one ?kind=&round= names (default: the latest training round, else the
+    dual assessment); InputError for a kind or round the campaign does not have."""
+    groups = reports.agreement_groups(campaign=campaign)
+    kind = request.GET.get("kind", "")
+    raw = request.GET.get("round", "")
+    if raw and not (raw.isascii() and raw.isdigit() and len(raw) < 9):
+        raise InputError(f"round '{raw[:20]}' is not a number")
+    if not kind and not raw:
+        training = [g for g in groups if g.kind == reports.TRAINING]
+        return groups, (training[-1] if training else groups[-1] if groups else None)
+    selected = reports.group_select(campaign=campaign, kind=kind or None, round=int(raw) if raw else None)
+    if len(selected) != 1:
+        raise InputError("name one group: a training round (kind=training&round=R) or the dual assessment "
+                         "(kind=dual)" if selected else f"campaign '{campaign.name}' has no {kind} assessment")
+    return groups, selected[0]
+
+
+def _problem_page(request, campaign, exc: InputError) -> HttpResponse:
+    return render(request, "assessor/agreement.html", {"campaign": campaign, "problems": exc.messages(),
+                                                       "groups": reports.agreement_groups(campaign=campaign)},
+                  status=400)
+
+
+@organizer_required
+def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
+    """Kappa per assessor as grouped bars, the pairwise matrix and the numbers, for one round or the dual
+    assessment."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    try:
+        groups, key = _group(request, campaign)
+    except InputError as exc:
+        return _problem_page(request, campaign, exc)
+    context = {"campaign": campaign, "groups": groups, "key": key}
+    if key is not None:
+        group = reports.agreement_of_group(campaign=campaign, key=key)
+        gold = {(r.assessor, r.scale): r.kappa for r in group.gold}
+        assessors = []
+        for name in group.assessors:
+            graded, binary = group.mean(name, "graded"), group.mean(name, "binary")
+            assessors.append({"name": name, "graded": graded, "binary": binary,
+                              "gold_graded": gold.get((name, "graded")), "gold_binary": gold.get((name, "binary"))})
+        matrix = [{"name": a, "cells": [None if a == b else {
+            "graded": group.pair(a, b, "graded"), "binary": group.pair(a, b, "binary")} for b in group.assessors]}
+            for a in group.assessors]
+        context.update(group=group, assessors=assessors, matrix=matrix, chart=kappa_bars(
+            [(a["name"], a["graded"].value, a["binary"].value) for a in assessors]))
+    return render(request, "assessor/agreement.html", context)
+
+
+CSV_HEADER = (*reports.AGREEMENT_HEADER, "reason")
+
+
+@organizer_required
+def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The rows of `agreement --format tsv` as CSV, with the reason of each n/a; ?kind=&round= as the command."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    raw = request.GET.get("round", "")
+    try:
+        if raw and not (raw.isascii() and raw.isdigit() and len(raw) < 9):
+            raise InputError(f"round '{raw[:20]}' is not a number")
+        groups = reports.agreement_compute(campaign=campaign, kind=request.GET.get("kind") or None,
+                                           round=int(raw) if raw else None)
+    except InputError as exc:
+        return HttpResponse("\n".join(exc.messages()) + "\n", status=400, content_type="text/plain")
+    reasons = {}
+    for g in groups:
+        round_text = str(g.key.round) if g.key.round is not None else "-"
+        for p in g.pairs:
+            reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
+        for m in g.means:
+            reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
+    name = "-".join(filter(None, ["agreement", slugify(campaign.name), request.GET.get("kind", ""), raw]))
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(CSV_HEADER)
+    for row in reports.agreement_rows(groups):
+        writer.writerow((*row, reasons.get(row[:5], "")))
+    return response
+
+
+@organizer_required
+def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
+    """The items of a round (or of the dual assessment) graded differently, each assessor's grade and comment side
+    by side with the item, for the discussion meeting (?projector=1: large type, one item per screen)."""
+    campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    try:
+        groups, key = _group(request, campaign)
+    except InputError as exc:
+        return _problem_page(request, campaign, exc)
+    topic_filter = request.GET.get("topic", "")
+    items = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
+    collection_pk = campaign.collection_id
+    posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_pk,
+                                                       post_id__in={d.post_id for d in items})}
+    topics = {t.topic_id: t for t in campaign.topics.filter(topic_id__in={d.topic for d in items})}
+    sections: list[dict] = []
+    for d in items:
+        if not sections or sections[-1]["topic"].topic_id != d.topic:
+            topic = topics[d.topic]
+            marks = [topic.formula_id] if topic.formula_id else []
+            sections.append({"topic": topic, "items": [],
+                             "title": _safe(topic.title, collection_pk, new_tab=True, marks=marks),
+                             "question": _safe(topic.question, collection_pk, new_tab=True, marks=marks)})
+        post = posts.get(d.post_id)
+        marks = [d.formula_id] if d.formula_id else []
+        sections[-1]["items"].append({
+            "d": d, "post": post, "number": sum(len(s["items"]) for s in sections) + 1,
+            "body": _safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
+            "thread_url": _post_url(collection_pk)(post.post_id) if post else "",
+            "grades": [{"assessor": a, "grade": g, "label": GRADE_LABELS.get(g, "not judged"), "comment": c}
+                       for a, g, c in d.grades]})
+    return render(request, "assessor/disagreements.html", {
+        "campaign": campaign, "groups": groups, "key": key, "sections": sections, "count": len(items),
+        "topic_filter": topic_filter, "projector": request.GET.get("projector") == "1",
+        "formulas": campaign.task == Campaign.Task.FORMULAS})
+
+
+@organizer_required
+def progress(request: HttpRequest, pk: int) -> HttpResponse:
+    """Per assessor and topic: judged of total, seconds per judgment (server and active time), judgments per hour
+    and the projected finish date."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    return render(request, "assessor/progress.html", {
+        "campaign": campaign, "report": reports.progress_report(campaign=campaign),
+        "seconds": reports.seconds_per_judgment(campaign),
+        "formulas": campaign.task == Campaign.Task.FORMULAS})

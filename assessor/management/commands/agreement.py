@@ -1,0 +1,27 @@
+"""agreement --campaign NAME [--kind training|dual] [--round R] [--format json|tsv]: SPEC 9."""
+import json
+
+from assessor import reports
+from pooling.management.commands._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = ("Cohen's kappa of every pair of assessors (four grades and H+M binary, SF and DK left out) and each "
+            "assessor's mean, per training round and for the dual assessment. The JSON adds the reasons of n/a, "
+            "Krippendorff's alpha and the kappas against a round's gold qrels.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True)
+        parser.add_argument("--kind", choices=["training", "dual"], help="default: both")
+        parser.add_argument("--round", type=int, help="one training round (implies --kind training)")
+        parser.add_argument("--format", default="tsv", choices=["json", "tsv"])
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["campaign"])
+        groups = reports.agreement_compute(campaign=campaign, kind=o["kind"], round=o["round"])
+        if o["format"] == "json":
+            self.stdout.write(json.dumps(reports.agreement_json(groups), indent=2))
+            return
+        self.stdout.write("\t".join(reports.AGREEMENT_HEADER))
+        for row in reports.agreement_rows(groups):
+            self.stdout.write("\t".join(row))

@@ -1,0 +1,447 @@
+"""Organizer reads over the judgments: agreement of training rounds and of the dual assessment (SPEC 7), the
+disagreement review, and the progress of each assessor with their measured time per judgment.
+
+The unit of agreement is the unit that is judged: a post for answers, a formula instance for formulas (two assessors
+agree on an instance when they gave it the same grade). Against a gold qrels of formulas, which grades visual ids,
+an assessor's grade for a visual id is the maximum of their grades of its instances (SPEC 5.2).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from pooling.algorithms.ids import id_order_key
+from pooling.errors import InputError
+from pooling.models import Campaign, PoolInstance, PoolItem
+
+from . import agreement as ag
+from .models import Assignment, GoldJudgment, ItemVisit, Judgment, TrainingRound
+from .services import MAX_ACTIVE_SECONDS
+
+TRAINING = Assignment.Kind.TRAINING.value
+DUAL = Assignment.Kind.DUAL.value
+NUMERIC = {"0": 0, "1": 1, "2": 2, "3": 3}
+
+
+# -- which groups there are
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    """A training round (kind training, round R) or the dual assessment (kind dual, round None)."""
+    kind: str
+    round: int | None
+
+    @property
+    def label(self) -> str:
+        return f"training round {self.round}" if self.kind == TRAINING else "dual assessment"
+
+    @property
+    def query(self) -> str:
+        return f"kind={self.kind}" + (f"&round={self.round}" if self.round is not None else "")
+
+
+def agreement_groups(*, campaign: Campaign) -> list[GroupKey]:
+    """The campaign's training rounds (set up as rounds, or just assigned), then the dual assessment if any."""
+    active = Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
+    rounds = set(active.filter(kind=TRAINING).values_list("round", flat=True))
+    rounds |= set(TrainingRound.objects.filter(campaign=campaign).values_list("number", flat=True))
+    groups = [GroupKey(TRAINING, r) for r in sorted(rounds)]
+    if active.filter(kind=DUAL).exists():
+        groups.append(GroupKey(DUAL, None))
+    return groups
+
+
+def group_select(*, campaign: Campaign, kind: str | None = None, round: int | None = None) -> list[GroupKey]:
+    """The groups a request names: all of them, every group of a kind, or one training round. InputError for a
+    kind or round the campaign does not have."""
+    if kind not in (None, "", TRAINING, DUAL):
+        raise InputError(f"unknown kind '{kind}': agreement is measured for training or dual")
+    if round is not None and kind == DUAL:
+        raise InputError("a round is given for training rounds only, not for the dual assessment")
+    if round is not None:
+        kind = TRAINING
+    groups = [g for g in agreement_groups(campaign=campaign) if not kind or g.kind == kind]
+    if round is not None:
+        groups = [g for g in groups if g.round == round]
+        if not groups:
+            raise InputError(f"campaign '{campaign.name}' has no training round {round}")
+    return groups
+
+
+# -- the judgments of a group
+
+
+@dataclass
+class GroupData:
+    """assessor -> unit -> grade as given ('3'..'0', 'SF', 'DK'), with comments; units are (topic id, item id,
+    formula id); topics: topic id -> {assessor: assignment kind}, in campaign order."""
+    key: GroupKey
+    grades: dict[str, dict[tuple, str]] = field(default_factory=dict)
+    comments: dict[str, dict[tuple, str]] = field(default_factory=dict)
+    topics: dict[str, dict[str, str]] = field(default_factory=dict)
+    assessors: list[str] = field(default_factory=list)
+
+    def numeric(self) -> dict[str, dict[tuple, int]]:
+        """Grades 0..3 only: SF and DK are left out of agreement."""
+        return {name: {u: NUMERIC[g] for u, g in units.items() if g in NUMERIC} for name, units in self.grades.items()}
+
+
+def _group_assignments(campaign: Campaign, key: GroupKey):
+    active = Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
+    if key.kind == TRAINING:
+        return active.filter(kind=TRAINING, round=key.round)
+    dual_topics = active.filter(kind=DUAL).values("topic_id")
+    return active.filter(Q(kind=DUAL) | Q(kind=Assignment.Kind.OFFICIAL, topic_id__in=dual_topics))
+
+
+def group_data(*, campaign: Campaign, key: GroupKey, with_comments: bool = False) -> GroupData:
+    """The judgments of one group. For the dual assessment: the dual judgments and the official judgments of the
+    topics that have a dual assessor (the qrels stay the official assessor's; this only reads them)."""
+    data = GroupData(key=key)
+    assignments = (_group_assignments(campaign, key).select_related("topic", "assessor")
+                   .order_by("topic__position", "topic__topic_id", "assessor__username"))
+    by_pk = {}
+    for a in assignments:
+        by_pk[a.pk] = (a.assessor.username, a.topic.topic_id)
+        data.topics.setdefault(a.topic.topic_id, {})[a.assessor.username] = a.kind
+    data.assessors = sorted({name for name, _ in by_pk.values()})
+    for name in data.assessors:
+        data.grades[name] = {}
+        data.comments[name] = {}
+    fields = ["assignment_id", "item_id", "formula_id", "grade"] + (["comment"] if with_comments else [])
+    for row in Judgment.objects.filter(assignment_id__in=list(by_pk)).values_list(*fields).iterator(chunk_size=5000):
+        name, topic_id = by_pk[row[0]]
+        unit = (topic_id, row[1], row[2])
+        data.grades[name][unit] = row[3]
+        if with_comments and row[4]:
+            data.comments[name][unit] = row[4]
+    return data
+
+
+# -- agreement
+
+
+@dataclass(frozen=True)
+class GoldRow:
+    assessor: str
+    scale: str
+    kappa: ag.Kappa
+
+
+@dataclass(frozen=True)
+class DualTopicRow:
+    topic: str
+    official: str
+    dual: str
+    graded: ag.Kappa
+    binary: ag.Kappa
+
+
+@dataclass
+class AgreementGroup:
+    key: GroupKey
+    assessors: list[str]
+    topics: list[str]
+    pairs: list[ag.PairRow]
+    means: list[ag.MeanRow]
+    alpha: dict[str, ag.Alpha]
+    judged: int          # judgments with a grade 0..3
+    left_out: int        # SF and DK judgments
+    gold_name: str = ""
+    gold: list[GoldRow] = field(default_factory=list)
+    dual_topics: list[DualTopicRow] = field(default_factory=list)
+
+    def mean(self, assessor: str, scale: str) -> ag.MeanRow:
+        return next(m for m in self.means if m.assessor == assessor and m.scale == scale)
+
+    def pair(self, assessor: str, other: str, scale: str) -> ag.PairRow | None:
+        return next((p for p in self.pairs if p.assessor == assessor and p.other == other and p.scale == scale),
+                    None)
+
+
+def _pairs_sharing_a_topic(data: GroupData) -> list[tuple[str, str]]:
+    pairs = set()
+    for names in data.topics.values():
+        ordered = sorted(names)
+        pairs |= {(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:]}
+    return sorted(pairs)
+
+
+def _gold(campaign: Campaign, key: GroupKey, grades: dict[str, dict[tuple, int]]) -> tuple[str, list[GoldRow]]:
+    training_round = (TrainingRound.objects.filter(campaign=campaign, number=key.round).first()
+                      if key.kind == TRAINING else None)
+    if training_round is None or not training_round.gold_name:
+        return "", []
+    gold = {(t, i): g for t, i, g in GoldJudgment.objects.filter(round=training_round)
+            .values_list("topic__topic_id", "item_id", "grade")}
+    rows = []
+    for name in sorted(grades):
+        # Per item (answers) or per visual id (formulas: the maximum grade of the judged instances).
+        own: dict[tuple, int] = {}
+        for (topic_id, item_id, _formula_id), grade in grades[name].items():
+            own[(topic_id, item_id)] = max(grade, own.get((topic_id, item_id), -1))
+        for scale in ag.SCALES:
+            rows.append(GoldRow(name, scale, ag.kappa_between(own, gold, scale)))
+    return training_round.gold_name, rows
+
+
+def _dual_topics(data: GroupData, grades: dict[str, dict[tuple, int]]) -> list[DualTopicRow]:
+    rows = []
+    for topic_id, kinds in data.topics.items():
+        official = next((n for n, k in kinds.items() if k == Assignment.Kind.OFFICIAL), None)
+        for dual in (n for n, k in kinds.items() if k == DUAL):
+            if official is None:
+                continue
+            first = {u: g for u, g in grades[official].items() if u[0] == topic_id}
+            second = {u: g for u, g in grades[dual].items() if u[0] == topic_id}
+            rows.append(DualTopicRow(topic_id, official, dual, ag.kappa_between(first, second, ag.GRADED),
+                                     ag.kappa_between(first, second, ag.BINARY)))
+    return rows
+
+
+def agreement_of_group(*, campaign: Campaign, key: GroupKey) -> AgreementGroup:
+    data = group_data(campaign=campaign, key=key)
+    grades = data.numeric()
+    pairs = ag.pairwise(grades, _pairs_sharing_a_topic(data))
+    judged = sum(len(units) for units in grades.values())
+    result = AgreementGroup(
+        key=key, assessors=data.assessors, topics=list(data.topics), pairs=pairs, means=ag.means(grades, pairs),
+        alpha={scale: ag.krippendorff_alpha(grades, scale) for scale in ag.SCALES}, judged=judged,
+        left_out=sum(len(units) for units in data.grades.values()) - judged)
+    if key.kind == TRAINING:
+        result.gold_name, result.gold = _gold(campaign, key, grades)
+    else:
+        result.dual_topics = _dual_topics(data, grades)
+    return result
+
+
+def agreement_compute(*, campaign: Campaign, kind: str | None = None, round: int | None = None
+                      ) -> list[AgreementGroup]:
+    """Agreement of every group the request names (SPEC 7): training rounds in order, then the dual assessment."""
+    return [agreement_of_group(campaign=campaign, key=key)
+            for key in group_select(campaign=campaign, kind=kind, round=round)]
+
+
+AGREEMENT_HEADER = ("kind", "round", "assessor", "other", "scale", "kappa", "items")
+
+
+def agreement_rows(groups: list[AgreementGroup]) -> list[tuple[str, ...]]:
+    """The rows of SPEC 9 (header not included): per assessor, each other assessor then "mean", graded then
+    binary. A dual assessment has no round: "-"."""
+    rows = []
+    for group in groups:
+        round_text = str(group.key.round) if group.key.round is not None else "-"
+        for name in group.assessors:
+            others = sorted({p.other for p in group.pairs if p.assessor == name})
+            for other in others:
+                for scale in ag.SCALES:
+                    pair = group.pair(name, other, scale)
+                    rows.append((group.key.kind, round_text, name, other, scale, pair.kappa.text(),
+                                 str(pair.kappa.items)))
+            for scale in ag.SCALES:
+                mean = group.mean(name, scale)
+                rows.append((group.key.kind, round_text, name, "mean", scale, mean.text(), str(mean.items)))
+    return rows
+
+
+def _kappa_json(kappa: ag.Kappa) -> dict:
+    return {"kappa": kappa.value, "items": kappa.items, **({"reason": kappa.reason} if kappa.reason else {})}
+
+
+def agreement_json(groups: list[AgreementGroup]) -> list[dict]:
+    """The same numbers for the API and `agreement --format json`; undefined values are null with a reason."""
+    out = []
+    for g in groups:
+        out.append({
+            "kind": g.key.kind, "round": g.key.round, "assessors": g.assessors, "topics": g.topics,
+            "judged": g.judged, "left_out_sf_dk": g.left_out,
+            "pairs": [{"assessor": p.assessor, "other": p.other, "scale": p.scale, **_kappa_json(p.kappa)}
+                      for p in g.pairs],
+            "means": [{"assessor": m.assessor, "scale": m.scale, "kappa": m.value, "items": m.items,
+                       "pairs": m.pairs, **({"reason": m.reason} if m.reason else {})} for m in g.means],
+            "alpha": {scale: {"alpha": a.value, "items": a.units, **({"reason": a.reason} if a.reason else {})}
+                      for scale, a in g.alpha.items()},
+            "gold": ({"file": g.gold_name, "kappas": [{"assessor": r.assessor, "scale": r.scale,
+                                                       **_kappa_json(r.kappa)} for r in g.gold]}
+                     if g.gold_name else None),
+            **({"topics_dual": [{"topic": r.topic, "official": r.official, "dual": r.dual,
+                                 "graded": _kappa_json(r.graded), "binary": _kappa_json(r.binary)}
+                                for r in g.dual_topics]} if g.key.kind == DUAL else {}),
+        })
+    return out
+
+
+# -- disagreement review
+
+
+@dataclass
+class DisagreementItem:
+    topic: str
+    item_id: str
+    formula_id: str
+    post_id: str
+    position: int
+    grades: list[tuple[str, str, str]]  # (assessor, grade or "", comment) for every assessor of the topic
+
+    @property
+    def spread(self) -> int:
+        numeric = [NUMERIC[g] for _, g, _ in self.grades if g in NUMERIC]
+        return max(numeric) - min(numeric) if numeric else 0
+
+
+def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = None) -> list[DisagreementItem]:
+    """The units of a group that its assessors graded differently (SF and DK count as grades here: they are worth
+    discussing too), judged by two assessors or more, by topic and pool order."""
+    data = group_data(campaign=campaign, key=key, with_comments=True)
+    positions = {(t, i): p for t, i, p in PoolItem.objects.filter(campaign=campaign, topic__topic_id__in=list(
+        data.topics)).values_list("topic__topic_id", "item_id", "position")}
+    units: dict[tuple, list[str]] = defaultdict(list)
+    for name in data.assessors:
+        for unit in data.grades[name]:
+            units[unit].append(name)
+    found = []
+    topic_order = {t: n for n, t in enumerate(data.topics)}
+    for unit, names in units.items():
+        topic_id, item_id, formula_id = unit
+        if topic and topic_id != topic:
+            continue
+        given = {data.grades[n][unit] for n in names}
+        if len(names) < 2 or len(given) < 2:
+            continue
+        found.append(DisagreementItem(
+            topic=topic_id, item_id=item_id, formula_id=formula_id, post_id=item_id, position=positions.get(
+                (topic_id, item_id), 10**9),
+            grades=[(n, data.grades[n].get(unit, ""), data.comments[n].get(unit, "")) for n in
+                    sorted(data.topics[topic_id])]))
+    found.sort(key=lambda d: (topic_order[d.topic], d.position, id_order_key(d.formula_id)))
+    if campaign.task == Campaign.Task.FORMULAS and found:
+        posts = dict(PoolInstance.objects.filter(item__campaign=campaign, formula_id__in={d.formula_id for d in found})
+                     .values_list("formula_id", "post_id"))
+        for d in found:
+            d.post_id = posts.get(d.formula_id, "")
+    return found
+
+
+# -- progress and time per judgment
+
+
+@dataclass
+class ProgressRow:
+    assessor: str
+    topic: str
+    kind: str
+    round: int
+    judged: int
+    total: int
+    server: list[float]   # seconds from first shown to complete, per completed item
+    active: list[float]   # active seconds per completed item the page reported time for
+    days: set = field(default_factory=set)
+    finish: dt.date | None = None
+
+    @property
+    def remaining(self) -> int:
+        return max(self.total - self.judged, 0)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged / self.total) if self.total else 100
+
+    server_mean = property(lambda self: statistics.fmean(self.server) if self.server else None)
+    server_median = property(lambda self: statistics.median(self.server) if self.server else None)
+    active_mean = property(lambda self: statistics.fmean(self.active) if self.active else None)
+    active_median = property(lambda self: statistics.median(self.active) if self.active else None)
+
+    @property
+    def per_hour(self) -> float | None:
+        """Judgments per hour of work: active time when the page measured it, else server time."""
+        seconds = self.active_mean or self.server_mean
+        return 3600 / seconds if seconds else None
+
+
+@dataclass
+class ProgressReport:
+    rows: list[ProgressRow]
+    assessors: list[ProgressRow]   # one total row per assessor (topic "all")
+    total: ProgressRow
+
+
+def _seconds(visit_first: dt.datetime, completed: dt.datetime) -> float:
+    return min(max((completed - visit_first).total_seconds(), 0.0), MAX_ACTIVE_SECONDS)
+
+
+def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date | None:
+    if row.remaining == 0:
+        return today if row.total else None
+    if not per_day:
+        return None
+    return today + dt.timedelta(days=math.ceil(row.remaining / per_day))
+
+
+def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> ProgressReport:
+    """Per assessor and topic: judged of total items, seconds per judged item on the server's clock (first shown
+    to complete; items skipped on the way are left out of it) and in active time, judgments per hour, and a
+    projected finish date at the assessor's own pace (items per day on which they judged)."""
+    today = today or timezone.localdate()
+    assignments = list(Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
+                       .select_related("topic", "assessor").order_by("assessor__username", "topic__position",
+                                                                     "kind", "round"))
+    totals = dict(PoolItem.objects.filter(campaign=campaign).order_by().values_list("topic_id")
+                  .annotate(n=Count("id")).values_list("topic_id", "n"))
+    rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, 0, totals.get(a.topic_id, 0),
+                              [], []) for a in assignments}
+    visits = (ItemVisit.objects.filter(assignment_id__in=list(rows), completed_at__isnull=False)
+              .values_list("assignment_id", "first_shown_at", "completed_at", "skipped_at", "active_seconds"))
+    for pk, first, completed, skipped, active in visits.iterator(chunk_size=5000):
+        row = rows[pk]
+        row.judged += 1
+        row.days.add(timezone.localdate(completed))
+        if skipped is None:
+            row.server.append(_seconds(first, completed))
+        if active > 0:
+            row.active.append(active)
+    by_assessor: dict[str, ProgressRow] = {}
+    for row in rows.values():
+        total = by_assessor.setdefault(row.assessor, ProgressRow(row.assessor, "all", "", 0, 0, 0, [], []))
+        total.judged += row.judged
+        total.total += row.total
+        total.server += row.server
+        total.active += row.active
+        total.days |= row.days
+    for row in rows.values():
+        mine = by_assessor[row.assessor]
+        per_day = mine.judged / len(mine.days) if mine.days else None
+        row.finish = _project(row, per_day, today)
+    for total in by_assessor.values():
+        total.finish = _project(total, total.judged / len(total.days) if total.days else None, today)
+    everyone = ProgressRow("all", "all", "", 0, sum(r.judged for r in rows.values()),
+                           sum(r.total for r in rows.values()), [s for r in rows.values() for s in r.server],
+                           [s for r in rows.values() for s in r.active])
+    return ProgressReport(rows=list(rows.values()), assessors=[by_assessor[n] for n in sorted(by_assessor)],
+                          total=everyone)
+
+
+def seconds_per_judgment(campaign: Campaign) -> float | None:
+    """The campaign's measured mean seconds per judgment, for the pool planner: the time of the completed items
+    (active time where the page reported it, else server time) over the judgments they hold (answers: one per item;
+    formulas: one per instance, which is what the planner counts). None before anything is judged. Registered into
+    pooling at start-up."""
+    visits = ItemVisit.objects.filter(assignment__campaign=campaign, completed_at__isnull=False)
+    timed = [(pk, item, a) for pk, item, a in
+             visits.filter(active_seconds__gt=0).values_list("assignment_id", "item_id", "active_seconds")]
+    if not timed:
+        timed = [(pk, item, _seconds(first, done)) for pk, item, first, done in visits.filter(
+            skipped_at__isnull=True).values_list("assignment_id", "item_id", "first_shown_at", "completed_at")]
+    if not timed:
+        return None
+    counts = {(pk, item): n for pk, item, n in Judgment.objects.filter(assignment__campaign=campaign).order_by()
+              .values_list("assignment_id", "item_id").annotate(n=Count("id")).values_list("assignment_id",
+                                                                                          "item_id", "n")}
+    judgments = sum(counts.get((pk, item), 1) for pk, item, _ in timed)
+    return sum(seconds for _, _, seconds in timed) / judgments
