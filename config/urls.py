@@ -14,9 +14,11 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("pooling.urls")),
     path("", include("assessor.urls")),
+    path("", include("evaluation.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("pooling.api_urls")),
     path("api/", include("assessor.api_urls")),
+    path("api/", include("evaluation.api_urls")),
     path("api/token/", obtain_auth_token, name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

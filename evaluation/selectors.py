@@ -1,6 +1,7 @@
 """Reads for qrels and evaluation: a campaign's official judgments as qrels, and its runs' rows."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
 from django.db import connection
@@ -51,6 +52,13 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple
         yield topic_id, sorted(rows, key=lambda row: natural_key(row[0]))
 
 
+def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple[str, int, int]]:
+    """(topic id, judged items, items of grade >= 2) per topic with official judgments, in natural order: what
+    the minimum-relevant filter of the qrels export looks at."""
+    return [(topic_id, len(rows), sum(1 for _item, grade in rows if grade >= 2))
+            for topic_id, rows in qrels_by_topic(campaign=campaign, level=level)]
+
+
 def campaign_qrels(*, campaign: Campaign) -> Qrels:
     """The campaign's qrels as evaluation reads them: posts (answers) or visual ids (formulas)."""
     return {topic_id: dict(rows) for topic_id, rows in qrels_by_topic(campaign=campaign, level=VISUAL)}
@@ -62,6 +70,12 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     official = official_judgments(campaign=campaign).aggregate(count=Count("pk"), last=Max("updated_at"))
     runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
     return official["count"], official["last"], runs
+
+
+def scores_version(*, campaign: Campaign) -> tuple[int, str]:
+    """(official judgments, a short digest of `judgments_stamp`): pages compare digests to see a change."""
+    stamp = judgments_stamp(campaign=campaign)
+    return stamp[0], hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
 
 
 def run_rows(*, run: Run) -> Iterator[tuple[str, str | None, float]]:

@@ -1,7 +1,6 @@
 """Qrels export and run evaluation: the same code for the commands, the API and the leaderboard page."""
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,18 +24,25 @@ ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
 NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 
 
-def qrels_export(*, campaign: Campaign, out: TextIO, level: str = selectors.VISUAL,
-                 min_relevant: int | None = None) -> QrelsSummary:
-    """Writes the campaign's qrels (SPEC 6.1) to `out` topic by topic; returns what was written and left out."""
-    if level == selectors.INSTANCE and campaign.task != FORMULAS:
-        raise InputError("the instance level is for formula campaigns; answer qrels are by post")
+def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
+                       summary: QrelsSummary | None = None) -> Iterator[str]:
+    """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
+    The arguments are checked before the first line; `summary` fills in as the lines go."""
     if level not in selectors.LEVELS:
         raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
+    if level == selectors.INSTANCE and campaign.task != FORMULAS:
+        raise InputError("the instance level is for formula campaigns; answer qrels are by post")
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
+    return qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level), min_relevant=min_relevant,
+                       summary=summary)
+
+
+def qrels_export(*, campaign: Campaign, out: TextIO, level: str = selectors.VISUAL,
+                 min_relevant: int | None = None) -> QrelsSummary:
+    """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
     summary = QrelsSummary()
-    for line in qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level), min_relevant=min_relevant,
-                            summary=summary):
+    for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary):
         out.write(line)
     return summary
 
@@ -67,11 +73,13 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
 LEADERBOARD_SECONDS = 24 * 3600
 
 
-def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False) -> Evaluation | None:
-    """`evaluate_campaign` behind the cache, keyed by the state of the judgments and runs, so the leaderboard
-    follows every new judgment and is computed once per change; None before the first official judgment."""
-    stamp = repr(selectors.judgments_stamp(campaign=campaign)).encode()
-    key = f"leaderboard:{campaign.pk}:{int(all_topics)}:{hashlib.sha256(stamp).hexdigest()[:32]}"
+def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None
+                       ) -> Evaluation | None:
+    """`evaluate_campaign` behind the cache, keyed by the state of the judgments and runs (`version`, from
+    `selectors.scores_version`), so the leaderboard follows every new judgment and is computed once per change;
+    None before the first official judgment."""
+    version = version or selectors.scores_version(campaign=campaign)[1]
+    key = f"leaderboard:{campaign.pk}:{int(all_topics)}:{version}"
     found = cache.get(key)
     if found is None:
         try:

@@ -1,0 +1,103 @@
+"""REST API for organizers: a campaign's qrels (TSV download) and the scores of its runs."""
+from __future__ import annotations
+
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pooling.apis import TSVRenderer, _flag
+from pooling.errors import InputError
+from pooling.models import Campaign
+
+from . import selectors, services
+from .prime import score_lines
+from .views import scores_table
+
+
+def _min_relevant(value: str | None) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(f"min_relevant must be a whole number, not '{value}'") from None
+
+
+class QrelsApi(APIView):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, TSVRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("level", str, enum=list(selectors.LEVELS),
+                                     description="formulas: by visual id (default) or by instance"),
+                    OpenApiParameter("min_relevant", int, description="leave out topics with fewer items of "
+                                                                       "grade >= 2; their ids are in the "
+                                                                       "X-Topics-Left-Out header")],
+        responses={(200, "text/tab-separated-values"): OpenApiResponse(
+            response=OpenApiTypes.STR, description="topic<TAB>0<TAB>item<TAB>grade, as `export_qrels` writes it")})
+    def get(self, request, pk: int):
+        """Downloads the campaign's qrels from its official judgments (SF and DK left out), streamed."""
+        campaign = get_object_or_404(Campaign, pk=pk)
+        level = request.query_params.get("level", selectors.VISUAL)
+        minimum = _min_relevant(request.query_params.get("min_relevant"))
+        lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum)
+        response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
+        response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-qrels.txt")
+        if minimum is not None:
+            left_out = [topic for topic, _judged, relevant in
+                        selectors.qrels_topic_counts(campaign=campaign, level=level) if relevant < minimum]
+            response["X-Topics-Left-Out"] = ",".join(left_out)
+        return response
+
+
+class RunScoresSerializer(serializers.Serializer):
+    run = serializers.CharField()
+    kind = serializers.CharField()
+    ndcg_prime = serializers.FloatField(allow_null=True)
+    map_prime = serializers.FloatField(allow_null=True)
+    p10_prime = serializers.FloatField(allow_null=True)
+    unjudged_10 = serializers.FloatField(allow_null=True)
+    topics = serializers.IntegerField()
+    per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
+
+
+class EvaluationSerializer(serializers.Serializer):
+    judgments = serializers.IntegerField(help_text="official judgments in the qrels")
+    version = serializers.CharField(help_text="changes whenever the judgments or runs change")
+    qrels_topics = serializers.IntegerField()
+    all_topics = serializers.BooleanField()
+    runs = RunScoresSerializer(many=True)
+
+
+class EvaluationApi(APIView):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, TSVRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("all_topics", bool, description="average over every qrels topic (ARQMath-1)"),
+                    OpenApiParameter("per_topic", bool, description="include every topic's values")],
+        responses={200: EvaluationSerializer, (200, "text/tab-separated-values"): OpenApiResponse(
+            response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate` writes it")})
+    def get(self, request, pk: int):
+        """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
+        fraction of the top 10); recomputed once after each change of the judgments. 400 before the first
+        official judgment."""
+        campaign = get_object_or_404(Campaign, pk=pk)
+        all_topics = _flag(request.query_params.get("all_topics"))
+        per_topic = _flag(request.query_params.get("per_topic"))
+        judgments, version = selectors.scores_version(campaign=campaign)
+        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
+        if evaluation is None:
+            raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        if request.accepted_renderer.format == "tsv":
+            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic)))
+        rows = scores_table(campaign=campaign, evaluation=evaluation)
+        data = {"judgments": judgments, "version": version, "qrels_topics": evaluation.qrels_topics,
+                "all_topics": all_topics,
+                "runs": [{"run": row.name, "kind": row.kind, **row.means, "topics": row.topics,
+                          **({"per_topic": row.per_topic} if per_topic else {})} for row in rows]}
+        return Response(EvaluationSerializer(data).data)

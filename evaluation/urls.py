@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "evaluation"
+urlpatterns = [
+    path("campaigns/<int:pk>/leaderboard/", views.leaderboard, name="leaderboard"),
+    path("campaigns/<int:pk>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
+    path("campaigns/<int:pk>/leaderboard/runs/<int:run_pk>/", views.run_scores, name="run_scores"),
+    path("campaigns/<int:pk>/qrels.txt", views.qrels_download, name="qrels"),
+]

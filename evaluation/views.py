@@ -1,0 +1,122 @@
+"""Organizer pages: the leaderboard of a campaign's runs, a run's per-topic scores, CSV and qrels downloads."""
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.http import content_disposition_header
+
+from pooling.errors import InputError
+from pooling.models import Campaign, Run
+from pooling.views import organizer_required
+
+from . import selectors, services
+from .prime import MEASURES, UNJUDGED, RunScores
+from .services import Evaluation
+
+COLUMNS = (*MEASURES, UNJUDGED)
+
+
+@dataclass
+class Row:
+    """A run's line of the leaderboard: NaN (a mean over no topic) becomes None, shown as n/a."""
+
+    name: str
+    run: Run | None
+    kind: str
+    means: dict[str, float | None]
+    topics: int
+    per_topic: dict[str, dict[str, float | None]]
+
+
+def _finite(values: dict[str, float]) -> dict[str, float | None]:
+    return {key: None if math.isnan(value) else value for key, value in values.items()}
+
+
+def scores_table(*, campaign: Campaign, evaluation: Evaluation) -> list[Row]:
+    """The evaluation's runs with their Run rows, best nDCG' first (runs without a mean last)."""
+    runs = {run.name: run for run in Run.objects.filter(campaign=campaign)}
+
+    def row(scores: RunScores) -> Row:
+        run = runs.get(scores.name)
+        return Row(name=scores.name, run=run, kind=run.kind if run else "", means=_finite(scores.means),
+                   topics=scores.topics, per_topic={t: _finite(v) for t, v in scores.per_topic.items()})
+
+    rows = [row(scores) for scores in evaluation.runs]
+    rows.sort(key=lambda r: (r.means[MEASURES[0]] is None, -(r.means[MEASURES[0]] or 0.0), r.name))
+    return rows
+
+
+def _all_topics(request: HttpRequest) -> bool:
+    return request.GET.get("all_topics") in ("1", "true", "on")
+
+
+@organizer_required
+def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    all_topics = _all_topics(request)
+    judgments, version = selectors.scores_version(campaign=campaign)
+    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
+    counts = selectors.qrels_topic_counts(campaign=campaign)
+    return render(request, "evaluation/leaderboard.html", {
+        "campaign": campaign,
+        "all_topics": all_topics,
+        "evaluation": evaluation,
+        "rows": scores_table(campaign=campaign, evaluation=evaluation) if evaluation else [],
+        "judgments": judgments,
+        "version": version,
+        "topic_counts": counts,
+        "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
+        "formulas": campaign.task == Campaign.Task.FORMULAS,
+        "levels": selectors.LEVELS,
+    })
+
+
+@organizer_required
+def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    run = get_object_or_404(Run, pk=run_pk, campaign=campaign)
+    all_topics = _all_topics(request)
+    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics)
+    row = next((r for r in scores_table(campaign=campaign, evaluation=evaluation) if r.run == run), None) \
+        if evaluation else None
+    if row is None and evaluation:
+        raise Http404("This run has no scores")
+    return render(request, "evaluation/run_scores.html", {
+        "campaign": campaign, "run": run, "row": row, "all_topics": all_topics, "columns": COLUMNS})
+
+
+@organizer_required
+def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=_all_topics(request))
+    if evaluation is None:
+        raise Http404("No official judgments yet")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-leaderboard.csv")
+    writer = csv.writer(response)
+    writer.writerow(["run", "kind", "manual", "baseline", *COLUMNS, "topics"])
+    for row in scores_table(campaign=campaign, evaluation=evaluation):
+        writer.writerow([row.name, row.kind, int(bool(row.run and row.run.manual)),
+                         int(bool(row.run and row.run.baseline)),
+                         *["n/a" if row.means[c] is None else f"{row.means[c]:.4f}" for c in COLUMNS], row.topics])
+    return response
+
+
+@organizer_required
+def qrels_download(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    raw_minimum = request.GET.get("min_relevant", "")
+    try:
+        minimum = int(raw_minimum) if raw_minimum.strip() else None
+        lines = services.qrels_export_lines(campaign=campaign, level=request.GET.get("level", selectors.VISUAL),
+                                            min_relevant=minimum)
+    except (ValueError, InputError) as exc:
+        message = exc.messages()[0] if isinstance(exc, InputError) else f"'{raw_minimum}' is not a whole number"
+        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+    response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-qrels.txt")
+    return response

@@ -1,0 +1,120 @@
+// Sortable score tables, and a leaderboard that follows new judgments (polls the evaluation API).
+(function () {
+  "use strict";
+  var MEASURES = ["ndcg_prime", "map_prime", "p10_prime", "unjudged_10"];
+  var POLL_MS = 30000;
+
+  function naturalKey(text) {
+    return text.split(/(\d+)/).filter(Boolean).map(function (part) {
+      return /^\d+$/.test(part) ? [0, Number(part), part] : [1, 0, part];
+    });
+  }
+
+  function compareKeys(a, b) {
+    for (var i = 0; i < Math.min(a.length, b.length); i++) {
+      for (var j = 0; j < 3; j++) {
+        if (a[i][j] < b[i][j]) return -1;
+        if (a[i][j] > b[i][j]) return 1;
+      }
+    }
+    return a.length - b.length;
+  }
+
+  function cellValue(row, index, kind) {
+    var cell = row.cells[index];
+    if (kind === "number") {
+      var raw = cell.getAttribute("data-value");
+      return raw === "" || raw === null ? null : Number(raw);
+    }
+    return cell.textContent.trim();
+  }
+
+  function sortBy(table, index, descending) {
+    var th = table.tHead.rows[0].cells[index];
+    var kind = th.getAttribute("data-sort");
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (r1, r2) {
+      var a = cellValue(r1, index, kind), b = cellValue(r2, index, kind);
+      if (a === null || b === null) return (a === null) - (b === null); // n/a last either way
+      var order = kind === "natural" ? compareKeys(naturalKey(a), naturalKey(b))
+        : kind === "number" ? a - b : a.localeCompare(b);
+      return descending ? -order : order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (cell) { cell.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    table.setAttribute("data-sorted", index + (descending ? ":desc" : ":asc"));
+  }
+
+  function makeSortable(table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+      if (!th.hasAttribute("data-sort")) return;
+      th.tabIndex = 0;
+      th.classList.add("sort");
+      var activate = function () {
+        // Scores read best first; names read from the top.
+        var first = th.getAttribute("data-sort") === "number" && th.textContent.indexOf("Unjudged") < 0;
+        var current = th.getAttribute("aria-sort");
+        sortBy(table, index, current ? current === "ascending" : first);
+      };
+      th.addEventListener("click", activate);
+      th.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); activate(); }
+      });
+    });
+  }
+
+  function resort(table) {
+    var sorted = table.getAttribute("data-sorted");
+    if (!sorted) return;
+    var parts = sorted.split(":");
+    sortBy(table, Number(parts[0]), parts[1] === "desc");
+  }
+
+  function format(value) { return value === null || value === undefined ? "n/a" : value.toFixed(4); }
+
+  function update(table, data) {
+    var status = document.getElementById("poll-status");
+    var known = {};
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) { known[row.getAttribute("data-run")] = row; });
+    var missing = 0;
+    data.runs.forEach(function (run) {
+      var row = known[run.run];
+      if (!row) { missing += 1; return; }
+      MEASURES.forEach(function (name, i) {
+        var cell = row.cells[2 + i];
+        cell.setAttribute("data-value", run[name] === null ? "" : run[name]);
+        cell.textContent = format(run[name]);
+      });
+      row.cells[6].setAttribute("data-value", run.topics);
+      row.cells[6].textContent = run.topics;
+    });
+    table.setAttribute("data-version", data.version);
+    var count = document.getElementById("judgment-count");
+    if (count) count.firstChild.textContent = data.judgments + " in " + data.qrels_topics + " topics ";
+    resort(table);
+    if (status) {
+      status.textContent = "Updated at " + new Date().toLocaleTimeString() + " with " + data.judgments +
+        " official judgments." + (missing ? " New runs: reload the page to see them." : "");
+    }
+  }
+
+  function poll(table) {
+    var url = table.getAttribute("data-poll");
+    window.setInterval(function () {
+      if (document.hidden) return;
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (data) {
+          if (data && data.version !== table.getAttribute("data-version")) update(table, data);
+        })
+        .catch(function () { /* offline for a moment: the next poll tries again */ });
+    }, POLL_MS);
+  }
+
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    makeSortable(table);
+    if (table.hasAttribute("data-poll")) poll(table);
+  });
+})();
