@@ -67,7 +67,8 @@ def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
             if gold is not None:
                 note = f", {result.gold} gold judgments"
                 if result.gold_other_topics:
-                    note += f" ({result.gold_other_topics} lines for other topics left out)"
+                    other = result.gold_other_topics
+                    note += f" ({other} line{'s' if other != 1 else ''} for other topics left out)"
             messages.info(request, f"Training round {result.round.number}: {len(result.assignments.created)} "
                                    f"assignments created{note}.")
             return redirect("assessor:training_rounds", pk=pk)

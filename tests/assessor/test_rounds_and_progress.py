@@ -1,0 +1,149 @@
+"""Training rounds with a gold qrels (SPEC 7), the progress dashboard and the planner's measured time per judgment
+(SPEC 4.4, 5.3)."""
+import datetime as dt
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+from sklearn.metrics import cohen_kappa_score
+
+from assessor import reports, rounds, services
+from assessor.models import Assignment, GoldJudgment, ItemVisit, TrainingRound
+from pooling.errors import InputError
+from tests.commands import command_output
+
+from .fixtures import assign
+
+pytestmark = pytest.mark.django_db
+
+GOLD = b"A.1\t0\t10\t3\nA.1\t0\t11\t2\nA.1\t0\t12\t0\nX.9\t0\t5\t1\n"
+
+
+def test_a_round_is_created_with_its_topics_gold_and_assessors_in_one_step(answers, ada, bob, organizer):
+    result = rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada, bob],
+                                          gold=io.BytesIO(GOLD), gold_name="qrels-2021.txt", user=organizer)
+    assert result.round.number == 1 and (result.gold, result.gold_other_topics) == (3, 1)
+    assigned = Assignment.objects.filter(kind="training", round=1).values_list("assessor__username", "topic__topic_id")
+    assert sorted(assigned) == [("ada", "A.1"), ("bob", "A.1")]
+    # The next round gets the next number by default.
+    assert rounds.training_round_create(campaign=answers, topic_ids=["A.2"], assessors=[ada]).round.number == 2
+    with pytest.raises(InputError, match="round 1 of campaign 'answers' exists already"):
+        rounds.training_round_create(campaign=answers, topic_ids=["A.2"], assessors=[ada], number=1)
+
+
+def test_a_bad_gold_qrels_is_rejected_with_line_numbers_and_nothing_is_created(answers, ada):
+    with pytest.raises(InputError) as info:
+        rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada], gold_name="gold.txt",
+                                     gold=io.BytesIO(b"A.1 0 10 3\nA.1 0 11 5\nA.1 0 12\n"))
+    assert info.value.messages() == ["gold.txt:line 2: grade 5 is not a grade of 0 to 3",
+                                     "gold.txt:line 3: expected 4 columns (topic iteration doc_id grade), found 3"]
+    with pytest.raises(InputError, match="no line of the gold qrels is for a topic of this round"):
+        rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada],
+                                     gold=io.BytesIO(b"X.9 0 1 2\n"))
+    assert not TrainingRound.objects.exists() and not Assignment.objects.exists()
+
+
+def test_each_assessor_is_measured_against_the_gold_qrels(answers, ada, bob):
+    rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada, bob], gold=io.BytesIO(GOLD),
+                                 gold_name="qrels-2021.txt")
+    services.judgments_import(campaign=answers, lines=[
+        "ada\tA.1\t10\t3\t\ttraining\t1", "ada\tA.1\t11\t1\t\ttraining\t1", "ada\tA.1\t12\t0\t\ttraining\t1",
+        "bob\tA.1\t10\t2\t\ttraining\t1", "bob\tA.1\t11\t2\t\ttraining\t1",
+        "bob\tA.1\t12\tDK\tunsure\ttraining\t1"])
+    data = json.loads(command_output("agreement", "--campaign", "answers", "--format", "json")[0])
+    gold = {(k["assessor"], k["scale"]): k for k in data[0]["gold"]["kappas"]}
+    assert data[0]["gold"]["file"] == "qrels-2021.txt"
+    assert gold[("ada", "graded")]["kappa"] == pytest.approx(cohen_kappa_score([3, 1, 0], [3, 2, 0]))
+    assert gold[("ada", "binary")]["kappa"] == pytest.approx(cohen_kappa_score([1, 0, 0], [1, 1, 0]))
+    assert gold[("bob", "graded")]["items"] == 2  # DK left out
+
+
+def test_formulas_are_measured_against_gold_by_visual_id_with_the_highest_instance_grade(formulas, ada, bob):
+    rounds.training_round_create(campaign=formulas, topic_ids=["B.1"], assessors=[ada, bob],
+                                 gold=io.BytesIO(b"B.1 0 100 3\nB.1 0 300 0\nB.1 0 400 1\n"), gold_name="g")
+    services.judgments_import(campaign=formulas, lines=[
+        "ada\tB.1\t1\t1\t\ttraining\t1", "ada\tB.1\t2\t3\t\ttraining\t1", "ada\tB.1\t3\t0\t\ttraining\t1",
+        "ada\tB.1\t4\t2\t\ttraining\t1"])
+    group = reports.agreement_compute(campaign=formulas, round=1)[0]
+    kappa = next(r.kappa for r in group.gold if (r.assessor, r.scale) == ("ada", "graded"))
+    # Visual id 100 is 3 for ada (instances graded 1 and 3), 300 is 0, 400 is 2.
+    assert kappa.items == 3 and kappa.value == pytest.approx(cohen_kappa_score([3, 0, 2], [3, 0, 1]))
+
+
+def test_the_rounds_page_creates_a_round_with_an_uploaded_gold_qrels(client, organizer, answers, ada, bob):
+    client.force_login(organizer)
+    response = client.post(f"/campaigns/{answers.pk}/training/", {
+        "topics": ["A.1", "A.2"], "assessors": [ada.pk, bob.pk], "gold": SimpleUploadedFile("qrels.txt", GOLD)})
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    assert "Training round 1: 4 assignments created, 3 gold judgments (1 line for other topics left out)." in page
+    assert "qrels.txt (3 judgments)" in page and "ada, bob" in page
+    assert GoldJudgment.objects.count() == 3
+    refused = client.post(f"/campaigns/{answers.pk}/training/", {
+        "topics": ["A.1"], "assessors": [ada.pk], "gold": SimpleUploadedFile("bad.txt", b"A.1 0 10 9\n")})
+    assert refused.status_code == 200
+    assert "bad.txt:line 1: grade 9 is not a grade of 0 to 3" in refused.content.decode()
+    assert TrainingRound.objects.count() == 1
+
+
+def visit(assignment, item_id, *, start, seconds, active, skipped=False):
+    ItemVisit.objects.create(assignment=assignment, item_id=item_id, first_shown_at=start,
+                             completed_at=start + dt.timedelta(seconds=seconds) if seconds is not None else None,
+                             skipped_at=start if skipped else None, active_seconds=active)
+
+
+def test_progress_reports_times_pace_and_a_projected_finish(answers, ada):
+    a = assign(answers, ada, "A.1")
+    start = timezone.now() - dt.timedelta(hours=1)
+    visit(a, "10", start=start, seconds=30, active=20)
+    visit(a, "11", start=start, seconds=60, active=40)
+    visit(a, "12", start=start, seconds=None, active=0)   # shown, not judged
+    today = timezone.localdate()
+    report = reports.progress_report(campaign=answers, today=today)
+    row = report.rows[0]
+    assert (row.assessor, row.topic, row.judged, row.total) == ("ada", "A.1", 2, 3)
+    assert (row.server_mean, row.server_median, row.active_mean, row.active_median) == (45, 45, 30, 30)
+    assert row.per_hour == pytest.approx(120)
+    # Two items on one day of work: the one left takes one more day.
+    assert row.finish == today + dt.timedelta(days=1)
+    assert report.assessors[0].judged == 2 and report.total.total == 3
+
+
+def test_server_time_leaves_out_skipped_items_and_caps_a_page_left_open(answers, ada):
+    a = assign(answers, ada, "A.1")
+    start = timezone.now() - dt.timedelta(days=2)
+    visit(a, "10", start=start, seconds=90, active=0, skipped=True)
+    visit(a, "11", start=start, seconds=3 * 24 * 3600, active=0)
+    row = reports.progress_report(campaign=answers).rows[0]
+    assert row.server == [4 * 3600] and row.active == []
+
+
+def test_progress_page_and_api_for_organizers(client, organizer, answers, ada):
+    a = assign(answers, ada, "A.1")
+    visit(a, "10", start=timezone.now(), seconds=30, active=20)
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{answers.pk}/progress/").content.decode()
+    assert 'id="progress-table"' in page and "1 / 3" in page and "180.0" in page   # 3600 / 20 s per judgment
+    body = client.get(f"/api/campaigns/{answers.pk}/progress/").json()
+    assert body["rows"][0]["judged"] == 1 and body["rows"][0]["active_seconds_mean"] == 20
+    assert body["seconds_per_judgment"] == 20
+
+
+def test_the_planner_uses_the_measured_seconds_per_judgment_once_there_are_some(client, organizer, answers, ada):
+    client.force_login(organizer)
+    assert 'name="seconds" value="60"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
+    a = assign(answers, ada, "A.1")
+    for item, active in (("10", 20), ("11", 40)):
+        services.judgment_submit(assignment=a, item=a.topic.pool_items.get(item_id=item),
+                                 grades=[services.GradeInput(grade="2")], user=ada, active_seconds=active)
+    assert 'name="seconds" value="30"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
+
+
+def test_the_measured_time_of_formulas_is_per_instance(formulas, ada):
+    a = assign(formulas, ada, "B.1")
+    item = a.topic.pool_items.get(item_id="100")
+    services.judgment_submit(assignment=a, item=item, user=ada, active_seconds=50, grades=[
+        services.GradeInput(grade="2", formula_id="1"), services.GradeInput(grade="3", formula_id="2")])
+    assert reports.seconds_per_judgment(formulas) == 25
