@@ -1,0 +1,168 @@
+"""Evaluation benchmark: `evaluate --qrels` on 40 runs x 100 topics x 1000 rows against a 100-topic qrels, and in the
+same process a direct pytrec_eval call on the same pre-filtered (prime) data.
+
+Generates (seeded, into bench/out/evaluate/) ARQMath Task 1 run files whose rankings overlap the way real systems'
+do, and a qrels file that judges the union of every run's top 20 per topic (grades mostly 0, as in ARQMath). Then,
+alternately for --rounds rounds:
+
+- product: `evaluation.services.evaluate_files` (what `manage.py evaluate --qrels FILE RUN...` runs): reads and
+  checks every run file, applies the prime filter (first occurrence, judged only, Unjudged@10), and computes
+  nDCG', MAP' and P'@10 through pytrec_eval;
+- product, measures only: `Evaluator` (two pytrec_eval evaluators) and `scores` on the 40 prime runs, already
+  filtered: the cost of our wrapper around pytrec_eval;
+- reference: pytrec_eval called directly on the same prime runs (dicts built before the clock starts): two
+  `RelevanceEvaluator`s (ndcg; map and P_10 at relevance level 2) and `evaluate` for each run.
+
+Both sides' means are compared run by run. The goal of issue 5 is product / reference <= 1.3.
+
+    .venv/bin/python bench/evaluate.py                      # 40 runs x 100 topics x 1000 rows, 3 rounds
+    .venv/bin/python bench/evaluate.py --runs 4 --rounds 1  # quick
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+
+import django  # noqa: E402
+
+django.setup()
+
+import pytrec_eval  # noqa: E402
+
+from evaluation.prime import MAP, NDCG, P10, Evaluator, prime_answers  # noqa: E402
+from evaluation.services import evaluate_files  # noqa: E402
+
+GOAL = 1.3
+QRELS_DEPTH = 20  # every run's top 20 per topic is judged
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--depth", type=int, default=1000, help="rows per topic and run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "evaluate")
+    return parser.parse_args(argv)
+
+
+def generate(args: argparse.Namespace) -> tuple[Path, list[Path]]:
+    """Run files and qrels, made once per shape (reused when present)."""
+    folder = args.out / f"r{args.runs}-t{args.topics}-d{args.depth}-s{args.seed}"
+    qrels_path = folder / "qrels.txt"
+    run_paths = [folder / f"run{i:02d}.tsv" for i in range(args.runs)]
+    if qrels_path.exists() and all(p.exists() for p in run_paths):
+        return qrels_path, run_paths
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(args.seed)
+    candidates = args.depth * 3
+    judged: list[dict[str, int]] = [{} for _ in range(args.topics)]
+    # Each topic has candidate posts with a shared "true" score; each run adds its own noise, so the runs agree
+    # at the top more than further down, as real systems do.
+    base = rng.normal(size=(args.topics, candidates))
+    for i, path in enumerate(run_paths):
+        lines = []
+        for t in range(args.topics):
+            scores = base[t] + rng.normal(scale=0.8, size=candidates)
+            order = np.argsort(-scores)[: args.depth]
+            topic = f"A.{t + 1}"
+            for rank, c in enumerate(order, 1):
+                post = str(1_000_000 * (t + 1) + int(c))
+                lines.append(f"{topic}\t{post}\t{rank}\t{scores[c]:.6f}\trun{i:02d}\n")
+                if rank <= QRELS_DEPTH and post not in judged[t]:
+                    judged[t][post] = int(rng.choice(4, p=[0.55, 0.2, 0.15, 0.1]))
+        path.write_text("".join(lines))
+    qrels_path.write_text("".join(f"A.{t + 1}\t0\t{post}\t{grade}\n"
+                                  for t in range(args.topics) for post, grade in judged[t].items()))
+    return qrels_path, run_paths
+
+
+def read_plain(qrels_path: Path, run_paths: list[Path]):
+    """The same data as plain dicts, outside the clock: qrels, and each run's prime run as pytrec_eval takes it."""
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        topic, _zero, doc, grade = line.split("\t")
+        qrels.setdefault(topic, {})[doc] = int(grade)
+    primes = []
+    for path in run_paths:
+        rows = []
+        for line in path.read_text().splitlines():
+            topic, doc, _rank, score, _tag = line.split("\t")
+            rows.append((topic, doc, float(score)))
+        primes.append(prime_answers(rows, qrels))
+    return qrels, primes
+
+
+def reference(qrels, primes) -> list[dict[str, float]]:
+    ndcg = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"})
+    binary = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_10"}, relevance_level=2)
+    means = []
+    for prime in primes:
+        a, b = ndcg.evaluate(prime.run), binary.evaluate(prime.run)
+        n = len(a)
+        means.append({NDCG: sum(v["ndcg"] for v in a.values()) / n, MAP: sum(v["map"] for v in b.values()) / n,
+                      P10: sum(v["P_10"] for v in b.values()) / n})
+    return means
+
+
+def measures_only(qrels, primes):
+    evaluator = Evaluator(qrels)
+    return [evaluator.scores(f"run{i:02d}", prime) for i, prime in enumerate(primes)]
+
+
+def timed(fn, *a, **kw):
+    start = time.perf_counter()
+    result = fn(*a, **kw)
+    return time.perf_counter() - start, result
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    start = time.perf_counter()
+    qrels_path, run_paths = generate(args)
+    rows = args.runs * args.topics * args.depth
+    print(f"data: {args.runs} runs x {args.topics} topics x {args.depth} rows = {rows:,} rows "
+          f"({sum(p.stat().st_size for p in run_paths) / 1e6:.0f} MB), qrels {qrels_path.stat().st_size / 1e3:.0f} kB"
+          f" (ready in {time.perf_counter() - start:.1f} s)")
+    qrels, primes = read_plain(qrels_path, run_paths)
+    judged = sum(len(v) for v in qrels.values())
+    kept = sum(len(items) for prime in primes for items in prime.run.values())
+    print(f"qrels: {judged:,} judgments in {len(qrels)} topics; prime runs keep {kept:,} of {rows:,} rows")
+
+    product, wrapper, ref = [], [], []
+    for r in range(args.rounds):
+        t_product, evaluation = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths)
+        t_wrapper, _ = timed(measures_only, qrels, primes)
+        t_ref, ref_means = timed(reference, qrels, primes)
+        product.append(t_product)
+        wrapper.append(t_wrapper)
+        ref.append(t_ref)
+        print(f"round {r + 1}: product {t_product:.3f} s, product measures only {t_wrapper:.3f} s, "
+              f"pytrec_eval direct {t_ref:.3f} s")
+        for scores, expected in zip(evaluation.runs, ref_means, strict=True):
+            for measure, value in expected.items():
+                if abs(scores.means[measure] - value) > 1e-12:
+                    print(f"MISMATCH {scores.name} {measure}: {scores.means[measure]} != {value}")
+                    return 1
+    p, w, f = statistics.median(product), statistics.median(wrapper), statistics.median(ref)
+    print(f"medians of {args.rounds}: product {p:.3f} s ({rows / p:,.0f} rows/s), measures only {w:.3f} s, "
+          f"pytrec_eval direct {f:.3f} s")
+    print(f"ratio product / pytrec_eval direct: {p / f:.2f} (goal <= {GOAL}: {'met' if p / f <= GOAL else 'MISSED'})")
+    print(f"ratio measures only / pytrec_eval direct: {w / f:.2f}")
+    print("means identical to pytrec_eval's for every run and measure")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
