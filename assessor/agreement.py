@@ -67,8 +67,9 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> Kappa:
 
 def kappa_between(first: Mapping[Hashable, int], second: Mapping[Hashable, int], scale: str) -> Kappa:
     """Kappa of two assessors over the units both graded (their keys in common), on a scale."""
-    common = first.keys() & second.keys()
-    return cohen_kappa([(on_scale(first[u], scale), on_scale(second[u], scale)) for u in sorted(common, key=repr)])
+    if scale == BINARY:
+        return cohen_kappa([(binary(first[u]), binary(second[u])) for u in first.keys() & second.keys()])
+    return cohen_kappa([(first[u], second[u]) for u in first.keys() & second.keys()])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,216 @@
+"""Agreement dashboard benchmark: the kappa dashboard of a training round of 10 assessors x 7 topics x 60 items
+(4,200 judgments), rendered server-side in this process (django.test.Client, production settings, PostgreSQL).
+
+Goal: the dashboard renders in under 300 ms (median over --repeat requests after --warmup). The disagreement review,
+the CSV download and the progress page of the same campaign are timed too, for the record (no goal). The campaign
+`bench-agreement` (collection, topics, pools, accounts benchagree01.., judgments) is built once and reused while it
+has the requested shape; nothing else in the database is touched. Results land in docs/benchmarks.md ("Agreement
+dashboard").
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_agreement .venv/bin/python bench/agreement.py
+    DATABASE_URL=... .venv/bin/python bench/agreement.py --assessors 10 --topics 7 --items 60 --repeat 30
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ingest as bench_ingest  # noqa: E402  (bench/ingest.py: database creation and migration, load average)
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_agreement"
+CAMPAIGN = "bench-agreement"
+USERNAME = "benchagree{:02d}"
+GOAL_MS = 300.0
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--assessors", type=int, default=10)
+    parser.add_argument("--topics", type=int, default=7)
+    parser.add_argument("--items", type=int, default=60, help="pooled items per topic, all judged by everyone")
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=bench_ingest.ROOT / "bench" / "out")
+    return parser.parse_args(argv)
+
+
+def environment() -> dict[str, str]:
+    url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
+    if not url.startswith(("postgres://", "postgresql://")):
+        sys.exit("bench/agreement.py measures the service on PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    if urlsplit(url).path.lstrip("/") in {"assess", "test_assess"}:
+        sys.exit("bench/agreement.py creates accounts and a campaign: point DATABASE_URL at another database")
+    return {"DJANGO_SETTINGS_MODULE": "config.settings.production", "DATABASE_URL": url,
+            "SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "127.0.0.1", "SECURE_COOKIES": "false",
+            "STATIC_ROOT": tempfile.mkdtemp(prefix="bench-agreement-static-")}
+
+
+def campaign_shape(campaign) -> tuple[int, int, int]:
+    from assessor.models import Assignment
+    from pooling.models import PoolItem
+
+    assessors = Assignment.objects.filter(campaign=campaign, kind="training", round=1).values("assessor").distinct()
+    topics = campaign.topics.count()
+    items = PoolItem.objects.filter(campaign=campaign).count() // max(topics, 1)
+    return assessors.count(), topics, items
+
+
+def drop_campaign(campaign) -> None:
+    from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
+
+    JudgmentRevision.objects.filter(judgment__assignment__campaign=campaign).delete()
+    Judgment.objects.filter(assignment__campaign=campaign).delete()
+    ItemVisit.objects.filter(assignment__campaign=campaign).delete()
+    Assignment.objects.filter(campaign=campaign).delete()
+    TrainingRound.objects.filter(campaign=campaign).delete()
+    collection = campaign.collection
+    campaign.delete()
+    if collection is not None and not collection.campaigns.exists():
+        collection.delete()
+
+
+def build(args: argparse.Namespace):
+    """The campaign: questions and answers with some math, pools of `items` answers per topic, and a training round
+    where every assessor judged every item (grades near a per-item truth, a few SF and DK), with visit times."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.utils import timezone
+
+    from assessor.models import Assignment, ItemVisit, Judgment
+    from assessor.rounds import training_round_create
+    from pooling.models import Campaign, Collection, PoolItem, Post, Topic
+
+    existing = Campaign.objects.filter(name=CAMPAIGN).first()
+    if existing is not None:
+        if campaign_shape(existing) == (args.assessors, args.topics, args.items):
+            return existing
+        bench_ingest.note(f"rebuilding {CAMPAIGN}: it has another shape")
+        drop_campaign(existing)
+    rng = random.Random(6)
+    User = get_user_model()
+    with transaction.atomic():
+        collection = Collection.objects.create(name=CAMPAIGN)
+        campaign = Campaign.objects.create(name=CAMPAIGN, task="answers", collection=collection, primary_depth=45,
+                                           alternate_depth=20)
+        posts, topics = [], []
+        for t in range(1, args.topics + 1):
+            topics.append(Topic(campaign=campaign, topic_id=f"A.{t}", position=t - 1, title=f"Topic {t}: $x^{t}$",
+                                question=f"<p>How do I integrate $x^{t} e^x$? {'More words. ' * 20}</p>",
+                                tags="calculus integration"))
+            posts.append(Post(collection=collection, post_id=f"q{t}", kind="question", thread_id=f"q{t}",
+                              title=f"Question {t}", body="<p>A question.</p>"))
+            for i in range(args.items):
+                posts.append(Post(collection=collection, post_id=f"{t}{i:03d}", kind="answer", thread_id=f"q{t}",
+                                  body=f"<p>Answer {i} of topic {t}: $\\int_0^{i} x^{t}\\,dx$. "
+                                       f"{'Some explanation of the steps. ' * 12}</p>", score=i % 7))
+        Topic.objects.bulk_create(topics)
+        Post.objects.bulk_create(posts, batch_size=2000)
+        topics = list(campaign.topics.order_by("position"))
+        PoolItem.objects.bulk_create([PoolItem(campaign=campaign, topic=topic, item_id=f"{t}{i:03d}", position=i,
+                                               provenance=[["bench", i + 1]])
+                                      for t, topic in enumerate(topics, 1) for i in range(args.items)])
+        users = []
+        for n in range(1, args.assessors + 1):
+            user = User.objects.filter(username=USERNAME.format(n)).first()
+            if user is None:
+                user = User(username=USERNAME.format(n))
+                user.set_unusable_password()
+                user.save()
+            users.append(user)
+        training_round_create(campaign=campaign, topic_ids=[t.topic_id for t in topics], assessors=users, number=1)
+        now = timezone.now()
+        judgments, visits = [], []
+        for a in Assignment.objects.filter(campaign=campaign).select_related("topic"):
+            t = a.topic.position + 1
+            for i in range(args.items):
+                truth = (i * 7 + t) % 4
+                roll = rng.random()
+                grade = (str(truth) if roll < 0.65 else str(min(3, max(0, truth + rng.choice([-1, 1]))))
+                         if roll < 0.97 else rng.choice(["SF", "DK"]))
+                shown = now - dt.timedelta(hours=rng.randint(1, 72), seconds=rng.randint(0, 3600))
+                done = shown + dt.timedelta(seconds=rng.randint(15, 240))
+                judgments.append(Judgment(assignment=a, item_id=f"{t}{i:03d}", post_id=f"{t}{i:03d}", grade=grade,
+                                          comment="unsure" if grade in ("SF", "DK") else "", first_shown_at=shown,
+                                          submitted_at=done, updated_at=done))
+                visits.append(ItemVisit(assignment=a, item_id=f"{t}{i:03d}", first_shown_at=shown, completed_at=done,
+                                        active_seconds=(done - shown).total_seconds() * 0.8))
+        Judgment.objects.bulk_create(judgments, batch_size=5000)
+        ItemVisit.objects.bulk_create(visits, batch_size=5000)
+    return campaign
+
+
+def measure(client, url: str, *, repeat: int, warmup: int) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(warmup):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - start) * 1000)
+        assert response.status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    times.sort()
+    return {"url": url, "median_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
+            "min_ms": times[0], "max_ms": times[-1], "queries": len(queries), "bytes": len(response.content)}
+
+
+def main(argv: list[str]) -> None:
+    args = parse_args(argv)
+    os.environ.update(environment())
+    bench_ingest.setup_django()
+    bench_ingest.ensure_database()
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from django.test import Client
+
+    started = time.perf_counter()
+    campaign = build(args)
+    build_seconds = time.perf_counter() - started
+    organizer, _ = get_user_model().objects.get_or_create(username="benchagree-organizer")
+    organizer.groups.add(Group.objects.get_or_create(name="organizers")[0])
+    client = Client(SERVER_NAME="127.0.0.1")
+    client.force_login(organizer)
+    base = f"/campaigns/{campaign.pk}"
+    pages = {
+        "dashboard": f"{base}/agreement/?kind=training&round=1",
+        "disagreements": f"{base}/disagreements/?kind=training&round=1",
+        "csv": f"{base}/agreement.csv?kind=training&round=1",
+        "progress": f"{base}/progress/",
+    }
+    results = {name: measure(client, url, repeat=args.repeat if name == "dashboard" else max(5, args.repeat // 3),
+                             warmup=args.warmup) for name, url in pages.items()}
+    judgments = args.assessors * args.topics * args.items
+    dashboard = results["dashboard"]
+    verdict = "met" if dashboard["median_ms"] < GOAL_MS else "MISSED"
+    print(f"agreement dashboard, {args.assessors} assessors x {args.topics} topics x {args.items} items "
+          f"({judgments:,} judgments), {args.repeat} requests after {args.warmup} warm-up, load {bench_ingest.load()}")
+    for name, r in results.items():
+        print(f"  {name:14s} median {r['median_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  min {r['min_ms']:7.1f} ms  "
+              f"{r['queries']:3d} queries  {r['bytes'] / 1024:7.1f} KiB")
+    print(f"goal: dashboard under {GOAL_MS:.0f} ms (median): {verdict} ({dashboard['median_ms']:.1f} ms)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"agreement-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "results": results,
+                                "build_seconds": build_seconds}, indent=2), encoding="utf-8")
+    bench_ingest.note(f"figures in {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
