@@ -1,12 +1,20 @@
 """The demo's assignments: load_demo (pooling) sends demo_loaded, and this gives the demo assessors work."""
 from __future__ import annotations
 
+import random
+
 from django.db import transaction
 
-from pooling.models import Campaign
+from pooling.models import Campaign, PoolItem
 
-from .models import Assignment, ItemVisit, Judgment, JudgmentRevision
-from .services import assignments_create
+from .models import Assignment, GoldJudgment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
+from .services import GradeInput, assignments_create, judgment_submit
+
+# Items of the training round and of the dual topic the demo assessors have judged already, so that the agreement
+# dashboard, the disagreement review and the progress page have something to show.
+DEMO_JUDGED = 24
+# How likely each demo assessor is to give an item its "true" grade (the others are one grade off, or SF/DK).
+DEMO_CARE = (0.8, 0.6, 0.45)
 
 # Per task: (assessor index, kind, round, topic positions in the topic file).
 PLAN = {
@@ -41,11 +49,46 @@ def demo_assign(sender, *, campaigns, assessors, say, **kwargs) -> None:
                                             kind=kind, round=round_)
                 created += len(result.created)
         say(f"campaign '{campaign.name}': {created} demo assignments created")
+        if task == Campaign.Task.ANSWERS:
+            judged = _demo_judge(campaign, assessors)
+            say(f"campaign '{campaign.name}': {judged} demo judgments of the training round and the dual topic")
+
+
+def _demo_grade(rng: random.Random, truth: int, care: float) -> GradeInput:
+    roll = rng.random()
+    if roll < care:
+        return GradeInput(grade=str(truth))
+    if roll < 0.96:
+        return GradeInput(grade=str(min(3, max(0, truth + rng.choice((-1, 1))))))
+    return GradeInput(grade="DK", comment="cannot tell without reading the whole thread")
+
+
+def _demo_judge(campaign: Campaign, assessors) -> int:
+    """The first DEMO_JUDGED items of each training and dual assignment, and the same items of the dual topic's
+    official assignment, judged through the service (deterministic: a rerun changes nothing)."""
+    wanted = Assignment.objects.filter(campaign=campaign, assessor__in=assessors, withdrawn_at__isnull=True).filter(
+        kind__in=[Assignment.Kind.TRAINING, Assignment.Kind.DUAL])
+    topics = set(wanted.values_list("topic_id", flat=True))
+    assignments = list(Assignment.objects.filter(campaign=campaign, assessor__in=assessors, topic_id__in=topics,
+                                                 withdrawn_at__isnull=True).select_related("assessor", "topic"))
+    index = {user.pk: n for n, user in enumerate(assessors)}
+    count = 0
+    for a in assignments:
+        rng = random.Random(f"{a.topic.topic_id}-{a.assessor.username}")
+        care = DEMO_CARE[index[a.assessor.pk] % len(DEMO_CARE)]
+        for item in PoolItem.objects.filter(topic=a.topic).order_by("position")[:DEMO_JUDGED]:
+            truth = random.Random(f"{a.topic.topic_id}-{item.item_id}").choice((0, 0, 1, 1, 2, 3))
+            result = judgment_submit(assignment=a, item=item, grades=[_demo_grade(rng, truth, care)],
+                                     user=a.assessor, active_seconds=rng.uniform(20, 150), source="import")
+            count += result.created
+    return count
 
 
 @transaction.atomic
 def demo_delete(sender, *, campaigns, **kwargs) -> None:
     """Only for load_demo --reset: the demo's judgments go with its campaigns."""
+    GoldJudgment.objects.filter(round__campaign__in=campaigns).delete()
+    TrainingRound.objects.filter(campaign__in=campaigns).delete()
     JudgmentRevision.objects.filter(judgment__assignment__campaign__in=campaigns).delete()
     Judgment.objects.filter(assignment__campaign__in=campaigns).delete()
     ItemVisit.objects.filter(assignment__campaign__in=campaigns).delete()
