@@ -2,7 +2,7 @@
 (so that every change has its revision row), and nothing submitted may be deleted."""
 from django.contrib import admin
 
-from .models import Assignment, ItemVisit, Judgment, JudgmentRevision
+from .models import Assignment, GoldJudgment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -39,3 +39,15 @@ class JudgmentAdmin(ReadOnlyAdmin):
 @admin.register(JudgmentRevision)
 class JudgmentRevisionAdmin(ReadOnlyAdmin):
     list_display = ["judgment", "number", "user", "at", "old_grade", "grade", "source"]
+
+
+@admin.register(TrainingRound)
+class TrainingRoundAdmin(ReadOnlyAdmin):
+    list_display = ["number", "campaign", "gold_name", "created_at", "created_by"]
+    list_filter = ["campaign"]
+
+
+@admin.register(GoldJudgment)
+class GoldJudgmentAdmin(ReadOnlyAdmin):
+    list_display = ["round", "topic", "item_id", "grade"]
+    search_fields = ["=item_id"]
