@@ -386,8 +386,9 @@ def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date
 
 def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> ProgressReport:
     """Per assessor and topic: judged of total items, seconds per judged item on the server's clock (first shown
-    to complete; items skipped on the way are left out of it) and in active time, judgments per hour, and a
-    projected finish date at the assessor's own pace (items per day on which they judged)."""
+    to complete; items skipped on the way, or never shown before their submission, are left out of it) and in
+    active time, judgments per hour, and a projected finish date at the assessor's own pace (items per day on which
+    they judged)."""
     today = today or timezone.localdate()
     assignments = list(Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
                        .select_related("topic", "assessor").order_by("assessor__username", "topic__position",
@@ -402,7 +403,9 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
         row = rows[pk]
         row.judged += 1
         row.days.add(timezone.localdate(completed))
-        if skipped is None:
+        # Skipped items: the gap is not work. Submitted without having been shown (imports, an API client that
+        # never asked for the item): no server time was measured.
+        if skipped is None and completed > first:
             row.server.append(_seconds(first, completed))
         if active > 0:
             row.active.append(active)
@@ -437,7 +440,8 @@ def seconds_per_judgment(campaign: Campaign) -> float | None:
              visits.filter(active_seconds__gt=0).values_list("assignment_id", "item_id", "active_seconds")]
     if not timed:
         timed = [(pk, item, _seconds(first, done)) for pk, item, first, done in visits.filter(
-            skipped_at__isnull=True).values_list("assignment_id", "item_id", "first_shown_at", "completed_at")]
+            skipped_at__isnull=True).values_list("assignment_id", "item_id", "first_shown_at", "completed_at")
+            if done > first]
     if not timed:
         return None
     counts = {(pk, item): n for pk, item, n in Judgment.objects.filter(assignment__campaign=campaign).order_by()

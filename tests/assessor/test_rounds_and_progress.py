@@ -111,13 +111,14 @@ def test_progress_reports_times_pace_and_a_projected_finish(answers, ada):
     assert report.assessors[0].judged == 2 and report.total.total == 3
 
 
-def test_server_time_leaves_out_skipped_items_and_caps_a_page_left_open(answers, ada):
+def test_server_time_leaves_out_skipped_and_unshown_items_and_caps_a_page_left_open(answers, ada):
     a = assign(answers, ada, "A.1")
     start = timezone.now() - dt.timedelta(days=2)
     visit(a, "10", start=start, seconds=90, active=0, skipped=True)
     visit(a, "11", start=start, seconds=3 * 24 * 3600, active=0)
+    visit(a, "12", start=start, seconds=0, active=0)   # imported: never shown before it was submitted
     row = reports.progress_report(campaign=answers).rows[0]
-    assert row.server == [4 * 3600] and row.active == []
+    assert row.server == [4 * 3600] and row.active == [] and row.judged == 3
 
 
 def test_progress_page_and_api_for_organizers(client, organizer, answers, ada):

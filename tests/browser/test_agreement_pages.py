@@ -1,10 +1,13 @@
 """An organizer in headless Chromium: the kappa dashboard of a training round (bars, matrix, numbers, CSV) and the
 disagreement review of the discussion meeting, normal and projected (SPEC 7)."""
 import csv
+import datetime as dt
 
 import pytest
+from django.utils import timezone
 
 from assessor import services
+from assessor.models import ItemVisit
 from tests.browser.test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -84,3 +87,35 @@ def test_organizer_projects_the_disagreements_of_a_round(page, live_server, orga
     assert second_top > page.viewport_size["height"] * 0.9
     page.wait_for_selector(".post-body mjx-container", timeout=20000)
     screenshot(page, "disagreement-projector.png")
+
+
+def test_organizer_sets_up_a_round_with_gold_qrels_and_watches_progress(page, live_server, organizer, answers, ada,
+                                                                        bob, screenshot, tmp_path):
+    gold = tmp_path / "qrels-2021.tsv"
+    gold.write_text("A.1\t0\t10\t3\nA.1\t0\t11\t2\nA.9\t0\t7\t1\n")
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
+    page.click("a.button:has-text('Training rounds')")
+    page.check("#round-form label:has-text('ada') input")
+    page.check("#round-form label:has-text('bob') input")
+    page.check("#round-form label:has-text('A.1') input")
+    page.set_input_files("#id_gold", str(gold))
+    with page.expect_navigation():
+        page.click("button:has-text('Create the round and assign it')")
+    assert "Training round 1: 2 assignments created, 2 gold judgments (1 line for other topics left out)." in \
+        page.inner_text(".messages")
+    row = page.locator("#rounds tbody tr").first.inner_text()
+    assert "A.1" in row and "ada, bob" in row and "qrels-2021.tsv (2 judgments)" in row
+    screenshot(page, "training-rounds.png")
+
+    # ada judges one item of the round: the progress page shows it, with her time.
+    a = ada.assignments.get(kind="training", round=1)
+    ItemVisit.objects.create(assignment=a, item_id="10", first_shown_at=timezone.now() - dt.timedelta(seconds=90))
+    services.judgment_submit(assignment=a, item=a.topic.pool_items.get(item_id="10"), user=ada, active_seconds=42,
+                             grades=[services.GradeInput(grade="3")])
+    page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
+    page.click("a.button:has-text('Progress')")
+    rows = page.locator("#progress-table tbody tr").all_inner_texts()
+    assert len(rows) == 2 and "1 / 3" in rows[0] and "42.0" in rows[0] and "0 / 3" in rows[1]
+    assert "\t9" in rows[0]   # about 90 s on the server's clock, first shown to submitted
+    screenshot(page, "progress.png")
