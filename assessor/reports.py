@@ -353,10 +353,21 @@ class ProgressRow:
     def percent(self) -> int:
         return round(100 * self.judged / self.total) if self.total else 100
 
-    server_mean = property(lambda self: statistics.fmean(self.server) if self.server else None)
-    server_median = property(lambda self: statistics.median(self.server) if self.server else None)
-    active_mean = property(lambda self: statistics.fmean(self.active) if self.active else None)
-    active_median = property(lambda self: statistics.median(self.active) if self.active else None)
+    @property
+    def server_mean(self) -> float | None:
+        return statistics.fmean(self.server) if self.server else None
+
+    @property
+    def server_median(self) -> float | None:
+        return statistics.median(self.server) if self.server else None
+
+    @property
+    def active_mean(self) -> float | None:
+        return statistics.fmean(self.active) if self.active else None
+
+    @property
+    def active_median(self) -> float | None:
+        return statistics.median(self.active) if self.active else None
 
     @property
     def per_hour(self) -> float | None:
