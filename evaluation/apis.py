@@ -68,7 +68,8 @@ class RunScoresSerializer(serializers.Serializer):
 
 class EvaluationSerializer(serializers.Serializer):
     judgments = serializers.IntegerField(help_text="official judgments in the qrels")
-    version = serializers.CharField(help_text="changes whenever the judgments or runs change")
+    version = serializers.CharField(help_text="the state of the judgments and runs these scores are for; while a "
+                                                "new state is being scored, the previous scores are given")
     qrels_topics = serializers.IntegerField()
     all_topics = serializers.BooleanField()
     runs = RunScoresSerializer(many=True)
@@ -96,7 +97,7 @@ class EvaluationApi(APIView):
         if request.accepted_renderer.format == "tsv":
             return Response("".join(score_lines(evaluation.runs, per_topic=per_topic)))
         rows = scores_table(campaign=campaign, evaluation=evaluation)
-        data = {"judgments": judgments, "version": version, "qrels_topics": evaluation.qrels_topics,
+        data = {"judgments": judgments, "version": evaluation.version, "qrels_topics": evaluation.qrels_topics,
                 "all_topics": all_topics,
                 "runs": [{"run": row.name, "kind": row.kind, **row.means, "topics": row.topics,
                           **({"per_topic": row.per_topic} if per_topic else {})} for row in rows]}

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 from django.db import connection
-from django.db.models import Count, IntegerField, Max
-from django.db.models.functions import Cast
+from django.db.models import Count, Max
 
 from assessor.models import Assignment, Grade, Judgment
 from pooling.models import Campaign, Formula, Run, RunEntry, Topic
+from pooling.services.pools import visual_id_resolver
 
 from .prime import Qrels, natural_key
 
@@ -18,38 +19,54 @@ LEVELS = (VISUAL, INSTANCE)
 # SF and DK are not grades: their items count as unjudged, never as 0 (SPEC 6.1).
 NUMERIC_GRADES = (Grade.HIGH, Grade.MEDIUM, Grade.LOW, Grade.NOT_RELEVANT)
 CHUNK = 20_000
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def official_judgments(*, campaign: Campaign):
-    """The judgments that make the qrels: of the campaign's active official assignments, with a grade 0-3.
+    """Every judgment of the campaign's official assignments, withdrawn ones included (see `qrels_by_topic`)."""
+    return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
 
-    A withdrawn official assignment keeps its judgments, but they are no longer the topic's official ones."""
-    return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
-                                   assignment__withdrawn_at__isnull=True, grade__in=NUMERIC_GRADES)
+
+def _unit_grades(rows) -> dict[tuple[str, str], str]:
+    """(item, instance) -> grade, the topic's current official assessor first: a unit they judged (even SF or DK)
+    is theirs; a unit only withdrawn assessors judged keeps the grade of the latest withdrawn one."""
+    chosen: dict[tuple[str, str], tuple[tuple, str]] = {}
+    for withdrawn_at, item_id, formula_id, grade in rows:
+        rank = (withdrawn_at is None, withdrawn_at or EPOCH)
+        unit = (item_id, formula_id)
+        if unit not in chosen or rank > chosen[unit][0]:
+            chosen[unit] = (rank, grade)
+    return {unit: grade for unit, (_rank, grade) in chosen.items()}
 
 
 def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple[str, list[tuple[str, int]]]]:
     """(topic id, [(item id, grade), ...]) for every topic with official judgments, topics and items in natural
-    order. Answers: one row per post. Formulas: per visual id, the highest grade of its judged instances
-    (`level="visual"`), or one row per judged instance (`level="instance"`).
+    order; SF and DK left out. Answers: one row per post. Formulas: per visual id, the highest grade of its judged
+    instances (`level="visual"`), or one row per judged instance (`level="instance"`).
 
+    A topic handed from one official assessor to another (the first assignment withdrawn) keeps the first one's
+    grades for the units the second has not judged: nothing submitted is lost by reassignment (SPEC 5.3).
     One query per topic: memory holds one topic's judgments, whatever the size of the campaign."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     judgments = official_judgments(campaign=campaign)
-    judged_topics = set(judgments.values_list("assignment__topic_id", flat=True).distinct())
+    judged_topics = set(judgments.filter(grade__in=NUMERIC_GRADES).values_list("assignment__topic_id", flat=True)
+                        .distinct())
     topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
                     key=lambda pair: natural_key(pair[1]))
-    grade = Cast("grade", IntegerField())
     for topic_pk, topic_id in topics:
-        of_topic = judgments.filter(assignment__topic_id=topic_pk)
-        if campaign.task == Campaign.Task.ANSWERS:
-            rows = of_topic.values_list("item_id").annotate(value=grade)
-        elif level == INSTANCE:
-            rows = of_topic.values_list("formula_id").annotate(value=grade)
-        else:
-            rows = of_topic.values_list("item_id").annotate(value=Max(grade))
-        yield topic_id, sorted(rows, key=lambda row: natural_key(row[0]))
+        units = _unit_grades(judgments.filter(assignment__topic_id=topic_pk).values_list(
+            "assignment__withdrawn_at", "item_id", "formula_id", "grade"))
+        grades: dict[str, int] = {}
+        for (item_id, formula_id), grade in units.items():
+            if grade not in NUMERIC_GRADES:
+                continue
+            if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
+                grades[formula_id] = int(grade)
+            else:
+                grades[item_id] = max(grades.get(item_id, 0), int(grade))
+        if grades:
+            yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
 
 
 def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple[str, int, int]]:
@@ -65,11 +82,15 @@ def campaign_qrels(*, campaign: Campaign) -> Qrels:
 
 
 def judgments_stamp(*, campaign: Campaign) -> tuple:
-    """Changes whenever the campaign's qrels or runs may have changed: the key of its cached scores. A judgment
-    revised, added, or leaving the qrels with its withdrawn assignment changes the count or the latest update."""
+    """Changes whenever the campaign's qrels or scores may have changed: the key of its cached scores. A judgment
+    added or revised (the count or the latest update), an official assignment withdrawn or revived, a run added
+    or removed, formulas added to the collection (Task 2 maps runs through them)."""
     official = official_judgments(campaign=campaign).aggregate(count=Count("pk"), last=Max("updated_at"))
+    assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
+                        .order_by("pk").values_list("pk", "withdrawn_at"))
     runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
-    return official["count"], official["last"], runs
+    formulas = campaign.collection.formula_count if campaign.collection_id else 0
+    return official["count"], official["last"], assignments, runs, formulas
 
 
 def scores_version(*, campaign: Campaign) -> tuple[int, str]:
@@ -78,25 +99,28 @@ def scores_version(*, campaign: Campaign) -> tuple[int, str]:
     return stamp[0], hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
 
 
-def run_rows(*, run: Run) -> Iterator[tuple[str, str | None, float]]:
+def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
+    return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
+
+
+def run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]) -> Iterator[tuple[str, str | None, float]]:
     """A stored run's rows for the prime filter, in rank order (the order of the file, for a file in rank order).
 
-    Answers: (topic id, post id, score). Formulas: (topic id, visual id of the instance or None, score)."""
-    topic_ids = dict(Topic.objects.filter(campaign_id=run.campaign_id).values_list("pk", "topic_id"))
-    campaign = run.campaign
+    Answers: (topic id, post id, score). Formulas: (topic id, visual id of the instance, score), the visual id
+    given as the pools give it (`visual_id_resolver`): what assessors judged is what the run is scored on."""
     if campaign.task == Campaign.Task.ANSWERS:
         rows = (RunEntry.objects.filter(run=run).order_by("topic_id", "rank", "item_id")
                 .values_list("topic_id", "item_id", "score").iterator(chunk_size=CHUNK))
         for topic_pk, item_id, score in rows:
             yield topic_ids[topic_pk], item_id, score
         return
-    # Formulas: each instance's visual id from the collection's formula index, in the same query.
+    resolve = visual_id_resolver(campaign)
     entry, formula = RunEntry._meta.db_table, Formula._meta.db_table
-    sql = (f"SELECT e.topic_id, f.visual_id, e.score FROM {entry} e "
+    sql = (f"SELECT e.topic_id, e.item_id, f.visual_id, e.score FROM {entry} e "
            f"LEFT JOIN {formula} f ON f.collection_id = %s AND f.formula_id = e.item_id "
            f"WHERE e.run_id = %s ORDER BY e.topic_id, e.rank, e.item_id")
     with connection.chunked_cursor() as cursor:  # server-side on PostgreSQL: memory holds one chunk
         cursor.execute(sql, [campaign.collection_id or 0, run.pk])
         while chunk := cursor.fetchmany(CHUNK):
-            for topic_pk, visual_id, score in chunk:
-                yield topic_ids[topic_pk], visual_id or None, score
+            for topic_pk, formula_id, visual_id, score in chunk:
+                yield topic_ids[topic_pk], resolve(formula_id, visual_id), score

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -18,7 +18,7 @@ from pooling.models import Campaign, Run
 
 from . import selectors
 from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
-from .qrels import QrelsSummary, qrels_lines
+from .qrels import RELEVANT, QrelsSummary, qrels_lines
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
 NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
@@ -49,11 +49,13 @@ def qrels_export(*, campaign: Campaign, out: TextIO, level: str = selectors.VISU
 
 @dataclass
 class Evaluation:
-    """Every run's scores against one qrels."""
+    """Every run's scores against one qrels, with what the qrels hold per topic: (topic, judged, grade >= 2)."""
 
     runs: list[RunScores]
     qrels_topics: int
     all_topics: bool
+    topic_counts: list[tuple[str, int, int]] = field(default_factory=list)
+    version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
 
 
 def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
@@ -63,30 +65,46 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
+    topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     evaluator = Evaluator(qrels)
     prime = prime_answers if campaign.task == ANSWERS else prime_formulas
-    scores = [evaluator.scores(run.name, prime(selectors.run_rows(run=run), qrels), all_topics=all_topics)
+    scores = [evaluator.scores(run.name, prime(selectors.run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
+                                               qrels), all_topics=all_topics)
               for run in runs]
-    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics)
+    counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
+              for topic, items in qrels.items()]
+    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts)
 
 
 LEADERBOARD_SECONDS = 24 * 3600
+COMPUTING_SECONDS = 600  # the most one computation may keep others waiting on the previous scores
 
 
 def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None
                        ) -> Evaluation | None:
-    """`evaluate_campaign` behind the cache, keyed by the state of the judgments and runs (`version`, from
-    `selectors.scores_version`), so the leaderboard follows every new judgment and is computed once per change;
-    None before the first official judgment."""
+    """`evaluate_campaign` behind the cache, keyed by the state of the judgments, assignments, runs and formulas
+    (`version`, from `selectors.scores_version`): the leaderboard follows every change and computes once per
+    change. While one request computes a new version, the others get the previous scores (their `version` says
+    which), so a busy judging day does not make every open leaderboard recompute at once. None before the first
+    official judgment."""
     version = version or selectors.scores_version(campaign=campaign)[1]
-    key = f"leaderboard:{campaign.pk}:{int(all_topics)}:{version}"
-    found = cache.get(key)
-    if found is None:
+    base = f"leaderboard:{campaign.pk}:{int(all_topics)}"
+    found = cache.get(f"{base}:{version}")
+    if found is not None:
+        return found or None
+    if not cache.add(f"{base}:{version}:computing", True, COMPUTING_SECONDS):
+        previous = cache.get(f"{base}:last")
+        if previous is not None:
+            return previous or None
+    try:
         try:
             found = evaluate_campaign(campaign=campaign, all_topics=all_topics)
+            found.version = version
         except InputError:
             found = False  # cached too: no judgments yet is an answer
-        cache.set(key, found, LEADERBOARD_SECONDS)
+        cache.set_many({f"{base}:{version}": found, f"{base}:last": found}, LEADERBOARD_SECONDS)
+    finally:
+        cache.delete(f"{base}:{version}:computing")
     return found or None
 
 
@@ -119,8 +137,9 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     names = [Path(path).name for path in run_paths]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
-    # One run at a time, so memory holds one run's rows: formula runs with an index are read twice, first for
-    # the formula ids whose visual ids the index must give, then to score them.
+    # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
+    # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
+    # must give, then to score them.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
     primes: list[Prime] = []

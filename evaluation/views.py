@@ -60,18 +60,17 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     all_topics = _all_topics(request)
     judgments, version = selectors.scores_version(campaign=campaign)
     evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
-    counts = selectors.qrels_topic_counts(campaign=campaign)
+    counts = evaluation.topic_counts if evaluation else []
     return render(request, "evaluation/leaderboard.html", {
         "campaign": campaign,
         "all_topics": all_topics,
         "evaluation": evaluation,
         "rows": scores_table(campaign=campaign, evaluation=evaluation) if evaluation else [],
         "judgments": judgments,
-        "version": version,
+        "version": evaluation.version if evaluation else version,
         "topic_counts": counts,
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
         "formulas": campaign.task == Campaign.Task.FORMULAS,
-        "levels": selectors.LEVELS,
     })
 
 

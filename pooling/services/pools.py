@@ -172,6 +172,24 @@ def _unnamed_clusters(campaign: Campaign) -> dict[str, str]:
                               .values_list("formula_id", "visual_id", "slt", "latex").iterator(chunk_size=BATCH))
 
 
+def visual_id_resolver(campaign: Campaign) -> Callable[[str, str | None], str]:
+    """The visual id the campaign's pools give a formula instance, from the index's row for it (None: the
+    collection does not have the formula): the index's visual id; a computed one where the index has none; the
+    formula id itself for a formula the collection does not know. Evaluation maps runs the same way."""
+    clusters: dict[str, str] | None = None
+
+    def resolve(formula_id: str, visual_id: str | None) -> str:
+        nonlocal clusters
+        if visual_id is None:
+            return formula_id
+        if not visual_id.strip():
+            clusters = clusters if clusters is not None else _unnamed_clusters(campaign)
+            return clusters[formula_id]
+        return visual_id.strip()
+
+    return resolve
+
+
 def formula_prefixes(campaign: Campaign, depths: dict[str, int]):
     """Each run's list per topic in rank order, cut where its k-th distinct visual id first appears (the pooled
     prefix, SPEC 4.3; k = depths[run name]): topic pk -> run name -> [(formula id, post id, visual id)], plus
@@ -186,10 +204,9 @@ def formula_prefixes(campaign: Campaign, depths: dict[str, int]):
     fetched: dict[tuple[int, int], int] = {}
     post_of: dict[str, str] = {}
     thread_of: dict[str, str] = {}
-    clusters: dict[str, str] | None = None
+    resolve = visual_id_resolver(campaign)
 
     def take(rows) -> None:
-        nonlocal clusters
         for run_pk, topic_pk, formula_id, entry_post_id, visual_id, formula_post_id, thread_id in rows:
             name = runs[run_pk]
             fetched[(run_pk, topic_pk)] = fetched.get((run_pk, topic_pk), 0) + 1
@@ -197,13 +214,7 @@ def formula_prefixes(campaign: Campaign, depths: dict[str, int]):
             entries = ranked.setdefault(topic_pk, {}).setdefault(name, [])
             if len(seen) >= depths[name]:
                 continue
-            if visual_id is None:
-                visual_id = formula_id
-            elif not visual_id.strip():
-                clusters = clusters if clusters is not None else _unnamed_clusters(campaign)
-                visual_id = clusters[formula_id]
-            else:
-                visual_id = visual_id.strip()
+            visual_id = resolve(formula_id, visual_id)
             post_id = formula_post_id or entry_post_id
             post_of.setdefault(formula_id, post_id)
             if thread_id:

@@ -6,7 +6,8 @@ from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
 from evaluation import services
 from pooling import services as pooling_services
-from pooling.models import Campaign, Formula
+from pooling.models import Campaign, Formula, PoolInstance, PoolItem
+from tests.assessor.fixtures import assign
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines
@@ -63,10 +64,47 @@ def test_topics_and_items_come_in_natural_order(db, tmp_path, ada):
     assert export(campaign) == "A.2\t0\t5\t3\nA.10\t0\t9\t2\nA.10\t0\t20\t0\nA.10\t0\t100\t1\n"
 
 
-def test_a_withdrawn_official_assessor_no_longer_feeds_the_qrels(judged_answers, ada):
+def test_a_reassigned_topic_keeps_the_first_assessors_grades_where_the_second_has_none(judged_answers, ada):
     assignment = Assignment.objects.get(assessor=ada, topic__topic_id="A.1", kind="official")
     assert assignment_withdraw(assignment=assignment) == "withdrawn"
-    assert export(judged_answers) == "A.2\t0\t20\t2\n"
+    assert export(judged_answers) == "A.1\t0\t10\t3\nA.1\t0\t12\t0\nA.2\t0\t20\t2\n"
+    # cy takes A.1 over: cy's grade of 10 replaces ada's, cy's DK on 12 makes it unjudged, and ada's SF on 11
+    # stays out.
+    judge(judged_answers, ("cy", "A.1", "10", "1", ""), ("cy", "A.1", "12", "DK", "unsure"))
+    assert export(judged_answers) == "A.1\t0\t10\t1\nA.2\t0\t20\t2\n"
+
+
+def test_scores_follow_withdrawals_revivals_and_sf(judged_answers, ada, organizer, client):
+    client.force_login(organizer)
+    url = f"/api/campaigns/{judged_answers.pk}/evaluation/"
+
+    def r1_map():
+        return client.get(url).json()["runs"][0]["map_prime"]
+
+    # ada's official A.1 assignment withdrawn; cy takes the topic and grades 10 as 0 and 12 as 3.
+    first = Assignment.objects.get(assessor=ada, topic__topic_id="A.1", kind="official")
+    assignment_withdraw(assignment=first)
+    judge(judged_answers, ("cy", "A.1", "10", "0", ""), ("cy", "A.1", "12", "3", ""))
+    cy_a1 = Assignment.objects.get(assessor__username="cy", topic__topic_id="A.1", kind="official")
+    assert r1_map() == pytest.approx((0.5 + 1.0) / 2)  # A.1: 10 (0) then 12 (3)
+    assignment_withdraw(assignment=cy_a1)
+    assign(judged_answers, ada, "A.1")  # ada's assignment comes back: no judgment changes, the scores do
+    assert r1_map() == pytest.approx(1.0)
+    judge(judged_answers, ("ada", "A.1", "10", "SF", "the page broke"))  # a grade turned into SF: 10 unjudged
+    assert r1_map() == pytest.approx(0.5)  # A.1 has no relevant post left: AP 0; A.2 still 1
+
+
+def test_formulas_without_visual_ids_in_the_index_are_scored_by_their_computed_ones(formulas, ada):
+    # The index has no visual ids: pooling computes them (SPEC 4.2), assessors judge those, and evaluation must
+    # map the run the same way.
+    Formula.objects.filter(collection=formulas.collection).update(visual_id="")
+    pooling_services.pool_build(campaign=formulas)
+    selected = PoolInstance.objects.filter(item__campaign=formulas, selected=True)
+    judge(formulas, *[("ada", "B.1", instance.formula_id, "3", "") for instance in selected])
+    assert PoolItem.objects.filter(campaign=formulas).count() == 1  # the four same-LaTeX formulas: one cluster
+    result = services.evaluate_campaign(campaign=formulas)
+    assert result.runs[0].topics == 1
+    assert result.runs[0].means["map_prime"] == pytest.approx(1.0)
 
 
 def test_min_relevant_leaves_topics_out_and_says_which(judged_answers, tmp_path):

@@ -85,6 +85,7 @@ def test_bad_files_are_rejected_with_file_and_line(tmp_path, db):
     (["--qrels", "{qrels}", "--formula-index", "{index}", "{run}"], "a formula index is for formula runs"),
     (["--qrels", "{qrels}", "{run}", "{run}"], "two runs have this file name"),
     (["--campaign", "nope"], "no campaign named 'nope'"),
+    (["--qrels", "{qrels}", "--formula-index", "{run}"], "none of the files after it has a formula index header"),
 ])
 def test_wrong_arguments_are_refused_with_a_reason(tmp_path, db, args, message):
     paths = {"qrels": write(tmp_path / "q.txt", ["A.1\t0\t1\t2"]),

@@ -3,7 +3,7 @@ evaluate --campaign NAME [--all-topics]: SPEC 9."""
 from evaluation import services
 from evaluation.prime import score_lines
 from pooling.errors import InputError
-from pooling.formats.formula_tsv import is_formula_index_header, tsv_header
+from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from pooling.management.commands._base import ServiceCommand
 
 
@@ -35,6 +35,9 @@ class Command(ServiceCommand):
             # without a formula index header are the runs.
             indexes = [path for path in o["formula_index"] if is_formula_index_header(tsv_header(path))]
             runs = o["runs"] + [path for path in o["formula_index"] if path not in indexes]
+            if o["formula_index"] and not indexes:
+                raise InputError("--formula-index: none of the files after it has a formula index header "
+                                 f"({' '.join(V2_HEADER)}, or the v3 one)")
             result = services.evaluate_files(qrels_path=o["qrels"], run_paths=runs, task=o["task"],
                                               formula_index_paths=indexes, all_topics=o["all_topics"])
         for line in score_lines(result.runs, per_topic=o["per_topic"]):

@@ -92,7 +92,7 @@
     });
     table.setAttribute("data-version", data.version);
     var count = document.getElementById("judgment-count");
-    if (count) count.firstChild.textContent = data.judgments + " in " + data.qrels_topics + " topics ";
+    if (count) count.textContent = data.judgments + " in " + data.qrels_topics + " topics";
     resort(table);
     if (status) {
       status.textContent = "Updated at " + new Date().toLocaleTimeString() + " with " + data.judgments +
