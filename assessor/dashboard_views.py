@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
 from pooling.permissions import ORGANIZERS
-from pooling.views import organizer_required
+from pooling.views import organizer_required, spreadsheet_safe
 
 from . import reports, rounds
 from .charts import kappa_bars
@@ -155,7 +155,7 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(CSV_HEADER)
     for row in reports.agreement_rows(groups):
-        writer.writerow((*row, reasons.get(row[:5], "")))
+        writer.writerow([spreadsheet_safe(cell) if cell != "-" else cell for cell in (*row, reasons.get(row[:5], ""))])
     return response
 
 

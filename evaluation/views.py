@@ -11,7 +11,7 @@ from django.utils.http import content_disposition_header
 
 from pooling.errors import InputError
 from pooling.models import Campaign, Run
-from pooling.views import organizer_required
+from pooling.views import organizer_required, spreadsheet_safe
 
 from . import selectors, services
 from .prime import MEASURES, UNJUDGED, RunScores
@@ -99,7 +99,7 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(["run", "kind", "manual", "baseline", *COLUMNS, "topics"])
     for row in scores_table(campaign=campaign, evaluation=evaluation):
-        writer.writerow([row.name, row.kind, int(bool(row.run and row.run.manual)),
+        writer.writerow([spreadsheet_safe(row.name), row.kind, int(bool(row.run and row.run.manual)),
                          int(bool(row.run and row.run.baseline)),
                          *["n/a" if row.means[c] is None else f"{row.means[c]:.4f}" for c in COLUMNS], row.topics])
     return response

@@ -34,6 +34,13 @@ def organizer_required(view):
     return wrapper
 
 
+def spreadsheet_safe(value) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula: text starting with = + - @ (or a tab or CR) gets a
+    leading apostrophe. Usernames and run names come from uploads, so they may start so."""
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def _add_problems(form, exc: InputError) -> None:
     for message in exc.messages():
         form.add_error(None, message)
@@ -174,9 +181,9 @@ def _default_seconds(campaign: Campaign | None = None) -> float:
     return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
-def _plan_params(request: HttpRequest, campaign: Campaign) -> tuple[list[int], float, list[str]]:
+def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
+                 ) -> tuple[list[int], float, list[str]]:
     errors = []
-    default_seconds = _default_seconds(campaign)
     depths = PLAN_DEPTHS[campaign.task]
     raw = request.GET.get("depths", "").strip()
     if raw:
@@ -219,7 +226,8 @@ def _plan_chart(rows) -> dict:
 @organizer_required
 def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    depths, seconds, errors = _plan_params(request, campaign)
+    default_seconds = _default_seconds(campaign)  # reads the campaign's timing data: once per request
+    depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
     return render(request, "pooling/pool_detail.html", {
         "campaign": campaign,
@@ -228,7 +236,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "chart": _plan_chart(plan),
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
-        "default_seconds": f"{_default_seconds(campaign):g}",
+        "default_seconds": f"{default_seconds:g}",
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),
