@@ -13,7 +13,7 @@ class AssessorConfig(AppConfig):
         from pooling.signals import demo_deleting, demo_loaded, pools_rebuilt
 
         from .demo import demo_assign, demo_delete
-        from .reports import seconds_per_judgment
+        from .progress import seconds_per_judgment
         from .selectors import judged_items_of_campaign
         from .services import visits_recount
 

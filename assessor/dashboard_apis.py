@@ -10,7 +10,7 @@ from pooling.errors import InputError
 from pooling.models import Campaign
 from pooling.permissions import IsOrganizer
 
-from . import reports
+from . import progress, reports
 
 
 class AgreementApi(APIView):
@@ -39,9 +39,9 @@ class ProgressApi(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request, pk: int):
         campaign = get_object_or_404(Campaign, pk=pk)
-        report = reports.progress_report(campaign=campaign)
+        report = progress.progress_report(campaign=campaign)
 
-        def row(r: reports.ProgressRow) -> dict:
+        def row(r: progress.ProgressRow) -> dict:
             return {"assessor": r.assessor, "topic": r.topic, "kind": r.kind, "round": r.round or None,
                     "judged": r.judged, "total": r.total, "server_seconds_mean": r.server_mean,
                     "server_seconds_median": r.server_median, "active_seconds_mean": r.active_mean,
@@ -50,4 +50,4 @@ class ProgressApi(APIView):
 
         return Response({"campaign": campaign.name, "rows": [row(r) for r in report.rows],
                          "assessors": [row(r) for r in report.assessors], "total": row(report.total),
-                         "seconds_per_judgment": reports.seconds_per_judgment(campaign)})
+                         "seconds_per_judgment": progress.seconds_per_judgment(campaign)})

@@ -18,6 +18,7 @@ from pooling.models import Campaign, Post
 from pooling.permissions import ORGANIZERS
 from pooling.views import organizer_required, spreadsheet_safe
 
+from . import progress as progress_reports
 from . import reports, rounds
 from .charts import kappa_bars
 from .models import Grade
@@ -202,6 +203,6 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     and the projected finish date."""
     campaign = get_object_or_404(Campaign, pk=pk)
     return render(request, "assessor/progress.html", {
-        "campaign": campaign, "report": reports.progress_report(campaign=campaign),
-        "seconds": reports.seconds_per_judgment(campaign),
+        "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
+        "seconds": progress_reports.seconds_per_judgment(campaign),
         "formulas": campaign.task == Campaign.Task.FORMULAS})

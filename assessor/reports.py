@@ -1,5 +1,5 @@
-"""Organizer reads over the judgments: agreement of training rounds and of the dual assessment (SPEC 7), the
-disagreement review, and the progress of each assessor with their measured time per judgment.
+"""Organizer reads over the judgments: agreement of training rounds and of the dual assessment (SPEC 7) and the
+disagreement review (progress and time per judgment: assessor/progress.py).
 
 The unit of agreement is the unit that is judged: a post for answers, a formula instance for formulas (two assessors
 agree on an instance when they gave it the same grade). Against a gold qrels of formulas, which grades visual ids,
@@ -7,26 +7,21 @@ an assessor's grade for a visual id is the maximum of their grades of its instan
 """
 from __future__ import annotations
 
-import datetime as dt
-import math
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
-from django.utils import timezone
+from django.db.models import Q
 
 from pooling.algorithms.ids import id_order_key
 from pooling.errors import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from . import agreement as ag
-from .models import Assignment, GoldJudgment, ItemVisit, Judgment, TrainingRound
-from .services import MAX_ACTIVE_SECONDS
+from .models import GRADE_VALUES, Assignment, GoldJudgment, Judgment, TrainingRound
 
 TRAINING = Assignment.Kind.TRAINING.value
 DUAL = Assignment.Kind.DUAL.value
-NUMERIC = {"0": 0, "1": 1, "2": 2, "3": 3}
+NUMERIC = GRADE_VALUES
 
 
 # -- which groups there are
@@ -327,136 +322,3 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
         for d in found:
             d.post_id = posts.get(d.formula_id, "")
     return found
-
-
-# -- progress and time per judgment
-
-
-@dataclass
-class ProgressRow:
-    assessor: str
-    topic: str
-    kind: str
-    round: int
-    judged: int
-    total: int
-    server: list[float]   # seconds from first shown to complete, per completed item
-    active: list[float]   # active seconds per completed item the page reported time for
-    days: set = field(default_factory=set)
-    finish: dt.date | None = None
-
-    @property
-    def remaining(self) -> int:
-        return max(self.total - self.judged, 0)
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.judged / self.total) if self.total else 100
-
-    @property
-    def server_mean(self) -> float | None:
-        return statistics.fmean(self.server) if self.server else None
-
-    @property
-    def server_median(self) -> float | None:
-        return statistics.median(self.server) if self.server else None
-
-    @property
-    def active_mean(self) -> float | None:
-        return statistics.fmean(self.active) if self.active else None
-
-    @property
-    def active_median(self) -> float | None:
-        return statistics.median(self.active) if self.active else None
-
-    @property
-    def per_hour(self) -> float | None:
-        """Judgments per hour of work: active time when the page measured it, else server time."""
-        seconds = self.active_mean or self.server_mean
-        return 3600 / seconds if seconds else None
-
-
-@dataclass
-class ProgressReport:
-    rows: list[ProgressRow]
-    assessors: list[ProgressRow]   # one total row per assessor (topic "all")
-    total: ProgressRow
-
-
-def _seconds(visit_first: dt.datetime, completed: dt.datetime) -> float:
-    return min(max((completed - visit_first).total_seconds(), 0.0), MAX_ACTIVE_SECONDS)
-
-
-def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date | None:
-    if row.remaining == 0:
-        return today if row.total else None
-    if not per_day:
-        return None
-    return today + dt.timedelta(days=math.ceil(row.remaining / per_day))
-
-
-def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> ProgressReport:
-    """Per assessor and topic: judged of total items, seconds per judged item on the server's clock (first shown
-    to complete; items skipped on the way, or never shown before their submission, are left out of it) and in
-    active time, judgments per hour, and a projected finish date at the assessor's own pace (items per day on which
-    they judged)."""
-    today = today or timezone.localdate()
-    assignments = list(Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
-                       .select_related("topic", "assessor").order_by("assessor__username", "topic__position",
-                                                                     "kind", "round"))
-    totals = dict(PoolItem.objects.filter(campaign=campaign).order_by().values_list("topic_id")
-                  .annotate(n=Count("id")).values_list("topic_id", "n"))
-    rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, 0, totals.get(a.topic_id, 0),
-                              [], []) for a in assignments}
-    visits = (ItemVisit.objects.filter(assignment_id__in=list(rows), completed_at__isnull=False)
-              .values_list("assignment_id", "first_shown_at", "completed_at", "skipped_at", "active_seconds"))
-    for pk, first, completed, skipped, active in visits.iterator(chunk_size=5000):
-        row = rows[pk]
-        row.judged += 1
-        row.days.add(timezone.localdate(completed))
-        # Skipped items: the gap is not work. Submitted without having been shown (imports, an API client that
-        # never asked for the item): no server time was measured.
-        if skipped is None and completed > first:
-            row.server.append(_seconds(first, completed))
-        if active > 0:
-            row.active.append(active)
-    by_assessor: dict[str, ProgressRow] = {}
-    for row in rows.values():
-        total = by_assessor.setdefault(row.assessor, ProgressRow(row.assessor, "all", "", 0, 0, 0, [], []))
-        total.judged += row.judged
-        total.total += row.total
-        total.server += row.server
-        total.active += row.active
-        total.days |= row.days
-    for row in rows.values():
-        mine = by_assessor[row.assessor]
-        per_day = mine.judged / len(mine.days) if mine.days else None
-        row.finish = _project(row, per_day, today)
-    for total in by_assessor.values():
-        total.finish = _project(total, total.judged / len(total.days) if total.days else None, today)
-    everyone = ProgressRow("all", "all", "", 0, sum(r.judged for r in rows.values()),
-                           sum(r.total for r in rows.values()), [s for r in rows.values() for s in r.server],
-                           [s for r in rows.values() for s in r.active])
-    return ProgressReport(rows=list(rows.values()), assessors=[by_assessor[n] for n in sorted(by_assessor)],
-                          total=everyone)
-
-
-def seconds_per_judgment(campaign: Campaign) -> float | None:
-    """The campaign's measured mean seconds per judgment, for the pool planner: the time of the completed items
-    (active time where the page reported it, else server time) over the judgments they hold (answers: one per item;
-    formulas: one per instance, which is what the planner counts). None before anything is judged. Registered into
-    pooling at start-up."""
-    visits = ItemVisit.objects.filter(assignment__campaign=campaign, completed_at__isnull=False)
-    timed = [(pk, item, a) for pk, item, a in
-             visits.filter(active_seconds__gt=0).values_list("assignment_id", "item_id", "active_seconds")]
-    if not timed:
-        timed = [(pk, item, _seconds(first, done)) for pk, item, first, done in visits.filter(
-            skipped_at__isnull=True).values_list("assignment_id", "item_id", "first_shown_at", "completed_at")
-            if done > first]
-    if not timed:
-        return None
-    counts = {(pk, item): n for pk, item, n in Judgment.objects.filter(assignment__campaign=campaign).order_by()
-              .values_list("assignment_id", "item_id").annotate(n=Count("id")).values_list("assignment_id",
-                                                                                          "item_id", "n")}
-    judgments = sum(counts.get((pk, item), 1) for pk, item, _ in timed)
-    return sum(seconds for _, _, seconds in timed) / judgments

@@ -22,6 +22,7 @@ PrimeRun = dict[str, dict[str, float]]  # topic -> judged item id -> score
 # P'@10 count grade >= 2 as relevant (-l2).
 NDCG, MAP, P10, UNJUDGED = "ndcg_prime", "map_prime", "p10_prime", "unjudged_10"
 MEASURES = (NDCG, MAP, P10)
+REPORTED = (*MEASURES, UNJUDGED)  # what the command, the API and the pages report, in this order
 TREC_NAMES = {NDCG: "ndcg", MAP: "map", P10: "P_10"}
 RELEVANCE_LEVEL = 2
 TOP = 10  # the depth of the unjudged fraction
@@ -144,20 +145,19 @@ def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values) if values else math.nan
 
 
-def format_value(value: float) -> str:
-    """trec_eval's four decimals; "n/a" for a mean over no topic."""
-    return "n/a" if math.isnan(value) else f"{value:.4f}"
+def format_value(value: float | None) -> str:
+    """trec_eval's four decimals; "n/a" for a mean over no topic (NaN, or None once made JSON-safe)."""
+    return "n/a" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
 def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False) -> Iterator[str]:
     """The `evaluate` output (SPEC 9): run<TAB>measure<TAB>topic<TAB>value, the per-topic rows (on request) before
     each run's means, whose topic is "all"."""
-    measures = (*MEASURES, UNJUDGED)
     for scores in runs:
         if per_topic:
             for topic, values in scores.per_topic.items():
-                for measure in measures:
+                for measure in REPORTED:
                     if measure in values:
                         yield f"{scores.name}\t{measure}\t{topic}\t{format_value(values[measure])}\n"
-        for measure in measures:
+        for measure in REPORTED:
             yield f"{scores.name}\t{measure}\t{MEAN}\t{format_value(scores.means[measure])}\n"

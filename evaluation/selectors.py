@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from django.db import connection
 from django.db.models import Count, Max
 
-from assessor.models import Assignment, Grade, Judgment
+from assessor.models import GRADE_VALUES, Assignment, Judgment
 from pooling.models import Campaign, Formula, Run, RunEntry, Topic
 from pooling.services.pools import visual_id_resolver
 
@@ -16,8 +16,6 @@ from .prime import Qrels, natural_key
 
 VISUAL, INSTANCE = "visual", "instance"
 LEVELS = (VISUAL, INSTANCE)
-# SF and DK are not grades: their items count as unjudged, never as 0 (SPEC 6.1).
-NUMERIC_GRADES = (Grade.HIGH, Grade.MEDIUM, Grade.LOW, Grade.NOT_RELEVANT)
 CHUNK = 20_000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -50,7 +48,7 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     judgments = official_judgments(campaign=campaign)
-    judged_topics = set(judgments.filter(grade__in=NUMERIC_GRADES).values_list("assignment__topic_id", flat=True)
+    judged_topics = set(judgments.filter(grade__in=GRADE_VALUES).values_list("assignment__topic_id", flat=True)
                         .distinct())
     topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
                     key=lambda pair: natural_key(pair[1]))
@@ -59,12 +57,12 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple
             "assignment__withdrawn_at", "item_id", "formula_id", "grade"))
         grades: dict[str, int] = {}
         for (item_id, formula_id), grade in units.items():
-            if grade not in NUMERIC_GRADES:
+            if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
                 continue
             if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
-                grades[formula_id] = int(grade)
+                grades[formula_id] = GRADE_VALUES[grade]
             else:
-                grades[item_id] = max(grades.get(item_id, 0), int(grade))
+                grades[item_id] = max(grades.get(item_id, 0), GRADE_VALUES[grade])
         if grades:
             yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
 

@@ -14,10 +14,8 @@ from pooling.models import Campaign, Run
 from pooling.views import organizer_required, spreadsheet_safe
 
 from . import selectors, services
-from .prime import MEASURES, UNJUDGED, RunScores
+from .prime import MEASURES, REPORTED, RunScores, format_value
 from .services import Evaluation
-
-COLUMNS = (*MEASURES, UNJUDGED)
 
 
 @dataclass
@@ -85,7 +83,7 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     if row is None and evaluation:
         raise Http404("This run has no scores")
     return render(request, "evaluation/run_scores.html", {
-        "campaign": campaign, "run": run, "row": row, "all_topics": all_topics, "columns": COLUMNS})
+        "campaign": campaign, "run": run, "row": row, "all_topics": all_topics})
 
 
 @organizer_required
@@ -97,11 +95,11 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-leaderboard.csv")
     writer = csv.writer(response)
-    writer.writerow(["run", "kind", "manual", "baseline", *COLUMNS, "topics"])
+    writer.writerow(["run", "kind", "manual", "baseline", *REPORTED, "topics"])
     for row in scores_table(campaign=campaign, evaluation=evaluation):
         writer.writerow([spreadsheet_safe(row.name), row.kind, int(bool(row.run and row.run.manual)),
                          int(bool(row.run and row.run.baseline)),
-                         *["n/a" if row.means[c] is None else f"{row.means[c]:.4f}" for c in COLUMNS], row.topics])
+                         *[format_value(row.means[c]) for c in REPORTED], row.topics])
     return response
 
 

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
-from assessor import reports, rounds, services
+from assessor import progress, reports, rounds, services
 from assessor.models import Assignment, GoldJudgment, ItemVisit, TrainingRound
 from pooling.errors import InputError
 from tests.commands import command_output
@@ -101,7 +101,7 @@ def test_progress_reports_times_pace_and_a_projected_finish(answers, ada):
     visit(a, "11", start=start, seconds=60, active=40)
     visit(a, "12", start=start, seconds=None, active=0)   # shown, not judged
     today = timezone.localdate()
-    report = reports.progress_report(campaign=answers, today=today)
+    report = progress.progress_report(campaign=answers, today=today)
     row = report.rows[0]
     assert (row.assessor, row.topic, row.judged, row.total) == ("ada", "A.1", 2, 3)
     assert (row.server_mean, row.server_median, row.active_mean, row.active_median) == (45, 45, 30, 30)
@@ -117,7 +117,7 @@ def test_server_time_leaves_out_skipped_and_unshown_items_and_caps_a_page_left_o
     visit(a, "10", start=start, seconds=90, active=0, skipped=True)
     visit(a, "11", start=start, seconds=3 * 24 * 3600, active=0)
     visit(a, "12", start=start, seconds=0, active=0)   # imported: never shown before it was submitted
-    row = reports.progress_report(campaign=answers).rows[0]
+    row = progress.progress_report(campaign=answers).rows[0]
     assert row.server == [4 * 3600] and row.active == [] and row.judged == 3
 
 
@@ -147,4 +147,4 @@ def test_the_measured_time_of_formulas_is_per_instance(formulas, ada):
     item = a.topic.pool_items.get(item_id="100")
     services.judgment_submit(assignment=a, item=item, user=ada, active_seconds=50, grades=[
         services.GradeInput(grade="2", formula_id="1"), services.GradeInput(grade="3", formula_id="2")])
-    assert reports.seconds_per_judgment(formulas) == 25
+    assert progress.seconds_per_judgment(formulas) == 25
