@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from bleach import html5lib_shim
 from bleach.sanitizer import Cleaner
@@ -133,15 +133,31 @@ def highlight(safe_html: str, formula_ids: Iterable[str]) -> str:
     return safe_html
 
 
+SAFE_HTML_SECONDS = 24 * 3600
+
+
 def sanitize_cached(html: str, *, scope: str, post_url: PostUrl, new_tab: bool = False) -> str:
     """sanitize() through the cache: posts do not change, and assessors see the same question again and again.
 
     `scope` names what post_url depends on (the collection); the key includes a digest of the HTML itself.
     """
-    digest = hashlib.blake2b((html or "").encode(), digest_size=16).hexdigest()
-    key = f"safe-html:v1:{scope}:{int(new_tab)}:{digest}"
-    safe = cache.get(key)
-    if safe is None:
-        safe = sanitize(html, post_url=post_url, new_tab=new_tab)
-        cache.set(key, safe, timeout=24 * 3600)
+    return sanitize_cached_many([html], scope=scope, post_url=post_url, new_tab=new_tab)[0]
+
+
+def sanitize_cached_many(htmls: Sequence[str], *, scope: str, post_url: PostUrl, new_tab: bool = False) -> list[str]:
+    """sanitize_cached() of several fragments with one cache round trip to read them and at most one to write."""
+    keys = [f"safe-html:v1:{scope}:{int(new_tab)}:{hashlib.blake2b((html or '').encode(), digest_size=16).hexdigest()}"
+            for html in htmls]
+    found = cache.get_many(list(dict.fromkeys(keys)))
+    made: dict[str, str] = {}
+    safe = []
+    for html, key in zip(htmls, keys, strict=True):
+        value = found.get(key)
+        if value is None:
+            value = made.get(key)
+            if value is None:
+                value = made[key] = sanitize(html, post_url=post_url, new_tab=new_tab)
+        safe.append(value)
+    if made:
+        cache.set_many(made, timeout=SAFE_HTML_SECONDS)
     return safe

@@ -50,9 +50,34 @@ class Progress:
 
 
 def assignment_progress(*, assignment: Assignment) -> Progress:
-    total = PoolItem.objects.filter(topic_id=assignment.topic_id).count()
-    done = ItemVisit.objects.filter(assignment=assignment, completed_at__isnull=False).count()
-    return Progress(done=done, total=total)
+    """Items complete of the items of the assignment's topic: the annotations of own_assignment when it has them,
+    else one query."""
+    if hasattr(assignment, "done") and hasattr(assignment, "total"):
+        return Progress(done=assignment.done, total=assignment.total)
+    counted = _with_progress(Assignment.objects.filter(pk=assignment.pk)).values("done", "total").get()
+    return Progress(done=counted["done"], total=counted["total"])
+
+
+def own_assignment(*, user: AbstractBaseUser, pk: int, progress: bool = False) -> Assignment | None:
+    """The user's own assignment with its campaign and topic, or None: nobody reaches another assessor's work.
+    With `progress`, annotated with `total` and `done` in the same query (what the judging page shows)."""
+    assignments = Assignment.objects.filter(pk=pk, assessor=user).select_related("campaign", "topic")
+    try:
+        return (_with_progress(assignments) if progress else assignments).get()
+    except Assignment.DoesNotExist:
+        return None
+
+
+def pool_item_at(*, assignment: Assignment, position: int) -> PoolItem | None:
+    """The item at a position of the assignment's topic, annotated with `previous`: the position before it (for
+    "back"), or None for the first item."""
+    before = (PoolItem.objects.filter(topic_id=OuterRef("topic_id"), position__lt=OuterRef("position"))
+              .order_by("-position").values("position")[:1])
+    try:
+        return (PoolItem.objects.filter(topic_id=assignment.topic_id, position=position)
+                .annotate(previous=Subquery(before, output_field=IntegerField())).get())
+    except PoolItem.DoesNotExist:
+        return None
 
 
 def next_item(*, assignment: Assignment, after: int | None = None) -> PoolItem | None:
@@ -110,25 +135,30 @@ class JudgingItem:
     topic: Topic
     item: PoolItem
     post: Post | None = None            # answers: the candidate answer
-    question: Post | None = None        # the candidate answer's question (its thread's title)
+    question_title: str = ""            # answers: the title of the candidate answer's question
     instances: list[Instance] = field(default_factory=list)
     judgment: Judgment | None = None    # answers
     previous: int | None = None         # position of the item before, for "back"
 
 
 def judging_item(*, assignment: Assignment, item: PoolItem) -> JudgingItem:
+    """What the judging page shows of one item. `item` from pool_item_at carries the previous position already."""
     campaign = assignment.campaign
     collection_id = campaign.collection_id
     judgments = {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item.item_id)}
     view = JudgingItem(assignment=assignment, topic=assignment.topic, item=item)
-    before = (PoolItem.objects.filter(topic_id=item.topic_id, position__lt=item.position)
-              .order_by("-position").values_list("position", flat=True).first())
-    view.previous = before
+    if hasattr(item, "previous"):
+        view.previous = item.previous
+    else:
+        view.previous = (PoolItem.objects.filter(topic_id=item.topic_id, position__lt=item.position)
+                         .order_by("-position").values_list("position", flat=True).first())
     if campaign.task == Campaign.Task.ANSWERS:
-        view.post = Post.objects.filter(collection_id=collection_id, post_id=item.item_id).first()
-        if view.post is not None and view.post.thread_id != view.post.post_id:
-            view.question = (Post.objects.filter(collection_id=collection_id, post_id=view.post.thread_id)
-                             .only("post_id", "title").first())
+        # The answer and its question's title in one query.
+        question_title = (Post.objects.filter(collection_id=OuterRef("collection_id"), post_id=OuterRef("thread_id"))
+                          .exclude(post_id=OuterRef("post_id")).values("title")[:1])
+        view.post = (Post.objects.filter(collection_id=collection_id, post_id=item.item_id)
+                     .annotate(question_title=Subquery(question_title)).order_by().first())
+        view.question_title = (view.post.question_title or "") if view.post is not None else ""
         view.judgment = judgments.get("")
         return view
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))

@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from pooling.errors import InputError, Problems
@@ -143,18 +144,18 @@ def topic_close(*, topic: Topic, closed: bool = True) -> int:
 
 # -- what was shown
 
-def item_visit(*, assignment: Assignment, item_id: str) -> ItemVisit:
+def item_visit(*, assignment: Assignment, item_id: str) -> None:
     """Records when the server first showed this item to this assessor; later showings keep the first time."""
-    # get_or_create leans on the unique constraint when two requests show the item at once.
-    visit, _created = ItemVisit.objects.get_or_create(assignment=assignment, item_id=item_id,
-                                                      defaults={"first_shown_at": timezone.now()})
-    return visit
+    # One INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown
+    # again, or twice at the same moment.
+    ItemVisit.objects.bulk_create([ItemVisit(assignment=assignment, item_id=item_id, first_shown_at=timezone.now())],
+                                  ignore_conflicts=True)
 
 
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
     """Puts an unjudged item at the back of the queue: "next item" offers it again once the others are done."""
-    visit = item_visit(assignment=assignment, item_id=item_id)
-    ItemVisit.objects.filter(pk=visit.pk).update(skipped_at=timezone.now())
+    item_visit(assignment=assignment, item_id=item_id)
+    ItemVisit.objects.filter(assignment=assignment, item_id=item_id).update(skipped_at=timezone.now())
 
 
 # -- judgments
@@ -215,9 +216,11 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
         raise InputError("only the assessor of this assignment may judge its items")
     # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
     # write, two submissions for instances of one formula both see each other when they decide "complete", and
-    # the active time adds up.
-    assignment = Assignment.objects.select_related("campaign").select_for_update(of=("self",)).get(pk=assignment.pk)
-    if assignment.read_only:
+    # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
+    # below stay as read until the commit.
+    state = (Assignment.objects.select_for_update().filter(pk=assignment.pk)
+             .values_list("closed_at", "withdrawn_at").get())
+    if any(state):
         raise InputError("this topic is closed: its judgments can no longer be changed")
     if item.topic_id != assignment.topic_id:
         raise InputError("this item is not in the assignment's topic")
@@ -229,25 +232,48 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
 
     now = timezone.now()
-    visit = item_visit(assignment=assignment, item_id=item.item_id)
+    existing = {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item.item_id)}
+    result = SubmitResult()
+    new, revised = [], []
+    for g in grades:
+        comment = g.comment.strip()
+        judgment = existing.get(g.formula_id)
+        if judgment is None:
+            new.append((g, comment))
+        elif judgment.grade == g.grade and judgment.comment == comment:
+            result.unchanged += 1
+        else:
+            revised.append((judgment, g, comment))
+    judged = set(existing) | {g.formula_id for g in grades}
+    result.complete = "" in judged if instances is None else bool(instances) and set(instances) <= judged
+
+    visit = ItemVisit.objects.filter(assignment=assignment, item_id=item.item_id)
     active = float(active_seconds or 0.0)
     active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
-    result = SubmitResult()
-    for g in grades:
+    updates = {}
+    if (new or revised) and active:
+        updates["active_seconds"] = F("active_seconds") + active
+    if result.complete:
+        updates["completed_at"] = Coalesce("completed_at", Value(now))
+    # The page recorded the visit when it showed the item; an API client may submit without one (then it is
+    # shown "now"). A page shown at this very moment inserts it too: the constraint keeps one, and it is updated.
+    if updates:
+        if not visit.update(**updates):
+            item_visit(assignment=assignment, item_id=item.item_id)
+            visit.update(**updates)
+    elif new:
+        item_visit(assignment=assignment, item_id=item.item_id)
+
+    for g, comment in new:
         post_id = instances[g.formula_id] if instances is not None else item.item_id
-        comment = g.comment.strip()
-        judgment, created = Judgment.objects.get_or_create(
-            assignment=assignment, item_id=item.item_id, formula_id=g.formula_id,
-            defaults={"post_id": post_id, "grade": g.grade, "comment": comment, "first_shown_at":
-                      visit.first_shown_at, "submitted_at": now, "updated_at": now})
-        if created:
-            result.created += 1
-            _revision(judgment, user, now, "", "", active, source)
-            continue
-        judgment = Judgment.objects.select_for_update().get(pk=judgment.pk)
-        if judgment.grade == g.grade and judgment.comment == comment:
-            result.unchanged += 1
-            continue
+        # Under the assignment's lock nobody else inserts this judgment; the unique constraint backs that up.
+        judgment = Judgment.objects.create(
+            assignment=assignment, item_id=item.item_id, formula_id=g.formula_id, post_id=post_id, grade=g.grade,
+            comment=comment, submitted_at=now, updated_at=now,
+            first_shown_at=Subquery(visit.values("first_shown_at")[:1]))
+        _revision(judgment, user, now, "", "", active, source)
+        result.created += 1
+    for judgment, g, comment in revised:
         old_grade, old_comment = judgment.grade, judgment.comment
         judgment.grade, judgment.comment = g.grade, comment
         judgment.revision += 1
@@ -255,15 +281,6 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
         judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
         _revision(judgment, user, now, old_grade, old_comment, active, source)
         result.revised += 1
-
-    result.complete = item_complete(assignment=assignment, item=item, instances=instances)
-    updates = {}
-    if result.changed and active:
-        updates["active_seconds"] = F("active_seconds") + active
-    if result.complete and visit.completed_at is None:
-        updates["completed_at"] = now
-    if updates:
-        ItemVisit.objects.filter(pk=visit.pk).update(**updates)
     return result
 
 

@@ -17,7 +17,7 @@ from pooling.views import organizer_required
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
-from .rendering import highlight, sanitize_cached
+from .rendering import highlight, sanitize_cached, sanitize_cached_many
 
 GRADE_MEANINGS = {
     Campaign.Task.ANSWERS: {
@@ -119,10 +119,16 @@ def _grade_inputs(request: HttpRequest, item: PoolItem) -> list[services.GradeIn
 @require_http_methods(["GET", "POST"])
 def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
-    assignment = _own_assignment(request, pk)
-    item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
+    showing = request.method == "GET"
+    # The page shows the progress: counted in the assignment's own query.
+    assignment = selectors.own_assignment(user=request.user, pk=pk, progress=showing)
+    if assignment is None:
+        raise Http404("No such assignment")
+    item = selectors.pool_item_at(assignment=assignment, position=position)
+    if item is None:
+        raise Http404("No such item")
     errors: list[str] = []
-    if request.method == "POST":
+    if not showing:
         try:
             active = float(request.POST.get("active_seconds") or 0)
         except ValueError:
@@ -157,37 +163,45 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
     campaign = assignment.campaign
     collection_pk = campaign.collection_id
     topic = assignment.topic
+    post = view.post
+    # Every fragment of collection HTML on the page, sanitized together (one cache round trip): name -> (html,
+    # formula ids to highlight). Empty fragments stay empty.
     query_marks = [topic.formula_id] if topic.formula_id else []
+    fragments = {"topic_title": (topic.title, query_marks), "topic_question": (topic.question, query_marks),
+                 "post_body": (post.body if post else "", []), "question_title": (view.question_title, [])}
+    for n, instance in enumerate(view.instances):
+        marks = [instance.formula_id]
+        fragments[f"title-{n}"] = (instance.post.title if instance.post else "", marks)
+        fragments[f"body-{n}"] = (instance.post.body if instance.post else "", marks)
+        fragments[f"comment-{n}"] = (instance.comment.text if instance.comment else "", marks)
+    wanted = [name for name, (html, _marks) in fragments.items() if html]
+    safe = dict.fromkeys(fragments, "")
+    cleaned = sanitize_cached_many([fragments[name][0] for name in wanted], scope=f"collection-{collection_pk}",
+                                   post_url=_post_url(collection_pk), new_tab=True)
+    for name, html in zip(wanted, cleaned, strict=True):
+        marks = fragments[name][1]
+        safe[name] = highlight(html, marks) if marks else html
+    post_url = _post_url(collection_pk)
     instances = []
     for n, instance in enumerate(view.instances):
-        post = instance.post
-        marks = [instance.formula_id]
         instances.append({
             "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
-            "formula_id": instance.formula_id, "post": post, "judgment": instance.judgment,
+            "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
             "current": _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment),
-            "title": _safe(post.title, collection_pk, new_tab=True, marks=marks) if post and post.title else "",
-            "body": _safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
-            "comment": (_safe(instance.comment.text, collection_pk, new_tab=True, marks=marks)
-                        if instance.comment else ""),
-            "thread_url": _post_url(collection_pk)(post.post_id) if post else "",
+            "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
+            "thread_url": post_url(instance.post.post_id) if instance.post else "",
         })
-    post = view.post
-    progress = selectors.assignment_progress(assignment=assignment)
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": view.item,
-        "topic_title": _safe(topic.title, collection_pk, new_tab=True, marks=query_marks),
-        "topic_question": _safe(topic.question, collection_pk, new_tab=True, marks=query_marks),
+        "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(),
-        "post": post,
-        "post_body": _safe(post.body, collection_pk, new_tab=True) if post else "",
-        "question_title": (_safe(view.question.title, collection_pk, new_tab=True) if view.question else ""),
-        "post_thread_url": _post_url(collection_pk)(post.post_id) if post else "",
+        "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
+        "post_thread_url": post_url(post.post_id) if post else "",
         "judgment": view.judgment, "current": _shown(posted, "grade", "comment", view.judgment),
         "instances": instances,
         "grades": _grades(campaign.task), "formulas": campaign.task == Campaign.Task.FORMULAS,
-        "progress": progress, "previous": view.previous, "errors": errors,
-        "read_only": assignment.read_only,
+        "progress": selectors.assignment_progress(assignment=assignment), "previous": view.previous,
+        "errors": errors, "read_only": assignment.read_only,
     }
 
 
