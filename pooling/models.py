@@ -178,6 +178,10 @@ class Run(models.Model):
     checksum = models.CharField(max_length=64, help_text="SHA-256 of the uploaded file")
     row_count = models.PositiveIntegerField(default=0)
     topic_count = models.PositiveIntegerField(default=0)
+    ranks_are_positions = models.BooleanField(
+        default=False,
+        help_text="every topic's ranks are 1, 2, 3, ... (no gap, tie or disorder): a topic's first k rows are "
+                  "its rows of rank <= k, which pooling reads without numbering the rows")
     warnings = models.JSONField(default=list, blank=True)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -54,6 +54,9 @@ class RunSummary:
     # than the rank before it; topics whose rows are not in rank order in the file cannot be checked so.
     disorder: dict[str, tuple[int, int]] = field(default_factory=dict)
     unsorted_topics: set[str] = field(default_factory=set)
+    # Topics whose ranks, in file order, are not 1, 2, 3, ... (a gap, a tie, a first rank above 1, or out of
+    # order). Where there is none, every rank is its row's position in its topic's list (Run.ranks_are_positions).
+    irregular_topics: set[str] = field(default_factory=set)
 
 
 def detect_format(fields: list[str]) -> str | None:
@@ -92,7 +95,7 @@ def read_run(
     current_topic, items = None, {}
     # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it)
     last: dict[str, tuple[int, float, float]] = {}
-    disorder, unsorted = summary.disorder, summary.unsorted_topics
+    disorder, unsorted, irregular = summary.disorder, summary.unsorted_topics, summary.irregular_topics
     last_tag, tag_rows = None, 0
     for lineno, text in iter_lines(stream, problems):
         if not text:
@@ -151,9 +154,13 @@ def read_run(
         # before it, whatever the order of rows inside a group.
         state = last.get(topic_id)
         if state is None:
+            if rank != 1:
+                irregular.add(topic_id)
             last[topic_id] = (rank, score, _INF)
         else:
             group_rank, group_low, before_low = state
+            if rank != group_rank + 1:
+                irregular.add(topic_id)
             if rank < group_rank:
                 unsorted.add(topic_id)
             else:

@@ -1,6 +1,7 @@
 """Pool building (SPEC 4): the campaign's runs read in rank order, pooled per topic, stored as pool rows."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 
 from django.db import connection, transaction
@@ -10,6 +11,7 @@ from ..algorithms.formulas import overflow_count, pool_formulas, rr_vote, select
 from ..algorithms.ids import id_order_key
 from ..algorithms.order import display_order
 from ..algorithms.visual import cluster_visual_ids
+from ..bulk import bulk_insert
 from ..errors import InputError
 from ..models import Campaign, Formula, PoolInstance, PoolItem, Post, Run, RunEntry
 from ..signals import pools_rebuilt
@@ -65,8 +67,7 @@ def pool_build(*, campaign: Campaign, force: bool = False) -> dict:
     depths = {run.name: run_depth(run=run, campaign=campaign) for run in runs.values()}
     topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
 
-    PoolInstance.objects.filter(item__campaign=campaign).delete()
-    PoolItem.objects.filter(campaign=campaign).delete()
+    _pool_delete(campaign)
     if campaign.task == Campaign.Task.ANSWERS:
         result = _build_answers(campaign, runs, depths, topics)
     else:
@@ -86,19 +87,61 @@ def _unpooled(campaign: Campaign, judged: dict[int, set[str]], topic_ids: dict[i
     return [[topic_ids.get(topic_pk, str(topic_pk)), item] for topic_pk, item in missing]
 
 
-def top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
-    """Like _entries, but only the first `depth` entries of each run and topic, cut by the database: a pool
-    of depth 45 reads 45 of every 1000 rows instead of all of them."""
-    entries = connection.ops.quote_name(RunEntry._meta.db_table)
-    run_table = connection.ops.quote_name(Run._meta.db_table)
-    sql = (f"SELECT run_id, topic_id, item_id, post_id FROM (SELECT e.run_id, e.topic_id, e.item_id, e.post_id, "
-           f"e.rank, ROW_NUMBER() OVER (PARTITION BY e.run_id, e.topic_id ORDER BY e.rank, e.item_id) AS n "
-           f"FROM {entries} e JOIN {run_table} r ON r.id = e.run_id WHERE r.campaign_id = %s) x "
-           f"WHERE n <= %s ORDER BY run_id, topic_id, rank, item_id")
+def _positioned(campaign: Campaign, start: int, stop: int,
+                pairs: list[tuple[int, int]] | None = None) -> tuple[str, list]:
+    """SQL and parameters for the entries at positions start+1..stop of each run's list for a topic (ordered by
+    rank, then item id), as rows (run_id, topic_id, item_id, post_id, n); only the listed (run pk, topic pk)
+    pairs when given.
+
+    A run whose ranks are its rows' positions (Run.ranks_are_positions, as real runs are) is cut on the rank
+    itself: the database reads the run's rows through the key's run prefix and keeps the ranks in range. The
+    other runs are numbered with ROW_NUMBER(), which sorts every row of those runs.
+    """
+    qn = connection.ops.quote_name
+    source = (f"FROM {qn(RunEntry._meta.db_table)} e JOIN {qn(Run._meta.db_table)} r ON r.id = e.run_id "
+              f"WHERE r.campaign_id = %s AND")
+    where, pair_params = "", []
+    if pairs is not None:
+        where = " AND (e.run_id, e.topic_id) IN (VALUES " + ", ".join(["(%s, %s)"] * len(pairs)) + ")"
+        pair_params = [value for pair in pairs for value in pair]
+    sql = (f"SELECT e.run_id, e.topic_id, e.item_id, e.post_id, e.rank AS n {source} r.ranks_are_positions{where} "
+           f"AND e.rank > %s AND e.rank <= %s "
+           f"UNION ALL SELECT * FROM (SELECT e.run_id, e.topic_id, e.item_id, e.post_id, ROW_NUMBER() OVER "
+           f"(PARTITION BY e.run_id, e.topic_id ORDER BY e.rank, e.item_id) AS n {source} "
+           f"NOT r.ranks_are_positions{where}) x WHERE x.n > %s AND x.n <= %s")
+    params = [campaign.pk, *pair_params, start, stop]
+    return sql, params + params
+
+
+def _fetch(sql: str, params: list) -> Iterator[tuple]:
     with connection.cursor() as cursor:
-        cursor.execute(sql, [campaign.pk, depth])
+        cursor.execute(sql, params)
         while rows := cursor.fetchmany(BATCH):
             yield from rows
+
+
+def top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
+    """(run pk, topic pk, item id, post id) of the first `depth` entries of each run and topic, in run, topic
+    and rank order, cut by the database: a pool of depth 45 reads 45 of every 1000 rows instead of all of them."""
+    sql, params = _positioned(campaign, 0, depth)
+    return _fetch(f"SELECT run_id, topic_id, item_id, post_id FROM ({sql}) p ORDER BY run_id, topic_id, n", params)
+
+
+def _pool_delete(campaign: Campaign) -> None:
+    """Deletes the campaign's pool rows in two statements (Django's delete would first load every row)."""
+    qn = connection.ops.quote_name
+    items = qn(PoolItem._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {qn(PoolInstance._meta.db_table)} WHERE item_id IN "
+                       f"(SELECT id FROM {items} WHERE campaign_id = %s)", [campaign.pk])
+        cursor.execute(f"DELETE FROM {items} WHERE campaign_id = %s", [campaign.pk])
+
+
+def _items_insert(campaign: Campaign, rows: list[tuple[int, str, int, list]]) -> None:
+    """Stores pool items given as (topic pk, item id, position, provenance), by COPY on PostgreSQL."""
+    bulk_insert(PoolItem, ["campaign", "topic", "item_id", "position", "provenance"],
+                ((campaign.pk, topic_pk, item_id, position, json.dumps(provenance))
+                 for topic_pk, item_id, position, provenance in rows))
 
 
 def _build_answers(campaign, runs, depths, topics) -> dict:
@@ -110,16 +153,14 @@ def _build_answers(campaign, runs, depths, topics) -> dict:
         if len(items) < depths[name]:
             items.append(item_id)
 
-    rows: list[PoolItem] = []
+    rows: list[tuple[int, str, int, list]] = []
     sizes: dict[str, int] = {}
     for topic_pk, topic_id in topics:
         pool = pool_answers(ranked.get(topic_pk, {}), depths)
         order = display_order(pool, seed=campaign.seed, topic_id=topic_id)
-        rows += [PoolItem(campaign=campaign, topic_id=topic_pk, item_id=item_id, position=position,
-                          provenance=[list(p) for p in pool[item_id]])
-                 for position, item_id in enumerate(order)]
+        rows += [(topic_pk, item_id, position, pool[item_id]) for position, item_id in enumerate(order)]
         sizes[topic_id] = len(order)
-    PoolItem.objects.bulk_create(rows, batch_size=BATCH)
+    _items_insert(campaign, rows)
     return {"sizes": sizes, "items": len(rows)}
 
 
@@ -146,23 +187,11 @@ def _formula_rows(campaign: Campaign, start: int, pairs: list[tuple[int, int]] |
     numbered start+1..start+PREFIX_ROWS of every list, or every row after start of the listed (run, topic) pairs.
     The formula columns are NULL for a formula the collection does not have."""
     qn = connection.ops.quote_name
-    where, params = "", []
-    if pairs is not None:
-        where = " AND (e.run_id, e.topic_id) IN (VALUES " + ", ".join(["(%s, %s)"] * len(pairs)) + ")"
-        params = [value for pair in pairs for value in pair]
-        stop = 2**62
-    else:
-        stop = start + PREFIX_ROWS
-    sql = (f"SELECT x.run_id, x.topic_id, x.item_id, x.post_id, f.visual_id, f.post_id, f.thread_id FROM "
-           f"(SELECT e.run_id, e.topic_id, e.item_id, e.post_id, ROW_NUMBER() OVER (PARTITION BY e.run_id, "
-           f"e.topic_id ORDER BY e.rank, e.item_id) AS n FROM {qn(RunEntry._meta.db_table)} e "
-           f"JOIN {qn(Run._meta.db_table)} r ON r.id = e.run_id WHERE r.campaign_id = %s{where}) x "
-           f"LEFT JOIN {qn(Formula._meta.db_table)} f ON f.collection_id = %s AND f.formula_id = x.item_id "
-           f"WHERE x.n > %s AND x.n <= %s ORDER BY x.run_id, x.topic_id, x.n")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [campaign.pk, *params, campaign.collection_id, start, stop])
-        while rows := cursor.fetchmany(BATCH):
-            yield from rows
+    sql, params = _positioned(campaign, start, 2**62 if pairs is not None else start + PREFIX_ROWS, pairs)
+    return _fetch(f"SELECT p.run_id, p.topic_id, p.item_id, p.post_id, f.visual_id, f.post_id, f.thread_id FROM "
+                  f"({sql}) p LEFT JOIN {qn(Formula._meta.db_table)} f ON f.collection_id = %s "
+                  f"AND f.formula_id = p.item_id ORDER BY p.run_id, p.topic_id, p.n",
+                  [*params, campaign.collection_id])
 
 
 def _unnamed_clusters(campaign: Campaign) -> dict[str, str]:
@@ -241,8 +270,8 @@ def _build_formulas(campaign, depths, topics) -> dict:
         # A post the collection does not know is taken as a thread of its own.
         posts = {f: (p, thread_of.get(f) or threads.get(p) or p) for f, p in post_of.items()}
 
-    items: list[PoolItem] = []
-    candidates: list[tuple[PoolItem, list[PoolInstance]]] = []
+    items: list[tuple[int, str, int, list]] = []
+    candidates: list[tuple[int, str, str, str, float, bool]] = []
     sizes: dict[str, int] = {}
     overflow: dict[str, int] = {}
     selected_total = 0
@@ -252,24 +281,20 @@ def _build_formulas(campaign, depths, topics) -> dict:
                                   topic_id=topic_id, posts=posts)
         for position, visual_id in enumerate(display_order(pool, seed=campaign.seed, topic_id=topic_id)):
             instances = pool[visual_id]
-            item = PoolItem(campaign=campaign, topic_id=topic_pk, item_id=visual_id, position=position,
-                            provenance=_best_ranks(instances))
+            items.append((topic_pk, visual_id, position, _best_ranks(instances)))
             picked = set(chosen[visual_id])
             selected_total += len(picked)
-            items.append(item)
-            candidates.append((item, [
-                PoolInstance(formula_id=formula_id, post_id=post_of[formula_id],
-                             vote=float(rr_vote(instances[formula_id])), selected=formula_id in picked)
-                for formula_id in sorted(instances, key=id_order_key)]))
+            candidates += [(topic_pk, visual_id, formula_id, post_of[formula_id],
+                            float(rr_vote(instances[formula_id])), formula_id in picked)
+                           for formula_id in sorted(instances, key=id_order_key)]
         sizes[topic_id] = len(pool)
         overflow[topic_id] = overflow_count(pool, campaign.instances)
-    PoolItem.objects.bulk_create(items, batch_size=BATCH)
-    instance_rows = []
-    for item, rows in candidates:
-        for row in rows:
-            row.item = item
-            instance_rows.append(row)
-    PoolInstance.objects.bulk_create(instance_rows, batch_size=BATCH)
+    _items_insert(campaign, items)
+    item_pk = {(topic_pk, item_id): pk for topic_pk, item_id, pk in
+               PoolItem.objects.filter(campaign=campaign).values_list("topic_id", "item_id", "pk")}
+    bulk_insert(PoolInstance, ["item", "formula_id", "post_id", "vote", "selected"],
+                ((item_pk[(topic_pk, visual_id)], formula_id, post_id, vote, selected)
+                 for topic_pk, visual_id, formula_id, post_id, vote, selected in candidates))
     return {"sizes": sizes, "items": len(items), "overflow": overflow, "selected": selected_total}
 
 

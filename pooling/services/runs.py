@@ -86,9 +86,10 @@ def run_ingest(
     run.tag = ", ".join(sorted(summary.tags))[:200]
     run.row_count = summary.rows
     run.topic_count = len(summary.topic_rows)
+    run.ranks_are_positions = summary.rows > 0 and not summary.irregular_topics
     _rank_order_warning(run, summary, topics, warnings)
     run.warnings = warnings.messages() + _same_file_warning(run)
-    run.save(update_fields=["format", "tag", "row_count", "topic_count", "warnings"])
+    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
     return run
 
 

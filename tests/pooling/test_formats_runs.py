@@ -1,5 +1,6 @@
 """The run reader on the real ARQMath runs and on broken files: every problem with its line."""
 import io
+import itertools
 
 import pytest
 
@@ -34,6 +35,7 @@ def test_real_runs_are_read_whole(shared_data, name, task, fmt, prefix):
     assert summary.format == fmt
     assert len(rows) == summary.rows > 10000
     assert rows[0].rank == 1 and rows[0].topic_id == f"{prefix}.1"
+    assert not summary.irregular_topics  # real runs rank 1, 2, 3, ... in every topic
     if fmt == ARQMATH_TASK2:
         assert rows[0].item_id == "10159237" and rows[0].post_id == "1075828"
     # The real files cover fewer than 200 topics: a warning, not an error.
@@ -119,6 +121,24 @@ def test_warnings_keep_the_file():
     text = "\n".join(warnings.messages())
     assert "does not cover 1 of the campaign's 3 topics: A.10" in text
     assert "several run tags in one file: runA (2 rows), runB (1 rows)" in text
+
+
+@pytest.mark.parametrize("ranks, irregular", [
+    ({"A.1": [1, 2, 3], "A.2": [1, 2]}, set()),
+    ({"A.1": [1, 2, 4], "A.2": [1, 2]}, {"A.1"}),  # a gap
+    ({"A.1": [1, 2, 2], "A.2": [1, 2]}, {"A.1"}),  # a tie
+    ({"A.1": [2, 3, 4], "A.2": [1, 2]}, {"A.1"}),  # starts above 1
+    ({"A.1": [1, 3, 2], "A.2": [2, 1]}, {"A.1", "A.2"}),  # out of order
+])
+def test_topics_whose_ranks_are_not_their_positions_are_named(ranks, irregular):
+    # The topics' rows alternate in the file: each topic's ranks are followed across the whole file.
+    per_topic = [[(topic, f"{topic}-{i}", rank) for i, rank in enumerate(topic_ranks)]
+                 for topic, topic_ranks in ranks.items()]
+    lines = [line for group in itertools.zip_longest(*per_topic) for line in group if line]
+    data = "".join(f"{topic}\t{item}\t{rank}\t{10 - rank}\tr\n" for topic, item, rank in lines).encode()
+    rows, problems, _, summary = read(data)
+    assert not problems and len(rows) == len(lines)
+    assert summary.irregular_topics == irregular
 
 
 def test_without_duplicate_finding_the_reader_remembers_no_items():

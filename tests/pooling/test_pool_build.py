@@ -1,5 +1,7 @@
 """Pool building and export (SPEC 4, 9): small campaigns worked out by hand, and the real ARQMath-1 runs."""
 import csv
+import importlib
+from types import SimpleNamespace
 
 import pytest
 
@@ -8,7 +10,7 @@ from pooling.models import Campaign, Collection, Formula, PoolInstance, PoolItem
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
 
-from .run_files import answers_campaign, ingest, task2_lines
+from .run_files import answers_campaign, ingest, task1_lines, task2_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +72,43 @@ def test_rebuilding_answer_pools_gives_identical_rows(answers):
     services.pool_build(campaign=answers)
     assert snapshot(answers) == first
     assert PoolItem.objects.count() == 9
+
+
+def test_runs_ranked_one_two_three_are_cut_on_the_rank_with_the_same_pools(answers):
+    assert set(Run.objects.filter(campaign=answers).values_list("ranks_are_positions", flat=True)) == {True}
+    services.pool_build(campaign=answers)
+    expected = snapshot(answers)
+    # The same runs numbered by the database, as runs with gaps, ties or disorder are: the same pools.
+    Run.objects.filter(campaign=answers).update(ranks_are_positions=False)
+    services.pool_build(campaign=answers)
+    assert snapshot(answers) == expected
+
+
+def test_a_run_with_gaps_ties_and_disorder_is_pooled_by_position(tmp_path):
+    campaign = CampaignFactory(name="gaps", task=Campaign.Task.ANSWERS, primary_depth=3)
+    TopicFactory(campaign=campaign, topic_id="A.1", position=0)
+    regular = ingest(campaign, tmp_path, "reg", task1_lines("A.1", ["10", "11", "12", "13"], "reg"))
+    # In rank order, then item id: 11 (rank 3), 12 (rank 3), 13 (rank 7), 10 (rank 10).
+    irregular = ingest(campaign, tmp_path, "irr", [("A.1", "13", "7", "2.0", "irr"), ("A.1", "11", "3", "5.0", "irr"),
+                                                   ("A.1", "12", "3", "5.0", "irr"), ("A.1", "10", "10", "1.0", "irr")])
+    assert (regular.ranks_are_positions, irregular.ranks_are_positions) == (True, False)
+
+    services.pool_build(campaign=campaign)
+
+    assert pool_of(campaign) == {"A.1": {"10": [["reg", 1]], "11": [["irr", 1], ["reg", 2]],
+                                         "12": [["irr", 2], ["reg", 3]], "13": [["irr", 3]]}}
+
+
+def test_the_migration_marks_runs_ingested_before_the_flag(answers, tmp_path):
+    from django.apps import apps
+    from django.db import connection
+
+    migration = importlib.import_module("pooling.migrations.0004_run_ranks_are_positions")
+    ingest(answers, tmp_path, "tied", [("A.1", "10", "1", "2.0", "tied"), ("A.1", "11", "1", "1.0", "tied")])
+    Run.objects.filter(campaign=answers).update(ranks_are_positions=False)
+    migration.mark_runs(apps, SimpleNamespace(connection=connection))  # the schema editor's part it uses
+    assert dict(Run.objects.filter(campaign=answers).values_list("name", "ranks_are_positions")) == {
+        "r1": True, "r2": True, "r3": True, "tied": False}
 
 
 def test_export_pools_writes_answers_in_topic_and_display_order(answers, tmp_path):
@@ -160,6 +199,17 @@ def test_lists_longer_than_the_first_read_are_read_again_deeper_with_the_same_po
     expected = snapshot(formulas)
     # With one row read first per run and topic, every list that needs more takes the second query.
     monkeypatch.setattr("pooling.services.pools.PREFIX_ROWS", 1)
+    services.pool_build(campaign=formulas)
+    assert snapshot(formulas) == expected
+
+
+def test_formula_runs_numbered_by_the_database_give_the_same_pools(formulas, monkeypatch):
+    services.pool_build(campaign=formulas)
+    expected = snapshot(formulas)
+    Run.objects.filter(campaign=formulas).update(ranks_are_positions=False)
+    services.pool_build(campaign=formulas)
+    assert snapshot(formulas) == expected
+    monkeypatch.setattr("pooling.services.pools.PREFIX_ROWS", 1)  # and the deeper reads, numbered too
     services.pool_build(campaign=formulas)
     assert snapshot(formulas) == expected
 
