@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -16,7 +17,7 @@ from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import selectors
+from . import reading, selectors
 from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
 from .qrels import RELEVANT, QrelsSummary, qrels_lines
 
@@ -119,12 +120,15 @@ class _AnyTopic(dict):
 
 
 def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], task: str | None = None,
-                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False) -> Evaluation:
+                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False,
+                   workers: int | None = None) -> Evaluation:
     """Scores run files against a qrels file, as the official scripts do. Runs are named by their file names.
 
     The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
     formula index files map each formula id to its visual id and the qrels are by visual id; without them each
-    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all."""
+    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all.
+    `workers`: reader processes for answer runs (default: one per core when the runs are large enough to pay for
+    them; 1 reads in this process)."""
     if not run_paths:
         raise InputError("no run files given")
     task = task or _task_of(run_paths[0])
@@ -139,24 +143,40 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
-    # must give, then to score them.
+    # must give, then to score them. Answer runs in the plain shape go through the whole-file reader
+    # (evaluation/reading.py), on every core when there is enough to read, and each run is scored as it comes in
+    # while the next ones are read; any other file, or any file with a problem, is read by read_run.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
     primes: list[Prime] = []
-    for path in run_paths:
-        rows = _read_run(path, task, problems)
-        if mapped:
-            needed.update(formula_id for _topic, formula_id, _score in rows)
-        else:
-            primes.append(_prime(task, rows, qrels, None))
+    scores: list[RunScores] = []
+    evaluator = Evaluator(qrels) if qrels and not any(problems) else None
+    judged = reading.judged_keys(qrels) if task == ANSWERS else None
+    with closing(reading.read_primes(run_paths, judged, workers=workers) if judged is not None
+                 else (None for _ in run_paths)) as fast:
+        for name, path, found in zip(names, run_paths, fast, strict=True):
+            if found is not None:
+                problems.append(Problems(file=name))
+                prime = found.to_prime(judged)
+            else:
+                rows = _read_run(path, task, problems)
+                if mapped:
+                    needed.update(formula_id for _topic, formula_id, _score in rows)
+                    continue
+                prime = _prime(task, rows, qrels, None)
+            primes.append(prime)
+            if evaluator is not None and not any(problems):
+                scores.append(evaluator.scores(name, prime, all_topics=all_topics))
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
         primes = [_prime(task, _read_run(path, task, []), qrels, visual_of) for path in run_paths]
     _raise(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    evaluator = Evaluator(qrels)
-    scores = [evaluator.scores(name, prime, all_topics=all_topics) for name, prime in zip(names, primes, strict=True)]
+    if len(scores) != len(primes):
+        evaluator = evaluator or Evaluator(qrels)
+        scores = [evaluator.scores(name, prime, all_topics=all_topics)
+                  for name, prime in zip(names, primes, strict=True)]
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics)
 
 
