@@ -8,6 +8,7 @@ alternately for --rounds rounds:
 - product: `evaluation.services.evaluate_files` (what `manage.py evaluate --qrels FILE RUN...` runs): reads and
   checks every run file, applies the prime filter (first occurrence, judged only, Unjudged@10), and computes
   nDCG', MAP' and P'@10 through pytrec_eval;
+- product, one process: the same with `workers=1` (the reading not spread over the cores);
 - product, measures only: `Evaluator` (two pytrec_eval evaluators) and `scores` on the 40 prime runs, already
   filtered: the cost of our wrapper around pytrec_eval;
 - reference: pytrec_eval called directly on the same prime runs (dicts built before the clock starts): two
@@ -40,6 +41,7 @@ django.setup()
 import pytrec_eval  # noqa: E402
 
 from evaluation.prime import MAP, NDCG, P10, Evaluator, prime_answers  # noqa: E402
+from evaluation.reading import default_workers  # noqa: E402
 from evaluation.services import evaluate_files  # noqa: E402
 
 GOAL = 1.3
@@ -140,27 +142,36 @@ def main(argv: list[str]) -> int:
     kept = sum(len(items) for prime in primes for items in prime.run.values())
     print(f"qrels: {judged:,} judgments in {len(qrels)} topics; prime runs keep {kept:,} of {rows:,} rows")
 
-    product, wrapper, ref = [], [], []
+    print(f"reader processes: {default_workers(run_paths)} (load average before: {os.getloadavg()[0]:.2f})")
+    product, serial, wrapper, ref = [], [], [], []
     for r in range(args.rounds):
         t_product, evaluation = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths)
+        t_serial, evaluation_serial = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths, workers=1)
         t_wrapper, _ = timed(measures_only, qrels, primes)
         t_ref, ref_means = timed(reference, qrels, primes)
         product.append(t_product)
+        serial.append(t_serial)
         wrapper.append(t_wrapper)
         ref.append(t_ref)
-        print(f"round {r + 1}: product {t_product:.3f} s, product measures only {t_wrapper:.3f} s, "
-              f"pytrec_eval direct {t_ref:.3f} s")
+        print(f"round {r + 1}: product {t_product:.3f} s, product one process {t_serial:.3f} s, "
+              f"product measures only {t_wrapper:.3f} s, pytrec_eval direct {t_ref:.3f} s")
+        if [s.means for s in evaluation_serial.runs] != [s.means for s in evaluation.runs]:
+            print("MISMATCH between the product's parallel and one-process scores")
+            return 1
         for scores, expected in zip(evaluation.runs, ref_means, strict=True):
             for measure, value in expected.items():
                 if abs(scores.means[measure] - value) > 1e-12:
                     print(f"MISMATCH {scores.name} {measure}: {scores.means[measure]} != {value}")
                     return 1
     p, w, f = statistics.median(product), statistics.median(wrapper), statistics.median(ref)
-    print(f"medians of {args.rounds}: product {p:.3f} s ({rows / p:,.0f} rows/s), measures only {w:.3f} s, "
-          f"pytrec_eval direct {f:.3f} s")
+    s = statistics.median(serial)
+    print(f"medians of {args.rounds}: product {p:.3f} s ({rows / p:,.0f} rows/s), product one process {s:.3f} s, "
+          f"measures only {w:.3f} s, pytrec_eval direct {f:.3f} s")
     print(f"ratio product / pytrec_eval direct: {p / f:.2f} (goal <= {GOAL}: {'met' if p / f <= GOAL else 'MISSED'})")
+    print(f"ratio product one process / pytrec_eval direct: {s / f:.2f}")
     print(f"ratio measures only / pytrec_eval direct: {w / f:.2f}")
     print("means identical to pytrec_eval's for every run and measure")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -237,7 +237,7 @@ def _scores(padded, pad: int, data: bytes, end, length) -> np.ndarray | None:
     for col in cols:
         # Digits right of the dot weigh 10**(width-1-j), left of it one power less: integers below 2**53, exact
         # in a double, and so is their sum; one division by a power of ten then rounds as float() does.
-        exponents = np.arange(width - 1, -1, -1) - (np.arange(width) < col)
+        exponents = np.arange(width - 1, -1, -1) - ((np.arange(width) < col) if col < width else 0)
         weights = np.where(np.arange(width) == col, 0.0, 10.0 ** np.maximum(exponents, 0))
         divisor = _FPOW10[max(width - 1 - col, 0)]
         if len(cols) == 1:
