@@ -245,12 +245,10 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
     entries with their visual ids (time spent waiting for its rows, first read and deeper reads together), the
     deletes and the bulk inserts. What is left is Python: cutting the runs, pooling, rr-vote selection, display
     order, building rows."""
-    from django.db.models import QuerySet
-
     from pooling.services import pools
 
     spent = dict.fromkeys(("entries with visual ids query", "delete old pool", "insert pool rows"), 0.0)
-    originals = {"rows": pools._formula_rows, "delete": QuerySet.delete, "bulk": QuerySet.bulk_create}
+    originals = {"rows": pools._formula_rows, "delete": pools._pool_delete, "bulk": pools.bulk_insert}
 
     def timed(key, function):
         def wrapper(*args, **kwargs):
@@ -274,13 +272,14 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
             yield row
 
     pools._formula_rows = rows
-    QuerySet.delete = timed("delete old pool", originals["delete"])
-    QuerySet.bulk_create = timed("insert pool rows", originals["bulk"])
+    pools._pool_delete = timed("delete old pool", originals["delete"])
+    # bulk_insert (COPY) stores the items and then the instances; the item pks are read back in between.
+    pools.bulk_insert = timed("insert pool rows", originals["bulk"])
     try:
         total, _result = timed_pool_build(campaign)
     finally:
         pools._formula_rows = originals["rows"]
-        QuerySet.delete, QuerySet.bulk_create = originals["delete"], originals["bulk"]
+        pools._pool_delete, pools.bulk_insert = originals["delete"], originals["bulk"]
     spent["python (the rest)"] = total - sum(spent.values())
     spent["total"] = total
     return spent
