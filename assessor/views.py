@@ -83,12 +83,16 @@ def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)
     after = request.GET.get("after", "")
-    position = int(after) if after.isascii() and after.isdigit() else None
-    item = selectors.next_item(assignment=assignment, after=position)
+    return _next_item(request, assignment, int(after) if after.isascii() and after.isdigit() else None)
+
+
+def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
+    """A redirect to the next unjudged item after position `after`, else to the start page with a thank-you."""
+    item = selectors.next_item(assignment=assignment, after=after)
     if item is None:
         messages.info(request, f"Topic {assignment.topic.topic_id}: every item is judged. Thank you!")
         return redirect("assessor:home")
-    return redirect("assessor:judge", pk=pk, position=item.position)
+    return redirect("assessor:judge", pk=assignment.pk, position=item.position)
 
 
 # More instances than any campaign judges per formula: a bound on the form fields read.
@@ -142,7 +146,8 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
             if not result.complete:
                 messages.info(request, "Saved. Grade every instance to complete this formula.")
                 return redirect("assessor:judge", pk=pk, position=position)
-            return redirect(reverse("assessor:continue", args=[pk]) + f"?after={position}")
+            # Straight to the next item, as the continue URL would send the browser: one round trip less.
+            return _next_item(request, assignment, position)
     elif not assignment.read_only:
         services.item_visit(assignment=assignment, item_id=item.item_id)
     # Built only to show the page: a successful POST redirects without it.
@@ -212,7 +217,7 @@ def skip(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
     if not assignment.read_only:
         services.item_skip(assignment=assignment, item_id=item.item_id)
-    return redirect(reverse("assessor:continue", args=[pk]) + f"?after={position}")
+    return _next_item(request, assignment, position)
 
 
 @login_required

@@ -5,15 +5,18 @@ login form and, for each N in --levels (1, 8, 16, 32), gives N of them the free 
 campaign, then measures for --seconds (after --warmup):
 
 - the trivial view `/healthz/` (no database, no session) from N client threads: the framework's limit;
-- the judging loop from N client threads, one assessor each, as a browser does it: GET the assignment's
-  continue URL (302 to the next unjudged item), GET that judging page (200), POST a grade (302 to the continue
-  URL). Throughput counts every one of these requests; latency is given per kind and per loop.
+- the judging loop from N client threads, one assessor each, as a browser does it: GET the judging page (200),
+  POST a grade (302 straight to the next unjudged item's page, which the next loop GETs); an assignment starts
+  with its continue URL (302 to its next unjudged item), and a server that answers a POST with the continue URL
+  (as the server did up to 59ac487) is followed there too. Throughput counts every one of these requests;
+  latency is given per kind and per loop.
 
 After each level the database must hold exactly one judgment (and one revision) per POST that got a redirect.
 After the levels, a double-submit check sends the same POST twice, in a row and at the same moment, for some
 items: one judgment each. Last, an in-process check (django.test.Client) counts the SQL queries of each request
-kind and times it server-side. Client, gunicorn and PostgreSQL CPU are measured per level from /proc, since all
-three share the machine. Results land in docs/benchmarks.md ("Judging").
+kind and times it server-side (the continue URL in every loop, though the POSTs skip it). Client, gunicorn and
+PostgreSQL CPU are measured per level from /proc, since all three share the machine. Results land in
+docs/benchmarks.md ("Judging").
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_judging .venv/bin/python bench/judging.py
     DATABASE_URL=... .venv/bin/python bench/judging.py --levels 1 8 --seconds 3 --warmup 1   # quick check
@@ -379,35 +382,45 @@ class Record:
 
 
 def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: random.Random) -> Record:
-    """Judges items until `stop`: continue URL, judging page, POST. Moves on when an assignment is done."""
+    """Judges items until `stop`, following the redirects as a browser does: the continue URL (302 to an item) when
+    an assignment starts, the judging page, the POST, and then wherever the POST's 302 points: the next item's
+    page, or a continue URL (the server up to 59ac487 answered every POST so). Moves on when an assignment is done."""
     record = Record()
     queue = list(assignments)
     url = continue_url(queue.pop(0))
     while time.perf_counter() < stop:
-        nxt = browser.request("GET", url)
-        record.requests.append(("next", nxt.start, nxt.end))
-        if nxt.status != 302:
-            record.error(f"next {nxt.status}")
-            break
-        if "/items/" not in nxt.location:  # every item judged: the start page
-            if not queue:
+        start = None
+        if "/items/" not in url:  # a continue URL
+            nxt = browser.request("GET", url)
+            record.requests.append(("next", nxt.start, nxt.end))
+            if nxt.status != 302:
+                record.error(f"next {nxt.status}")
                 break
-            url = continue_url(queue.pop(0))
-            continue
-        page = browser.request("GET", nxt.location)
+            if "/items/" not in nxt.location:  # every item judged: the start page
+                if not queue:
+                    break
+                url = continue_url(queue.pop(0))
+                continue
+            url, start = nxt.location, nxt.start
+        page = browser.request("GET", url)
         record.requests.append(("page", page.start, page.end))
         form = grade_form(page.body, rng) if page.status == 200 else None
         if form is None:
             record.error(f"page {page.status}" + (" without a grade form" if page.status == 200 else ""))
             break
-        post = browser.request("POST", nxt.location, form)
+        post = browser.request("POST", url, form)
         record.requests.append(("post", post.start, post.end))
-        if post.status != 302 or "?after=" not in post.location:
+        if post.status != 302 or not (post.location.startswith("/assess/assignments/")
+                                      or post.location == "/assess/"):
             record.error(f"post {post.status}")
             break
         record.posts_ok += 1
-        record.loops.append((nxt.start, page.end, post.end))
+        record.loops.append((page.start if start is None else start, page.end, post.end))
         url = post.location
+        if url == "/assess/":  # the assignment is done: its last POST went to the start page
+            if not queue:
+                break
+            url = continue_url(queue.pop(0))
     return record
 
 
@@ -567,18 +580,18 @@ def double_submit_check(*, port: int, browsers: list[Browser], campaign, users: 
         browser, rng = browsers[i], random.Random(i)
         url, done = continue_url(assignments[users[i].pk][0]), 0
         for k in range(2 * per_user[i]):
-            nxt = browser.request("GET", url)
-            page = browser.request("GET", nxt.location)
+            target = url if "/items/" in url else browser.request("GET", url).location
+            page = browser.request("GET", target)
             form = grade_form(page.body, rng)
             if form is None:
-                raise RuntimeError(f"no grade form at {nxt.location} ({page.status})")
+                raise RuntimeError(f"no grade form at {target} ({page.status})")
             if k % 2 == 0:
-                posts = [browser.request("POST", nxt.location, form), browser.request("POST", nxt.location, form)]
+                posts = [browser.request("POST", target, form), browser.request("POST", target, form)]
             else:
                 twins = [browser, Browser(port, browser.cookies)]
                 barrier = threading.Barrier(2)
 
-                def post(j: int, twins=twins, barrier=barrier, form=form, target=nxt.location) -> Response:
+                def post(j: int, twins=twins, barrier=barrier, form=form, target=target) -> Response:
                     barrier.wait()
                     return twins[j].request("POST", target, form)
 
@@ -616,7 +629,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
     profiler = cProfile.Profile() if profile else None
     figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in IN_PROCESS}
     statements: dict[str, list[str]] = {}
-    url = continue_url(assignments[users[0].pk][0])
+    url, posted = continue_url(assignments[users[0].pk][0]), ""
 
     def measure(kind: str, call: Callable[[], object]):
         executed: list[tuple[str, float]] = []
@@ -649,15 +662,21 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
         statements.setdefault(kind, [statement(sql) for sql, _ in executed])
         return response
 
+    after = ""
     for _ in range(IN_PROCESS_LOOPS):
-        nxt = measure("next", lambda url=url: client.get(url))
+        # The continue URL is measured in every loop (the start page's Continue and the page's "Next unjudged" use
+        # it) even when the last POST went straight to the next item; it must agree with that POST.
+        nxt = measure("next", lambda url=url + after: client.get(url))
         target = nxt["Location"]
+        if "/items/" in posted and posted != target:
+            raise RuntimeError(f"in-process: the POST went to {posted}, the continue URL to {target}")
         page = measure("page", lambda target=target: client.get(target))
         form = grade_form(page.content, rng)
         if form is None:
             raise RuntimeError(f"in-process: no grade form at {target} ({page.status_code})")
         post = measure("post", lambda target=target, form=form: client.post(target, form))
-        url = post["Location"]
+        posted = post["Location"]
+        after = "?after=" + target.rstrip("/").rsplit("/", 1)[1]
         measure("healthz", lambda: client.get("/healthz/"))
     result = {kind: {"queries": statistics.median(f["queries"]), "ms": statistics.median(f["ms"]),
                      "db_ms": statistics.median(f["db_ms"]), "statements": statements[kind]}
@@ -691,7 +710,8 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
         f"{facts['synchronous_commit']}; code {facts['code']}; load average before {facts['load_before']}, after "
         f"{facts['load_after']}",
         f"campaign '{DEMO_CAMPAIGN}': {topics} free topics, {items:,} items, dealt out to the N assessors at each "
-        "level; a judging loop = GET continue URL (302) + GET judging page (200) + POST grade (302)",
+        "level; a judging loop = GET judging page (200) + POST grade (302 to the next item's page; continue URL "
+        "(302) when an assignment starts or the server sends the POST there)",
         "",
         f"{'N':>3} {'loops/s':>8} {'judging req/s':>14} {'healthz req/s':>14} {'ratio':>6}   "
         + "   ".join(f"{k + ' p50/p95/p99 ms':>24}" for k in KINDS) + f"   {'loop p50/p95':>13}",

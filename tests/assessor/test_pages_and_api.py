@@ -54,12 +54,30 @@ def test_submitting_a_grade_saves_it_and_moves_on(ada_client, answers, ada):
     pos = position(answers, "A.1", "10")
     url = f"/assess/assignments/{a.pk}/items/{pos}/"
     response = ada_client.post(url, {"item_id": "10", "grade": "3", "active_seconds": "7"})
-    assert response.status_code == 302 and response["Location"] == f"/assess/assignments/{a.pk}/?after={pos}"
+    # Straight to the next unjudged item in display order (wrapping around), where "Next unjudged" would go.
+    following = ada_client.get(f"/assess/assignments/{a.pk}/?after={pos}")["Location"]
+    assert response.status_code == 302 and response["Location"] == following
+    assert following.startswith(f"/assess/assignments/{a.pk}/items/") and following != url
     again = ada_client.post(url, {"item_id": "10", "grade": "3", "active_seconds": "7"})
     assert again.status_code == 302
     assert Judgment.objects.get().grade == "3"
     page = ada_client.get(f"/assess/assignments/{a.pk}/items/{pos}/").content.decode()
     assert "Saved: <strong>High</strong>" in page and "1 of 3 judged" in page
+
+
+def test_skipping_and_judging_the_last_item_move_on_and_finish_on_the_start_page(ada_client, answers, ada):
+    a = assign(answers, ada, "A.1")
+    first, second, third = (position(answers, "A.1", item_id) for item_id in ("10", "11", "12"))
+    order = sorted([(first, "10"), (second, "11"), (third, "12")])
+    (p0, i0), (p1, i1), (p2, i2) = order
+    skipped = ada_client.post(f"/assess/assignments/{a.pk}/items/{p0}/skip/")
+    assert skipped["Location"] == f"/assess/assignments/{a.pk}/items/{p1}/"
+    ada_client.post(f"/assess/assignments/{a.pk}/items/{p1}/", {"item_id": i1, "grade": "1"})
+    last = ada_client.post(f"/assess/assignments/{a.pk}/items/{p2}/", {"item_id": i2, "grade": "0"})
+    assert last["Location"] == f"/assess/assignments/{a.pk}/items/{p0}/"     # the skipped one comes back
+    done = ada_client.post(f"/assess/assignments/{a.pk}/items/{p0}/", {"item_id": i0, "grade": "2"}, follow=True)
+    assert done.redirect_chain[-1][0] == "/assess/"
+    assert "every item is judged" in done.content.decode() and "3 of 3" in done.content.decode()
 
 
 def test_odd_values_from_the_page_do_no_harm(ada_client, answers, ada):
