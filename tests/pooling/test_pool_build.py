@@ -1,9 +1,11 @@
 """Pool building and export (SPEC 4, 9): small campaigns worked out by hand, and the real ARQMath-1 runs."""
 import csv
 import importlib
+import io
 from types import SimpleNamespace
 
 import pytest
+from django.core.management import call_command
 
 from pooling import services
 from pooling.models import Campaign, Collection, Formula, PoolInstance, PoolItem, Post, Run
@@ -121,6 +123,24 @@ def test_export_pools_writes_answers_in_topic_and_display_order(answers, tmp_pat
                                   "A.1\t11\nA.1\t12\nA.1\t14\nA.1\t15\nA.1\t10\n"
                                   "A.2\t21\nA.2\t24\nA.2\t20\nA.2\t22\n")
     assert run_command("export_pools", "--campaign", "answers") == target.read_text()
+
+
+class ClosedPipe(io.StringIO):
+    """Standard output whose reader has gone after the first line (`export_pools ... | head -1`)."""
+
+    def write(self, text):
+        if self.getvalue():
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_export_pools_into_a_closed_pipe_stops_quietly_not_as_rejected_input(answers):
+    services.pool_build(campaign=answers)
+    out, err = ClosedPipe(), io.StringIO()
+    with pytest.raises(SystemExit) as info:
+        call_command("export_pools", "--campaign", "answers", stdout=out, stderr=err)
+    assert info.value.code == 141  # 128 + SIGPIPE, as a shell reports it
+    assert out.getvalue() == "topic\tpost_id\n" and err.getvalue() == ""
 
 
 def test_build_pools_rejects_an_unknown_campaign_or_one_without_runs():

@@ -1,4 +1,6 @@
 """export_pools --campaign NAME [-o FILE]: SPEC 9."""
+from contextlib import closing
+
 from pooling import selectors
 from pooling.formats.pools import write_pool_tsv
 
@@ -14,10 +16,12 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = self.campaign(o["campaign"])
-        rows = selectors.pool_export_rows(campaign=campaign)
-        next(rows)  # the header; raises InputError before any file is created when there are no pools
-        if o["output"]:
-            with open(o["output"], "w", encoding="utf-8", newline="\n") as stream:
-                write_pool_tsv(rows, campaign.task, stream)
-        else:
-            write_pool_tsv(rows, campaign.task, self.stdout)
+        # Closed however the writing ends (a reader that goes away midway too), so that the database cursor
+        # behind the rows is closed while its connection is still open.
+        with closing(selectors.pool_export_rows(campaign=campaign)) as rows:
+            next(rows)  # the header; raises InputError before any file is created when there are no pools
+            if o["output"]:
+                with open(o["output"], "w", encoding="utf-8", newline="\n") as stream:
+                    write_pool_tsv(rows, campaign.task, stream)
+            else:
+                write_pool_tsv(rows, campaign.task, self.stdout)
