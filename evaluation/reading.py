@@ -2,14 +2,18 @@
 
 `pooling.formats.runs.read_run` reads a run for the ingest, one row at a time with every check and message. To score
 a run, evaluation needs only the judged rows and each topic's top 10, so this reader takes the common, plain shape
-(ASCII ids, tab-separated, one `\\n` or `\\r\\n` per line, no blank line) as whole-file array operations, and gives up
-(returns None) on anything else: the caller then reads the file with `read_run` and the prime filter, which accept
+(ASCII ids, tab-separated, one `\\n` or `\\r\\n` per line, no blank line) as whole-file array operations, and gives
+up (returns None) on anything else: the caller then reads the file with `read_run` and the prime filter, which accept
 or reject it with the ingest's own line-numbered messages. Every row this reader accepts, `read_run` accepts with the
 same topic, item and score; it accepts a file only when `read_run` would report no problem at all. Pure Python and
 numpy: no Django.
+
+Fields are handled eight bytes at a time: a field is read as the 64-bit words that hold it (a view of the file with
+a word at every byte), the bytes outside it masked, and digits checked and converted within the word.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import multiprocessing
 import os
@@ -19,7 +23,6 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from pooling.formats.runs import RANK_MAX
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
@@ -32,91 +35,173 @@ FILE_MAX = 64 << 20
 # Bytes the plain shape allows: printable ASCII, tab, line ends (spaces and other white space go to read_run, whose
 # splitting rules for them are the reference).
 _PLAIN = bytes(range(0x21, 0x7F)) + b"\t\n"
-_TAB, _NL = 9, 10
-_ZERO, _DOT, _MINUS, _PLUS = ord("0"), ord("."), ord("-"), ord("+")
-RANK_DIGITS = 9  # ranks of up to 9 digits without a leading zero are within 1..RANK_MAX; others are checked one by one
-# A score of at most 15 digits with at most one dot and no exponent is an integer below 2**53 divided by a power of
-# ten below 10**22: both exact in a double, so one division gives the correctly rounded value, which is what
-# float() gives. Other scores are converted one by one with float().
-SCORE_DIGITS = 15
-_SCORE_WIDTH = SCORE_DIGITS + 2
-_POW10 = 10 ** np.arange(SCORE_DIGITS + 1, dtype=np.int64)
-_FPOW10 = np.array([10.0**k for k in range(_SCORE_WIDTH + 1)])
+_NL = 10
+_ZERO, _MINUS, _PLUS = ord("0"), ord("-"), ord("+")
+# Ranks of up to 8 digits without a leading zero are within 1..RANK_MAX; others are checked one by one, as read_run.
+RANK_DIGITS = 8
+# A score of at most 16 characters (a sign, at most one dot, at most 15 digits, no exponent) is an integer below
+# 2**53 divided by a power of ten below 10**22: both exact in a double, so one division gives the correctly rounded
+# value, which is what float() gives. Other scores are converted one by one with float(), as read_run does.
+SCORE_CHARS, SCORE_DIGITS = 16, 15
+_FPOW10 = np.array([10.0**k for k in range(SCORE_CHARS + 1)])
+_UPOW10 = np.array([10**k for k in range(SCORE_CHARS + 1)], dtype=np.uint64)
 TOP = 10
+_PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
+
+_U = np.uint64
+_BYTES = _U(0x0101010101010101)
+_LOW7 = _U(0x7F7F7F7F7F7F7F7F)
+_HIGH = _U(0x8080808080808080)
+_ZEROS = _U(0x3030303030303030)  # eight '0'
+_DOTS = _U(0x2E2E2E2E2E2E2E2E)
+_DOT_TO_ZERO = _U(ord(".") ^ ord("0"))
+_SIX = _U(0x7676767676767676)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)  # the first k bytes
+_HASH_MULS = [_U((0x9E3779B97F4A7C15 * (2 * j + 1)) % 2**64) for j in range(ID_MAX // 8)]
+_HASH_SHIFT = _U(29)
+_TOPIC_MUL = _U(0xBF58476D1CE4E5B9)
 
 
-_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
-_HASH_SHIFT = np.uint64(29)
-_TOPIC_MUL = np.uint64(0xBF58476D1CE4E5B9)
+def _word_view(buf: np.ndarray) -> np.ndarray:
+    """The 64-bit little-endian word starting at every byte of `buf` (overlapping, unaligned: no copy)."""
+    return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def _hashes(chars: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each row of an (n, 8k) uint8 matrix of zero-padded ids. A word of zeros adds nothing, so
-    the hash of an id does not depend on how wide the matrix is."""
-    words = np.ascontiguousarray(chars).view(np.uint64) * _HASH_MUL
-    words ^= words >> _HASH_SHIFT
-    return words.sum(axis=1, dtype=np.uint64)
+def _id_words(words: np.ndarray, start: np.ndarray, length: np.ndarray, count: int) -> list[np.ndarray]:
+    """Fields as `count` words each, left-aligned, zero past their end."""
+    return [words[start + 8 * j] & _LOW_BYTES[np.clip(length - 8 * j, 0, 8)] for j in range(count)]
 
 
-def _matrix(ids: list[bytes], width: int | None = None) -> np.ndarray:
-    width = width or max(8, -(-max((len(i) for i in ids), default=1) // 8) * 8)
-    return np.frombuffer(b"".join(i.ljust(width, b"\0") for i in ids), dtype=np.uint8).reshape(len(ids), width)
+def _right_word(words: np.ndarray, end: np.ndarray, length: np.ndarray, offset: int) -> np.ndarray:
+    """The word ending `offset` bytes before each field's end, its bytes before the field made '0'."""
+    keep = ~_LOW_BYTES[8 - np.clip(length - offset, 0, 8)]
+    return (words[end - offset - 8] & keep) | (_ZEROS & ~keep)
 
 
-@dataclass
-class TopicJudgments:
-    """One qrels topic's items, ordered by the hash of their UTF-8 bytes for looking up a run's rows at once."""
+def _all_digits(word: np.ndarray) -> np.ndarray:
+    """Whether each of a word's eight bytes is an ASCII digit (no carry crosses a byte: a byte that could carry
+    has its high bit set already)."""
+    x = word ^ _ZEROS
+    return (((x + _SIX) | x) & _HIGH) == 0
 
-    hashes: np.ndarray  # uint64, sorted
-    items: list[str]  # in the same order
-    keys: np.ndarray  # the items' bytes ("S" array), in the same order
-    grades: Mapping[str, int]
+
+def _zero_bytes(word: np.ndarray) -> np.ndarray:
+    """The high bit of every zero byte of each word, exactly (no borrow crosses a byte)."""
+    return ~(((word & _LOW7) + _LOW7) | word) & _HIGH
+
+
+def _eight_digits(word: np.ndarray) -> np.ndarray:
+    """The number eight ASCII digits spell, the first byte the most significant."""
+    x = word - _ZEROS
+    x = (x * _U(10) + (x >> _U(8))) & _U(0x00FF00FF00FF00FF)
+    x = (x * _U(100) + (x >> _U(16))) & _U(0x0000FFFF0000FFFF)
+    return (x * _U(10000) + (x >> _U(32))) & _U(0xFFFFFFFF)
+
+
+def _hash(words: list[np.ndarray]) -> np.ndarray:
+    """A 64-bit hash of ids given as zero-padded words; a zero word adds nothing, so an id hashes the same
+    whatever the number of words."""
+    h = np.zeros(len(words[0]) if words else 0, dtype=np.uint64)
+    for j, word in enumerate(words):
+        x = word * _HASH_MULS[j]
+        h += x ^ (x >> _HASH_SHIFT)
+    return h
+
+
+def _topic_hash(topic: str) -> np.uint64:
+    """A topic's part of a row's key (the same in every process: not Python's salted hash)."""
+    return _U(int.from_bytes(hashlib.blake2b(topic.encode(), digest_size=8).digest(), "little"))
 
 
 @dataclass
 class JudgedKeys:
-    """The qrels prepared once for every run: per topic, its judged items by hash. `usable` is False when two
-    items of a topic share a hash (a lookup by hash could then miss one): every file then goes to read_run."""
+    """The qrels prepared once for every run: each judged (topic, item) as a 64-bit key (the item's hash plus its
+    topic's), sorted, with a bucket index over the keys' top bits to look up every row of a run at once; and each
+    item's bytes (its first 64, as words) and length, to confirm a match. `usable` is False when two judged keys are
+    equal (a lookup could then miss one): every file then goes to read_run."""
 
     qrels: Mapping[str, Mapping[str, int]]
-    topics: dict[str, TopicJudgments]
+    keys: np.ndarray  # uint64, sorted
+    buckets: np.ndarray  # where each bucket of keys (by their top `bits` bits) starts in `keys`, then len(keys)
+    bits: int
+    items: np.ndarray  # the item of each key (str objects)
+    item_topics: np.ndarray  # the topic number of each key
+    topic_names: list[str]  # topic number -> topic
+    topic_numbers: dict[str, int]
+    words: np.ndarray  # (keys, 8) uint64
+    lengths: np.ndarray
     usable: bool
 
 
 def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
-    topics: dict[str, TopicJudgments] = {}
-    usable = True
-    for topic, grades in qrels.items():
-        items = list(grades)
-        raw = [item.encode() for item in items]
-        hashes = _hashes(_matrix(raw)) if raw else np.zeros(0, dtype=np.uint64)
-        order = np.argsort(hashes, kind="stable")
-        hashes = hashes[order]
-        if len(hashes) > 1 and (hashes[1:] == hashes[:-1]).any():
-            usable = False
-        topics[topic] = TopicJudgments(hashes=hashes, items=[items[i] for i in order.tolist()],
-                                       keys=np.array([raw[i] for i in order.tolist()] or [b""])[: len(raw)],
-                                       grades=grades)
-    return JudgedKeys(qrels=qrels, topics=topics, usable=usable)
+    topic_names = list(qrels)
+    raw, items, numbers, topic_hashes = [], [], [], []
+    for number, topic in enumerate(topic_names):
+        th = _topic_hash(topic)
+        for item in qrels[topic]:
+            raw.append(item.encode())
+            items.append(item)
+            numbers.append(number)
+            topic_hashes.append(th)
+    width = ID_MAX // 8
+    words = np.frombuffer(b"".join(i[:ID_MAX].ljust(ID_MAX, b"\0") for i in raw) or b"\0" * ID_MAX,
+                          dtype="<u8").reshape(-1, width)[: len(raw)]
+    keys = _hash([words[:, j] for j in range(width)]) + np.array(topic_hashes, dtype=np.uint64)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    bits = max(1, int(len(keys)).bit_length() + 1)
+    bounds = np.arange(2**bits + 1, dtype=np.uint64)
+    buckets = np.searchsorted(keys >> _U(64 - bits), bounds[:-1]).astype(np.int64)
+    buckets = np.append(buckets, len(keys))
+    return JudgedKeys(qrels=qrels, keys=keys, buckets=buckets, bits=bits,
+                      items=np.array(items, dtype=object)[order],
+                      item_topics=np.array(numbers, dtype=np.int64)[order], topic_names=topic_names,
+                      topic_numbers={topic: number for number, topic in enumerate(topic_names)},
+                      words=words[order], lengths=np.array([len(r) for r in raw], dtype=np.int64)[order],
+                      usable=not (len(keys) > 1 and (keys[1:] == keys[:-1]).any()))
+
+
+def _lookup(judged: JudgedKeys, keys: np.ndarray) -> np.ndarray:
+    """For each key, its index in `judged.keys`, or -1."""
+    found = np.full(len(keys), -1, dtype=np.int64)
+    if not len(judged.keys):
+        return found
+    bucket = (keys >> _U(64 - judged.bits)).astype(np.int64)
+    rows = np.arange(len(keys))
+    pos, end = judged.buckets[bucket], judged.buckets[bucket + 1]
+    while len(rows):  # as many rounds as the fullest bucket holds keys (a few)
+        live = pos < end
+        rows, pos, end = rows[live], pos[live], end[live]
+        match = judged.keys[pos] == keys[rows]
+        found[rows[match]] = pos[match]
+        rows, pos, end = rows[~match], pos[~match] + 1, end[~match]
+    return found
 
 
 @dataclass
 class FastPrime:
-    """One file's prime filter as a reader process sends it back: per topic (in the order the file first has
-    them), its judged rows' items (first occurrences, in file order) with their scores, and the unjudged fraction
-    of its top 10. Items are given by their index in `TopicJudgments.items`, so little crosses between processes."""
+    """One file's prime filter as a reader process sends it back: the judged rows (first occurrences) as indexes
+    into `JudgedKeys` with their scores, topic by topic in file order, and per topic (in the order the file first
+    has them) the unjudged fraction of its top 10. Small and cheap to send between processes."""
 
     topics: list[str]
-    judged: list[tuple[np.ndarray, np.ndarray]]  # per topic: (item indexes, scores)
     unjudged: list[float]
+    judged: np.ndarray  # int64 indexes into JudgedKeys.keys
+    scores: np.ndarray  # float64
 
     def to_prime(self, judged: JudgedKeys) -> Prime:
         prime = Prime()
-        for topic, (at, scores), fraction in zip(self.topics, self.judged, self.unjudged, strict=True):
-            prime.unjudged[topic] = fraction
-            if len(at):
-                items = judged.topics[topic].items
-                prime.run[topic] = dict(zip(map(items.__getitem__, at.tolist()), scores.tolist(), strict=True))
+        run: dict[str, dict[str, float]] = {topic: {} for topic in self.topics}
+        if len(self.judged):
+            numbers = judged.item_topics[self.judged]
+            items = judged.items[self.judged].tolist()
+            scores = self.scores.tolist()
+            cuts = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(items)]
+            names = judged.topic_names
+            for a, b in zip(cuts, cuts[1:], strict=False):
+                run[names[numbers[a]]].update(zip(items[a:b], scores[a:b], strict=True))
+        prime.run = {topic: items for topic, items in run.items() if items}
+        prime.unjudged = dict(zip(self.topics, self.unjudged, strict=True))
         return prime
 
 
@@ -157,11 +242,9 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None  # Task 2 shape, or not a run: read_run says which
     ncols = len(fields)
     size = len(data)
-    # The buffer with room on both sides, so that a fixed-width window at any field stays inside it.
-    pad = 2 * _SCORE_WIDTH + 2 * ID_MAX
-    padded = np.zeros(size + 2 * pad, dtype=np.uint8)
-    padded[pad: pad + size] = np.frombuffer(data, dtype=np.uint8)
-    buf = padded[pad: pad + size]
+    padded = np.zeros(size + 2 * _PAD, dtype=np.uint8)
+    padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8)
+    buf = padded[_PAD: _PAD + size]
     # Separators (only tabs and line ends are below '!' now): each line exactly ncols - 1 tabs and its line end.
     n = data.count(b"\n") + 1
     seps = np.flatnonzero(buf < 0x21)
@@ -178,76 +261,64 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
     if lengths.min() < 1:
         return None  # an empty field, or a blank line (which read_run passes over; not the plain shape)
     lengths = lengths.reshape(n, ncols)
-    line_len = rows[:, -1] - np.concatenate([[0], rows[:-1, -1] + 1])
-    if line_len.max() > LINE_MAX - len(BOM):
+    starts = np.empty(n, dtype=np.int64)  # where each line (and its topic) starts
+    starts[0] = 0
+    starts[1:] = rows[:-1, -1] + 1
+    if (rows[:, -1] - starts).max() > LINE_MAX - len(BOM):
         return None
-    starts = rows[:, -1] - line_len  # where each line (and its topic) starts
     topic_len, doc_len = lengths[:, 0], lengths[:, doc_col]
     if topic_len.max() > ID_MAX or doc_len.max() > ID_MAX:
         return None
-    doc_end = rows[:, doc_col]
-    rank_end, rank_len = rows[:, doc_col + 1], lengths[:, doc_col + 1]
-    score_end, score_len = rows[:, doc_col + 2], lengths[:, doc_col + 2]
-    if not _ranks_valid(padded, pad, data, rank_end, rank_len):
+    words = _word_view(padded)
+    pad = _PAD
+    if not _ranks_valid(words, padded, data, rows[:, doc_col + 1] + pad, lengths[:, doc_col + 1]):
         return None
-    scores = _scores(padded, pad, data, score_end, score_len)
+    scores = _scores(words, padded, data, rows[:, doc_col + 2] + pad, lengths[:, doc_col + 2])
     if scores is None:
         return None
-    return _prime(padded, pad, judged, starts, topic_len, doc_end - doc_len, doc_len, scores)
+    doc_end = rows[:, doc_col]
+    return _prime(words, data, judged, starts, topic_len, doc_end - doc_len, doc_len, scores)
 
 
-def _window(padded: np.ndarray, pad: int, at: np.ndarray, width: int) -> np.ndarray:
-    """The `width` bytes from each position of `at` (in the unpadded buffer), as an (n, width) copy."""
-    return sliding_window_view(padded, width)[at + pad]
-
-
-def _ranks_valid(padded, pad: int, data: bytes, end, length) -> bool:
-    """read_run's rank check: digits, and 1 <= rank <= RANK_MAX."""
-    chars = _window(padded, pad, end - RANK_DIGITS, RANK_DIGITS)  # right-aligned: the rank ends each row
-    inside = np.arange(RANK_DIGITS) >= (RANK_DIGITS - np.minimum(length, RANK_DIGITS))[:, None]
-    digits = (((chars - _ZERO) < 10) & inside).sum(axis=1)
-    plain = (length <= RANK_DIGITS) & (digits == length) & (padded[end - length + pad] != _ZERO)
+def _ranks_valid(words, padded, data: bytes, end, length) -> bool:
+    """read_run's rank check: digits, and 1 <= rank <= RANK_MAX. `end` is in `padded`."""
+    plain = ((length <= RANK_DIGITS) & _all_digits(_right_word(words, end, length, 0))
+             & (padded[end - length] != _ZERO))
     for i in np.flatnonzero(~plain).tolist():
-        text = data[end[i] - length[i]: end[i]].decode("ascii")
+        text = data[end[i] - _PAD - length[i]: end[i] - _PAD].decode("ascii")
         rank = int(text) if text.isdigit() and text.isascii() and len(text) <= 12 else 0
         if not 0 < rank <= RANK_MAX:
             return False
     return True
 
 
-def _scores(padded, pad: int, data: bytes, end, length) -> np.ndarray | None:
-    """Every score as float() reads it, or None if one is not a finite number (read_run's check)."""
-    width = min(int(length.max()), _SCORE_WIDTH)
-    short = np.minimum(length, width)
-    lead = padded[end - short + pad]  # the score's first character
-    signed = (lead == _MINUS) | (lead == _PLUS)
-    # Right-aligned: each row ends with its score. A digit's value, '.' wraps around to 254, anything else is 10 or
-    # more; left of the digits (the sign, the field before) is made 0, which adds nothing.
-    values = _window(padded, pad, end - width, width) - np.uint8(_ZERO)
-    values *= np.arange(width) >= (width - short + signed)[:, None]
-    dot = values == 254
-    ndots = dot.sum(axis=1)
-    digits = length - signed - ndots
-    plain = ((length <= width) & ((values >= 10).sum(axis=1) == ndots) & (ndots <= 1)
-             & (digits >= 1) & (digits <= SCORE_DIGITS))
-    values[dot] = 0
-    dot_col = np.where(ndots == 1, dot.argmax(axis=1), width)
-    cols = np.unique(dot_col).tolist()
-    scores = np.empty(len(values), dtype=np.float64)
-    for col in cols:
-        # Digits right of the dot weigh 10**(width-1-j), left of it one power less: integers below 2**53, exact
-        # in a double, and so is their sum; one division by a power of ten then rounds as float() does.
-        exponents = np.arange(width - 1, -1, -1) - ((np.arange(width) < col) if col < width else 0)
-        weights = np.where(np.arange(width) == col, 0.0, 10.0 ** np.maximum(exponents, 0))
-        divisor = _FPOW10[max(width - 1 - col, 0)]
-        if len(cols) == 1:
-            scores = (values @ weights) / divisor
-        else:
-            group = dot_col == col
-            scores[group] = (values[group] @ weights) / divisor
+def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
+    """Every score as float() reads it, or None if one is not a finite number (read_run's check). `end` is in
+    `padded`."""
+    lead = padded[end - length]
+    signed = ((lead == _MINUS) | (lead == _PLUS)).astype(np.int64)
+    chars = length - signed  # the sign is left out of the words: made '0', it adds nothing
+    low = _right_word(words, end, chars, 0)
+    high = _right_word(words, end, chars, 8)
+    dot_low, dot_high = _zero_bytes(low ^ _DOTS), _zero_bytes(high ^ _DOTS)
+    dots = (np.bitwise_count(dot_low) + np.bitwise_count(dot_high)).astype(np.int64)
+    # The dot made '0' too: the number is then the integer part, a 0, and the fraction's digits.
+    low ^= (dot_low >> _U(7)) * _DOT_TO_ZERO
+    high ^= (dot_high >> _U(7)) * _DOT_TO_ZERO
+    digits = chars - dots
+    plain = ((length <= SCORE_CHARS) & (dots <= 1) & (digits >= 1) & (digits <= SCORE_DIGITS)
+             & _all_digits(low) & _all_digits(high))
+    spelled = _eight_digits(high) * _U(10**8) + _eight_digits(low)
+    # Digits after the dot: from the bit of the dot's byte (bit 8 * byte + 7, counted by the ones below it).
+    after = np.where(dot_low != 0, 7 - (np.bitwise_count(dot_low - _U(1)).astype(np.int64) >> 3),
+                     np.where(dot_high != 0, 15 - (np.bitwise_count(dot_high - _U(1)).astype(np.int64) >> 3), 0))
+    after = np.where(plain, after, 0)
+    fraction = spelled % _UPOW10[after]
+    number = np.where(dots == 1, (spelled - fraction) // _U(10) + fraction, spelled)
+    scores = number.astype(np.float64) / _FPOW10[after]
     np.negative(scores, out=scores, where=lead == _MINUS)
     for i in np.flatnonzero(~plain).tolist():
-        text = data[end[i] - length[i]: end[i]].decode("ascii")
+        text = data[end[i] - _PAD - length[i]: end[i] - _PAD].decode("ascii")
         try:
             score = float(text) if text.isascii() and "_" not in text else math.nan
         except ValueError:
@@ -258,92 +329,113 @@ def _scores(padded, pad: int, data: bytes, end, length) -> np.ndarray | None:
     return scores
 
 
-def _prime(padded, pad: int, judged: JudgedKeys, starts, topic_len, doc_start, doc_len, scores) -> FastPrime | None:
+def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start, doc_len, scores
+           ) -> FastPrime | None:
     n = len(starts)
-    topic_width = -(-int(topic_len.max()) // 8) * 8
-    doc_width = -(-int(doc_len.max()) // 8) * 8
-    topics = _window(padded, pad, starts, topic_width)
-    topics *= np.arange(topic_width) < topic_len[:, None]
-    docs = _window(padded, pad, doc_start, doc_width)
-    docs *= np.arange(doc_width) < doc_len[:, None]
-    doc_hashes = _hashes(docs)
-    doc_keys = docs.view(f"S{doc_width}").ravel()
-    # Stretches of rows with the same topic.
-    topic_keys = topics.view(f"S{topic_width}").ravel()
-    cuts = np.concatenate([[0], np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1, [n]]).tolist()
-    qrels = judged.topics
-    index: dict[str, int] = {}  # qrels topic -> its place in the output
-    stretches: list[tuple[int, int, int]] = []
-    all_stretches: list[tuple[int, int, int]] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        topic = topic_keys[a].decode("ascii")
-        place = index.setdefault(topic, len(index))
-        all_stretches.append((place, a, b))
-        if topic in qrels:
-            stretches.append((place, a, b))
-    # The first occurrence of a (topic, doc) counts: where a key repeats (by hash, so also where two keys only share
-    # a hash), its topic is filtered row by row below, the way prime_answers does.
-    topic_of = np.empty(n, dtype=np.uint64)
-    for place, a, b in all_stretches:
-        topic_of[a:b] = place
-    keys = doc_hashes + (topic_of + np.uint64(1)) * _TOPIC_MUL
-    ordered = np.sort(keys)
+    topic_words = _id_words(words, starts + _PAD, topic_len, -(-int(topic_len.max()) // 8))
+    doc_count = -(-int(doc_len.max()) // 8)
+    doc_words = _id_words(words, doc_start + _PAD, doc_len, doc_count)
+    # Stretches of rows with the same topic; topics the qrels do not have are left out.
+    changes = np.zeros(n - 1, dtype=bool)
+    for word in topic_words:
+        changes |= word[1:] != word[:-1]
+    cut = np.concatenate([[0], np.flatnonzero(changes) + 1, [n]])
+    first, after = cut[:-1], cut[1:]
+    numbers = judged.topic_numbers
+    order: dict[str, int] = {}  # the file's qrels topics, in the order it first has them
+    stretch_topic = []
+    for a, length in zip(first.tolist(), topic_len[first].tolist(), strict=True):
+        topic = data[int(starts[a]): int(starts[a]) + length].decode("ascii")
+        if topic in numbers:
+            order.setdefault(topic, len(order))
+        stretch_topic.append(numbers.get(topic, -1))
+    stretch_topic = np.array(stretch_topic, dtype=np.int64)
+    sizes = after - first
+    topic_of = np.repeat(stretch_topic, sizes)
+    topic_hashes = np.array([_topic_hash(judged.topic_names[t]) if t >= 0 else 0 for t in stretch_topic.tolist()],
+                            dtype=np.uint64)
+    kept = topic_of >= 0
+    keys = _hash(doc_words) + np.repeat(topic_hashes, sizes)
+    # Judged rows: the key looked up, then the doc's bytes and the topic compared.
+    at = _lookup(judged, keys)
+    hit = np.flatnonzero((at >= 0) & kept)
+    item = at[hit]
+    same = (judged.lengths[item] == doc_len[hit]) & (judged.item_topics[item] == topic_of[hit])
+    for j in range(doc_count):
+        same &= judged.words[item, j] == doc_words[j][hit]
+    judged_rows, judged_items = hit[same], item[same]
+    # The first occurrence of a (topic, doc) counts: a topic where a key repeats (by hash, so also where two keys
+    # only share a hash) is filtered row by row, as prime_answers does.
+    ordered = np.sort(keys[kept])
     repeats = ordered[1:][ordered[1:] == ordered[:-1]]
-    repeated: set[int] = set()
+    slow: set[int] = set()
     if len(repeats):
-        at = np.minimum(np.searchsorted(repeats, keys), len(repeats) - 1)
-        repeated = set(topic_of[repeats[at] == keys].tolist())
-    names = [topic for topic in index if topic in qrels]
-    place_of = {index[topic]: i for i, topic in enumerate(names)}
-    found: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in names]  # per topic: (rows, item indexes)
-    candidates: list[list[np.ndarray]] = [[] for _ in names]
-    for place, a, b in stretches:
-        if place in repeated:
+        where = np.minimum(np.searchsorted(repeats, keys), len(repeats) - 1)
+        slow = set(topic_of[(repeats[where] == keys) & kept].tolist())
+    # Unjudged@10. Where a topic is one stretch whose scores never rise (a file in rank order) and its 10th and
+    # 11th rows do not tie, its top 10 are its first 10 rows: counted for every such topic at once. Other topics
+    # pass their candidates (rows scoring at least the 10th best of their stretch) through prime's own function.
+    judged_mask = np.zeros(n, dtype=bool)
+    judged_mask[judged_rows] = True
+    counted = np.concatenate([[0], np.cumsum(judged_mask)])
+    rises = np.zeros(n, dtype=bool)
+    rises[1:] = scores[1:] > scores[:-1]
+    rises[first] = False
+    rising = np.add.reduceat(rises, first) > 0 if n else np.zeros(0, dtype=bool)
+    top = np.minimum(sizes, TOP)
+    tied = np.zeros(len(first), dtype=bool)
+    long = sizes > TOP
+    tied[long] = scores[first[long] + TOP - 1] == scores[first[long] + TOP]
+    stretches_of = np.bincount(stretch_topic[stretch_topic >= 0], minlength=len(judged.topic_names))
+    simple = (stretch_topic >= 0) & ~rising & ~tied & (stretches_of[np.maximum(stretch_topic, 0)] == 1)
+    fraction = (top - (counted[first + top] - counted[first])) / top
+    unjudged: dict[int, float] = {}
+    for s_topic, ok, value in zip(stretch_topic.tolist(), simple.tolist(), fraction.tolist(), strict=True):
+        if ok and s_topic not in slow:
+            unjudged[s_topic] = value
+    rest = {t for t in stretch_topic.tolist() if t >= 0 and t not in unjudged}
+    extra_items: list[int] = []
+    extra_scores: list[float] = []
+    def doc_text(row: int) -> str:
+        start = int(doc_start[row])
+        return data[start: start + int(doc_len[row])].decode("ascii")
+
+    for number in sorted(rest):
+        topic = judged.topic_names[number]
+        grades = judged.qrels[topic]
+        spans = [(a, b) for a, b, t in zip(first.tolist(), after.tolist(), stretch_topic.tolist(), strict=True)
+                 if t == number]
+        if number in slow:  # every row, the first occurrence of each doc kept
+            items: dict[str, float] = {}
+            for a, b in spans:
+                for row, score in zip(range(a, b), scores[a:b].tolist(), strict=True):
+                    items.setdefault(doc_text(row), score)
+            unjudged[number] = _top_unjudged(items, grades)
             continue
-        i = place_of[place]
-        topic = qrels[names[i]]
-        # Judged rows: the doc's hash among the topic's judged items', then the bytes compared.
-        if len(topic.hashes):
-            at = np.minimum(np.searchsorted(topic.hashes, doc_hashes[a:b]), len(topic.hashes) - 1)
-            hit = np.flatnonzero(topic.hashes[at] == doc_hashes[a:b])
-            hit = hit[topic.keys[at[hit]] == doc_keys[a + hit]]
-            found[i].append((hit + a, at[hit]))
-        # Every row of the topic's top 10 scores at least the 10th best score of its own stretch.
-        if b - a > TOP:
-            tenth = np.partition(scores[a:b], b - a - TOP)[b - a - TOP]
-            candidates[i].append(np.flatnonzero(scores[a:b] >= tenth) + a)
-        else:
-            candidates[i].append(np.arange(a, b))
-    out_judged: list[tuple[np.ndarray, np.ndarray]] = []
-    unjudged: list[float] = []
-    none = (np.zeros(0, dtype=np.int64), np.zeros(0))
-    for i, topic in enumerate(names):
-        tj = qrels[topic]
-        if index[topic] in repeated:
-            rows = np.concatenate([np.arange(a, b) for place, a, b in stretches if place == index[topic]])
-            first: dict[str, tuple[int, float]] = {}
-            for row, doc, score in zip(rows.tolist(), doc_keys[rows].tolist(), scores[rows].tolist(), strict=True):
-                first.setdefault(doc.decode("ascii"), (row, score))
-            position = {item: k for k, item in enumerate(tj.items)}
-            kept = sorted((row, position[doc], score) for doc, (row, score) in first.items() if doc in tj.grades)
-            out_judged.append((np.array([k for _r, k, _s in kept], dtype=np.int64),
-                               np.array([s for _r, _k, s in kept], dtype=np.float64)) if kept else none)
-            unjudged.append(_top_unjudged({doc: score for doc, (_row, score) in first.items()}, tj.grades))
-            continue
-        parts = found[i]
-        if len(parts) == 1:
-            rows, items = parts[0]
-            out_judged.append((items, scores[rows]))
-        elif parts:
-            rows = np.concatenate([r for r, _ in parts])
-            out_judged.append((np.concatenate([k for _, k in parts]), scores[rows]))
-        else:
-            out_judged.append(none)
-        rows = np.concatenate(candidates[i])
-        top = {doc.decode("ascii"): score
-               for doc, score in zip(doc_keys[rows].tolist(), scores[rows].tolist(), strict=True)}
-        unjudged.append(_top_unjudged(top, tj.grades))
-    return FastPrime(topics=names, judged=out_judged, unjudged=unjudged)
+        rows: list[int] = []
+        for a, b in spans:
+            if b - a > TOP:
+                tenth = np.partition(scores[a:b], b - a - TOP)[b - a - TOP]
+                rows.extend((np.flatnonzero(scores[a:b] >= tenth) + a).tolist())
+            else:
+                rows.extend(range(a, b))
+        unjudged[number] = _top_unjudged({doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)},
+                                         grades)
+    if slow:
+        # Judged rows of those topics again, the first occurrence of each item only (keys are unique per item).
+        keep = ~np.isin(topic_of[judged_rows], list(slow))
+        seen: set[int] = set()
+        for row, item in zip(judged_rows[~keep].tolist(), judged_items[~keep].tolist(), strict=True):
+            if item not in seen:
+                seen.add(item)
+                extra_items.append(item)
+                extra_scores.append(float(scores[row]))
+        judged_rows, judged_items = judged_rows[keep], judged_items[keep]
+    out_items = np.concatenate([judged_items, np.array(extra_items, dtype=np.int64)])
+    out_scores = np.concatenate([scores[judged_rows], np.array(extra_scores, dtype=np.float64)])
+    names = list(order)
+    return FastPrime(topics=names, unjudged=[unjudged[numbers[t]] for t in names], judged=out_items,
+                     scores=out_scores)
 
 
 # --- several files: on every core when there is enough to read ---------------------------------------------------
