@@ -5,6 +5,8 @@ login form and, for each N in --levels (1, 8, 16, 32), gives N of them the free 
 campaign, then measures for --seconds (after --warmup):
 
 - the trivial view `/healthz/` (no database, no session) from N client threads: the framework's limit;
+- the trivial signed-in view `/assess/session/` (session and user, nothing else) from the N assessors' browsers:
+  the floor of any assessor's page, a second reference reported beside the first;
 - the judging loop from N client threads, one assessor each, as a browser does it: GET the judging page (200),
   POST a grade (302 straight to the next unjudged item's page, which the next loop GETs); an assignment starts
   with its continue URL (302 to its next unjudged item), and a server that answers a POST with the continue URL
@@ -63,7 +65,8 @@ GOAL_RATIO = 0.5            # judging requests/s at least half the trivial view'
 GOAL_P95_MS, GOAL_LEVEL = 50.0, 16
 TURKLE = "Turkle: task page about 190 requests/s; next task handed out in a median 200 ms to 8 assessors"
 KINDS = ("next", "page", "post")
-IN_PROCESS = (*KINDS, "healthz")
+IN_PROCESS = (*KINDS, "healthz", "session")
+SESSION_URL = "/assess/session/"
 IN_PROCESS_LOOPS = 60
 NOISE_CORES = 0.2  # "other" CPU above this in a phase: something else competed for the machine
 CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -424,14 +427,14 @@ def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: ra
     return record
 
 
-def healthz_loop(browser: Browser, stop: float) -> Record:
+def trivial_loop(browser: Browser, stop: float, path: str = "/healthz/", kind: str = "healthz") -> Record:
     record = Record()
     while time.perf_counter() < stop:
-        response = browser.request("GET", "/healthz/")
+        response = browser.request("GET", path)
         if response.status != 200:
-            record.error(f"healthz {response.status}")
+            record.error(f"{kind} {response.status}")
             break
-        record.requests.append(("healthz", response.start, response.end))
+        record.requests.append((kind, response.start, response.end))
     return record
 
 
@@ -544,14 +547,18 @@ def summarize(records: list[Record], window_start: float, stop: float) -> dict:
 
 def run_level(n: int, *, port: int, server_pid: int, browsers: list[Browser], campaign, users: list, topics: list,
               args: argparse.Namespace) -> dict:
-    note(f"N = {n}: assigning {len(topics)} topics to {n} assessors, trivial view then judging")
+    note(f"N = {n}: assigning {len(topics)} topics to {n} assessors, trivial views then judging")
     assignments = reset_and_assign(campaign, users[:n], topics)
     clear_cache()
     trivial = [Browser(port) for _ in range(n)]
     records, start, stop, cpu_trivial = timed_phase(
-        n, lambda i, stop: healthz_loop(trivial[i], stop), warmup=args.warmup, seconds=args.seconds,
+        n, lambda i, stop: trivial_loop(trivial[i], stop), warmup=args.warmup, seconds=args.seconds,
         server_pid=server_pid)
     healthz = summarize(records, start, stop)
+    records, start, stop, cpu_session = timed_phase(
+        n, lambda i, stop: trivial_loop(browsers[i], stop, SESSION_URL, "session"), warmup=args.warmup,
+        seconds=args.seconds, server_pid=server_pid)
+    session = summarize(records, start, stop)
     rngs = [random.Random(1000 * n + i) for i in range(n)]
     records, start, stop, cpu_judging = timed_phase(
         n, lambda i, stop: assessor_loop(browsers[i], assignments[users[i].pk], stop, rngs[i]),
@@ -559,9 +566,10 @@ def run_level(n: int, *, port: int, server_pid: int, browsers: list[Browser], ca
     judging = summarize(records, start, stop)
     counts = judged_counts(users)
     ok = counts["judgments"] == counts["revisions"] == counts["completed_visits"] == judging["posts_ok"]
-    return {"n": n, "healthz": healthz, "judging": judging, "cpu_healthz": cpu_trivial, "cpu_judging": cpu_judging,
-            "db": counts, "db_ok": ok,
-            "ratio": judging["requests_per_second"] / healthz["requests_per_second"]}
+    return {"n": n, "healthz": healthz, "session": session, "judging": judging, "cpu_healthz": cpu_trivial,
+            "cpu_session": cpu_session, "cpu_judging": cpu_judging, "db": counts, "db_ok": ok,
+            "ratio": judging["requests_per_second"] / healthz["requests_per_second"],
+            "ratio_session": judging["requests_per_second"] / session["requests_per_second"]}
 
 
 # --- double submits -------------------------------------------------------------------------------
@@ -678,6 +686,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
         posted = post["Location"]
         after = "?after=" + target.rstrip("/").rsplit("/", 1)[1]
         measure("healthz", lambda: client.get("/healthz/"))
+        measure("session", lambda: client.get(SESSION_URL))
     result = {kind: {"queries": statistics.median(f["queries"]), "ms": statistics.median(f["ms"]),
                      "db_ms": statistics.median(f["db_ms"]), "statements": statements[kind]}
               for kind, f in figures.items()}
@@ -725,19 +734,28 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
         lines.append(f"{level['n']:>3} {judging['loops_per_second']:>8.1f} {judging['requests_per_second']:>14.1f} "
                      f"{healthz['requests_per_second']:>14.1f} {level['ratio']:>6.2f}   " + "   ".join(
                          f"{c:>24}" for c in cells) + f"   {judging['loop']['p50']:6.1f} {judging['loop']['p95']:6.1f}")
+    lines += ["", f"second reference, the signed-in trivial view {SESSION_URL} (session and user) from the assessors' "
+              "browsers: req/s, judging req/s over it, p50/p95 ms"]
+    for level in levels:
+        s = level["session"]
+        lat = s["latency"].get("session", {"p50": float("nan"), "p95": float("nan")})
+        lines.append(f"  N = {level['n']:>2}: {s['requests_per_second']:.1f} req/s, judging / session "
+                     f"{level['ratio_session']:.2f}, {lat['p50']:.1f} / {lat['p95']:.1f} ms")
     lines += ["", "healthz latency p50/p95 ms and CPU (cores busy on average in the window: client / gunicorn / "
               "PostgreSQL backends of this database / anything else, of " + facts["cores"] + "):"]
     for level in levels:
         h = level["healthz"]["latency"].get("healthz", {"p50": float("nan"), "p95": float("nan")})
         lines.append(f"  N = {level['n']:>2}: healthz {h['p50']:.1f} / {h['p95']:.1f} ms; CPU healthz "
-                     + _cpu(level["cpu_healthz"]) + "; judging " + _cpu(level["cpu_judging"])
-                     + f"; next item handed out (continue + page) p50 {level['judging']['handout']['p50']:.1f} ms")
-    other = max(max(level["cpu_healthz"]["other"], level["cpu_judging"]["other"]) for level in levels)
+                     + _cpu(level["cpu_healthz"]) + "; session " + _cpu(level["cpu_session"])
+                     + "; judging " + _cpu(level["cpu_judging"])
+                     + f"; item shown (continue URL, if any, + page) p50 {level['judging']['handout']['p50']:.1f} ms")
+    other = max(max(level[k]["other"] for k in ("cpu_healthz", "cpu_session", "cpu_judging")) for level in levels)
     if other > NOISE_CORES:
         lines.append(f"  NOISE: other processes kept up to {other:.2f} of {facts['cores']} cores busy during a phase")
     lines += ["", "database after each level (judgments / revisions / completed visits against POSTs redirected):"]
     for level in levels:
-        db, errors = level["db"], level["judging"]["errors"] or level["healthz"]["errors"]
+        db = level["db"]
+        errors = level["judging"]["errors"] or level["healthz"]["errors"] or level["session"]["errors"]
         lines.append(f"  N = {level['n']:>2}: {db['judgments']} / {db['revisions']} / {db['completed_visits']} "
                      f"against {level['judging']['posts_ok']}: {'OK' if level['db_ok'] else 'MISMATCH'}"
                      + (f"; client errors {errors}" if errors else ""))
