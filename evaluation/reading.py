@@ -17,10 +17,11 @@ import hashlib
 import math
 import multiprocessing
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -46,6 +47,8 @@ SCORE_CHARS, SCORE_DIGITS = 16, 15
 _FPOW10 = np.array([10.0**k for k in range(SCORE_CHARS + 1)])
 _UPOW10 = np.array([10**k for k in range(SCORE_CHARS + 1)], dtype=np.uint64)
 TOP = 10
+T = TypeVar("T")
+R = TypeVar("R")
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
 _U = np.uint64
@@ -438,28 +441,62 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
                      scores=out_scores)
 
 
+def read_qrels_plain(path: str | os.PathLike) -> dict[str, dict[str, int]] | None:
+    """A qrels file in the plain shape (ASCII, `topic<TAB>iteration<TAB>item<TAB>grade` with a grade of digits,
+    no blank line, no item twice for a topic) as `read_qrels` reads it, or None: then read_qrels must read it."""
+    try:
+        if os.path.getsize(path) > LINE_MAX - len(BOM):  # no line can then be too long
+            return None
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return None
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    data = data.rstrip(b"\r\n")
+    if not data or not data.isascii():
+        return None
+    other = data.translate(None, _PLAIN)
+    if other:
+        if other.strip(b"\r") or data.count(b"\r\n") != len(other):
+            return None
+        data = data.replace(b"\r\n", b"\n")
+    qrels: dict[str, dict[str, int]] = {}
+    for line in data.decode("ascii").split("\n"):
+        fields = line.split("\t")
+        if len(fields) != 4:
+            return None
+        topic, _iteration, item, grade = fields
+        items = qrels.get(topic)
+        if items is None:
+            if not topic:
+                return None
+            items = qrels[topic] = {}
+        if not item or item in items or not grade.isdigit():
+            return None
+        items[item] = int(grade)
+    return qrels
+
+
 # --- several files: on every core when there is enough to read ---------------------------------------------------
 
 # Below this much to read, a process pool costs more than it saves (starting a process, sending results back).
 PARALLEL_BYTES = 16 << 20
-_worker_judged: JudgedKeys | None = None
+_worker_fn: Callable | None = None
 
 
-def read_primes(paths: Sequence[str | os.PathLike], judged: JudgedKeys, *, workers: int | None = None
-                ) -> Iterator[FastPrime | None]:
-    """`read_prime_answers` of each file, in order, as soon as each is read. With more than one worker the files
-    are read by forked processes (which inherit `judged`), each sending back only its small FastPrime; a pool that
-    breaks (a worker killed) leaves the remaining files to read_run."""
-    if workers is None:
-        workers = default_workers(paths)
+def in_processes(fn: Callable[[T], R], items: Sequence[T], *, workers: int) -> Iterator[R | None]:
+    """fn(item) for each item, in order, each as soon as it is done. With more than one worker, in forked
+    processes: `fn` and everything it refers to (the qrels, the evaluators) are inherited, not pickled; only the
+    items and the results cross. A pool that breaks (a worker killed) gives None for what it did not finish."""
     if workers <= 1:
-        for path in paths:
-            yield read_prime_answers(path, judged)
+        for item in items:
+            yield fn(item)
         return
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
-                               initargs=(judged,))
+                               initargs=(fn,))
     try:
-        futures = [pool.submit(_read_in_worker, os.fspath(path)) for path in paths]
+        futures = [pool.submit(_call_in_worker, item) for item in items]
         for future in futures:
             try:
                 yield future.result()
@@ -470,7 +507,7 @@ def read_primes(paths: Sequence[str | os.PathLike], judged: JudgedKeys, *, worke
 
 
 def default_workers(paths: Sequence[str | os.PathLike]) -> int:
-    """One reader per core for several files with enough to read, where processes can be forked; else 1."""
+    """One process per core for several files with enough to read, where processes can be forked; else 1."""
     if len(paths) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return 1
     total = 0
@@ -484,11 +521,11 @@ def default_workers(paths: Sequence[str | os.PathLike]) -> int:
     return min(len(paths), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-def _start_worker(judged: JudgedKeys) -> None:
-    global _worker_judged
-    _worker_judged = judged
+def _start_worker(fn: Callable) -> None:
+    global _worker_fn
+    _worker_fn = fn
 
 
-def _read_in_worker(path: str) -> FastPrime | None:
-    assert _worker_judged is not None
-    return read_prime_answers(path, _worker_judged)
+def _call_in_worker(item):
+    assert _worker_fn is not None
+    return _worker_fn(item)

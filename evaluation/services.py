@@ -143,41 +143,54 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
-    # must give, then to score them. Answer runs in the plain shape go through the whole-file reader
-    # (evaluation/reading.py), on every core when there is enough to read, and each run is scored as it comes in
-    # while the next ones are read; any other file, or any file with a problem, is read by read_run.
+    # must give, then to score them. Answer runs in the plain shape are read whole and scored by `read_whole`
+    # (evaluation/reading.py), in a process per core when there is enough to read; any other file, or any file
+    # with a problem, is read here by read_run.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
-    primes: list[Prime] = []
-    scores: list[RunScores] = []
     evaluator = Evaluator(qrels) if qrels and not any(problems) else None
     judged = reading.judged_keys(qrels) if task == ANSWERS else None
-    with closing(reading.read_primes(run_paths, judged, workers=workers) if judged is not None
-                 else (None for _ in run_paths)) as fast:
-        for name, path, found in zip(names, run_paths, fast, strict=True):
+
+    def read_whole(item: tuple[str, str | os.PathLike]) -> RunScores | bool | None:
+        """The run's scores, True if it is clean but there is nothing to score it against, None for read_run."""
+        name, path = item
+        found = reading.read_prime_answers(path, judged)
+        if found is None or evaluator is None:
+            return found is not None or None
+        return evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
+
+    if judged is not None:
+        workers = reading.default_workers(run_paths) if workers is None else workers
+        results = reading.in_processes(read_whole, list(zip(names, run_paths, strict=True)), workers=workers)
+    else:
+        results = (None for _ in run_paths)
+    scores: list[RunScores | None] = []
+    primes: dict[int, Prime] = {}  # the runs read here, until they are scored
+    with closing(results):
+        for i, (name, path, found) in enumerate(zip(names, run_paths, results, strict=True)):
             if found is not None:
                 problems.append(Problems(file=name))
-                prime = found.to_prime(judged)
-            else:
-                rows = _read_run(path, task, problems)
-                if mapped:
-                    needed.update(formula_id for _topic, formula_id, _score in rows)
-                    continue
-                prime = _prime(task, rows, qrels, None)
-            primes.append(prime)
+                scores.append(found if isinstance(found, RunScores) else None)
+                continue
+            rows = _read_run(path, task, problems)
+            if mapped:
+                needed.update(formula_id for _topic, formula_id, _score in rows)
+                continue
+            primes[i] = _prime(task, rows, qrels, None)
+            scores.append(None)
             if evaluator is not None and not any(problems):
-                scores.append(evaluator.scores(name, prime, all_topics=all_topics))
+                scores[i] = evaluator.scores(name, primes.pop(i), all_topics=all_topics)
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
-        primes = [_prime(task, _read_run(path, task, []), qrels, visual_of) for path in run_paths]
+        primes = {i: _prime(task, _read_run(path, task, []), qrels, visual_of) for i, path in enumerate(run_paths)}
+        scores = [None] * len(run_paths)
     _raise(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    if len(scores) != len(primes):
-        evaluator = evaluator or Evaluator(qrels)
-        scores = [evaluator.scores(name, prime, all_topics=all_topics)
-                  for name, prime in zip(names, primes, strict=True)]
-    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics)
+    evaluator = evaluator or Evaluator(qrels)
+    done = [run if run is not None else evaluator.scores(names[i], primes[i], all_topics=all_topics)
+            for i, run in enumerate(scores)]
+    return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics)
 
 
 def _prime(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels, visual_of: dict[str, str] | None
@@ -213,7 +226,10 @@ def _task_of(path: str | os.PathLike) -> str:
 def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
     found = Problems(file=Path(path).name)
     problems.append(found)
-    qrels: dict[str, dict[str, int]] = {}
+    qrels = reading.read_qrels_plain(path)
+    if qrels is not None:
+        return qrels
+    qrels = {}
     with open_binary(path) as stream:
         for record in read_qrels(stream, found):
             qrels.setdefault(record.topic_id, {})[record.item_id] = record.grade

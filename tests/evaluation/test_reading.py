@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from evaluation import reading, services
 from evaluation.prime import Evaluator, prime_answers
 from pooling.errors import InputError, Problems
+from pooling.formats.qrels import read_qrels
 from pooling.formats.runs import read_run
 
 QRELS = {"A.1": {"1": 2, "2": 0, "3": 3, "x" * 64: 1, "10": 1},
@@ -228,3 +229,44 @@ def test_top_ten_with_tied_scores_across_long_stretches(stretches, scores, repea
     assert fast is not None
     prime = fast.to_prime(reading.judged_keys(qrels))
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
+
+
+@st.composite
+def qrels_files(draw) -> bytes:
+    odd = draw(st.integers(0, 3)) == 0
+    end = draw(plain(["\n", "\r\n", "\r\r\n"] if odd else ["\n", "\r\n"]))
+    sep = draw(plain(["\t", " ", "\t "])) if odd and draw(st.booleans()) else "\t"
+    lines = []
+    for _ in range(draw(st.integers(0, 30))):
+        fields = [draw(plain(TOPICS[:3] + ([""] if odd else []))), draw(plain(["0", "Q0", ""] if odd else ["0"])),
+                  draw(plain(DOCS)) if odd else str(draw(st.integers(1, 300))),
+                  draw(plain(["0", "1", "2", "3", "-1", "x", "", "01", "٣", "1_0"] if odd else ["0", "1", "2", "3"]))]
+        if odd and draw(st.integers(0, 10)) == 0:
+            fields = fields[:3] if draw(st.booleans()) else [*fields, "extra"]
+        line = sep.join(fields)
+        if odd and draw(st.integers(0, 10)) == 0:
+            line = draw(plain(["", " ", line + "\t", line + " "]))
+        lines.append(line + end)
+    data = "".join(lines).encode()
+    if draw(st.integers(0, 20)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    return data
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=qrels_files())
+def test_the_plain_qrels_reader_reads_what_read_qrels_reads(data, tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(data)
+    fast = reading.read_qrels_plain(path)
+    event("read whole" if fast is not None else "left to read_qrels")
+    if fast is None:
+        return
+    problems = Problems()
+    expected: dict[str, dict[str, int]] = {}
+    with open(path, "rb") as stream:
+        for record in read_qrels(stream, problems):
+            expected.setdefault(record.topic_id, {})[record.item_id] = record.grade
+    assert not problems, problems.messages()
+    assert fast == expected
+    assert [list(items) for items in fast.values()] == [list(items) for items in expected.values()]
