@@ -36,7 +36,7 @@ FILE_MAX = 64 << 20
 # Bytes the plain shape allows: printable ASCII, tab, line ends (spaces and other white space go to read_run, whose
 # splitting rules for them are the reference).
 _PLAIN = bytes(range(0x21, 0x7F)) + b"\t\n"
-_NL = 10
+_TAB, _NL = 9, 10
 _ZERO, _MINUS, _PLUS = ord("0"), ord("-"), ord("+")
 # Ranks of up to 8 digits without a leading zero are within 1..RANK_MAX; others are checked one by one, as read_run.
 RANK_DIGITS = 8
@@ -60,6 +60,8 @@ _DOTS = _U(0x2E2E2E2E2E2E2E2E)
 _DOT_TO_ZERO = _U(ord(".") ^ ord("0"))
 _SIX = _U(0x7676767676767676)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)  # the first k bytes
+_KEEP_LAST = np.array([~((1 << (8 * (8 - k))) - 1) & (2**64 - 1) for k in range(9)], dtype=np.uint64)  # last k bytes
+_FILL_FIRST = _ZEROS & ~_KEEP_LAST  # the other bytes, '0'
 _HASH_MULS = [_U((0x9E3779B97F4A7C15 * (2 * j + 1)) % 2**64) for j in range(ID_MAX // 8)]
 _HASH_SHIFT = _U(29)
 _TOPIC_MUL = _U(0xBF58476D1CE4E5B9)
@@ -75,10 +77,10 @@ def _id_words(words: np.ndarray, start: np.ndarray, length: np.ndarray, count: i
     return [words[start + 8 * j] & _LOW_BYTES[np.clip(length - 8 * j, 0, 8)] for j in range(count)]
 
 
-def _right_word(words: np.ndarray, end: np.ndarray, length: np.ndarray, offset: int) -> np.ndarray:
-    """The word ending `offset` bytes before each field's end, its bytes before the field made '0'."""
-    keep = ~_LOW_BYTES[8 - np.clip(length - offset, 0, 8)]
-    return (words[end - offset - 8] & keep) | (_ZEROS & ~keep)
+def _right_word(words: np.ndarray, end: np.ndarray, chars: np.ndarray) -> np.ndarray:
+    """The word ending at each field's end (`end`, in the buffer), with its bytes before the field's last `chars`
+    (0 to 8) made '0'."""
+    return (words[end - 8] & _KEEP_LAST[chars]) | _FILL_FIRST[chars]
 
 
 def _all_digits(word: np.ndarray) -> np.ndarray:
@@ -152,10 +154,9 @@ def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
     keys = _hash([words[:, j] for j in range(width)]) + np.array(topic_hashes, dtype=np.uint64)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
-    bits = max(1, int(len(keys)).bit_length() + 1)
-    bounds = np.arange(2**bits + 1, dtype=np.uint64)
-    buckets = np.searchsorted(keys >> _U(64 - bits), bounds[:-1]).astype(np.int64)
-    buckets = np.append(buckets, len(keys))
+    bits = max(1, int(len(keys)).bit_length() + 3)
+    buckets = np.searchsorted(keys >> _U(64 - bits), np.arange(2**bits, dtype=np.uint64)).astype(np.int32)
+    buckets = np.append(buckets, np.int32(len(keys)))
     return JudgedKeys(qrels=qrels, keys=keys, buckets=buckets, bits=bits,
                       items=np.array(items, dtype=object)[order],
                       item_topics=np.array(numbers, dtype=np.int64)[order], topic_names=topic_names,
@@ -166,18 +167,21 @@ def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
 
 def _lookup(judged: JudgedKeys, keys: np.ndarray) -> np.ndarray:
     """For each key, its index in `judged.keys`, or -1."""
-    found = np.full(len(keys), -1, dtype=np.int64)
-    if not len(judged.keys):
-        return found
+    count = len(judged.keys)
+    if not count:
+        return np.full(len(keys), -1, dtype=np.int64)
     bucket = (keys >> _U(64 - judged.bits)).astype(np.int64)
-    rows = np.arange(len(keys))
-    pos, end = judged.buckets[bucket], judged.buckets[bucket + 1]
-    while len(rows):  # as many rounds as the fullest bucket holds keys (a few)
-        live = pos < end
-        rows, pos, end = rows[live], pos[live], end[live]
+    pos = judged.buckets[bucket]
+    size = judged.buckets[bucket + 1] - pos
+    found = np.where((size > 0) & (judged.keys[np.minimum(pos, count - 1)] == keys), pos, -1)
+    # Buckets of two keys or more are few (the index has about 8 buckets a key): the rest of them one by one.
+    rows = np.flatnonzero((size > 1) & (found < 0))
+    pos, end = pos[rows] + 1, pos[rows] + size[rows]
+    while len(rows):
         match = judged.keys[pos] == keys[rows]
         found[rows[match]] = pos[match]
-        rows, pos, end = rows[~match], pos[~match] + 1, end[~match]
+        live = ~match & (pos + 1 < end)
+        rows, pos, end = rows[live], pos[live] + 1, end[live]
     return found
 
 
@@ -227,16 +231,21 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
     """`read_prime_answers` on a file's bytes."""
     if data.startswith(BOM):
         data = data[len(BOM):]
-    data = data.rstrip(b"\r\n")  # trailing line ends make only blank lines, which read_run passes over
-    if not data or len(data) > FILE_MAX or not data.isascii():
+    if not data.isascii() or b"\x7f" in data:
         return None
-    other = data.translate(None, _PLAIN)
-    if other:  # only CRs of CRLF line ends may be left
+    if b"\r" in data:  # only CRs of CRLF line ends may be there
+        data = data.rstrip(b"\r\n")
+        other = data.translate(None, _PLAIN)
         if other.strip(b"\r") or data.count(b"\r\n") != len(other):
             return None
         data = data.replace(b"\r\n", b"\n")
-    end = data.find(b"\n")
-    fields = data[: end if end >= 0 else len(data)].split(b"\t")
+    size = len(data)
+    while size and data[size - 1] == _NL:  # trailing line ends make only blank lines, which read_run passes over
+        size -= 1
+    if not size or size > FILE_MAX:
+        return None
+    end = data.find(b"\n", 0, size)
+    fields = data[: end if end >= 0 else size].split(b"\t")
     if len(fields) == 5:
         doc_col = 1
     elif len(fields) == 6 and fields[1] == b"Q0":
@@ -244,14 +253,18 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
     else:
         return None  # Task 2 shape, or not a run: read_run says which
     ncols = len(fields)
-    size = len(data)
     padded = np.zeros(size + 2 * _PAD, dtype=np.uint8)
-    padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8)
+    padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8, count=size)
     buf = padded[_PAD: _PAD + size]
-    # Separators (only tabs and line ends are below '!' now): each line exactly ncols - 1 tabs and its line end.
-    n = data.count(b"\n") + 1
+    # Separators: every byte below '!' must be a tab or a line end (no space, no other control character), and
+    # each line has exactly ncols - 1 tabs and its line end.
     seps = np.flatnonzero(buf < 0x21)
-    if len(seps) != (ncols - 1) * n + n - 1:
+    kinds = buf[seps]
+    newlines = kinds == _NL
+    if not (newlines | (kinds == _TAB)).all():
+        return None
+    n = int(np.count_nonzero(newlines)) + 1
+    if len(seps) != ncols * n - 1:
         return None
     bounds = np.empty(ncols * n + 1, dtype=np.int64)  # -1, then every separator, then the end
     bounds[0] = -1
@@ -285,7 +298,7 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
 
 def _ranks_valid(words, padded, data: bytes, end, length) -> bool:
     """read_run's rank check: digits, and 1 <= rank <= RANK_MAX. `end` is in `padded`."""
-    plain = ((length <= RANK_DIGITS) & _all_digits(_right_word(words, end, length, 0))
+    plain = ((length <= RANK_DIGITS) & _all_digits(_right_word(words, end, np.minimum(length, RANK_DIGITS)))
              & (padded[end - length] != _ZERO))
     for i in np.flatnonzero(~plain).tolist():
         text = data[end[i] - _PAD - length[i]: end[i] - _PAD].decode("ascii")
@@ -299,27 +312,28 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     """Every score as float() reads it, or None if one is not a finite number (read_run's check). `end` is in
     `padded`."""
     lead = padded[end - length]
-    signed = ((lead == _MINUS) | (lead == _PLUS)).astype(np.int64)
+    minus = lead == _MINUS
+    signed = minus | (lead == _PLUS)
     chars = length - signed  # the sign is left out of the words: made '0', it adds nothing
-    low = _right_word(words, end, chars, 0)
-    high = _right_word(words, end, chars, 8)
+    short = np.minimum(chars, SCORE_CHARS)
+    low = _right_word(words, end, np.minimum(short, 8))
+    high = _right_word(words, end - 8, short - np.minimum(short, 8))
     dot_low, dot_high = _zero_bytes(low ^ _DOTS), _zero_bytes(high ^ _DOTS)
-    dots = (np.bitwise_count(dot_low) + np.bitwise_count(dot_high)).astype(np.int64)
+    dots = np.bitwise_count(dot_low) + np.bitwise_count(dot_high)
     # The dot made '0' too: the number is then the integer part, a 0, and the fraction's digits.
     low ^= (dot_low >> _U(7)) * _DOT_TO_ZERO
     high ^= (dot_high >> _U(7)) * _DOT_TO_ZERO
     digits = chars - dots
-    plain = ((length <= SCORE_CHARS) & (dots <= 1) & (digits >= 1) & (digits <= SCORE_DIGITS)
+    plain = ((chars <= SCORE_CHARS) & (dots <= 1) & (digits >= 1) & (digits <= SCORE_DIGITS)
              & _all_digits(low) & _all_digits(high))
     spelled = _eight_digits(high) * _U(10**8) + _eight_digits(low)
-    # Digits after the dot: from the bit of the dot's byte (bit 8 * byte + 7, counted by the ones below it).
-    after = np.where(dot_low != 0, 7 - (np.bitwise_count(dot_low - _U(1)).astype(np.int64) >> 3),
-                     np.where(dot_high != 0, 15 - (np.bitwise_count(dot_high - _U(1)).astype(np.int64) >> 3), 0))
-    after = np.where(plain, after, 0)
+    # Digits after the dot: the bytes above the dot's byte (the bits above its bit, by eight).
+    after = (np.bitwise_count(~(dot_low | (dot_low - _U(1)))) >> 3) + np.where(
+        dot_high != 0, 8 + (np.bitwise_count(~(dot_high | (dot_high - _U(1)))) >> 3), 0)
     fraction = spelled % _UPOW10[after]
     number = np.where(dots == 1, (spelled - fraction) // _U(10) + fraction, spelled)
     scores = number.astype(np.float64) / _FPOW10[after]
-    np.negative(scores, out=scores, where=lead == _MINUS)
+    np.negative(scores, out=scores, where=minus)
     for i in np.flatnonzero(~plain).tolist():
         text = data[end[i] - _PAD - length[i]: end[i] - _PAD].decode("ascii")
         try:
