@@ -16,8 +16,15 @@ alternately for --rounds rounds:
 
 Both sides' means are compared run by run. The goal of issue 5 is product / reference <= 1.3.
 
+With --campaign, also the campaign path (`evaluate --campaign`, the leaderboard's `evaluate_campaign`): the same runs
+ingested into a campaign of a PostgreSQL database (DATABASE_URL, by default `assess_bench_eval`, created and
+migrated if missing) with the qrels as one assessor's official judgments, set up once per shape and reused; each
+round then reads the qrels from the judgments and every run's rows from the database. Its means must equal the
+file path's.
+
     .venv/bin/python bench/evaluate.py                      # 40 runs x 100 topics x 1000 rows, 3 rounds
     .venv/bin/python bench/evaluate.py --runs 4 --rounds 1  # quick
+    .venv/bin/python bench/evaluate.py --campaign           # and the campaign path (first time: ingest, minutes)
 """
 from __future__ import annotations
 
@@ -33,6 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/assess_bench_eval")  # --campaign only
 
 import django  # noqa: E402
 
@@ -56,6 +64,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "evaluate")
+    parser.add_argument("--campaign", action="store_true", help="also the campaign path (needs PostgreSQL)")
     return parser.parse_args(argv)
 
 
@@ -123,6 +132,47 @@ def measures_only(qrels, primes):
     return [evaluator.scores(f"run{i:02d}", prime) for i, prime in enumerate(primes)]
 
 
+def campaign_setup(args: argparse.Namespace, qrels: dict[str, dict[str, int]], run_paths: list[Path]):
+    """The campaign of this shape, made once: topics, the runs ingested, the qrels as official judgments."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import transaction
+    from django.utils import timezone
+
+    from assessor.models import Assignment, Judgment
+    from pooling.models import Campaign, Run, Topic
+    from pooling.services import campaign_create, run_ingest
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ingest as bench_ingest
+
+    bench_ingest._server(create=True)
+    call_command("migrate", interactive=False, verbosity=0)
+    name = f"bench-eval-r{args.runs}-t{args.topics}-d{args.depth}-s{args.seed}"
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is not None and Run.objects.filter(campaign=campaign).count() == len(run_paths) and \
+            Judgment.objects.filter(assignment__campaign=campaign).count() == sum(map(len, qrels.values())):
+        return campaign
+    if campaign is not None:
+        sys.exit(f"campaign {name} in {os.environ['DATABASE_URL']} is incomplete: drop the database and run again")
+    start = time.perf_counter()
+    campaign = campaign_create(name=name, task="answers", max_depth=args.depth)
+    Topic.objects.bulk_create(Topic(campaign=campaign, topic_id=f"A.{t + 1}", position=t) for t in range(args.topics))
+    for path in run_paths:
+        run_ingest(campaign=campaign, path=path)
+    user, _ = get_user_model().objects.get_or_create(username="bench-eval-assessor")
+    now = timezone.now()
+    with transaction.atomic():
+        for topic in Topic.objects.filter(campaign=campaign):
+            assignment = Assignment.objects.create(campaign=campaign, topic=topic, assessor=user,
+                                                   kind=Assignment.Kind.OFFICIAL)
+            Judgment.objects.bulk_create(
+                Judgment(assignment=assignment, item_id=item, post_id=item, grade=str(grade), submitted_at=now,
+                         updated_at=now) for item, grade in qrels.get(topic.topic_id, {}).items())
+    print(f"campaign {name} set up in {time.perf_counter() - start:.0f} s")
+    return campaign
+
+
 def timed(fn, *a, **kw):
     start = time.perf_counter()
     result = fn(*a, **kw)
@@ -171,6 +221,25 @@ def main(argv: list[str]) -> int:
     print(f"ratio product one process / pytrec_eval direct: {s / f:.2f}")
     print(f"ratio measures only / pytrec_eval direct: {w / f:.2f}")
     print("means identical to pytrec_eval's for every run and measure")
+    if args.campaign:
+        from evaluation.services import evaluate_campaign
+
+        campaign = campaign_setup(args, qrels, run_paths)
+        expected = {s.name.removesuffix(".tsv"): s.means for s in evaluation.runs}
+        times, refs = [], []
+        print(f"campaign path (load average before: {os.getloadavg()[0]:.2f})")
+        for r in range(args.rounds):
+            t_campaign, result = timed(evaluate_campaign, campaign=campaign)
+            t_ref, _ = timed(reference, qrels, primes)
+            times.append(t_campaign)
+            refs.append(t_ref)
+            print(f"round {r + 1}: evaluate_campaign {t_campaign:.3f} s, pytrec_eval direct {t_ref:.3f} s")
+            if {s.name: s.means for s in result.runs} != expected:
+                print("MISMATCH between the campaign's scores and the files'")
+                return 1
+        c, f = statistics.median(times), statistics.median(refs)
+        print(f"medians of {args.rounds}: evaluate_campaign {c:.3f} s ({rows / c:,.0f} rows/s), "
+              f"pytrec_eval direct {f:.3f} s; ratio {c / f:.2f}; the same means as the files'")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -17,7 +17,8 @@ import hashlib
 import math
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -499,40 +500,63 @@ PARALLEL_BYTES = 16 << 20
 _worker_fn: Callable | None = None
 
 
-def in_processes(fn: Callable[[T], R], items: Sequence[T], *, workers: int) -> Iterator[R | None]:
+def in_processes(fn: Callable[[T], R], items: Iterable[T], *, workers: int) -> Iterator[R | None]:
     """fn(item) for each item, in order, each as soon as it is done. With more than one worker, in forked
     processes: `fn` and everything it refers to (the qrels, the evaluators) are inherited, not pickled; only the
-    items and the results cross. A pool that breaks (a worker killed) gives None for what it did not finish."""
+    items and the results cross, and items are taken from `items` only as workers get free (at most two a
+    worker waiting), so a generator of large items is not held whole. A pool that breaks (a worker killed) gives
+    None for what it did not finish."""
     if workers <= 1:
         for item in items:
             yield fn(item)
         return
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
                                initargs=(fn,))
+    pending: deque = deque()  # futures, or None where the pool was broken when the item came
+    source = iter(items)
+    broken = False
     try:
-        futures = [pool.submit(_call_in_worker, item) for item in items]
-        for future in futures:
+        while True:
+            while len(pending) < 2 * workers and (item := next(source, _END)) is not _END:
+                if broken:
+                    pending.append(None)
+                    continue
+                try:
+                    pending.append(pool.submit(_call_in_worker, item))
+                except BrokenProcessPool:
+                    broken = True
+                    pending.append(None)
+            if not pending:
+                break
+            future = pending.popleft()
             try:
-                yield future.result()
+                yield None if future is None else future.result()
             except BrokenProcessPool:
+                broken = True
                 yield None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+_END = object()
+
+
 def default_workers(paths: Sequence[str | os.PathLike]) -> int:
     """One process per core for several files with enough to read, where processes can be forked; else 1."""
-    if len(paths) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     total = 0
     for path in paths:
         try:
             total += os.path.getsize(path)
         except OSError:
             return 1  # read_run reports it, in order
-    if total < PARALLEL_BYTES:
+    return workers_for(len(paths), total)
+
+
+def workers_for(count: int, size: int) -> int:
+    """Processes for `count` runs of `size` bytes (or rows x 32) in all: one per core when that pays."""
+    if count < 2 or size < PARALLEL_BYTES or "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return min(len(paths), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return min(count, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def _start_worker(fn: Callable) -> None:

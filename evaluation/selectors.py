@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -99,6 +100,27 @@ def scores_version(*, campaign: Campaign) -> tuple[int, str]:
 
 def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
     return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
+
+
+def run_text(*, run: Run) -> bytes | None:
+    """A stored answer run as the text of a Task 1 run file (`topic item rank score tag`, tab-separated, in the order
+    of `run_rows`), written by PostgreSQL's COPY: what evaluation's whole-file reader takes. Scores are written
+    with every digit they need (`extra_float_digits`), so each reads back as the same double. None on another
+    database."""
+    if connection.vendor != "postgresql":
+        return None
+    entry, topic = RunEntry._meta.db_table, Topic._meta.db_table
+    sql = (f"COPY (SELECT t.topic_id, e.item_id, e.rank, e.score, 'run' FROM {entry} e "
+           f"JOIN {topic} t ON t.id = e.topic_id WHERE e.run_id = {int(run.pk)} "
+           f"ORDER BY e.topic_id, e.rank, e.item_id) TO STDOUT")
+    out = io.BytesIO()
+    with connection.cursor() as cursor:
+        cursor.execute("SET extra_float_digits = 3")
+        try:
+            cursor.copy_expert(sql, out)
+        finally:
+            cursor.execute("RESET extra_float_digits")
+    return out.getvalue()
 
 
 def run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]) -> Iterator[tuple[str, str | None, float]]:

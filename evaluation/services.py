@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from django.core.cache import cache
+from django.db.models import Count, Sum
 
 from pooling.errors import InputError, Problem, Problems
 from pooling.formats.formula_tsv import read_formula_index
@@ -59,9 +60,12 @@ class Evaluation:
     version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
 
 
-def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
-                      ) -> Evaluation:
-    """Scores the campaign's runs (or the given ones) against its official judgments."""
+def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
+                      workers: int = 1) -> Evaluation:
+    """Scores the campaign's runs (or the given ones) against its official judgments. An answer run comes out of
+    PostgreSQL as the text of a run file for the whole-file reader (evaluation/reading.py), with `workers`
+    processes reading and scoring (more than 1 only where forking this process is safe: the command, not a web
+    worker); anything that reader does not take is read row by row."""
     qrels = selectors.campaign_qrels(campaign=campaign)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
@@ -69,12 +73,36 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     evaluator = Evaluator(qrels)
     prime = prime_answers if campaign.task == ANSWERS else prime_formulas
-    scores = [evaluator.scores(run.name, prime(selectors.run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
-                                               qrels), all_topics=all_topics)
-              for run in runs]
+
+    def by_rows(run: Run) -> RunScores:
+        rows = selectors.run_rows(run=run, campaign=campaign, topic_ids=topic_ids)
+        return evaluator.scores(run.name, prime(rows, qrels), all_topics=all_topics)
+
+    if campaign.task != ANSWERS:
+        scores = [by_rows(run) for run in runs]
+    else:
+        judged = reading.judged_keys(qrels)
+
+        def read_whole(item: tuple[str, bytes | None]) -> RunScores | None:
+            name, text = item
+            # COPY writes a backslash in an id as two: such a run is read row by row.
+            found = reading.prime_answers_of(text, judged) if text is not None and b"\\" not in text else None
+            return None if found is None else evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
+
+        texts = ((run.name, selectors.run_text(run=run)) for run in runs)
+        with closing(reading.in_processes(read_whole, texts, workers=workers)) as results:
+            scores = [found if found is not None else by_rows(run) for run, found in zip(runs, results, strict=True)]
     counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
               for topic, items in qrels.items()]
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts)
+
+
+def campaign_workers(*, campaign: Campaign) -> int:
+    """Processes for `evaluate --campaign`: one per core for answer runs with enough rows to pay for them."""
+    if campaign.task != ANSWERS:
+        return 1
+    rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"))
+    return reading.workers_for(rows["runs"], (rows["rows"] or 0) * 32)  # about 32 bytes a row as text
 
 
 LEADERBOARD_SECONDS = 24 * 3600

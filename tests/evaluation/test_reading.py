@@ -7,11 +7,13 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from evaluation import reading, services
+from evaluation import reading, selectors, services
 from evaluation.prime import Evaluator, prime_answers
 from pooling.errors import InputError, Problems
 from pooling.formats.qrels import read_qrels
 from pooling.formats.runs import read_run
+from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (a fixture)
+from tests.pooling.run_files import ingest
 
 QRELS = {"A.1": {"1": 2, "2": 0, "3": 3, "x" * 64: 1, "10": 1},
          "A.10": {"1": 1, "5": 2, "7": 0},
@@ -270,3 +272,25 @@ def test_the_plain_qrels_reader_reads_what_read_qrels_reads(data, tmp_path):
     assert not problems, problems.messages()
     assert fast == expected
     assert [list(items) for items in fast.values()] == [list(items) for items in expected.values()]
+
+
+def test_campaign_runs_read_whole_from_copy_score_as_row_by_row(judged_answers, tmp_path, monkeypatch):  # noqa: F811
+    # Scores PostgreSQL writes in other forms (exponents, -0, more digits than a double keeps), repeated scores,
+    # and a run with a backslash in an id (COPY doubles it: that run is read row by row).
+    scores = ["1e-05", "-0", "0.1", "123456789.123456789", "2.5e+300", "0.30000000000000004", "7", "7"]
+    lines = [("A.1", post, str(rank), score, "odd") for rank, (post, score) in
+             enumerate(zip(["10", "12", "11", "13", "14", "15", "16", "17"], scores, strict=True), 1)]
+    lines += [("A.2", "20", "1", "-1.5", "odd"), ("A.2", "99", "2", "-2.25", "odd")]
+    ingest(judged_answers, tmp_path, "odd", lines)
+    ingest(judged_answers, tmp_path, "slash", [("A.1", "a\\b", "1", "3", "s"), ("A.1", "10", "2", "2", "s")])
+    text = selectors.run_text(run=judged_answers.runs.get(name="odd"))
+    assert b"1e-05" in text and b"\t-0\t" in text
+    assert reading.prime_answers_of(text, reading.judged_keys(selectors.campaign_qrels(campaign=judged_answers)))
+    whole = services.evaluate_campaign(campaign=judged_answers, workers=1)
+    assert services.evaluate_campaign(campaign=judged_answers, workers=2).runs == whole.runs
+    with monkeypatch.context() as patch:
+        patch.setattr(selectors, "run_text", lambda run: None)
+        by_rows = services.evaluate_campaign(campaign=judged_answers, workers=1)
+    assert [(s.name, s.per_topic, s.means) for s in whole.runs] == [(s.name, s.per_topic, s.means)
+                                                                     for s in by_rows.runs]
+    assert [s.name for s in whole.runs] == ["odd", "r1", "slash"]

@@ -29,7 +29,9 @@ class Command(ServiceCommand):
         if o["campaign"]:
             if o["runs"] or o["formula_index"] or o["task"]:
                 raise InputError("--campaign scores the campaign's own runs: no run files, --task or --formula-index")
-            result = services.evaluate_campaign(campaign=self.campaign(o["campaign"]), all_topics=o["all_topics"])
+            campaign = self.campaign(o["campaign"])
+            result = services.evaluate_campaign(campaign=campaign, all_topics=o["all_topics"],
+                                                workers=services.campaign_workers(campaign=campaign))
         else:
             # `--formula-index FILE... RUN...` (SPEC 9): the option takes every path after it, so the files
             # without a formula index header are the runs.
