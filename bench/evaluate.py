@@ -222,24 +222,31 @@ def main(argv: list[str]) -> int:
     print(f"ratio measures only / pytrec_eval direct: {w / f:.2f}")
     print("means identical to pytrec_eval's for every run and measure")
     if args.campaign:
-        from evaluation.services import evaluate_campaign
+        from evaluation.services import campaign_workers, evaluate_campaign
 
         campaign = campaign_setup(args, qrels, run_paths)
         expected = {s.name.removesuffix(".tsv"): s.means for s in evaluation.runs}
-        times, refs = [], []
-        print(f"campaign path (load average before: {os.getloadavg()[0]:.2f})")
+        workers = campaign_workers(campaign=campaign)
+        times, serial_times, refs = [], [], []
+        print(f"campaign path, {workers} processes as the command takes them (load average before: "
+              f"{os.getloadavg()[0]:.2f})")
         for r in range(args.rounds):
-            t_campaign, result = timed(evaluate_campaign, campaign=campaign)
+            t_campaign, result = timed(evaluate_campaign, campaign=campaign, workers=workers)
+            t_serial, result_serial = timed(evaluate_campaign, campaign=campaign, workers=1)
             t_ref, _ = timed(reference, qrels, primes)
             times.append(t_campaign)
+            serial_times.append(t_serial)
             refs.append(t_ref)
-            print(f"round {r + 1}: evaluate_campaign {t_campaign:.3f} s, pytrec_eval direct {t_ref:.3f} s")
-            if {s.name: s.means for s in result.runs} != expected:
-                print("MISMATCH between the campaign's scores and the files'")
-                return 1
-        c, f = statistics.median(times), statistics.median(refs)
-        print(f"medians of {args.rounds}: evaluate_campaign {c:.3f} s ({rows / c:,.0f} rows/s), "
-              f"pytrec_eval direct {f:.3f} s; ratio {c / f:.2f}; the same means as the files'")
+            print(f"round {r + 1}: evaluate --campaign {t_campaign:.3f} s, one process {t_serial:.3f} s, "
+                  f"pytrec_eval direct {t_ref:.3f} s")
+            for found in (result, result_serial):
+                if {s.name: s.means for s in found.runs} != expected:
+                    print("MISMATCH between the campaign's scores and the files'")
+                    return 1
+        c, cs, f = statistics.median(times), statistics.median(serial_times), statistics.median(refs)
+        print(f"medians of {args.rounds}: evaluate --campaign {c:.3f} s ({rows / c:,.0f} rows/s), one process "
+              f"{cs:.3f} s, pytrec_eval direct {f:.3f} s; ratios {c / f:.2f} and {cs / f:.2f}; the same means as "
+              "the files'")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
