@@ -54,18 +54,23 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple
     topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
                     key=lambda pair: natural_key(pair[1]))
     for topic_pk, topic_id in topics:
-        units = _unit_grades(judgments.filter(assignment__topic_id=topic_pk).values_list(
+        grades = _topic_grades(campaign, level, judgments.filter(assignment__topic_id=topic_pk).values_list(
             "assignment__withdrawn_at", "item_id", "formula_id", "grade"))
-        grades: dict[str, int] = {}
-        for (item_id, formula_id), grade in units.items():
-            if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
-                continue
-            if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
-                grades[formula_id] = GRADE_VALUES[grade]
-            else:
-                grades[item_id] = max(grades.get(item_id, 0), GRADE_VALUES[grade])
         if grades:
             yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
+
+
+def _topic_grades(campaign: Campaign, level: str, rows) -> dict[str, int]:
+    """One topic's item -> grade from its official judgments' (withdrawn_at, item, formula, grade) rows."""
+    grades: dict[str, int] = {}
+    for (item_id, formula_id), grade in _unit_grades(rows).items():
+        if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
+            continue
+        if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
+            grades[formula_id] = GRADE_VALUES[grade]
+        else:
+            grades[item_id] = max(grades.get(item_id, 0), GRADE_VALUES[grade])
+    return grades
 
 
 def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple[str, int, int]]:
@@ -76,8 +81,20 @@ def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple
 
 
 def campaign_qrels(*, campaign: Campaign) -> Qrels:
-    """The campaign's qrels as evaluation reads them: posts (answers) or visual ids (formulas)."""
-    return {topic_id: dict(rows) for topic_id, rows in qrels_by_topic(campaign=campaign, level=VISUAL)}
+    """The campaign's qrels as evaluation reads them: posts (answers) or visual ids (formulas); what
+    `qrels_by_topic` gives, in its order, from one query (evaluation holds every topic's judgments anyway)."""
+    by_topic: dict[int, list[tuple]] = {}
+    for topic_pk, *row in official_judgments(campaign=campaign).values_list(
+            "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade"
+    ).iterator(chunk_size=CHUNK):
+        by_topic.setdefault(topic_pk, []).append(row)
+    names = dict(Topic.objects.filter(pk__in=by_topic).values_list("pk", "topic_id"))
+    qrels: dict[str, dict[str, int]] = {}
+    for topic_pk in sorted(by_topic, key=lambda pk: natural_key(names[pk])):
+        grades = _topic_grades(campaign, VISUAL, by_topic[topic_pk])
+        if grades:
+            qrels[names[topic_pk]] = dict(sorted(grades.items(), key=lambda row: natural_key(row[0])))
+    return qrels
 
 
 def judgments_stamp(*, campaign: Campaign) -> tuple:
@@ -103,16 +120,17 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
 
 
 def run_text(*, run: Run) -> bytes | None:
-    """A stored answer run as the text of a Task 1 run file (`topic item rank score tag`, tab-separated, in the order
-    of `run_rows`), written by PostgreSQL's COPY: what evaluation's whole-file reader takes. Scores are written
-    with every digit they need (`extra_float_digits`), so each reads back as the same double. None on another
-    database."""
+    """A stored answer run as the text of a Task 1 run file (`topic item rank score tag`, tab-separated), written by
+    PostgreSQL's COPY: what evaluation's whole-file reader takes. Scores are written with every digit they need
+    (`extra_float_digits`), so each reads back as the same double. Rows come in the order the table keeps them
+    (for a run loaded by COPY, the file's), not sorted: a sort would double the query's time, and the reader takes
+    rows in any order (a (topic, item) is stored once, so no row is a repeat whose place would matter). None on
+    another database."""
     if connection.vendor != "postgresql":
         return None
     entry, topic = RunEntry._meta.db_table, Topic._meta.db_table
     sql = (f"COPY (SELECT t.topic_id, e.item_id, e.rank, e.score, 'run' FROM {entry} e "
-           f"JOIN {topic} t ON t.id = e.topic_id WHERE e.run_id = {int(run.pk)} "
-           f"ORDER BY e.topic_id, e.rank, e.item_id) TO STDOUT")
+           f"JOIN {topic} t ON t.id = e.topic_id WHERE e.run_id = {int(run.pk)}) TO STDOUT")
     out = io.BytesIO()
     with connection.cursor() as cursor:
         cursor.execute("SET extra_float_digits = 3")

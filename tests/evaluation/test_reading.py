@@ -7,12 +7,14 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+from assessor.models import Assignment
+from assessor.services import assignment_withdraw, judgments_import
 from evaluation import reading, selectors, services
 from evaluation.prime import Evaluator, prime_answers
 from pooling.errors import InputError, Problems
 from pooling.formats.qrels import read_qrels
 from pooling.formats.runs import read_run
-from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (a fixture)
+from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 from tests.pooling.run_files import ingest
 
 QRELS = {"A.1": {"1": 2, "2": 0, "3": 3, "x" * 64: 1, "10": 1},
@@ -294,3 +296,18 @@ def test_campaign_runs_read_whole_from_copy_score_as_row_by_row(judged_answers, 
     assert [(s.name, s.per_topic, s.means) for s in whole.runs] == [(s.name, s.per_topic, s.means)
                                                                      for s in by_rows.runs]
     assert [s.name for s in whole.runs] == ["odd", "r1", "slash"]
+
+
+def test_campaign_qrels_in_one_query_are_the_exports_topic_by_topic(judged_answers, judged_formulas, ada):  # noqa: F811
+    def by_topic(campaign):
+        return [(topic, rows) for topic, rows in selectors.qrels_by_topic(campaign=campaign)]
+
+    def in_one(campaign):
+        return [(topic, list(items.items())) for topic, items in selectors.campaign_qrels(campaign=campaign).items()]
+
+    assert in_one(judged_formulas) == by_topic(judged_formulas) != []
+    assert in_one(judged_answers) == by_topic(judged_answers) == [("A.1", [("10", 3), ("12", 0)]), ("A.2", [("20", 2)])]
+    # A topic handed over: the second assessor's grades where they have one, the first one's elsewhere.
+    assignment_withdraw(assignment=Assignment.objects.get(assessor=ada, topic__topic_id="A.1", kind="official"))
+    judgments_import(campaign=judged_answers, lines=["cy\tA.1\t10\t1\t", "cy\tA.1\t12\tDK\tunsure", "cy\tA.1\t11\t2\t"])
+    assert in_one(judged_answers) == by_topic(judged_answers) == [("A.1", [("10", 1), ("11", 2)]), ("A.2", [("20", 2)])]
