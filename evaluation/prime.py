@@ -53,7 +53,7 @@ def natural_key(text: str) -> tuple:
     return tuple((0, int(part), part) if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
 
 
-def _top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:
+def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:
     """The unjudged fraction of the first 10 items in trec_eval's order (score descending, then id descending)."""
     top = heapq.nlargest(TOP, items.items(), key=lambda pair: (pair[1], pair[0]))
     return sum(1 for item, _score in top if item not in judged) / len(top)
@@ -100,7 +100,7 @@ def _prime(lists: dict[str, dict[str, float]], qrels: Qrels) -> Prime:
         judged = qrels[topic]
         if not items:
             continue
-        prime.unjudged[topic] = _top_unjudged(items, judged)
+        prime.unjudged[topic] = top_unjudged(items, judged)
         kept = {item: score for item, score in items.items() if item in judged}
         if kept:
             prime.run[topic] = kept

@@ -29,7 +29,7 @@ import numpy as np
 from pooling.formats.runs import RANK_MAX
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
-from .prime import Prime, _top_unjudged
+from .prime import Prime, top_unjudged
 
 # Larger files are left to the streaming reader: this one holds a file and a few arrays of its size in memory (a run
 # of 1000 rows for 100 topics is about 4 MB).
@@ -53,7 +53,6 @@ R = TypeVar("R")
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
 _U = np.uint64
-_BYTES = _U(0x0101010101010101)
 _LOW7 = _U(0x7F7F7F7F7F7F7F7F)
 _HIGH = _U(0x8080808080808080)
 _ZEROS = _U(0x3030303030303030)  # eight '0'
@@ -65,7 +64,6 @@ _KEEP_LAST = np.array([~((1 << (8 * (8 - k))) - 1) & (2**64 - 1) for k in range(
 _FILL_FIRST = _ZEROS & ~_KEEP_LAST  # the other bytes, '0'
 _HASH_MULS = [_U((0x9E3779B97F4A7C15 * (2 * j + 1)) % 2**64) for j in range(ID_MAX // 8)]
 _HASH_SHIFT = _U(29)
-_TOPIC_MUL = _U(0xBF58476D1CE4E5B9)
 
 
 def _word_view(buf: np.ndarray) -> np.ndarray:
@@ -414,6 +412,7 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
     rest = {t for t in stretch_topic.tolist() if t >= 0 and t not in unjudged}
     extra_items: list[int] = []
     extra_scores: list[float] = []
+
     def doc_text(row: int) -> str:
         start = int(doc_start[row])
         return data[start: start + int(doc_len[row])].decode("ascii")
@@ -428,7 +427,7 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
             for a, b in spans:
                 for row, score in zip(range(a, b), scores[a:b].tolist(), strict=True):
                     items.setdefault(doc_text(row), score)
-            unjudged[number] = _top_unjudged(items, grades)
+            unjudged[number] = top_unjudged(items, grades)
             continue
         rows: list[int] = []
         for a, b in spans:
@@ -437,7 +436,7 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
                 rows.extend((np.flatnonzero(scores[a:b] >= tenth) + a).tolist())
             else:
                 rows.extend(range(a, b))
-        unjudged[number] = _top_unjudged({doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)},
+        unjudged[number] = top_unjudged({doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)},
                                          grades)
     if slow:
         # Judged rows of those topics again, the first occurrence of each item only (keys are unique per item).
@@ -487,7 +486,7 @@ def read_qrels_plain(path: str | os.PathLike) -> dict[str, dict[str, int]] | Non
             if not topic:
                 return None
             items = qrels[topic] = {}
-        if not item or item in items or not grade.isdigit():
+        if not item or item in items or not grade.isdigit() or len(grade) > 18:
             return None
         items[item] = int(grade)
     return qrels
