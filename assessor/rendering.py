@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from bleach import html5lib_shim
 from bleach.sanitizer import Cleaner
 from django.core.cache import cache
+from django.urls import reverse
 
 ALLOWED_TAGS = frozenset({
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4",
@@ -133,7 +134,15 @@ def highlight(safe_html: str, formula_ids: Iterable[str]) -> str:
     return safe_html
 
 
-SAFE_HTML_SECONDS = 24 * 3600
+# Posts do not change, and a campaign's judging runs for weeks: the judging pages' fragments are sanitized ahead
+# of the assessor when topics are assigned (judging_safe_warm) and must still be there when the items come up.
+SAFE_HTML_SECONDS = 60 * 24 * 3600
+# Fragments per cache round trip when warming: bounds the memory and the size of one Redis command.
+WARM_BATCH = 500
+
+
+def _cache_key(html: str, scope: str, new_tab: bool) -> str:
+    return f"safe-html:v1:{scope}:{int(new_tab)}:{hashlib.blake2b((html or '').encode(), digest_size=16).hexdigest()}"
 
 
 def sanitize_cached(html: str, *, scope: str, post_url: PostUrl, new_tab: bool = False) -> str:
@@ -146,8 +155,7 @@ def sanitize_cached(html: str, *, scope: str, post_url: PostUrl, new_tab: bool =
 
 def sanitize_cached_many(htmls: Sequence[str], *, scope: str, post_url: PostUrl, new_tab: bool = False) -> list[str]:
     """sanitize_cached() of several fragments with one cache round trip to read them and at most one to write."""
-    keys = [f"safe-html:v1:{scope}:{int(new_tab)}:{hashlib.blake2b((html or '').encode(), digest_size=16).hexdigest()}"
-            for html in htmls]
+    keys = [_cache_key(html, scope, new_tab) for html in htmls]
     found = cache.get_many(list(dict.fromkeys(keys)))
     made: dict[str, str] = {}
     safe = []
@@ -161,3 +169,45 @@ def sanitize_cached_many(htmls: Sequence[str], *, scope: str, post_url: PostUrl,
     if made:
         cache.set_many(made, timeout=SAFE_HTML_SECONDS)
     return safe
+
+
+# -- the judging page's fragments: one scope, link target and tab policy for the page and for the warm-up
+
+
+def thread_url(collection_pk: int) -> PostUrl:
+    """The post-url function of a collection: a post's local thread view, scrolled to the post."""
+    def url(post_id: str) -> str:
+        return reverse("assessor:thread", args=[collection_pk, post_id]) + f"#post-{post_id}"
+    return url
+
+
+def judging_safe_many(htmls: Sequence[str], *, collection_pk: int) -> list[str]:
+    """The judging page's fragments of a collection, sanitized through the cache (links open in a new tab)."""
+    return sanitize_cached_many(htmls, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk),
+                                new_tab=True)
+
+
+def judging_safe_warm(htmls: Iterable[str], *, collection_pk: int) -> int:
+    """Puts the judging page's sanitized form of each fragment in the cache, under the key the page reads, unless it
+    is there already. Returns how many were sanitized."""
+    scope, post_url = f"collection-{collection_pk}", thread_url(collection_pk)
+    made = 0
+    batch: dict[str, str] = {}
+
+    def flush() -> int:
+        found = cache.get_many(list(batch))
+        missing = {key: sanitize(html, post_url=post_url, new_tab=True) for key, html in batch.items()
+                   if key not in found}
+        if missing:
+            cache.set_many(missing, timeout=SAFE_HTML_SECONDS)
+        batch.clear()
+        return len(missing)
+
+    for html in htmls:
+        if html:
+            batch[_cache_key(html, scope, True)] = html
+            if len(batch) >= WARM_BATCH:
+                made += flush()
+    if batch:
+        made += flush()
+    return made

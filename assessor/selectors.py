@@ -1,6 +1,7 @@
 """Reads of the judging app: an assessor's assignments and progress, the next item, the judging and thread views."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -175,6 +176,39 @@ def judging_item(*, assignment: Assignment, item: PoolItem) -> JudgingItem:
         view.instances.append(Instance(formula_id=instance.formula_id, post=posts.get(instance.post_id),
                                        comment=comment, judgment=judgments.get(instance.formula_id)))
     return view
+
+
+def judging_texts(*, topic: Topic) -> Iterator[str]:
+    """Every piece of collection and topic HTML that the judging pages of a topic show (what judging_item reads):
+    the topic's title and question; Task 1: each pooled answer's body and its question's title; Task 2: each
+    selected instance's post title and body, and the comment holding the instance. Streamed, in pool order."""
+    campaign = topic.campaign
+    collection_id = campaign.collection_id
+    yield topic.title
+    yield topic.question
+    items = PoolItem.objects.filter(topic=topic)
+    if campaign.task == Campaign.Task.ANSWERS:
+        question_title = (Post.objects.filter(collection_id=OuterRef("collection_id"), post_id=OuterRef("thread_id"))
+                          .exclude(post_id=OuterRef("post_id")).values("title")[:1])
+        posts = (Post.objects.filter(collection_id=collection_id, post_id__in=items.values("item_id"))
+                 .annotate(question_title=Subquery(question_title)).order_by()
+                 .values_list("body", "question_title"))
+        for body, title in posts.iterator(chunk_size=500):
+            yield body
+            if title:
+                yield title
+        return
+    instances = PoolInstance.objects.filter(item__topic=topic, selected=True)
+    posts = (Post.objects.filter(collection_id=collection_id, post_id__in=instances.values("post_id")).order_by()
+             .values_list("title", "body"))
+    for title, body in posts.iterator(chunk_size=500):
+        yield title
+        yield body
+    comment_ids = (Formula.objects.filter(collection_id=collection_id,
+                                          formula_id__in=instances.values("formula_id"))
+                   .exclude(comment_id="").values("comment_id"))
+    yield from (Comment.objects.filter(collection_id=collection_id, comment_id__in=comment_ids).order_by()
+                .values_list("text", flat=True).iterator(chunk_size=500))
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """Writes of the judging app: assignments, what was shown, judgments with their revisions, imports."""
 from __future__ import annotations
 
+import logging
 import math
 import secrets
 from collections.abc import Iterable, Sequence
@@ -17,7 +18,10 @@ from django.utils import timezone
 from pooling.errors import InputError, Problems
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
+from . import rendering, selectors
 from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment, JudgmentRevision
+
+log = logging.getLogger(__name__)
 
 # Longest active time one submission may report: a page left open over a weekend is not a day of work.
 MAX_ACTIVE_SECONDS = 4 * 3600
@@ -115,7 +119,34 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
     except IntegrityError:
         # Another organizer assigned the same topic at the same moment: the constraint kept it single.
         raise InputError("these topics were assigned by someone else meanwhile; reload and try again") from None
-    return AssignResult(created=created + revived, existing=kept)
+    given = created + revived
+    if given:
+        transaction.on_commit(lambda: _judging_cache_warm_enqueue([a.pk for a in given]))
+    return AssignResult(created=given, existing=kept)
+
+
+def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
+    from .tasks import judging_cache_warm_task  # tasks import this module
+
+    # Only a head start for the pages (a page sanitizes what it misses): a broker or cache that is down must not
+    # turn an assignment that was made into an error.
+    try:
+        judging_cache_warm_task.delay(assignment_pks)
+    except Exception:
+        log.exception("the judging cache warm-up of assignments %s could not run", assignment_pks)
+
+
+def judging_cache_warm(*, assignment_pks: Sequence[int]) -> int:
+    """Sanitizes, into the cache the judging page reads, every fragment of collection and topic HTML that the
+    pages of these assignments' topics show, so that bleach does not run while an assessor waits. Fragments already
+    cached are left alone. Returns how many were sanitized."""
+    topics = (Topic.objects.filter(assignments__pk__in=list(assignment_pks)).distinct()
+              .select_related("campaign").order_by("pk"))
+    made = 0
+    for topic in topics:
+        made += rendering.judging_safe_warm(selectors.judging_texts(topic=topic),
+                                            collection_pk=topic.campaign.collection_id)
+    return made
 
 
 @transaction.atomic

@@ -6,7 +6,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from pooling.errors import InputError
@@ -17,7 +16,7 @@ from pooling.views import organizer_required
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
-from .rendering import highlight, sanitize_cached, sanitize_cached_many
+from .rendering import highlight, judging_safe_many, sanitize_cached, thread_url
 
 GRADE_MEANINGS = {
     Campaign.Task.ANSWERS: {
@@ -57,14 +56,12 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
         raise Http404("No such assignment") from None
 
 
-def _post_url(collection_pk: int):
-    def url(post_id: str) -> str:
-        return reverse("assessor:thread", args=[collection_pk, post_id]) + f"#post-{post_id}"
-    return url
+# The dashboards link to threads the same way.
+_post_url = thread_url
 
 
 def _safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
-    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=_post_url(collection_pk or 0),
+    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk or 0),
                            new_tab=new_tab)
     return highlight(safe, marks) if marks else safe
 
@@ -188,12 +185,12 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
         fragments[f"comment-{n}"] = (instance.comment.text if instance.comment else "", marks)
     wanted = [name for name, (html, _marks) in fragments.items() if html]
     safe = dict.fromkeys(fragments, "")
-    cleaned = sanitize_cached_many([fragments[name][0] for name in wanted], scope=f"collection-{collection_pk}",
-                                   post_url=_post_url(collection_pk), new_tab=True)
+    # Sanitized ahead when the topic was assigned (services.judging_cache_warm); a miss is sanitized here.
+    cleaned = judging_safe_many([fragments[name][0] for name in wanted], collection_pk=collection_pk)
     for name, html in zip(wanted, cleaned, strict=True):
         marks = fragments[name][1]
         safe[name] = highlight(html, marks) if marks else html
-    post_url = _post_url(collection_pk)
+    post_url = thread_url(collection_pk)
     instances = []
     for n, instance in enumerate(view.instances):
         instances.append({

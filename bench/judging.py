@@ -13,6 +13,12 @@ campaign, then measures for --seconds (after --warmup):
   (as the server did up to 59ac487) is followed there too. Throughput counts every one of these requests;
   latency is given per kind and per loop.
 
+The product sanitizes a topic's collection HTML into the cache when the topic is assigned (a background job:
+assessor.services.judging_cache_warm). Each level clears the cache (its Redis database) and then assigns, and the
+assignments run that job here, in this process, as the product does with no Redis: the pages find their fragments
+ready, as in normal use. With --cold the cache is cleared again after the assignments, so that every page sanitizes
+its new answer on the request path (how every figure before the warm-up was measured).
+
 After each level the database must hold exactly one judgment (and one revision) per POST that got a redirect.
 After the levels, a double-submit check sends the same POST twice, in a row and at the same moment, for some
 items: one judgment each. Last, an in-process check (django.test.Client) counts the SQL queries of each request
@@ -22,6 +28,7 @@ docs/benchmarks.md ("Judging").
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_judging .venv/bin/python bench/judging.py
     DATABASE_URL=... .venv/bin/python bench/judging.py --levels 1 8 --seconds 3 --warmup 1   # quick check
+    DATABASE_URL=... .venv/bin/python bench/judging.py --cold     # no warm-up: bleach on every page, as before
 """
 from __future__ import annotations
 
@@ -55,7 +62,7 @@ import ingest as bench_ingest  # noqa: E402  (bench/ingest.py: database creation
 ROOT = bench_ingest.ROOT
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_judging"
 # A Redis database of its own: production caches sanitized HTML there, and it is cleared before each level so
-# that every level starts as cold as the last one did (each judged answer is new to the cache).
+# that every level starts from the same state (then warmed by the assignments' job, unless --cold).
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
 DEMO_CAMPAIGN = "ARQMath-3 Task 1 demo"
 USERNAME = "benchjudge{:02d}"
@@ -87,6 +94,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="threads per worker: 1 runs the sync worker class, more the gthread one (default 1)")
     parser.add_argument("--double-submits", type=int, default=40,
                         help="items submitted twice in the double-submit check, half in a row, half at once")
+    parser.add_argument("--cold", action="store_true",
+                        help="clear the cache after the assignments' warm-up job: every page sanitizes its answer")
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile the in-process judging pages and print the top functions")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out", help="where the JSON result goes")
@@ -182,7 +191,8 @@ def free_topics(campaign, users: list) -> list:
 
 def reset_and_assign(campaign, users: list, topics: list) -> dict[int, list[int]]:
     """Deletes every judgment, visit and assignment of the benchmark's assessors, then deals the topics out to
-    `users` in turn (official assignments). Returns user pk -> assignment pks in topic order."""
+    `users` in turn (official assignments), which runs the assignments' cache warm-up job in this process. Returns
+    user pk -> assignment pks in topic order."""
     from django.contrib.auth import get_user_model
 
     from assessor import services
@@ -213,6 +223,30 @@ def clear_cache() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+def run_jobs_here() -> None:
+    """Celery tasks run in this process when they are sent (as the product runs them with no Redis): the
+    assignments' cache warm-up job runs when reset_and_assign commits, with no worker needed."""
+    from config.celery_app import app
+
+    app.conf.task_always_eager = True
+
+
+def assign_level(campaign, users: list, topics: list, *, cold: bool) -> tuple[dict[int, list[int]], dict]:
+    """A clean cache, then the level's assignments with their warm-up job; cleared again if `cold`. Returns the
+    assignments and what the warm-up did: its seconds (assignments included) and the fragments a second warm-up
+    still finds missing (0: the job covered every page)."""
+    from assessor import services
+
+    clear_cache()
+    start = time.perf_counter()
+    assignments = reset_and_assign(campaign, users, topics)
+    seconds = time.perf_counter() - start
+    left = services.judging_cache_warm(assignment_pks=[pk for pks in assignments.values() for pk in pks])
+    if cold:
+        clear_cache()
+    return assignments, {"seconds": seconds, "left": left, "cold": cold}
 
 
 def free_port() -> int:
@@ -548,8 +582,7 @@ def summarize(records: list[Record], window_start: float, stop: float) -> dict:
 def run_level(n: int, *, port: int, server_pid: int, browsers: list[Browser], campaign, users: list, topics: list,
               args: argparse.Namespace) -> dict:
     note(f"N = {n}: assigning {len(topics)} topics to {n} assessors, trivial views then judging")
-    assignments = reset_and_assign(campaign, users[:n], topics)
-    clear_cache()
+    assignments, warm = assign_level(campaign, users[:n], topics, cold=args.cold)
     trivial = [Browser(port) for _ in range(n)]
     records, start, stop, cpu_trivial = timed_phase(
         n, lambda i, stop: trivial_loop(trivial[i], stop), warmup=args.warmup, seconds=args.seconds,
@@ -566,8 +599,9 @@ def run_level(n: int, *, port: int, server_pid: int, browsers: list[Browser], ca
     judging = summarize(records, start, stop)
     counts = judged_counts(users)
     ok = counts["judgments"] == counts["revisions"] == counts["completed_visits"] == judging["posts_ok"]
-    return {"n": n, "healthz": healthz, "session": session, "judging": judging, "cpu_healthz": cpu_trivial,
-            "cpu_session": cpu_session, "cpu_judging": cpu_judging, "db": counts, "db_ok": ok,
+    return {"n": n, "warm": warm, "healthz": healthz, "session": session, "judging": judging,
+            "cpu_healthz": cpu_trivial, "cpu_session": cpu_session, "cpu_judging": cpu_judging, "db": counts,
+            "db_ok": ok,
             "ratio": judging["requests_per_second"] / healthz["requests_per_second"],
             "ratio_session": judging["requests_per_second"] / session["requests_per_second"]}
 
@@ -619,7 +653,7 @@ def double_submit_check(*, port: int, browsers: list[Browser], campaign, users: 
 
 # --- server-side view of one request --------------------------------------------------------------
 
-def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> dict:
+def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold: bool) -> dict:
     """The same loop through django.test.Client in this process (same settings, database and cache): SQL
     queries, server-side milliseconds and the part of them spent waiting for PostgreSQL, per request kind,
     without HTTP, gunicorn or the client."""
@@ -629,8 +663,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool) -> d
     from django.db import connection
     from django.test import Client
 
-    assignments = reset_and_assign(campaign, users[:1], topics)
-    clear_cache()
+    assignments, _warm = assign_level(campaign, users[:1], topics, cold=cold)
     client = Client(SERVER_NAME="127.0.0.1")
     client.force_login(users[0])
     rng = random.Random(7)
@@ -721,6 +754,13 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
         f"campaign '{DEMO_CAMPAIGN}': {topics} free topics, {items:,} items, dealt out to the N assessors at each "
         "level; a judging loop = GET judging page (200) + POST grade (302 to the next item's page; continue URL "
         "(302) when an assignment starts or the server sends the POST there)",
+        ("COLD cache: cleared after the assignments' warm-up job, so every page sanitizes its new answer (bleach on "
+         "the request path)" if args.cold else
+         "WARM cache, as in the product: each level's assignments ran the cache warm-up job (in this process), so the "
+         "pages find their sanitized HTML ready; --cold measures without it") + "; assign + warm-up s per level: "
+        + ", ".join(f"N = {level['n']} {level['warm']['seconds']:.1f}" for level in levels)
+        + "; fragments a second warm-up still found missing: "
+        + ", ".join(str(level["warm"]["left"]) for level in levels),
         "",
         f"{'N':>3} {'loops/s':>8} {'judging req/s':>14} {'healthz req/s':>14} {'ratio':>6}   "
         + "   ".join(f"{k + ' p50/p95/p99 ms':>24}" for k in KINDS) + f"   {'loop p50/p95':>13}",
@@ -795,6 +835,7 @@ def main(argv: list[str]) -> None:
     env = server_environment()
     os.environ.update(env)
     bench_ingest.setup_django()
+    run_jobs_here()
     started = time.perf_counter()
     bench_ingest.ensure_database()
     campaign = demo_campaign()
@@ -821,7 +862,7 @@ def main(argv: list[str]) -> None:
         server.terminate()
         server.wait(timeout=30)
     note("in-process check")
-    inproc = in_process_check(campaign=campaign, users=users, topics=topics, profile=args.profile)
+    inproc = in_process_check(campaign=campaign, users=users, topics=topics, profile=args.profile, cold=args.cold)
     facts["load_after"] = bench_ingest.load()
     print("\n".join(report(args, facts, levels, double, inproc, len(topics), items)))
     result = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "levels": levels,

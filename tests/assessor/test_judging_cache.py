@@ -1,0 +1,125 @@
+"""The judging pages' sanitized HTML is made ahead of the assessor: assigning a topic warms the cache with every
+fragment its pages show, so a page finds them ready; a fragment missing from the cache is still sanitized."""
+from unittest import mock
+
+import pytest
+from django.core.cache import cache
+
+from assessor import rendering, services
+from assessor.models import Assignment
+from pooling.models import Formula, PoolItem
+
+from .fixtures import assign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def bleach_calls(monkeypatch):
+    """Every HTML fragment that goes through the sanitizer from here on."""
+    calls = []
+    real = rendering.sanitize
+
+    def counted(html, **kwargs):
+        calls.append(html)
+        return real(html, **kwargs)
+
+    monkeypatch.setattr(rendering, "sanitize", counted)
+    return calls
+
+
+def cached(html: str, collection_pk: int) -> bool:
+    return cache.get(rendering._cache_key(html, f"collection-{collection_pk}", True)) is not None
+
+
+def assign_and_commit(django_capture_on_commit_callbacks, campaign, user, *topics):
+    with django_capture_on_commit_callbacks(execute=True):
+        return assign(campaign, user, *topics)
+
+
+def item_urls(assignment):
+    return [f"/assess/assignments/{assignment.pk}/items/{p}/" for p in
+            PoolItem.objects.filter(topic=assignment.topic).order_by("position").values_list("position", flat=True)]
+
+
+def test_assigning_a_topic_sanitizes_its_pages_and_nothing_else(django_capture_on_commit_callbacks, answers, ada):
+    assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")
+    collection_pk = answers.collection_id
+    topic = answers.topics.get(topic_id="A.1")
+    posts = {p.post_id: p for p in answers.collection.posts.all()}
+    for html in (topic.title, topic.question, posts["10"].body, posts["11"].body, posts["12"].body,
+                 posts["1"].title):
+        assert cached(html, collection_pk), html
+    other = answers.topics.get(topic_id="A.2")
+    for html in (other.question, posts["20"].body):    # A.2 is nobody's yet
+        assert not cached(html, collection_pk), html
+
+
+def test_a_page_after_the_warm_up_runs_no_sanitizer(django_capture_on_commit_callbacks, client, answers, ada,
+                                                     bleach_calls):
+    a = assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")
+    bleach_calls.clear()
+    client.force_login(ada)
+    pages = [client.get(url) for url in item_urls(a)]
+    assert [p.status_code for p in pages] == [200, 200, 200]
+    assert bleach_calls == []
+    text = "".join(p.content.decode() for p in pages)
+    assert "by the power rule" in text and "An integral" in text
+    assert 'class="external-link"' in text and "__pwned" not in text.replace("window.__pwned", "")  # still sanitized
+    assert "<script>window" not in text and "onerror" not in text
+
+
+def test_a_page_sanitizes_what_the_cache_misses(django_capture_on_commit_callbacks, client, answers, ada,
+                                                bleach_calls):
+    a = assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")
+    cache.clear()                                        # say, an evicted cache
+    client.force_login(ada)
+    url = item_urls(a)[0]
+    first = client.get(url)
+    assert first.status_code == 200 and len(bleach_calls) >= 3    # topic title, question, the answer
+    assert "I need" in first.content.decode()
+    bleach_calls.clear()
+    again = client.get(url).content.decode()
+    assert "I need" in again and bleach_calls == []     # kept for the next time
+
+
+def test_formula_pages_are_warmed_with_their_instances_posts_and_comments(django_capture_on_commit_callbacks,
+                                                                         client, formulas, ada, bleach_calls):
+    Formula.objects.filter(formula_id="3").update(comment_id="c1")   # an instance in a comment
+    a = assign_and_commit(django_capture_on_commit_callbacks, formulas, ada, "B.1")
+    assert cached("Nice, thanks!", formulas.collection_id)
+    bleach_calls.clear()
+    client.force_login(ada)
+    pages = [client.get(url).content.decode() for url in item_urls(a)]
+    assert bleach_calls == []
+    assert any("Comment: Nice, thanks!" in page for page in pages)
+    assert 'class="math-container hl" data-formula-id="q_1"' in pages[0]
+
+
+def test_warming_twice_sanitizes_nothing_new(answers, ada):
+    a = assign(answers, ada, "A.1")
+    first = services.judging_cache_warm(assignment_pks=[a.pk])
+    assert first == 6          # topic title and question, three answers, their question's title
+    assert services.judging_cache_warm(assignment_pks=[a.pk]) == 0
+
+
+def test_an_assignment_stands_when_its_warm_up_cannot_be_sent(django_capture_on_commit_callbacks, answers, ada):
+    with mock.patch("assessor.tasks.judging_cache_warm_task.delay", side_effect=ConnectionError("no broker")):
+        a = assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")
+    assert Assignment.objects.filter(pk=a.pk, assessor=ada).exists()
+
+
+def test_assign_topics_command_warms_the_cache(django_capture_on_commit_callbacks, answers, ada):
+    from django.core.management import call_command
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("assign_topics", "--campaign", "answers", "--assessor", "ada", "A.2", stdout=mock.Mock())
+    posts = {p.post_id: p for p in answers.collection.posts.all()}
+    assert cached(posts["20"].body, answers.collection_id)
