@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -251,10 +251,58 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         doc_col = 2
     else:
         return None  # Task 2 shape, or not a run: read_run says which
-    ncols = len(fields)
     padded = np.zeros(size + 2 * _PAD, dtype=np.uint8)
     padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8, count=size)
-    buf = padded[_PAD: _PAD + size]
+    file = _File(data=data, padded=padded, words=_word_view(padded), ncols=len(fields), doc_col=doc_col,
+                 judged=judged)
+    # A few hundred kB of lines at a time: the arrays of a part stay in the processor's cache (a whole file at once
+    # took half as long again), then the parts' rows are put together for what needs the whole file.
+    parts: list[_Part] = []
+    start = rows = 0
+    while start < size:
+        end = data.find(b"\n", min(start + PART_BYTES, size), size)
+        end = size if end < 0 else end
+        part = _part(file, start, end, rows)
+        if part is None:
+            return None
+        parts.append(part)
+        rows += len(part.scores)
+        start = end + 1
+    return _prime(file, parts)
+
+
+PART_BYTES = 1 << 20
+
+
+@dataclass
+class _File:
+    data: bytes
+    padded: np.ndarray  # the bytes with _PAD zeros on both sides
+    words: np.ndarray  # _word_view(padded)
+    ncols: int
+    doc_col: int
+    judged: JudgedKeys
+
+
+class _Part(NamedTuple):
+    """The rows of one part of a file (row numbers counted from the file's first row)."""
+
+    scores: np.ndarray
+    doc_start: np.ndarray  # in the file
+    doc_len: np.ndarray
+    keys: np.ndarray  # doc hash + topic hash
+    stretch_first: np.ndarray  # the first row of each stretch of rows with the same topic
+    stretch_topic: np.ndarray  # its topic number in the qrels, -1 for a topic the qrels do not have
+    stretch_names: list[str]
+    judged_rows: np.ndarray  # the rows whose (topic, doc) is judged
+    judged_items: np.ndarray  # and their index in JudgedKeys
+
+
+def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
+    """Lines start..end (end at a line end or the end of the file) checked and read, or None on any doubt."""
+    padded, words, data, ncols, doc_col = file.padded, file.words, file.data, file.ncols, file.doc_col
+    buf = padded[_PAD + start: _PAD + end]
+    size = end - start
     # Separators: every byte below '!' must be a tab or a line end (no space, no other control character), and
     # each line has exactly ncols - 1 tabs and its line end.
     seps = np.flatnonzero(buf < 0x21)
@@ -276,23 +324,49 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
     if lengths.min() < 1:
         return None  # an empty field, or a blank line (which read_run passes over; not the plain shape)
     lengths = lengths.reshape(n, ncols)
-    starts = np.empty(n, dtype=np.int64)  # where each line (and its topic) starts
-    starts[0] = 0
-    starts[1:] = rows[:-1, -1] + 1
-    if (rows[:, -1] - starts).max() > LINE_MAX - len(BOM):
+    starts = np.empty(n, dtype=np.int64)  # where each line (and its topic) starts, in the file
+    starts[0] = start
+    starts[1:] = rows[:-1, -1] + 1 + start
+    line_ends = rows[:, -1] + start
+    if (line_ends - starts).max() > LINE_MAX - len(BOM):
         return None
-    topic_len, doc_len = lengths[:, 0], lengths[:, doc_col]
+    topic_len, doc_len = np.ascontiguousarray(lengths[:, 0]), np.ascontiguousarray(lengths[:, doc_col])
     if topic_len.max() > ID_MAX or doc_len.max() > ID_MAX:
         return None
-    words = _word_view(padded)
-    pad = _PAD
-    if not _ranks_valid(words, padded, data, rows[:, doc_col + 1] + pad, lengths[:, doc_col + 1]):
+    offset = start + _PAD
+    if not _ranks_valid(words, padded, data, rows[:, doc_col + 1] + offset, lengths[:, doc_col + 1]):
         return None
-    scores = _scores(words, padded, data, rows[:, doc_col + 2] + pad, lengths[:, doc_col + 2])
+    scores = _scores(words, padded, data, rows[:, doc_col + 2] + offset, lengths[:, doc_col + 2])
     if scores is None:
         return None
-    doc_end = rows[:, doc_col]
-    return _prime(words, data, judged, starts, topic_len, doc_end - doc_len, doc_len, scores)
+    doc_start = rows[:, doc_col] + start - doc_len
+    # Stretches of rows with the same topic, each topic's number in the qrels.
+    topic_words = _id_words(words, starts + _PAD, topic_len, -(-int(topic_len.max()) // 8))
+    changes = np.zeros(n - 1, dtype=bool)
+    for word in topic_words:
+        changes |= word[1:] != word[:-1]
+    first = np.concatenate([[0], np.flatnonzero(changes) + 1])
+    numbers = file.judged.topic_numbers
+    names = [data[a: a + length].decode("ascii") for a, length in zip(starts[first].tolist(),
+                                                                       topic_len[first].tolist(), strict=True)]
+    stretch_topic = np.array([numbers.get(name, -1) for name in names], dtype=np.int64)
+    sizes = np.diff(np.append(first, n))
+    topic_of = np.repeat(stretch_topic, sizes)
+    topic_hashes = np.array([_topic_hash(name) for name in names], dtype=np.uint64)
+    doc_count = -(-int(doc_len.max()) // 8)
+    doc_words = _id_words(words, doc_start + _PAD, doc_len, doc_count)
+    keys = _hash(doc_words) + np.repeat(topic_hashes, sizes)
+    # Judged rows: the key looked up, then the doc's bytes and the topic compared.
+    judged = file.judged
+    at = _lookup(judged, keys)
+    hit = np.flatnonzero((at >= 0) & (topic_of >= 0))
+    item = at[hit]
+    same = (judged.lengths[item] == doc_len[hit]) & (judged.item_topics[item] == topic_of[hit])
+    for j in range(doc_count):
+        same &= judged.words[item, j] == doc_words[j][hit]
+    return _Part(scores=scores, doc_start=doc_start, doc_len=doc_len, keys=keys, stretch_first=first + first_row,
+                 stretch_topic=stretch_topic, stretch_names=names, judged_rows=hit[same] + first_row,
+                 judged_items=item[same])
 
 
 def _ranks_valid(words, padded, data: bytes, end, length) -> bool:
@@ -345,41 +419,33 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     return scores
 
 
-def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start, doc_len, scores
-           ) -> FastPrime | None:
-    n = len(starts)
-    topic_words = _id_words(words, starts + _PAD, topic_len, -(-int(topic_len.max()) // 8))
-    doc_count = -(-int(doc_len.max()) // 8)
-    doc_words = _id_words(words, doc_start + _PAD, doc_len, doc_count)
-    # Stretches of rows with the same topic; topics the qrels do not have are left out.
-    changes = np.zeros(n - 1, dtype=bool)
-    for word in topic_words:
-        changes |= word[1:] != word[:-1]
-    cut = np.concatenate([[0], np.flatnonzero(changes) + 1, [n]])
-    first, after = cut[:-1], cut[1:]
-    numbers = judged.topic_numbers
-    order: dict[str, int] = {}  # the file's qrels topics, in the order it first has them
-    stretch_topic = []
-    for a, length in zip(first.tolist(), topic_len[first].tolist(), strict=True):
-        topic = data[int(starts[a]): int(starts[a]) + length].decode("ascii")
-        if topic in numbers:
-            order.setdefault(topic, len(order))
-        stretch_topic.append(numbers.get(topic, -1))
-    stretch_topic = np.array(stretch_topic, dtype=np.int64)
+def _prime(file: _File, parts: list[_Part]) -> FastPrime:
+    """The prime filter over the rows of every part."""
+    judged, data = file.judged, file.data
+    scores = np.concatenate([p.scores for p in parts])
+    doc_start = np.concatenate([p.doc_start for p in parts])
+    doc_len = np.concatenate([p.doc_len for p in parts])
+    keys = np.concatenate([p.keys for p in parts])
+    judged_rows = np.concatenate([p.judged_rows for p in parts])
+    judged_items = np.concatenate([p.judged_items for p in parts])
+    n = len(scores)
+    # Stretches, joined where a topic goes on from one part to the next.
+    first = np.concatenate([p.stretch_first for p in parts])
+    stretch_topic = np.concatenate([p.stretch_topic for p in parts])
+    names = [name for p in parts for name in p.stretch_names]
+    go_on = np.zeros(len(first), dtype=bool)
+    go_on[1:] = np.array([a == b for a, b in zip(names, names[1:], strict=False)], dtype=bool)
+    if go_on.any():
+        first, stretch_topic = first[~go_on], stretch_topic[~go_on]
+        names = [name for name, joined in zip(names, go_on.tolist(), strict=True) if not joined]
+    after = np.append(first[1:], n)
     sizes = after - first
     topic_of = np.repeat(stretch_topic, sizes)
-    topic_hashes = np.array([_topic_hash(judged.topic_names[t]) if t >= 0 else 0 for t in stretch_topic.tolist()],
-                            dtype=np.uint64)
     kept = topic_of >= 0
-    keys = _hash(doc_words) + np.repeat(topic_hashes, sizes)
-    # Judged rows: the key looked up, then the doc's bytes and the topic compared.
-    at = _lookup(judged, keys)
-    hit = np.flatnonzero((at >= 0) & kept)
-    item = at[hit]
-    same = (judged.lengths[item] == doc_len[hit]) & (judged.item_topics[item] == topic_of[hit])
-    for j in range(doc_count):
-        same &= judged.words[item, j] == doc_words[j][hit]
-    judged_rows, judged_items = hit[same], item[same]
+    order: dict[str, int] = {}  # the file's qrels topics, in the order it first has them
+    for name, number in zip(names, stretch_topic.tolist(), strict=True):
+        if number >= 0:
+            order.setdefault(name, number)
     # The first occurrence of a (topic, doc) counts: a topic where a key repeats (by hash, so also where two keys
     # only share a hash) is filtered row by row, as prime_answers does.
     ordered = np.sort(keys[kept])
@@ -397,7 +463,7 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
     rises = np.zeros(n, dtype=bool)
     rises[1:] = scores[1:] > scores[:-1]
     rises[first] = False
-    rising = np.add.reduceat(rises, first) > 0 if n else np.zeros(0, dtype=bool)
+    rising = np.add.reduceat(rises, first) > 0
     top = np.minimum(sizes, TOP)
     tied = np.zeros(len(first), dtype=bool)
     long = sizes > TOP
@@ -406,20 +472,17 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
     simple = (stretch_topic >= 0) & ~rising & ~tied & (stretches_of[np.maximum(stretch_topic, 0)] == 1)
     fraction = (top - (counted[first + top] - counted[first])) / top
     unjudged: dict[int, float] = {}
-    for s_topic, ok, value in zip(stretch_topic.tolist(), simple.tolist(), fraction.tolist(), strict=True):
-        if ok and s_topic not in slow:
-            unjudged[s_topic] = value
+    for number, ok, value in zip(stretch_topic.tolist(), simple.tolist(), fraction.tolist(), strict=True):
+        if ok and number not in slow:
+            unjudged[number] = value
     rest = {t for t in stretch_topic.tolist() if t >= 0 and t not in unjudged}
-    extra_items: list[int] = []
-    extra_scores: list[float] = []
 
     def doc_text(row: int) -> str:
         start = int(doc_start[row])
         return data[start: start + int(doc_len[row])].decode("ascii")
 
     for number in sorted(rest):
-        topic = judged.topic_names[number]
-        grades = judged.qrels[topic]
+        grades = judged.qrels[judged.topic_names[number]]
         spans = [(a, b) for a, b, t in zip(first.tolist(), after.tolist(), stretch_topic.tolist(), strict=True)
                  if t == number]
         if number in slow:  # every row, the first occurrence of each doc kept
@@ -437,7 +500,9 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
             else:
                 rows.extend(range(a, b))
         unjudged[number] = top_unjudged({doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)},
-                                         grades)
+                                        grades)
+    extra_items: list[int] = []
+    extra_scores: list[float] = []
     if slow:
         # Judged rows of those topics again, the first occurrence of each item only (keys are unique per item).
         keep = ~np.isin(topic_of[judged_rows], list(slow))
@@ -450,8 +515,8 @@ def _prime(words, data: bytes, judged: JudgedKeys, starts, topic_len, doc_start,
         judged_rows, judged_items = judged_rows[keep], judged_items[keep]
     out_items = np.concatenate([judged_items, np.array(extra_items, dtype=np.int64)])
     out_scores = np.concatenate([scores[judged_rows], np.array(extra_scores, dtype=np.float64)])
-    names = list(order)
-    return FastPrime(topics=names, unjudged=[unjudged[numbers[t]] for t in names], judged=out_items,
+    topics = list(order)
+    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics], judged=out_items,
                      scores=out_scores)
 
 

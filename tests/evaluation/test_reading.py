@@ -108,6 +108,19 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
     # The same floats, bit for bit (== would take 0.0 for -0.0).
     assert [repr(v) for items in prime.run.values() for v in items.values()] == \
         [repr(v) for items in expected.run.values() for v in items.values()]
+    # Read in parts of a line or two (a topic's rows across parts), the same.
+    assert in_parts(data, QRELS) == (prime.run, prime.unjudged)
+
+
+def in_parts(data: bytes, qrels, part_bytes: int = 40):
+    saved = reading.PART_BYTES
+    reading.PART_BYTES = part_bytes
+    try:
+        found = reading.prime_answers_of(data, reading.judged_keys(qrels))
+    finally:
+        reading.PART_BYTES = saved
+    prime = found.to_prime(reading.judged_keys(qrels))
+    return prime.run, prime.unjudged
 
 
 plain_rows = st.lists(st.tuples(plain(TOPICS[:4]), plain(DOCS[:10]), st.integers(1, 10**9),
@@ -129,6 +142,7 @@ def test_plain_files_are_read_whole_not_sent_to_read_run(rows, trec, crlf, tmp_p
     assert fast is not None
     prime = fast.to_prime(reading.judged_keys(QRELS))
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
+    assert in_parts(data, QRELS) == (expected.run, expected.unjudged)
 
 
 def outcome(qrels: Path, runs: list[Path], **kw):
@@ -233,6 +247,7 @@ def test_top_ten_with_tied_scores_across_long_stretches(stretches, scores, repea
     assert fast is not None
     prime = fast.to_prime(reading.judged_keys(qrels))
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
+    assert in_parts(data, qrels, 200) == (expected.run, expected.unjudged)
 
 
 @st.composite
