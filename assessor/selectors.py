@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db import connection
+from django.db.models import Count, IntegerField, Model, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from pooling.models import Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
@@ -81,23 +82,98 @@ def pool_item_at(*, assignment: Assignment, position: int) -> PoolItem | None:
         return None
 
 
+# -- the judging requests' own queries, in SQL written out: they run on every page and POST of an assessor's day,
+# and the ORM's building and compiling of them cost more Python than PostgreSQL spends running them.
+
+
+def _columns(model: type[Model], alias: str, names: tuple[str, ...] | None = None) -> tuple[str, list]:
+    fields = [f for f in model._meta.concrete_fields if names is None or f.attname in names]
+    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields), fields
+
+
+_CONVERTERS: dict = {}
+
+
+def _instance(model: type[Model], fields: list, values) -> Model:
+    """A model instance from raw column values, converted as the ORM would (no converter is needed on PostgreSQL
+    for these columns; SQLite's datetimes need one)."""
+    converted = []
+    for f, value in zip(fields, values, strict=True):
+        key = (connection.vendor, f)
+        converters = _CONVERTERS.get(key)
+        if converters is None:
+            converters = _CONVERTERS[key] = (connection.ops.get_db_converters(f.cached_col)
+                                             + f.get_db_converters(connection))
+        for convert in converters:
+            value = convert(value, f.cached_col, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+_ITEM_FIELDS = ("id", "campaign_id", "topic_id", "item_id", "position")
+
+
+def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, page: bool = True,
+                            lock: bool = False) -> tuple[Assignment | None, PoolItem | None]:
+    """The user's own assignment (with its campaign and topic) and the item at `position` of its topic, in one
+    query: (None, None) when the assignment is not the user's (nobody reaches another assessor's work), (assignment,
+    None) when there is no such item. With `page`, the assignment carries `done` and `total` (its progress) and the
+    item `previous` (the position before it, None for the first). With `lock`, the assignment row is locked (FOR
+    UPDATE) until the end of the caller's transaction, and a missing item gives (None, None) too."""
+    a_cols, a_fields = _columns(Assignment, "a")
+    c_cols, c_fields = _columns(Campaign, "c")
+    t_cols, t_fields = _columns(Topic, "t")
+    i_cols, i_fields = _columns(PoolItem, "i", _ITEM_FIELDS)
+    extra = ""
+    if page:
+        extra = (", (SELECT p.position FROM pooling_poolitem p WHERE p.topic_id = i.topic_id AND p.position < "
+                 "i.position ORDER BY p.position DESC LIMIT 1), (SELECT COUNT(*) FROM pooling_poolitem p WHERE "
+                 "p.topic_id = a.topic_id), (SELECT COUNT(*) FROM assessor_itemvisit v WHERE v.assignment_id = a.id "
+                 "AND v.completed_at IS NOT NULL)")
+    sql = (f"SELECT {a_cols}, {c_cols}, {t_cols}, {i_cols}{extra} FROM assessor_assignment a "
+           "INNER JOIN pooling_campaign c ON c.id = a.campaign_id INNER JOIN pooling_topic t ON t.id = a.topic_id "
+           f"{'INNER' if lock else 'LEFT OUTER'} JOIN pooling_poolitem i ON i.topic_id = a.topic_id AND "
+           "i.position = %s WHERE a.id = %s AND a.assessor_id = %s")
+    if lock and connection.features.has_select_for_update_of:
+        # Only the assignment row; inner joins only (no FOR UPDATE across an outer join).
+        sql += " FOR UPDATE OF a"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [position, pk, user.pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None, None
+    ends = []
+    for fields in (a_fields, c_fields, t_fields, i_fields):
+        ends.append((ends[-1] if ends else 0) + len(fields))
+    assignment = _instance(Assignment, a_fields, row[:ends[0]])
+    assignment.campaign = _instance(Campaign, c_fields, row[ends[0]:ends[1]])
+    assignment.topic = _instance(Topic, t_fields, row[ends[1]:ends[2]])
+    assignment.topic.campaign = assignment.campaign
+    item = None
+    if row[ends[2]] is not None:
+        item = _instance(PoolItem, i_fields, row[ends[2]:ends[3]])
+        item.topic = assignment.topic
+    if page:
+        previous, assignment.total, assignment.done = row[ends[3]:]
+        if item is not None:
+            item.previous = previous
+    return assignment, item
+
+
 def next_item(*, assignment: Assignment, after: int | None = None) -> PoolItem | None:
     """The item to judge next: the first unjudged, unskipped item after position `after` (from the start when
     None, wrapping around); when only skipped items are left, the one skipped longest ago."""
-    visits = ItemVisit.objects.filter(assignment=assignment)
-    complete = visits.filter(completed_at__isnull=False).values("item_id")
-    skipped = visits.filter(skipped_at__isnull=False).values("item_id")
-    open_items = PoolItem.objects.filter(topic_id=assignment.topic_id).exclude(item_id__in=complete)
-    fresh = open_items.exclude(item_id__in=skipped).order_by("position")
-    if after is not None:
-        item = fresh.filter(position__gt=after).first()
-        if item is not None:
-            return item
-    item = fresh.first()
-    if item is not None:
-        return item
-    last_skip = visits.filter(item_id=OuterRef("item_id")).values("skipped_at")[:1]
-    return open_items.annotate(skipped=Subquery(last_skip)).order_by("skipped", "position").first()
+    # One query: items not complete; the unskipped first, those after `after` first among them, then by position;
+    # the skipped ones by when they were skipped.
+    i_cols, i_fields = _columns(PoolItem, "i", _ITEM_FIELDS)
+    sql = (f"SELECT {i_cols} FROM pooling_poolitem i LEFT OUTER JOIN assessor_itemvisit v ON v.assignment_id = %s "
+           "AND v.item_id = i.item_id WHERE i.topic_id = %s AND v.completed_at IS NULL ORDER BY "
+           "CASE WHEN v.skipped_at IS NULL THEN 0 ELSE 1 END, "
+           "CASE WHEN v.skipped_at IS NULL AND i.position > %s THEN 0 ELSE 1 END, v.skipped_at, i.position LIMIT 1")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [assignment.pk, assignment.topic_id, -1 if after is None else after])
+        row = cursor.fetchone()
+    return None if row is None else _instance(PoolItem, i_fields, row)
 
 
 def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
@@ -146,7 +222,6 @@ def judging_item(*, assignment: Assignment, item: PoolItem) -> JudgingItem:
     """What the judging page shows of one item. `item` from pool_item_at carries the previous position already."""
     campaign = assignment.campaign
     collection_id = campaign.collection_id
-    judgments = {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item.item_id)}
     view = JudgingItem(assignment=assignment, topic=assignment.topic, item=item)
     if hasattr(item, "previous"):
         view.previous = item.previous
@@ -154,14 +229,9 @@ def judging_item(*, assignment: Assignment, item: PoolItem) -> JudgingItem:
         view.previous = (PoolItem.objects.filter(topic_id=item.topic_id, position__lt=item.position)
                          .order_by("-position").values_list("position", flat=True).first())
     if campaign.task == Campaign.Task.ANSWERS:
-        # The answer and its question's title in one query.
-        question_title = (Post.objects.filter(collection_id=OuterRef("collection_id"), post_id=OuterRef("thread_id"))
-                          .exclude(post_id=OuterRef("post_id")).values("title")[:1])
-        view.post = (Post.objects.filter(collection_id=collection_id, post_id=item.item_id)
-                     .annotate(question_title=Subquery(question_title)).order_by().first())
-        view.question_title = (view.post.question_title or "") if view.post is not None else ""
-        view.judgment = judgments.get("")
+        _answer_and_judgment(view, collection_id)
         return view
+    judgments = {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item.item_id)}
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
     post_ids = {i.post_id for i in selected}
     posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_id, post_id__in=post_ids)}
@@ -209,6 +279,26 @@ def judging_texts(*, topic: Topic) -> Iterator[str]:
                    .exclude(comment_id="").values("comment_id"))
     yield from (Comment.objects.filter(collection_id=collection_id, comment_id__in=comment_ids).order_by()
                 .values_list("text", flat=True).iterator(chunk_size=500))
+
+
+def _answer_and_judgment(view: JudgingItem, collection_id: int) -> None:
+    """Task 1: the answer, its question's title and the assessor's judgment of it, in one query."""
+    p_cols, p_fields = _columns(Post, "p")
+    j_cols, j_fields = _columns(Judgment, "j")
+    sql = (f"SELECT {p_cols}, (SELECT q.title FROM pooling_post q WHERE q.collection_id = p.collection_id AND "
+           f"q.post_id = p.thread_id AND q.post_id <> p.post_id LIMIT 1), {j_cols} FROM (SELECT 1 AS one) o "
+           "LEFT OUTER JOIN pooling_post p ON p.collection_id = %s AND p.post_id = %s "
+           "LEFT OUTER JOIN assessor_judgment j ON j.assignment_id = %s AND j.item_id = %s AND j.formula_id = ''")
+    item_id = view.item.item_id
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [collection_id, item_id, view.assignment.pk, item_id])
+        row = cursor.fetchone()
+    split = len(p_fields)
+    if row[0] is not None:
+        view.post = _instance(Post, p_fields, row[:split])
+        view.question_title = row[split] or ""
+    if row[split + 1] is not None:
+        view.judgment = _instance(Judgment, j_fields, row[split + 1:])
 
 
 @dataclass

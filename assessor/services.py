@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -178,9 +178,10 @@ def topic_close(*, topic: Topic, closed: bool = True) -> int:
 def item_visit(*, assignment: Assignment, item_id: str) -> None:
     """Records when the server first showed this item to this assessor; later showings keep the first time."""
     # One INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown
-    # again, or twice at the same moment.
-    ItemVisit.objects.bulk_create([ItemVisit(assignment=assignment, item_id=item_id, first_shown_at=timezone.now())],
-                                  ignore_conflicts=True)
+    # again, or twice at the same moment. Written out: it runs on every judging page.
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO assessor_itemvisit (assignment_id, item_id, first_shown_at, active_seconds) "
+                       "VALUES (%s, %s, %s, 0) ON CONFLICT DO NOTHING", [assignment.pk, item_id, timezone.now()])
 
 
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
@@ -236,12 +237,17 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
 
 @transaction.atomic
 def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
-                    user: AbstractBaseUser, active_seconds: float = 0.0, source: str = "web") -> SubmitResult:
+                    user: AbstractBaseUser, active_seconds: float = 0.0, source: str = "web",
+                    locked: bool = False) -> SubmitResult:
     """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
 
     Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
     identical submissions, and a resubmission of the current value changes nothing. A different value is a new
     revision, and the revision rows keep the old and the new value.
+
+    `locked`: the caller read `assignment` FOR UPDATE in the transaction this runs in (the judging page's POST
+    reads it so with its item: selectors.judging_assignment_item), so its closed and withdrawn times are current
+    and the lock is held; otherwise it is locked and read here.
     """
     if assignment.assessor_id != user.pk:
         raise InputError("only the assessor of this assignment may judge its items")
@@ -249,8 +255,13 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
     # write, two submissions for instances of one formula both see each other when they decide "complete", and
     # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
     # below stay as read until the commit.
-    state = (Assignment.objects.select_for_update().filter(pk=assignment.pk)
-             .values_list("closed_at", "withdrawn_at").get())
+    if locked:
+        if not transaction.get_connection().in_atomic_block:
+            raise RuntimeError("judgment_submit(locked=True) outside the transaction that holds the lock")
+        state = (assignment.closed_at, assignment.withdrawn_at)
+    else:
+        state = (Assignment.objects.select_for_update().filter(pk=assignment.pk)
+                 .values_list("closed_at", "withdrawn_at").get())
     if any(state):
         raise InputError("this topic is closed: its judgments can no longer be changed")
     if item.topic_id != assignment.topic_id:

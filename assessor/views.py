@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -127,37 +128,46 @@ def _grade_inputs(request: HttpRequest, item: PoolItem) -> list[services.GradeIn
 @require_http_methods(["GET", "POST"])
 def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
-    showing = request.method == "GET"
-    # The page shows the progress: counted in the assignment's own query.
-    assignment = selectors.own_assignment(user=request.user, pk=pk, progress=showing)
-    if assignment is None:
-        raise Http404("No such assignment")
-    item = selectors.pool_item_at(assignment=assignment, position=position)
-    if item is None:
-        raise Http404("No such item")
+    if request.method == "GET":
+        # The page shows the progress: counted in the assignment's own query.
+        assignment, item = selectors.judging_assignment_item(user=request.user, pk=pk, position=position)
+        if assignment is None:
+            raise Http404("No such assignment")
+        if item is None:
+            raise Http404("No such item")
+        if not assignment.read_only:
+            services.item_visit(assignment=assignment, item_id=item.item_id)
+        return _judge_page(request, assignment, item)
+    try:
+        active = float(request.POST.get("active_seconds") or 0)
+    except ValueError:
+        active = 0.0
     errors: list[str] = []
-    if not showing:
-        try:
-            active = float(request.POST.get("active_seconds") or 0)
-        except ValueError:
-            active = 0.0
+    with transaction.atomic():
+        # The ownership check and the submit's lock in one read: the assignment row stays locked until the commit.
+        assignment, item = selectors.judging_assignment_item(user=request.user, pk=pk, position=position, page=False,
+                                                             lock=True)
+        if assignment is None:
+            raise Http404("No such assignment or item")
         try:
             result = services.judgment_submit(assignment=assignment, item=item, grades=_grade_inputs(request, item),
-                                              user=request.user, active_seconds=active)
+                                              user=request.user, active_seconds=active, locked=True)
         except InputError as exc:
             errors = exc.messages()
-        else:
-            if not result.complete:
-                messages.info(request, "Saved. Grade every instance to complete this formula.")
-                return redirect("assessor:judge", pk=pk, position=position)
-            # Straight to the next item, as the continue URL would send the browser: one round trip less.
-            return _next_item(request, assignment, position)
-    elif not assignment.read_only:
-        services.item_visit(assignment=assignment, item_id=item.item_id)
-    # Built only to show the page: a successful POST redirects without it.
+    if not errors:
+        if not result.complete:
+            messages.info(request, "Saved. Grade every instance to complete this formula.")
+            return redirect("assessor:judge", pk=pk, position=position)
+        # Straight to the next item, as the continue URL would send the browser: one round trip less.
+        return _next_item(request, assignment, position)
+    # A refused submission: the page again, with why and with the choices made.
+    return _judge_page(request, assignment, item, errors, request.POST)
+
+
+def _judge_page(request: HttpRequest, assignment: Assignment, item: PoolItem, errors: list[str] | None = None,
+                posted=None) -> HttpResponse:
     view = selectors.judging_item(assignment=assignment, item=item)
-    posted = request.POST if errors else None
-    return render(request, "assessor/judge.html", _judge_context(assignment, view, errors, posted),
+    return render(request, "assessor/judge.html", _judge_context(assignment, view, errors or [], posted),
                   status=400 if errors else 200)
 
 
