@@ -24,7 +24,7 @@ file path's.
 
     .venv/bin/python bench/evaluate.py                      # 40 runs x 100 topics x 1000 rows, 3 rounds
     .venv/bin/python bench/evaluate.py --runs 4 --rounds 1  # quick
-    .venv/bin/python bench/evaluate.py --campaign           # and the campaign path (first time: ingest, minutes)
+    .venv/bin/python bench/evaluate.py --campaign           # and the campaign path (first time: about 15 s of ingest)
 """
 from __future__ import annotations
 
