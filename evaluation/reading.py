@@ -8,8 +8,13 @@ or reject it with the ingest's own line-numbered messages. Every row this reader
 same topic, item and score; it accepts a file only when `read_run` would report no problem at all. Pure Python and
 numpy: no Django.
 
-Fields are handled eight bytes at a time: a field is read as the 64-bit words that hold it (a view of the file with
-a word at every byte), the bytes outside it masked, and digits checked and converted within the word.
+A file is taken in parts of about 1 MB of lines (the arrays of a part stay in the processor's cache); in each, fields
+are handled eight bytes at a time: a field is read as the 64-bit words that hold it (a view of the file with a word
+at every byte), the bytes outside it masked, digits checked and converted within the word, ids hashed and looked
+up in the qrels all at once. Then the parts' rows go through the prime filter together.
+
+Also here: `read_qrels_plain`, the same idea for a qrels file (falling back to `read_qrels`), and `in_processes`,
+which reads and scores runs in one forked process per core.
 """
 from __future__ import annotations
 
@@ -214,20 +219,29 @@ class FastPrime:
 def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> FastPrime | None:
     """The prime filter of a Task 1 (or TREC) run file for an answers evaluation, or None when the file is not in
     the plain shape, has any problem, or is too large: then `read_run` must read it."""
-    if not judged.usable:
-        return None
     try:
         if os.path.getsize(path) > FILE_MAX:
             return None
         with open(path, "rb") as stream:
             data = stream.read(FILE_MAX + 1)
+    except OSError:
+        return None  # read_run meets it again and reports it
+    return prime_answers_or_none(data, judged)
+
+
+def prime_answers_or_none(data: bytes, judged: JudgedKeys) -> FastPrime | None:
+    """`prime_answers_of`, with None also for an error of any kind: whatever went wrong here, the row-by-row path
+    reads the run and reports what it finds."""
+    try:
         return prime_answers_of(data, judged)
-    except Exception:  # noqa: BLE001 - whatever went wrong, read_run reads the file and reports what it finds
+    except Exception:  # noqa: BLE001
         return None
 
 
 def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
     """`read_prime_answers` on a file's bytes."""
+    if not judged.usable:
+        return None
     if data.startswith(BOM):
         data = data[len(BOM):]
     if not data.isascii() or b"\x7f" in data:

@@ -86,7 +86,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
         def read_whole(item: tuple[str, bytes | None]) -> RunScores | None:
             name, text = item
             # COPY writes a backslash in an id as two: such a run is read row by row.
-            found = reading.prime_answers_of(text, judged) if text is not None and b"\\" not in text else None
+            found = reading.prime_answers_or_none(text, judged) if text is not None and b"\\" not in text else None
             return None if found is None else evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
 
         texts = ((run.name, selectors.run_text(run=run)) for run in runs)

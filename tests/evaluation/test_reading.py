@@ -1,5 +1,6 @@
 """The whole-file reader of evaluation (evaluation/reading.py) against read_run and the prime filter it stands in for:
 the same prime runs, scores and messages on generated valid and invalid files, in one process and in several."""
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -326,3 +327,17 @@ def test_campaign_qrels_in_one_query_are_the_exports_topic_by_topic(judged_answe
     assignment_withdraw(assignment=Assignment.objects.get(assessor=ada, topic__topic_id="A.1", kind="official"))
     judgments_import(campaign=judged_answers, lines=["cy\tA.1\t10\t1\t", "cy\tA.1\t12\tDK\tunsure", "cy\tA.1\t11\t2\t"])
     assert in_one(judged_answers) == by_topic(judged_answers) == [("A.1", [("10", 1), ("11", 2)]), ("A.2", [("20", 2)])]
+
+
+def test_what_the_fast_reader_cannot_vouch_for_goes_to_read_run(tmp_path, monkeypatch):
+    data = b"A.1\t1\t1\t2.0\trun\nA.1\t2\t2\t1.0\trun\n"
+    path = tmp_path / "run.tsv"
+    path.write_bytes(data)
+    keys = reading.judged_keys(QRELS)
+    assert reading.read_prime_answers(path, keys) is not None
+    # Two judged keys with one hash (a lookup could miss one): no file is read whole.
+    assert reading.prime_answers_of(data, dataclasses.replace(keys, usable=False)) is None
+    # A file larger than the reader holds; a file that is not there (read_run reports it).
+    monkeypatch.setattr(reading, "FILE_MAX", len(data) - 1)
+    assert reading.read_prime_answers(path, keys) is None
+    assert reading.read_prime_answers(tmp_path / "missing.tsv", keys) is None
