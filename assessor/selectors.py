@@ -110,6 +110,17 @@ def _instance(model: type[Model], fields: list, values) -> Model:
     return model.from_db(connection.alias, [f.attname for f in fields], converted)
 
 
+def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
+    """The assignment's judgments of one item, by formula id (empty for an answer)."""
+    j_cols, j_fields = _columns(Judgment, "j")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {j_cols} FROM assessor_judgment j WHERE j.assignment_id = %s AND j.item_id = %s",
+                       [assignment.pk, item_id])
+        rows = cursor.fetchall()
+    judgments = [_instance(Judgment, j_fields, row) for row in rows]
+    return {j.formula_id: j for j in judgments}
+
+
 _ITEM_FIELDS = ("id", "campaign_id", "topic_id", "item_id", "position")
 
 

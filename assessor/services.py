@@ -11,15 +11,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Subquery, Value
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from pooling.errors import InputError, Problems
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from . import rendering, selectors
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment, JudgmentRevision
+from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment
 
 log = logging.getLogger(__name__)
 
@@ -235,7 +233,6 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
     return problems
 
 
-@transaction.atomic
 def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
                     user: AbstractBaseUser, active_seconds: float = 0.0, source: str = "web",
                     locked: bool = False) -> SubmitResult:
@@ -249,6 +246,17 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
     reads it so with its item: selectors.judging_assignment_item), so its closed and withdrawn times are current
     and the lock is held; otherwise it is locked and read here.
     """
+    if locked and not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("judgment_submit(locked=True) outside the transaction that holds the lock")
+    # Under the caller's transaction no savepoint of its own: every refusal comes before the first write, and a
+    # failed write fails the caller's transaction as a whole.
+    with transaction.atomic(savepoint=not locked):
+        return _judgment_submit(assignment=assignment, item=item, grades=grades, user=user,
+                                active_seconds=active_seconds, source=source, locked=locked)
+
+
+def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
+                     user: AbstractBaseUser, active_seconds: float, source: str, locked: bool) -> SubmitResult:
     if assignment.assessor_id != user.pk:
         raise InputError("only the assessor of this assignment may judge its items")
     # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
@@ -256,8 +264,6 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
     # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
     # below stay as read until the commit.
     if locked:
-        if not transaction.get_connection().in_atomic_block:
-            raise RuntimeError("judgment_submit(locked=True) outside the transaction that holds the lock")
         state = (assignment.closed_at, assignment.withdrawn_at)
     else:
         state = (Assignment.objects.select_for_update().filter(pk=assignment.pk)
@@ -274,7 +280,7 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
 
     now = timezone.now()
-    existing = {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item.item_id)}
+    existing = selectors.item_judgments(assignment=assignment, item_id=item.item_id)
     result = SubmitResult()
     new, revised = [], []
     for g in grades:
@@ -289,30 +295,23 @@ def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[
     judged = set(existing) | {g.formula_id for g in grades}
     result.complete = "" in judged if instances is None else bool(instances) and set(instances) <= judged
 
-    visit = ItemVisit.objects.filter(assignment=assignment, item_id=item.item_id)
     active = float(active_seconds or 0.0)
     active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
-    updates = {}
-    if (new or revised) and active:
-        updates["active_seconds"] = F("active_seconds") + active
-    if result.complete:
-        updates["completed_at"] = Coalesce("completed_at", Value(now))
     # The page recorded the visit when it showed the item; an API client may submit without one (then it is
     # shown "now"). A page shown at this very moment inserts it too: the constraint keeps one, and it is updated.
-    if updates:
-        if not visit.update(**updates):
+    add = active if (new or revised) and active else 0.0
+    completed_at = now if result.complete else None
+    if add or completed_at is not None:
+        if not _visit_update(assignment, item.item_id, add, completed_at):
             item_visit(assignment=assignment, item_id=item.item_id)
-            visit.update(**updates)
+            _visit_update(assignment, item.item_id, add, completed_at)
     elif new:
         item_visit(assignment=assignment, item_id=item.item_id)
 
     for g, comment in new:
         post_id = instances[g.formula_id] if instances is not None else item.item_id
         # Under the assignment's lock nobody else inserts this judgment; the unique constraint backs that up.
-        judgment = Judgment.objects.create(
-            assignment=assignment, item_id=item.item_id, formula_id=g.formula_id, post_id=post_id, grade=g.grade,
-            comment=comment, submitted_at=now, updated_at=now,
-            first_shown_at=Subquery(visit.values("first_shown_at")[:1]))
+        judgment = _judgment_insert(assignment, item.item_id, g.formula_id, post_id, g.grade, comment, now)
         _revision(judgment, user, now, "", "", active, source)
         result.created += 1
     for judgment, g, comment in revised:
@@ -356,10 +355,55 @@ def visits_recount(*, campaign: Campaign) -> int:
     return changed
 
 
+# The submit's writes are written out in SQL: they run on every POST of an assessor's day, and the ORM's building
+# of each statement costs more Python than PostgreSQL spends running it.
+
+
+def _visit_update(assignment: Assignment, item_id: str, add_seconds: float, completed_at) -> int:
+    """Adds active time to the visit and marks it complete (keeping an earlier completion time) when
+    `completed_at` is given. Returns the rows updated: 0 when the item was never shown."""
+    sets, params = [], []
+    if add_seconds:
+        sets.append("active_seconds = active_seconds + %s")
+        params.append(add_seconds)
+    if completed_at is not None:
+        sets.append("completed_at = COALESCE(completed_at, %s)")
+        params.append(completed_at)
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE assessor_itemvisit SET {', '.join(sets)} WHERE assignment_id = %s AND item_id = %s",
+                       [*params, assignment.pk, item_id])
+        return cursor.rowcount
+
+
+def _judgment_insert(assignment: Assignment, item_id: str, formula_id: str, post_id: str, grade: str, comment: str,
+                     now) -> Judgment:
+    """A new judgment (revision 1), its first-shown time taken from the visit."""
+    judgment = Judgment(assignment=assignment, item_id=item_id, formula_id=formula_id, post_id=post_id, grade=grade,
+                        comment=comment, revision=1, submitted_at=now, updated_at=now)
+    sql = ("INSERT INTO assessor_judgment (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
+           "first_shown_at, submitted_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 1, (SELECT v.first_shown_at "
+           "FROM assessor_itemvisit v WHERE v.assignment_id = %s AND v.item_id = %s), %s, %s)")
+    params = [assignment.pk, item_id, formula_id, post_id, grade, comment, assignment.pk, item_id, now, now]
+    with connection.cursor() as cursor:
+        if connection.features.can_return_columns_from_insert:
+            cursor.execute(sql + " RETURNING id", params)
+            judgment.pk = cursor.fetchone()[0]
+        else:
+            cursor.execute(sql, params)
+            judgment.pk = cursor.lastrowid
+    judgment._state.adding = False
+    judgment._state.db = connection.alias
+    # first_shown_at is left unloaded: read from the database if anyone asks.
+    del judgment.first_shown_at
+    return judgment
+
+
 def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, active: float, source: str) -> None:
-    JudgmentRevision.objects.create(judgment=judgment, number=judgment.revision, user=user, at=at,
-                                    old_grade=old_grade, old_comment=old_comment, grade=judgment.grade,
-                                    comment=judgment.comment, active_seconds=active, source=source)
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO assessor_judgmentrevision (judgment_id, number, user_id, at, old_grade, "
+                       "old_comment, grade, comment, active_seconds, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, "
+                       "%s, %s)", [judgment.pk, judgment.revision, user.pk, at, old_grade, old_comment, judgment.grade,
+                                   judgment.comment, active, source])
 
 
 # -- import (SPEC 9 import_judgments)

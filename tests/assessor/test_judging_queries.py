@@ -61,14 +61,15 @@ def test_the_judging_read_gives_the_own_assignment_its_item_progress_and_previou
 def test_a_submit_said_to_be_locked_must_run_in_a_transaction(answers, ada):
     a = assign(answers, ada, "A.1")
     item = PoolItem.objects.filter(topic=a.topic).first()
-    with pytest.raises(RuntimeError):
-        # judgment_submit is atomic itself; what counts is the caller's transaction, which holds the lock.
-        transaction.get_connection().in_atomic_block = False
-        try:
-            services.judgment_submit.__wrapped__(assignment=a, item=item, user=ada, locked=True,
-                                                 grades=[services.GradeInput(grade="3")])
-        finally:
-            transaction.get_connection().in_atomic_block = True
+    connection = transaction.get_connection()
+    connection.in_atomic_block = False     # as outside any transaction (the test's own is still open)
+    try:
+        with pytest.raises(RuntimeError):
+            services.judgment_submit(assignment=a, item=item, user=ada, locked=True,
+                                     grades=[services.GradeInput(grade="3")])
+    finally:
+        connection.in_atomic_block = True
+    assert not a.judgments.exists()
 
 
 def test_a_closed_topic_refuses_a_post_read_under_the_lock(client, answers, ada):
