@@ -86,7 +86,7 @@ def pool_item_at(*, assignment: Assignment, position: int) -> PoolItem | None:
 # and the ORM's building and compiling of them cost more Python than PostgreSQL spends running them.
 
 
-def _columns(model: type[Model], alias: str, names: tuple[str, ...] | None = None) -> tuple[str, list]:
+def sql_columns(model: type[Model], alias: str, names: tuple[str, ...] | None = None) -> tuple[str, list]:
     fields = [f for f in model._meta.concrete_fields if names is None or f.attname in names]
     return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields), fields
 
@@ -94,7 +94,7 @@ def _columns(model: type[Model], alias: str, names: tuple[str, ...] | None = Non
 _CONVERTERS: dict = {}
 
 
-def _instance(model: type[Model], fields: list, values) -> Model:
+def sql_instance(model: type[Model], fields: list, values) -> Model:
     """A model instance from raw column values, converted as the ORM would (no converter is needed on PostgreSQL
     for these columns; SQLite's datetimes need one)."""
     converted = []
@@ -112,12 +112,12 @@ def _instance(model: type[Model], fields: list, values) -> Model:
 
 def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
     """The assignment's judgments of one item, by formula id (empty for an answer)."""
-    j_cols, j_fields = _columns(Judgment, "j")
+    j_cols, j_fields = sql_columns(Judgment, "j")
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {j_cols} FROM assessor_judgment j WHERE j.assignment_id = %s AND j.item_id = %s",
                        [assignment.pk, item_id])
         rows = cursor.fetchall()
-    judgments = [_instance(Judgment, j_fields, row) for row in rows]
+    judgments = [sql_instance(Judgment, j_fields, row) for row in rows]
     return {j.formula_id: j for j in judgments}
 
 
@@ -131,10 +131,10 @@ def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, p
     None) when there is no such item. With `page`, the assignment carries `done` and `total` (its progress) and the
     item `previous` (the position before it, None for the first). With `lock`, the assignment row is locked (FOR
     UPDATE) until the end of the caller's transaction, and a missing item gives (None, None) too."""
-    a_cols, a_fields = _columns(Assignment, "a")
-    c_cols, c_fields = _columns(Campaign, "c")
-    t_cols, t_fields = _columns(Topic, "t")
-    i_cols, i_fields = _columns(PoolItem, "i", _ITEM_FIELDS)
+    a_cols, a_fields = sql_columns(Assignment, "a")
+    c_cols, c_fields = sql_columns(Campaign, "c")
+    t_cols, t_fields = sql_columns(Topic, "t")
+    i_cols, i_fields = sql_columns(PoolItem, "i", _ITEM_FIELDS)
     extra = ""
     if page:
         extra = (", (SELECT p.position FROM pooling_poolitem p WHERE p.topic_id = i.topic_id AND p.position < "
@@ -156,13 +156,13 @@ def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, p
     ends = []
     for fields in (a_fields, c_fields, t_fields, i_fields):
         ends.append((ends[-1] if ends else 0) + len(fields))
-    assignment = _instance(Assignment, a_fields, row[:ends[0]])
-    assignment.campaign = _instance(Campaign, c_fields, row[ends[0]:ends[1]])
-    assignment.topic = _instance(Topic, t_fields, row[ends[1]:ends[2]])
+    assignment = sql_instance(Assignment, a_fields, row[:ends[0]])
+    assignment.campaign = sql_instance(Campaign, c_fields, row[ends[0]:ends[1]])
+    assignment.topic = sql_instance(Topic, t_fields, row[ends[1]:ends[2]])
     assignment.topic.campaign = assignment.campaign
     item = None
     if row[ends[2]] is not None:
-        item = _instance(PoolItem, i_fields, row[ends[2]:ends[3]])
+        item = sql_instance(PoolItem, i_fields, row[ends[2]:ends[3]])
         item.topic = assignment.topic
     if page:
         previous, assignment.total, assignment.done = row[ends[3]:]
@@ -176,7 +176,7 @@ def next_item(*, assignment: Assignment, after: int | None = None) -> PoolItem |
     None, wrapping around); when only skipped items are left, the one skipped longest ago."""
     # One query: items not complete; the unskipped first, those after `after` first among them, then by position;
     # the skipped ones by when they were skipped.
-    i_cols, i_fields = _columns(PoolItem, "i", _ITEM_FIELDS)
+    i_cols, i_fields = sql_columns(PoolItem, "i", _ITEM_FIELDS)
     sql = (f"SELECT {i_cols} FROM pooling_poolitem i LEFT OUTER JOIN assessor_itemvisit v ON v.assignment_id = %s "
            "AND v.item_id = i.item_id WHERE i.topic_id = %s AND v.completed_at IS NULL ORDER BY "
            "CASE WHEN v.skipped_at IS NULL THEN 0 ELSE 1 END, "
@@ -184,7 +184,7 @@ def next_item(*, assignment: Assignment, after: int | None = None) -> PoolItem |
     with connection.cursor() as cursor:
         cursor.execute(sql, [assignment.pk, assignment.topic_id, -1 if after is None else after])
         row = cursor.fetchone()
-    return None if row is None else _instance(PoolItem, i_fields, row)
+    return None if row is None else sql_instance(PoolItem, i_fields, row)
 
 
 def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
@@ -294,8 +294,8 @@ def judging_texts(*, topic: Topic) -> Iterator[str]:
 
 def _answer_and_judgment(view: JudgingItem, collection_id: int) -> None:
     """Task 1: the answer, its question's title and the assessor's judgment of it, in one query."""
-    p_cols, p_fields = _columns(Post, "p")
-    j_cols, j_fields = _columns(Judgment, "j")
+    p_cols, p_fields = sql_columns(Post, "p")
+    j_cols, j_fields = sql_columns(Judgment, "j")
     sql = (f"SELECT {p_cols}, (SELECT q.title FROM pooling_post q WHERE q.collection_id = p.collection_id AND "
            f"q.post_id = p.thread_id AND q.post_id <> p.post_id LIMIT 1), {j_cols} FROM (SELECT 1 AS one) o "
            "LEFT OUTER JOIN pooling_post p ON p.collection_id = %s AND p.post_id = %s "
@@ -306,10 +306,10 @@ def _answer_and_judgment(view: JudgingItem, collection_id: int) -> None:
         row = cursor.fetchone()
     split = len(p_fields)
     if row[0] is not None:
-        view.post = _instance(Post, p_fields, row[:split])
+        view.post = sql_instance(Post, p_fields, row[:split])
         view.question_title = row[split] or ""
     if row[split + 1] is not None:
-        view.judgment = _instance(Judgment, j_fields, row[split + 1:])
+        view.judgment = sql_instance(Judgment, j_fields, row[split + 1:])
 
 
 @dataclass

@@ -88,6 +88,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# The first reads the signed-in user of each request with one written-out query (else ModelBackend as it is);
+# ModelBackend stays listed so that sessions signed in through it before keep working.
+AUTHENTICATION_BACKENDS = ["assessor.auth.UserBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -81,3 +81,18 @@ def test_a_closed_topic_refuses_a_post_read_under_the_lock(client, answers, ada)
                                                                                    "grade": "3"})
     assert response.status_code == 400 and "this topic is closed" in response.content.decode()
     assert not a.judgments.exists()
+
+
+def test_the_signed_in_user_is_read_each_request_and_a_deactivated_one_is_signed_out(client, ada):
+    client.post("/login/", {"username": "ada", "password": "assessor-pass-1"})
+    assert client.session["_auth_user_backend"] == "assessor.auth.UserBackend"
+    response = client.get("/assess/session/")
+    assert response.status_code == 200 and response.wsgi_request.user.username == "ada"
+    ada.is_active = False
+    ada.save()
+    assert client.get("/assess/session/").status_code == 302        # to the login page
+
+
+def test_a_session_signed_in_through_django_s_own_backend_keeps_working(client, ada):
+    client.force_login(ada, backend="django.contrib.auth.backends.ModelBackend")
+    assert client.get("/assess/session/").status_code == 200
