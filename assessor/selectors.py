@@ -1,11 +1,12 @@
 """Reads of the judging app: an assessor's assignments and progress, the next item, the judging and thread views."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, IntegerField, Model, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -86,28 +87,35 @@ def pool_item_at(*, assignment: Assignment, position: int) -> PoolItem | None:
 # and the ORM's building and compiling of them cost more Python than PostgreSQL spends running them.
 
 
-def sql_columns(model: type[Model], alias: str, names: tuple[str, ...] | None = None) -> tuple[str, list]:
-    fields = [f for f in model._meta.concrete_fields if names is None or f.attname in names]
+@functools.cache
+def sql_columns(model: type[Model], alias: str, names: tuple[str, ...] | None = None) -> tuple[str, tuple]:
+    """The select list of a model's columns (all, or those of `names`) under a table alias, and their fields in
+    that order. Built once per process."""
+    fields = tuple(f for f in model._meta.concrete_fields if names is None or f.attname in names)
     return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields), fields
 
 
-_CONVERTERS: dict = {}
+@functools.cache
+def _conversions(fields: tuple) -> tuple[list[str], tuple]:
+    """The attribute names of `fields`, and the ORM's converters of those that need one (none on PostgreSQL for
+    these columns; SQLite's datetimes do)."""
+    converters = []
+    for n, f in enumerate(fields):
+        found = connection.ops.get_db_converters(f.cached_col) + f.get_db_converters(connection)
+        if found:
+            converters.append((n, f.cached_col, tuple(found)))
+    return [f.attname for f in fields], tuple(converters)
 
 
-def sql_instance(model: type[Model], fields: list, values) -> Model:
-    """A model instance from raw column values, converted as the ORM would (no converter is needed on PostgreSQL
-    for these columns; SQLite's datetimes need one)."""
-    converted = []
-    for f, value in zip(fields, values, strict=True):
-        key = (connection.vendor, f)
-        converters = _CONVERTERS.get(key)
-        if converters is None:
-            converters = _CONVERTERS[key] = (connection.ops.get_db_converters(f.cached_col)
-                                             + f.get_db_converters(connection))
-        for convert in converters:
-            value = convert(value, f.cached_col, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+def sql_instance(model: type[Model], fields: tuple, values) -> Model:
+    """A model instance from raw column values of `fields` (from sql_columns), converted as the ORM would."""
+    names, converters = _conversions(fields)
+    if converters:
+        values = list(values)
+        for n, column, convert_all in converters:
+            for convert in convert_all:
+                values[n] = convert(values[n], column, connection)
+    return model.from_db(DEFAULT_DB_ALIAS, names, values)
 
 
 def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
@@ -124,13 +132,9 @@ def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgmen
 _ITEM_FIELDS = ("id", "campaign_id", "topic_id", "item_id", "position")
 
 
-def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, page: bool = True,
-                            lock: bool = False) -> tuple[Assignment | None, PoolItem | None]:
-    """The user's own assignment (with its campaign and topic) and the item at `position` of its topic, in one
-    query: (None, None) when the assignment is not the user's (nobody reaches another assessor's work), (assignment,
-    None) when there is no such item. With `page`, the assignment carries `done` and `total` (its progress) and the
-    item `previous` (the position before it, None for the first). With `lock`, the assignment row is locked (FOR
-    UPDATE) until the end of the caller's transaction, and a missing item gives (None, None) too."""
+@functools.cache
+def _judging_sql(page: bool, lock: bool) -> tuple[str, tuple, list[int]]:
+    """judging_assignment_item's statement, its column groups' fields, and where each group ends in a row."""
     a_cols, a_fields = sql_columns(Assignment, "a")
     c_cols, c_fields = sql_columns(Campaign, "c")
     t_cols, t_fields = sql_columns(Topic, "t")
@@ -148,14 +152,26 @@ def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, p
     if lock and connection.features.has_select_for_update_of:
         # Only the assignment row; inner joins only (no FOR UPDATE across an outer join).
         sql += " FOR UPDATE OF a"
+    groups = (a_fields, c_fields, t_fields, i_fields)
+    ends = []
+    for fields in groups:
+        ends.append((ends[-1] if ends else 0) + len(fields))
+    return sql, groups, ends
+
+
+def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, page: bool = True,
+                            lock: bool = False) -> tuple[Assignment | None, PoolItem | None]:
+    """The user's own assignment (with its campaign and topic) and the item at `position` of its topic, in one
+    query: (None, None) when the assignment is not the user's (nobody reaches another assessor's work), (assignment,
+    None) when there is no such item. With `page`, the assignment carries `done` and `total` (its progress) and the
+    item `previous` (the position before it, None for the first). With `lock`, the assignment row is locked (FOR
+    UPDATE) until the end of the caller's transaction, and a missing item gives (None, None) too."""
+    sql, (a_fields, c_fields, t_fields, i_fields), ends = _judging_sql(page, lock)
     with connection.cursor() as cursor:
         cursor.execute(sql, [position, pk, user.pk])
         row = cursor.fetchone()
     if row is None:
         return None, None
-    ends = []
-    for fields in (a_fields, c_fields, t_fields, i_fields):
-        ends.append((ends[-1] if ends else 0) + len(fields))
     assignment = sql_instance(Assignment, a_fields, row[:ends[0]])
     assignment.campaign = sql_instance(Campaign, c_fields, row[ends[0]:ends[1]])
     assignment.topic = sql_instance(Topic, t_fields, row[ends[1]:ends[2]])
