@@ -7,6 +7,8 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from pooling.errors import InputError
@@ -46,6 +48,27 @@ def _grades(task: str) -> list[dict]:
     meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
     return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value]}
             for value, label in Grade.choices]
+
+
+# Fragments of the judging page that depend on nothing but a few fixed values (the task, an input's name, the grade
+# shown as chosen): rendered once per process. Nothing of a user, a request or a CSRF token goes in; the keys are
+# bounded (a grade outside Grade.values is shown as none chosen, and the names follow the instances selected).
+_RENDERED: dict[tuple, str] = {}
+
+
+def _once(template: str, **context) -> str:
+    key = (template, *sorted(context.items()))
+    html = _RENDERED.get(key)
+    if html is None:
+        html = _RENDERED[key] = mark_safe(render_to_string(  # the output of an autoescaped template
+            template, {**context, "grades": _grades(context["task"])}))
+    return html
+
+
+def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool) -> str:
+    shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
+    return _once("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend, grade_name=grade_name,
+                 checked=shown if shown in Grade.values else "", read_only=read_only)
 
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -201,24 +224,32 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
         marks = fragments[name][1]
         safe[name] = highlight(html, marks) if marks else html
     post_url = thread_url(collection_pk)
+    task, read_only = campaign.task, assignment.read_only
     instances = []
     for n, instance in enumerate(view.instances):
+        current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
         instances.append({
             "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
             "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
-            "current": _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment),
+            "current": current,
+            "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=f"grade-{n}",
+                                      current=current, read_only=read_only),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
             "thread_url": post_url(instance.post.post_id) if instance.post else "",
         })
+    current = _shown(posted, "grade", "comment", view.judgment)
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": view.item,
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
         "post_thread_url": post_url(post.post_id) if post else "",
-        "judgment": view.judgment, "current": _shown(posted, "grade", "comment", view.judgment),
+        "judgment": view.judgment, "current": current,
+        "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
+                                  current=current, read_only=read_only),
         "instances": instances,
-        "grades": _grades(campaign.task), "formulas": campaign.task == Campaign.Task.FORMULAS,
+        "definitions": _once("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
+        "formulas": task == Campaign.Task.FORMULAS,
         "progress": selectors.assignment_progress(assignment=assignment), "previous": view.previous,
         "errors": errors, "read_only": assignment.read_only,
     }

@@ -123,3 +123,19 @@ def test_assign_topics_command_warms_the_cache(django_capture_on_commit_callback
         call_command("assign_topics", "--campaign", "answers", "--assessor", "ada", "A.2", stdout=mock.Mock())
     posts = {p.post_id: p for p in answers.collection.posts.all()}
     assert cached(posts["20"].body, answers.collection_id)
+
+
+def test_page_fragments_kept_per_process_hold_nothing_a_user_sent(client, answers, ada):
+    from assessor import views
+
+    a = assign(answers, ada, "A.1")
+    client.force_login(ada)
+    url = item_urls(a)[0]
+    item_id = PoolItem.objects.filter(topic=a.topic).order_by("position").first().item_id
+    refused = client.post(url, {"item_id": item_id, "grade": "<b>zz</b>", "comment": "secret note"})
+    assert refused.status_code == 400 and "secret note" in refused.content.decode()
+    kept = "".join(views._RENDERED.values())
+    assert "zz" not in kept and "secret note" not in kept and "csrfmiddlewaretoken" not in kept
+    assert not any("zz" in str(key) for key in views._RENDERED)
+    again = client.post(url, {"item_id": item_id, "grade": "DK", "comment": ""})
+    assert 'value="DK" data-key="d" checked' in again.content.decode()    # the choice made, kept on the page
