@@ -228,9 +228,12 @@ def clear_cache() -> None:
 def run_jobs_here() -> None:
     """Celery tasks run in this process when they are sent (as the product runs them with no Redis): the
     assignments' cache warm-up job runs when reset_and_assign commits, with no worker needed."""
+    import logging
+
     from config.celery_app import app
 
     app.conf.task_always_eager = True
+    logging.getLogger("celery.app.trace").setLevel(logging.WARNING)  # not a line per job in the report
 
 
 def assign_level(campaign, users: list, topics: list, *, cold: bool) -> tuple[dict[int, list[int]], dict]:
@@ -730,8 +733,17 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold
 
 
 def statement(sql: str) -> str:
-    """A query in a few words: its verb and first table (BEGIN, COMMIT and savepoints as they are)."""
-    match = re.match(r'\s*(SELECT\b.*?\bFROM|INSERT INTO|UPDATE|DELETE FROM)\s+"(\w+)"', sql, re.S)
+    """A query in a few words: its verb and first table (BEGIN, COMMIT and savepoints as they are); for a SELECT
+    the table of its own FROM, not a subquery's."""
+    if sql.lstrip().upper().startswith("SELECT"):
+        depth = 0
+        for n, char in enumerate(sql):
+            depth += (char == "(") - (char == ")")
+            if depth == 0 and sql.startswith(" FROM ", n):
+                table = re.match(r'\s*"?(\w+)"?', sql[n + 6:])
+                return f"SELECT {table.group(1)}" if table else "SELECT"
+        return "SELECT"
+    match = re.match(r'\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"?(\w+)"?', sql, re.S)
     if match is None:
         return sql.split('"')[0].strip()
     return f"{match.group(1).split()[0]} {match.group(2)}"
