@@ -126,7 +126,7 @@ def read_run(
             post_id = ""
         # The common case is checked with cheap tests; the messages come from _row_problems.
         try:
-            rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() and len(rank_s) <= 12 else 0
+            rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() and len(rank_s) <= 12 else rank_value(rank_s)
             score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
         except ValueError:
             score = _NAN
@@ -218,18 +218,25 @@ def _format_name(fmt: str) -> str:
             TREC: "TREC (Q0)"}[fmt]
 
 
+def rank_value(rank_s: str) -> int:
+    """The rank a field holds: its value when it is ASCII digits with at most 12 after the leading zeros; a value
+    above RANK_MAX for longer digit strings; 0 for anything else. int() alone would also take '1_0' and digits of
+    other scripts, and the length keeps int() within its digit limit (5,000 digits are out of range, not a crash)."""
+    if not (rank_s.isdigit() and rank_s.isascii()):
+        return 0
+    return int(rank_s) if len(rank_s.lstrip("0")) <= 12 else RANK_MAX + 1
+
+
 def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int, problems: Problems) -> None:
     """Every problem of a row that failed the quick checks of read_run, each with its message."""
+    before = problems.count
     ids = [("topic id", topic_id), ("item id", item_id)] + ([("post id", post_id)] if fmt == ARQMATH_TASK2 else [])
     for name, value in ids:
         if not value:
             problems.add(lineno, f"empty {name}")
         elif len(value) > ID_MAX:
             problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters")
-    # int() and float() alone would also take '1_0' and digits of other scripts; the length keeps int()
-    # within its digit limit (a rank of 5,000 digits is out of range, not a crash).
-    digits = rank_s.isdigit() and rank_s.isascii()
-    rank = int(rank_s) if digits and len(rank_s.lstrip("0")) <= 12 else (RANK_MAX + 1 if digits else 0)
+    rank = rank_value(rank_s)
     if rank < 1:
         problems.add(lineno, f"rank '{_shown(rank_s)}' is not a whole number >= 1")
     elif rank > RANK_MAX:
@@ -240,6 +247,8 @@ def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int,
         score = _NAN
     if not math.isfinite(score):
         problems.add(lineno, f"score '{_shown(score_s)}' is not a finite number")
+    if problems.count == before:  # the quick checks and these disagree: never drop a row without saying so
+        problems.add(lineno, "this row could not be read")
 
 
 def _file_warnings(summary: RunSummary, topics: Mapping[str, object], warnings: Problems) -> None:

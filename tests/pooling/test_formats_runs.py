@@ -178,3 +178,19 @@ def test_absurd_fields_give_short_messages_not_crashes():
     assert [p.line for p in problems.items] == [1, 2]
     assert problems.items[0].message.startswith("rank 9999") and "out of range" in problems.items[0].message
     assert len(problems.items[1].message) < 100
+
+
+def test_leading_zeros_do_not_count_towards_a_ranks_length():
+    # 13 characters, but rank 1: read, not dropped (it once failed the quick check and got no message either).
+    rows, problems, _, _ = read(b"A.1\t11\t0000000000001\t2\trun\nA.1\t12\t00000000000000002\t1\trun\n"
+                                b"A.1\t13\t0001000000000000\t1\trun\n")
+    assert [(r.item_id, r.rank) for r in rows] == [("11", 1), ("12", 2)]
+    assert [(p.line, p.message) for p in problems.items] == [(3, "rank 0001000000000000 is out of range")]
+
+
+def test_a_row_the_quick_checks_refuse_is_never_dropped_without_a_problem(monkeypatch):
+    # Should the quick checks ever refuse what the detailed ones accept, the row is still reported.
+    monkeypatch.setattr("pooling.formats.runs._isfinite", lambda score: score != 2.0)
+    rows, problems, _, _ = read(b"A.1\t11\t1\t2\trun\nA.1\t12\t2\t1\trun\n")
+    assert [r.item_id for r in rows] == ["12"]
+    assert [(p.line, p.message) for p in problems.items] == [(1, "this row could not be read")]
