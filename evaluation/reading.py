@@ -583,37 +583,60 @@ def in_processes(fn: Callable[[T], R], items: Iterable[T], *, workers: int) -> I
     processes: `fn` and everything it refers to (the qrels, the evaluators) are inherited, not pickled; only the
     items and the results cross, and items are taken from `items` only as workers get free (at most two a
     worker waiting), so a generator of large items is not held whole. A pool that breaks (a worker killed) gives
-    None for what it did not finish."""
+    None for what it did not finish. Where no process can be started (fork fails: a process limit, no memory),
+    the items are done in this process, as with one worker."""
     if workers <= 1:
         for item in items:
             yield fn(item)
         return
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
-                               initargs=(fn,))
-    pending: deque = deque()  # futures, or None where the pool was broken when the item came
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_start_worker, initargs=(fn,))
+    except OSError:
+        yield from in_processes(fn, items, workers=1)
+        return
+    # Each entry: a future; None where the pool was broken when the item came; (item,) to do here.
+    pending: deque = deque()
     source = iter(items)
-    broken = False
+    broken = in_here = False
     try:
         while True:
             while len(pending) < 2 * workers and (item := next(source, _END)) is not _END:
-                if broken:
-                    pending.append(None)
+                if broken or in_here:
+                    pending.append(None if broken else (item,))
                     continue
                 try:
                     pending.append(pool.submit(_call_in_worker, item))
                 except BrokenProcessPool:
                     broken = True
                     pending.append(None)
+                except OSError:  # the processes are forked on the first submit
+                    in_here = True
+                    pending.append((item,))
             if not pending:
                 break
-            future = pending.popleft()
+            entry = pending.popleft()
+            if entry is None or isinstance(entry, tuple):
+                yield None if entry is None else fn(entry[0])
+                continue
             try:
-                yield None if future is None else future.result()
+                yield entry.result()
             except BrokenProcessPool:
                 broken = True
                 yield None
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _shut_down(pool)
+
+
+def _shut_down(pool: ProcessPoolExecutor) -> None:
+    """The pool shut down, and its processes with it: also those forked before a fork failed, which the pool
+    never handed to its manager thread (they would wait for work for ever, and this process for them at exit)."""
+    started = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=True, cancel_futures=True)
+    for process in started:
+        if process.is_alive():
+            process.terminate()
+        process.join()
 
 
 _END = object()
