@@ -740,7 +740,8 @@ def statement(sql: str) -> str:
         for n, char in enumerate(sql):
             depth += (char == "(") - (char == ")")
             if depth == 0 and sql.startswith(" FROM ", n):
-                table = re.match(r'\s*"?(\w+)"?', sql[n + 6:])
+                # FROM (SELECT 1) o LEFT OUTER JOIN t: named by the first table joined.
+                table = re.match(r'\s*"?(\w+)"?', sql[n + 6:]) or re.search(r' JOIN "?(\w+)"?', sql[n:])
                 return f"SELECT {table.group(1)}" if table else "SELECT"
         return "SELECT"
     match = re.match(r'\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"?(\w+)"?', sql, re.S)
