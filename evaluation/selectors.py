@@ -6,7 +6,7 @@ import io
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count, Max
 
 from assessor.models import GRADE_VALUES, Assignment, Judgment
@@ -132,12 +132,16 @@ def run_text(*, run: Run) -> bytes | None:
     sql = (f"COPY (SELECT t.topic_id, e.item_id, e.rank, e.score, 'run' FROM {entry} e "
            f"JOIN {topic} t ON t.id = e.topic_id WHERE e.run_id = {int(run.pk)}) TO STDOUT")
     out = io.BytesIO()
-    with connection.cursor() as cursor:
-        cursor.execute("SET extra_float_digits = 3")
-        try:
+    # In a transaction (a savepoint inside the caller's): a COPY that fails takes the setting with it when it rolls
+    # back, and nothing runs after it in the aborted transaction to hide its error. A setting made LOCAL lasts to
+    # the end of the outermost transaction, so after a COPY that succeeds the caller's value is put back.
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SHOW extra_float_digits")
+        previous = cursor.fetchone()[0]
+        cursor.execute("SET LOCAL extra_float_digits = 3")
+        with connection.wrap_database_errors:  # Django's error types, as from execute()
             cursor.copy_expert(sql, out)
-        finally:
-            cursor.execute("RESET extra_float_digits")
+        cursor.execute("SELECT set_config('extra_float_digits', %s, true)", [previous])
     return out.getvalue()
 
 
