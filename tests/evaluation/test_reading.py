@@ -292,6 +292,7 @@ def test_the_plain_qrels_reader_reads_what_read_qrels_reads(data, tmp_path):
     assert [list(items) for items in fast.values()] == [list(items) for items in expected.values()]
 
 
+@pytest.mark.postgresql
 def test_campaign_runs_read_whole_from_copy_score_as_row_by_row(judged_answers, tmp_path, monkeypatch):  # noqa: F811
     # Scores PostgreSQL writes in other forms (exponents, -0, more digits than a double keeps), repeated scores,
     # and a run with a backslash in an id (COPY doubles it: that run is read row by row).
