@@ -119,6 +119,11 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
     return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
 
 
+def run_text_available() -> bool:
+    """Whether `run_text` gives runs as text here: on PostgreSQL (COPY), not on another database."""
+    return connection.vendor == "postgresql"
+
+
 def run_text(*, run: Run) -> bytes | None:
     """A stored answer run as the text of a Task 1 run file (`topic item rank score tag`, tab-separated), written by
     PostgreSQL's COPY: what evaluation's whole-file reader takes. Scores are written with every digit they need
@@ -126,7 +131,7 @@ def run_text(*, run: Run) -> bytes | None:
     (for a run loaded by COPY, the file's), not sorted: a sort would double the query's time, and the reader takes
     rows in any order (a (topic, item) is stored once, so no row is a repeat whose place would matter). None on
     another database."""
-    if connection.vendor != "postgresql":
+    if not run_text_available():
         return None
     entry, topic = RunEntry._meta.db_table, Topic._meta.db_table
     sql = (f"COPY (SELECT t.topic_id, e.item_id, e.rank, e.score, 'run' FROM {entry} e "

@@ -78,7 +78,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
         rows = selectors.run_rows(run=run, campaign=campaign, topic_ids=topic_ids)
         return evaluator.scores(run.name, prime(rows, qrels), all_topics=all_topics)
 
-    if campaign.task != ANSWERS:
+    if campaign.task != ANSWERS or not selectors.run_text_available():
         scores = [by_rows(run) for run in runs]
     else:
         judged = reading.judged_keys(qrels)
@@ -98,8 +98,9 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
 
 
 def campaign_workers(*, campaign: Campaign) -> int:
-    """Processes for `evaluate --campaign`: one per core for answer runs with enough rows to pay for them."""
-    if campaign.task != ANSWERS:
+    """Processes for `evaluate --campaign`: one per core for answer runs with enough rows to pay for them, where
+    they can be read whole (PostgreSQL); else 1."""
+    if campaign.task != ANSWERS or not selectors.run_text_available():
         return 1
     rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"))
     return reading.workers_for(rows["runs"], (rows["rows"] or 0) * 32)  # about 32 bytes a row as text

@@ -3,9 +3,14 @@ import errno
 import multiprocessing
 import os
 
-from evaluation import reading
+import pytest
+from django.db import connection
+
+from evaluation import reading, services
 from tests.commands import command_output
+from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
 from tests.evaluation.test_reading import QRELS_LINES
+from tests.pooling.run_files import ingest
 
 
 def write_runs(folder, count=3):
@@ -44,3 +49,18 @@ def test_a_fork_failing_after_the_first_process_leaves_no_process_behind(monkeyp
     assert list(reading.in_processes(lambda item: item * 10, range(5), workers=3)) == [0, 10, 20, 30, 40]
     assert forks == [1]
     assert multiprocessing.active_children() == []
+
+
+def test_a_campaign_on_sqlite_is_scored_without_processes(judged_answers, tmp_path, monkeypatch):  # noqa: F811
+    if connection.vendor == "postgresql":
+        pytest.skip("on SQLite only (no COPY: nothing to read whole)")
+    ingest(judged_answers, tmp_path, "r2", [("A.1", "12", "1", "2", "t"), ("A.1", "10", "2", "1", "t")])
+    one = services.evaluate_campaign(campaign=judged_answers, workers=1)
+    monkeypatch.setattr(reading, "PARALLEL_BYTES", 0)
+    assert services.campaign_workers(campaign=judged_answers) == 1
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("reader processes forked for runs that cannot be read whole")
+
+    monkeypatch.setattr(reading, "ProcessPoolExecutor", no_pool)
+    assert services.evaluate_campaign(campaign=judged_answers, workers=2).runs == one.runs
