@@ -49,7 +49,7 @@ django.setup()
 import pytrec_eval  # noqa: E402
 
 from evaluation.prime import MAP, NDCG, P10, Evaluator, prime_answers  # noqa: E402
-from evaluation.reading import default_workers  # noqa: E402
+from evaluation.processes import default_workers  # noqa: E402
 from evaluation.services import evaluate_files  # noqa: E402
 
 GOAL = 1.3

@@ -13,21 +13,17 @@ are handled eight bytes at a time: a field is read as the 64-bit words that hold
 at every byte), the bytes outside it masked, digits checked and converted within the word, ids hashed and looked
 up in the qrels all at once. Then the parts' rows go through the prime filter together.
 
-Also here: `read_qrels_plain`, the same idea for a qrels file (falling back to `read_qrels`), and `in_processes`,
-which reads and scores runs in one forked process per core.
+Also here: `read_qrels_plain`, the same idea for a qrels file (falling back to `read_qrels`). The processes that read
+and score several runs at once are in evaluation/processes.py.
 """
 from __future__ import annotations
 
 import hashlib
 import math
-import multiprocessing
 import os
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,8 +49,6 @@ SCORE_CHARS, SCORE_DIGITS = 16, 15
 _FPOW10 = np.array([10.0**k for k in range(SCORE_CHARS + 1)])
 _UPOW10 = np.array([10**k for k in range(SCORE_CHARS + 1)], dtype=np.uint64)
 TOP = 10
-T = TypeVar("T")
-R = TypeVar("R")
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
 _U = np.uint64
@@ -569,102 +563,3 @@ def read_qrels_plain(path: str | os.PathLike) -> dict[str, dict[str, int]] | Non
             return None
         items[item] = int(grade)
     return qrels
-
-
-# --- several files: on every core when there is enough to read ---------------------------------------------------
-
-# Below this much to read, a process pool costs more than it saves (starting a process, sending results back).
-PARALLEL_BYTES = 16 << 20
-_worker_fn: Callable | None = None
-
-
-def in_processes(fn: Callable[[T], R], items: Iterable[T], *, workers: int) -> Iterator[R | None]:
-    """fn(item) for each item, in order, each as soon as it is done. With more than one worker, in forked
-    processes: `fn` and everything it refers to (the qrels, the evaluators) are inherited, not pickled; only the
-    items and the results cross, and items are taken from `items` only as workers get free (at most two a
-    worker waiting), so a generator of large items is not held whole. A pool that breaks (a worker killed) gives
-    None for what it did not finish. Where no process can be started (fork fails: a process limit, no memory),
-    the items are done in this process, as with one worker."""
-    if workers <= 1:
-        for item in items:
-            yield fn(item)
-        return
-    try:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_start_worker, initargs=(fn,))
-    except OSError:
-        yield from in_processes(fn, items, workers=1)
-        return
-    # Each entry: a future; None where the pool was broken when the item came; (item,) to do here.
-    pending: deque = deque()
-    source = iter(items)
-    broken = in_here = False
-    try:
-        while True:
-            while len(pending) < 2 * workers and (item := next(source, _END)) is not _END:
-                if broken or in_here:
-                    pending.append(None if broken else (item,))
-                    continue
-                try:
-                    pending.append(pool.submit(_call_in_worker, item))
-                except BrokenProcessPool:
-                    broken = True
-                    pending.append(None)
-                except OSError:  # the processes are forked on the first submit
-                    in_here = True
-                    pending.append((item,))
-            if not pending:
-                break
-            entry = pending.popleft()
-            if entry is None or isinstance(entry, tuple):
-                yield None if entry is None else fn(entry[0])
-                continue
-            try:
-                yield entry.result()
-            except BrokenProcessPool:
-                broken = True
-                yield None
-    finally:
-        _shut_down(pool)
-
-
-def _shut_down(pool: ProcessPoolExecutor) -> None:
-    """The pool shut down, and its processes with it: also those forked before a fork failed, which the pool
-    never handed to its manager thread (they would wait for work for ever, and this process for them at exit)."""
-    started = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=True, cancel_futures=True)
-    for process in started:
-        if process.is_alive():
-            process.terminate()
-        process.join()
-
-
-_END = object()
-
-
-def default_workers(paths: Sequence[str | os.PathLike]) -> int:
-    """One process per core for several files with enough to read, where processes can be forked; else 1."""
-    total = 0
-    for path in paths:
-        try:
-            total += os.path.getsize(path)
-        except OSError:
-            return 1  # read_run reports it, in order
-    return workers_for(len(paths), total)
-
-
-def workers_for(count: int, size: int) -> int:
-    """Processes for `count` runs of `size` bytes (or rows x 32) in all: one per core when that pays."""
-    if count < 2 or size < PARALLEL_BYTES or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return min(count, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-
-
-def _start_worker(fn: Callable) -> None:
-    global _worker_fn
-    _worker_fn = fn
-
-
-def _call_in_worker(item):
-    assert _worker_fn is not None
-    return _worker_fn(item)

@@ -18,7 +18,7 @@ from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import reading, selectors
+from . import processes, reading, selectors
 from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
 from .qrels import RELEVANT, QrelsSummary, qrels_lines
 
@@ -90,7 +90,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
             return None if found is None else evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
 
         texts = ((run.name, selectors.run_text(run=run)) for run in runs)
-        with closing(reading.in_processes(read_whole, texts, workers=workers)) as results:
+        with closing(processes.in_processes(read_whole, texts, workers=workers)) as results:
             scores = [found if found is not None else by_rows(run) for run, found in zip(runs, results, strict=True)]
     counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
               for topic, items in qrels.items()]
@@ -103,7 +103,7 @@ def campaign_workers(*, campaign: Campaign) -> int:
     if campaign.task != ANSWERS or not selectors.run_text_available():
         return 1
     rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"))
-    return reading.workers_for(rows["runs"], (rows["rows"] or 0) * 32)  # about 32 bytes a row as text
+    return processes.workers_for(rows["runs"], (rows["rows"] or 0) * 32)  # about 32 bytes a row as text
 
 
 LEADERBOARD_SECONDS = 24 * 3600
@@ -189,8 +189,8 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         return evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
 
     if judged is not None:
-        workers = reading.default_workers(run_paths) if workers is None else workers
-        results = reading.in_processes(read_whole, list(zip(names, run_paths, strict=True)), workers=workers)
+        workers = processes.default_workers(run_paths) if workers is None else workers
+        results = processes.in_processes(read_whole, list(zip(names, run_paths, strict=True)), workers=workers)
     else:
         results = (None for _ in run_paths)
     scores: list[RunScores | None] = []

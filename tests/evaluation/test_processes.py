@@ -6,10 +6,10 @@ import os
 import pytest
 from django.db import connection
 
-from evaluation import reading, services
+from evaluation import processes, reading, services
 from tests.commands import command_output
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
-from tests.evaluation.test_reading import QRELS_LINES
+from tests.evaluation.test_reading import QRELS_LINES, outcome
 from tests.pooling.run_files import ingest
 
 
@@ -30,7 +30,7 @@ def no_fork():
 def test_evaluate_scores_in_its_own_process_when_no_process_can_be_forked(tmp_path, monkeypatch, db):
     qrels, runs = write_runs(tmp_path)
     expected, _ = command_output("evaluate", "--qrels", qrels, *runs)
-    monkeypatch.setattr(reading, "PARALLEL_BYTES", 0)  # processes for these small files too
+    monkeypatch.setattr(processes, "PARALLEL_BYTES", 0)  # processes for these small files too
     monkeypatch.setattr(os, "fork", no_fork)
     out, _ = command_output("evaluate", "--qrels", qrels, *runs)
     assert out == expected
@@ -46,7 +46,7 @@ def test_a_fork_failing_after_the_first_process_leaves_no_process_behind(monkeyp
         return real_fork()
 
     monkeypatch.setattr(os, "fork", fork_once)
-    assert list(reading.in_processes(lambda item: item * 10, range(5), workers=3)) == [0, 10, 20, 30, 40]
+    assert list(processes.in_processes(lambda item: item * 10, range(5), workers=3)) == [0, 10, 20, 30, 40]
     assert forks == [1]
     assert multiprocessing.active_children() == []
 
@@ -56,11 +56,48 @@ def test_a_campaign_on_sqlite_is_scored_without_processes(judged_answers, tmp_pa
         pytest.skip("on SQLite only (no COPY: nothing to read whole)")
     ingest(judged_answers, tmp_path, "r2", [("A.1", "12", "1", "2", "t"), ("A.1", "10", "2", "1", "t")])
     one = services.evaluate_campaign(campaign=judged_answers, workers=1)
-    monkeypatch.setattr(reading, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(processes, "PARALLEL_BYTES", 0)
     assert services.campaign_workers(campaign=judged_answers) == 1
 
     def no_pool(*args, **kwargs):
         raise AssertionError("reader processes forked for runs that cannot be read whole")
 
-    monkeypatch.setattr(reading, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(processes, "ProcessPoolExecutor", no_pool)
     assert services.evaluate_campaign(campaign=judged_answers, workers=2).runs == one.runs
+
+
+def test_a_killed_worker_still_gives_every_runs_scores(tmp_path, monkeypatch):
+    qrels, runs = write_runs(tmp_path, count=4)
+    one = outcome(qrels, runs, workers=1)
+    real = reading.read_prime_answers
+
+    def dies_on_run2(path, judged):
+        if str(path).endswith("run2.tsv"):
+            os._exit(9)  # as the OOM killer would
+        return real(path, judged)
+
+    monkeypatch.setattr(reading, "read_prime_answers", dies_on_run2)
+    assert outcome(qrels, runs, workers=2) == one
+
+
+def test_a_broken_pool_gives_none_for_what_it_did_not_finish():
+    def fn(item):
+        if item == 2:
+            os._exit(9)
+        return item * 10
+
+    results = list(processes.in_processes(fn, range(6), workers=2))
+    assert len(results) == 6 and results[2] is None
+    assert all(result in (None, i * 10) for i, result in enumerate(results))
+
+
+def test_an_error_in_a_worker_is_raised_as_in_one_process(tmp_path, monkeypatch):
+    qrels, runs = write_runs(tmp_path, count=4)
+
+    def bug(path, judged):
+        raise ValueError("bug in the reader")
+
+    monkeypatch.setattr(reading, "read_prime_answers", bug)
+    for workers in (1, 2):
+        with pytest.raises(ValueError, match="bug in the reader"):
+            outcome(qrels, runs, workers=workers)

@@ -1,0 +1,110 @@
+"""Runs read and scored in forked processes, one per core, when there is enough to read to pay for them: used by the
+`evaluate` command only (forking a web or Celery worker is not safe). Pure Python: no Django."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Below this much to read, a process pool costs more than it saves (starting a process, sending results back).
+PARALLEL_BYTES = 16 << 20
+_worker_fn: Callable | None = None
+
+
+def in_processes(fn: Callable[[T], R], items: Iterable[T], *, workers: int) -> Iterator[R | None]:
+    """fn(item) for each item, in order, each as soon as it is done. With more than one worker, in forked
+    processes: `fn` and everything it refers to (the qrels, the evaluators) are inherited, not pickled; only the
+    items and the results cross, and items are taken from `items` only as workers get free (at most two a
+    worker waiting), so a generator of large items is not held whole. A pool that breaks (a worker killed) gives
+    None for what it did not finish. Where no process can be started (fork fails: a process limit, no memory),
+    the items are done in this process, as with one worker."""
+    if workers <= 1:
+        for item in items:
+            yield fn(item)
+        return
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_start_worker, initargs=(fn,))
+    except OSError:
+        yield from in_processes(fn, items, workers=1)
+        return
+    # Each entry: a future; None where the pool was broken when the item came; (item,) to do here.
+    pending: deque = deque()
+    source = iter(items)
+    broken = in_here = False
+    try:
+        while True:
+            while len(pending) < 2 * workers and (item := next(source, _END)) is not _END:
+                if broken or in_here:
+                    pending.append(None if broken else (item,))
+                    continue
+                try:
+                    pending.append(pool.submit(_call_in_worker, item))
+                except BrokenProcessPool:
+                    broken = True
+                    pending.append(None)
+                except OSError:  # the processes are forked on the first submit
+                    in_here = True
+                    pending.append((item,))
+            if not pending:
+                break
+            entry = pending.popleft()
+            if entry is None or isinstance(entry, tuple):
+                yield None if entry is None else fn(entry[0])
+                continue
+            try:
+                yield entry.result()
+            except BrokenProcessPool:
+                broken = True
+                yield None
+    finally:
+        _shut_down(pool)
+
+
+def _shut_down(pool: ProcessPoolExecutor) -> None:
+    """The pool shut down, and its processes with it: also those forked before a fork failed, which the pool
+    never handed to its manager thread (they would wait for work for ever, and this process for them at exit)."""
+    started = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=True, cancel_futures=True)
+    for process in started:
+        if process.is_alive():
+            process.terminate()
+        process.join()
+
+
+_END = object()
+
+
+def default_workers(paths: Sequence[str | os.PathLike]) -> int:
+    """One process per core for several files with enough to read, where processes can be forked; else 1."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path)
+        except OSError:
+            return 1  # read_run reports it, in order
+    return workers_for(len(paths), total)
+
+
+def workers_for(count: int, size: int) -> int:
+    """Processes for `count` runs of `size` bytes (or rows x 32) in all: one per core when that pays."""
+    if count < 2 or size < PARALLEL_BYTES or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(count, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def _start_worker(fn: Callable) -> None:
+    global _worker_fn
+    _worker_fn = fn
+
+
+def _call_in_worker(item):
+    assert _worker_fn is not None
+    return _worker_fn(item)
