@@ -5,9 +5,9 @@ Generates (seeded, into bench/out/evaluate/) ARQMath Task 1 run files whose rank
 do, and a qrels file that judges the union of every run's top 20 per topic (grades mostly 0, as in ARQMath). Then,
 alternately for --rounds rounds:
 
-- product: `evaluation.services.evaluate_files` (what `manage.py evaluate --qrels FILE RUN...` runs): reads and
-  checks every run file, applies the prime filter (first occurrence, judged only, Unjudged@10), and computes
-  nDCG', MAP' and P'@10 through pytrec_eval;
+- product: `evaluation.services.evaluate_files` with the reader processes the command gives it (`files_workers`):
+  what `manage.py evaluate --qrels FILE RUN...` runs. It reads and checks every run file, applies the prime filter
+  (first occurrence, judged only, Unjudged@10), and computes nDCG', MAP' and P'@10 through pytrec_eval;
 - product, one process: the same with `workers=1` (the reading not spread over the cores);
 - product, measures only: `Evaluator` (two pytrec_eval evaluators) and `scores` on the 40 prime runs, already
   filtered: the cost of our wrapper around pytrec_eval;
@@ -49,8 +49,7 @@ django.setup()
 import pytrec_eval  # noqa: E402
 
 from evaluation.prime import MAP, NDCG, P10, Evaluator, prime_answers  # noqa: E402
-from evaluation.processes import default_workers  # noqa: E402
-from evaluation.services import evaluate_files  # noqa: E402
+from evaluation.services import evaluate_files, files_workers  # noqa: E402
 
 GOAL = 1.3
 QRELS_DEPTH = 20  # every run's top 20 per topic is judged
@@ -192,10 +191,11 @@ def main(argv: list[str]) -> int:
     kept = sum(len(items) for prime in primes for items in prime.run.values())
     print(f"qrels: {judged:,} judgments in {len(qrels)} topics; prime runs keep {kept:,} of {rows:,} rows")
 
-    print(f"reader processes: {default_workers(run_paths)} (load average before: {os.getloadavg()[0]:.2f})")
+    workers = files_workers(run_paths=run_paths)  # what the command passes
+    print(f"reader processes: {workers} (load average before: {os.getloadavg()[0]:.2f})")
     product, serial, wrapper, ref = [], [], [], []
     for r in range(args.rounds):
-        t_product, evaluation = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths)
+        t_product, evaluation = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths, workers=workers)
         t_serial, evaluation_serial = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths, workers=1)
         t_wrapper, _ = timed(measures_only, qrels, primes)
         t_ref, ref_means = timed(reference, qrels, primes)

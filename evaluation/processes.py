@@ -1,5 +1,6 @@
-"""Runs read and scored in forked processes, one per core, when there is enough to read to pay for them: used by the
-`evaluate` command only (forking a web or Celery worker is not safe). Pure Python: no Django."""
+"""Runs read and scored in forked processes, one per core, when there is enough to read to pay for them. Only the
+`evaluate` command asks for them (`workers_for_files`, `workers_for`): forking a web or Celery worker is not safe, so
+every service reads in its caller's process unless given more workers. Pure Python: no Django."""
 from __future__ import annotations
 
 import multiprocessing
@@ -82,8 +83,9 @@ def _shut_down(pool: ProcessPoolExecutor) -> None:
 _END = object()
 
 
-def default_workers(paths: Sequence[str | os.PathLike]) -> int:
-    """One process per core for several files with enough to read, where processes can be forked; else 1."""
+def workers_for_files(paths: Sequence[str | os.PathLike]) -> int:
+    """Processes for run files: one per core for several files with enough to read, where processes can be forked;
+    else 1."""
     total = 0
     for path in paths:
         try:
@@ -97,7 +99,11 @@ def workers_for(count: int, size: int) -> int:
     """Processes for `count` runs of `size` bytes (or rows x 32) in all: one per core when that pays."""
     if count < 2 or size < PARALLEL_BYTES or "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return min(count, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return min(count, _cores())
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _start_worker(fn: Callable) -> None:

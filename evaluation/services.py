@@ -141,6 +141,11 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
 # --- evaluation of files: `evaluate --qrels FILE RUN...` -------------------------------------------------------
 
 
+def files_workers(*, run_paths: Sequence[str | os.PathLike]) -> int:
+    """Processes for `evaluate --qrels`: one per core for several run files with enough to read to pay for them."""
+    return processes.workers_for_files(run_paths)
+
+
 class _AnyTopic(dict):
     """Takes every topic id: evaluation drops the topics its qrels do not have instead of rejecting the run."""
 
@@ -150,14 +155,14 @@ class _AnyTopic(dict):
 
 def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], task: str | None = None,
                    formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False,
-                   workers: int | None = None) -> Evaluation:
+                   workers: int = 1) -> Evaluation:
     """Scores run files against a qrels file, as the official scripts do. Runs are named by their file names.
 
     The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
     formula index files map each formula id to its visual id and the qrels are by visual id; without them each
     formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all.
-    `workers`: reader processes for answer runs (default: one per core when the runs are large enough to pay for
-    them; 1 reads in this process)."""
+    `workers`: forked reader processes for answer runs (`files_workers` gives the command's number); 1, the
+    default, reads in this process."""
     if not run_paths:
         raise InputError("no run files given")
     task = task or _task_of(run_paths[0])
@@ -189,7 +194,6 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         return evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
 
     if judged is not None:
-        workers = processes.default_workers(run_paths) if workers is None else workers
         results = processes.in_processes(read_whole, list(zip(names, run_paths, strict=True)), workers=workers)
     else:
         results = (None for _ in run_paths)

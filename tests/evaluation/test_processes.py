@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from evaluation import processes, reading, services
+from evaluation.prime import score_lines
 from tests.commands import command_output
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
 from tests.evaluation.test_reading import QRELS_LINES, outcome
@@ -101,3 +102,27 @@ def test_an_error_in_a_worker_is_raised_as_in_one_process(tmp_path, monkeypatch)
     for workers in (1, 2):
         with pytest.raises(ValueError, match="bug in the reader"):
             outcome(qrels, runs, workers=workers)
+
+
+class CountedPool(processes.ProcessPoolExecutor):
+    made = 0
+
+    def __init__(self, *args, **kwargs):
+        CountedPool.made += 1
+        super().__init__(*args, **kwargs)
+
+
+def test_the_service_forks_only_when_asked_and_the_command_asks(tmp_path, monkeypatch, db):
+    # Large enough to pay for processes, on a machine of four cores: the service (what a web request or a task
+    # would call) still reads in its own process; the command passes the number of processes.
+    qrels, runs = write_runs(tmp_path)
+    monkeypatch.setattr(processes, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(processes, "_cores", lambda: 4)
+    monkeypatch.setattr(processes, "ProcessPoolExecutor", CountedPool)
+    CountedPool.made = 0
+    one = services.evaluate_files(qrels_path=qrels, run_paths=runs)
+    assert CountedPool.made == 0
+    assert services.files_workers(run_paths=runs) == 3
+    out, _ = command_output("evaluate", "--qrels", qrels, *runs)
+    assert CountedPool.made == 1
+    assert out == "".join(score_lines(one.runs))

@@ -41,6 +41,7 @@ class Command(ServiceCommand):
                 raise InputError("--formula-index: none of the files after it has a formula index header "
                                  f"({' '.join(V2_HEADER)}, or the v3 one)")
             result = services.evaluate_files(qrels_path=o["qrels"], run_paths=runs, task=o["task"],
-                                              formula_index_paths=indexes, all_topics=o["all_topics"])
+                                              formula_index_paths=indexes, all_topics=o["all_topics"],
+                                              workers=services.files_workers(run_paths=runs))
         for line in score_lines(result.runs, per_topic=o["per_topic"]):
             self.stdout.write(line, ending="")
