@@ -30,7 +30,7 @@ import numpy as np
 from pooling.formats.runs import RANK_MAX
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
-from .prime import Prime, top_unjudged
+from .prime import TOP, Prime, top_unjudged
 
 # Larger files are left to the streaming reader: this one holds a file and a few arrays of its size in memory (a run
 # of 1000 rows for 100 topics is about 4 MB).
@@ -38,7 +38,7 @@ FILE_MAX = 64 << 20
 # Bytes the plain shape allows: printable ASCII, tab, line ends (spaces and other white space go to read_run, whose
 # splitting rules for them are the reference).
 _PLAIN = bytes(range(0x21, 0x7F)) + b"\t\n"
-_TAB, _NL = 9, 10
+_NL = 10
 _ZERO, _MINUS, _PLUS = ord("0"), ord("-"), ord("+")
 # Ranks of up to 8 digits without a leading zero are within 1..RANK_MAX; others are checked one by one, as read_run.
 RANK_DIGITS = 8
@@ -48,7 +48,6 @@ RANK_DIGITS = 8
 SCORE_CHARS, SCORE_DIGITS = 16, 15
 _FPOW10 = np.array([10.0**k for k in range(SCORE_CHARS + 1)])
 _UPOW10 = np.array([10**k for k in range(SCORE_CHARS + 1)], dtype=np.uint64)
-TOP = 10
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
 _U = np.uint64
@@ -210,6 +209,23 @@ class FastPrime:
         return prime
 
 
+def _plain_text(data: bytes) -> tuple[bytes, int] | None:
+    """The rule for the bytes of a file in the plain shape: printable ASCII, tab and line ends (LF, or CRLF: a CR
+    only just before an LF, or among the line ends that end the file). The file's bytes with CRLF made LF, and the
+    size without its trailing line ends (they make only blank lines, which the row-by-row readers pass over), or
+    None if another byte is there."""
+    if data.translate(None, _PLAIN):
+        data = data.rstrip(b"\r\n")
+        other = data.translate(None, _PLAIN)
+        if other.strip(b"\r") or data.count(b"\r\n") != len(other):
+            return None
+        data = data.replace(b"\r\n", b"\n")
+    size = len(data)
+    while size and data[size - 1] == _NL:
+        size -= 1
+    return data, size
+
+
 def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> FastPrime | None:
     """The prime filter of a Task 1 (or TREC) run file for an answers evaluation, or None when the file is not in
     the plain shape, has any problem, or is too large: then `read_run` must read it."""
@@ -238,17 +254,10 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None
     if data.startswith(BOM):
         data = data[len(BOM):]
-    if not data.isascii() or b"\x7f" in data:
+    found = _plain_text(data)
+    if found is None:
         return None
-    if b"\r" in data:  # only CRs of CRLF line ends may be there
-        data = data.rstrip(b"\r\n")
-        other = data.translate(None, _PLAIN)
-        if other.strip(b"\r") or data.count(b"\r\n") != len(other):
-            return None
-        data = data.replace(b"\r\n", b"\n")
-    size = len(data)
-    while size and data[size - 1] == _NL:  # trailing line ends make only blank lines, which read_run passes over
-        size -= 1
+    data, size = found
     if not size or size > FILE_MAX:
         return None
     end = data.find(b"\n", 0, size)
@@ -311,14 +320,10 @@ def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
     padded, words, data, ncols, doc_col = file.padded, file.words, file.data, file.ncols, file.doc_col
     buf = padded[_PAD + start: _PAD + end]
     size = end - start
-    # Separators: every byte below '!' must be a tab or a line end (no space, no other control character), and
-    # each line has exactly ncols - 1 tabs and its line end.
+    # Separators: the bytes below '!', tabs and line ends only (`_plain_text`); each line has exactly ncols - 1 tabs
+    # and its line end.
     seps = np.flatnonzero(buf < 0x21)
-    kinds = buf[seps]
-    newlines = kinds == _NL
-    if not (newlines | (kinds == _TAB)).all():
-        return None
-    n = int(np.count_nonzero(newlines)) + 1
+    n = int(np.count_nonzero(buf[seps] == _NL)) + 1
     if len(seps) != ncols * n - 1:
         return None
     bounds = np.empty(ncols * n + 1, dtype=np.int64)  # -1, then every separator, then the end
@@ -378,7 +383,8 @@ def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
 
 
 def _ranks_valid(words, padded, data: bytes, end, length) -> bool:
-    """read_run's rank check: digits, and 1 <= rank <= RANK_MAX. `end` is in `padded`."""
+    """read_run's rank check: digits, and 1 <= rank <= RANK_MAX. `end` is in `padded`. A rank of more than 12
+    characters (leading zeros) makes the file go to read_run, whose rule for it is the reference."""
     plain = ((length <= RANK_DIGITS) & _all_digits(_right_word(words, end, np.minimum(length, RANK_DIGITS)))
              & (padded[end - length] != _ZERO))
     for i in np.flatnonzero(~plain).tolist():
@@ -540,16 +546,12 @@ def read_qrels_plain(path: str | os.PathLike) -> dict[str, dict[str, int]] | Non
         return None
     if data.startswith(BOM):
         data = data[len(BOM):]
-    data = data.rstrip(b"\r\n")
-    if not data or not data.isascii():
+    found = _plain_text(data)
+    if found is None or not found[1]:
         return None
-    other = data.translate(None, _PLAIN)
-    if other:
-        if other.strip(b"\r") or data.count(b"\r\n") != len(other):
-            return None
-        data = data.replace(b"\r\n", b"\n")
+    data, size = found
     qrels: dict[str, dict[str, int]] = {}
-    for line in data.decode("ascii").split("\n"):
+    for line in data[:size].decode("ascii").split("\n"):
         fields = line.split("\t")
         if len(fields) != 4:
             return None
