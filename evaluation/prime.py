@@ -71,7 +71,7 @@ def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime
             items = lists[topic] = {}
         if item not in items:
             items[item] = score
-    return _prime(lists, qrels)
+    return _drop_unjudged(lists, qrels)
 
 
 def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> Prime:
@@ -91,10 +91,11 @@ def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) 
         for visual_id, score in instances:
             if visual_id not in items:
                 items[visual_id] = score
-    return _prime(lists, qrels)
+    return _drop_unjudged(lists, qrels)
 
 
-def _prime(lists: dict[str, dict[str, float]], qrels: Qrels) -> Prime:
+def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels) -> Prime:
+    """Each topic's Unjudged@10 taken from its items, then the items its qrels do not judge dropped."""
     prime = Prime()
     for topic, items in lists.items():
         judged = qrels[topic]

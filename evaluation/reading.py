@@ -19,6 +19,7 @@ and score several runs at once are in evaluation/processes.py.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 from collections.abc import Mapping
@@ -48,6 +49,7 @@ RANK_DIGITS = 8
 SCORE_CHARS, SCORE_DIGITS = 16, 15
 _FPOW10 = np.array([10.0**k for k in range(SCORE_CHARS + 1)])
 _UPOW10 = np.array([10**k for k in range(SCORE_CHARS + 1)], dtype=np.uint64)
+logger = logging.getLogger(__name__)
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
 _U = np.uint64
@@ -190,15 +192,15 @@ class FastPrime:
 
     topics: list[str]
     unjudged: list[float]
-    judged: np.ndarray  # int64 indexes into JudgedKeys.keys
+    indexes: np.ndarray  # int64: of each judged row kept, its index in JudgedKeys.keys
     scores: np.ndarray  # float64
 
     def to_prime(self, judged: JudgedKeys) -> Prime:
         prime = Prime()
         run: dict[str, dict[str, float]] = {topic: {} for topic in self.topics}
-        if len(self.judged):
-            numbers = judged.item_topics[self.judged]
-            items = judged.items[self.judged].tolist()
+        if len(self.indexes):
+            numbers = judged.item_topics[self.indexes]
+            items = judged.items[self.indexes].tolist()
             scores = self.scores.tolist()
             cuts = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(items)]
             names = judged.topic_names
@@ -241,10 +243,13 @@ def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> FastPrime
 
 def prime_answers_or_none(data: bytes, judged: JudgedKeys) -> FastPrime | None:
     """`prime_answers_of`, with None also for an error of any kind: whatever went wrong here, the row-by-row path
-    reads the run and reports what it finds."""
+    reads the run and reports what it finds. The error is logged: the scores stay right, but a bug here would
+    otherwise only show as slowness."""
     try:
         return prime_answers_of(data, judged)
     except Exception:  # noqa: BLE001
+        logger.exception("the whole-file reader failed on a run of %d bytes; it is read row by row instead",
+                         len(data))
         return None
 
 
@@ -285,7 +290,7 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         parts.append(part)
         rows += len(part.scores)
         start = end + 1
-    return _prime(file, parts)
+    return _prime_filter_parts(file, parts)
 
 
 PART_BYTES = 1 << 20
@@ -433,7 +438,7 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     return scores
 
 
-def _prime(file: _File, parts: list[_Part]) -> FastPrime:
+def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
     """The prime filter over the rows of every part."""
     judged, data = file.judged, file.data
     scores = np.concatenate([p.scores for p in parts])
@@ -530,7 +535,7 @@ def _prime(file: _File, parts: list[_Part]) -> FastPrime:
     out_items = np.concatenate([judged_items, np.array(extra_items, dtype=np.int64)])
     out_scores = np.concatenate([scores[judged_rows], np.array(extra_scores, dtype=np.float64)])
     topics = list(order)
-    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics], judged=out_items,
+    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics], indexes=out_items,
                      scores=out_scores)
 
 

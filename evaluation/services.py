@@ -185,13 +185,14 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     evaluator = Evaluator(qrels) if qrels and not any(problems) else None
     judged = reading.judged_keys(qrels) if task == ANSWERS else None
 
-    def read_whole(item: tuple[str, str | os.PathLike]) -> RunScores | bool | None:
-        """The run's scores, True if it is clean but there is nothing to score it against, None for read_run."""
+    def read_whole(item: tuple[str, str | os.PathLike]) -> _ReadWhole | None:
+        """The run read whole (and scored, if the qrels are clean), or None: read_run reads it."""
         name, path = item
         found = reading.read_prime_answers(path, judged)
-        if found is None or evaluator is None:
-            return found is not None or None
-        return evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
+        if found is None:
+            return None
+        return _ReadWhole(None if evaluator is None else
+                          evaluator.scores(name, found.to_prime(judged), all_topics=all_topics))
 
     if judged is not None:
         results = processes.in_processes(read_whole, list(zip(names, run_paths, strict=True)), workers=workers)
@@ -203,19 +204,20 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         for i, (name, path, found) in enumerate(zip(names, run_paths, results, strict=True)):
             if found is not None:
                 problems.append(Problems(file=name))
-                scores.append(found if isinstance(found, RunScores) else None)
+                scores.append(found.scores)
                 continue
             rows = _read_run(path, task, problems)
             if mapped:
                 needed.update(formula_id for _topic, formula_id, _score in rows)
                 continue
-            primes[i] = _prime(task, rows, qrels, None)
+            primes[i] = _prime_filter_by_task(task, rows, qrels, None)
             scores.append(None)
             if evaluator is not None and not any(problems):
                 scores[i] = evaluator.scores(name, primes.pop(i), all_topics=all_topics)
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
-        primes = {i: _prime(task, _read_run(path, task, []), qrels, visual_of) for i, path in enumerate(run_paths)}
+        primes = {i: _prime_filter_by_task(task, _read_run(path, task, []), qrels, visual_of)
+                  for i, path in enumerate(run_paths)}
         scores = [None] * len(run_paths)
     _raise(problems)
     if not qrels:
@@ -226,8 +228,16 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics)
 
 
-def _prime(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels, visual_of: dict[str, str] | None
-           ) -> Prime:
+@dataclass
+class _ReadWhole:
+    """A run file the whole-file reader took: clean, with its scores, or None for them where the qrels have a
+    problem or no judgment (the evaluation is then rejected)."""
+
+    scores: RunScores | None
+
+
+def _prime_filter_by_task(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
+                          visual_of: dict[str, str] | None) -> Prime:
     if task == ANSWERS:
         return prime_answers(rows, qrels)
     if visual_of is None:

@@ -1,6 +1,7 @@
 """The whole-file reader of evaluation (evaluation/reading.py) against read_run and the prime filter it stands in for:
 the same prime runs, scores and messages on generated valid and invalid files, in one process and in several."""
 import dataclasses
+import logging
 import tempfile
 from pathlib import Path
 
@@ -342,3 +343,19 @@ def test_what_the_fast_reader_cannot_vouch_for_goes_to_read_run(tmp_path, monkey
     monkeypatch.setattr(reading, "FILE_MAX", len(data) - 1)
     assert reading.read_prime_answers(path, keys) is None
     assert reading.read_prime_answers(tmp_path / "missing.tsv", keys) is None
+
+
+def test_an_error_in_the_whole_file_reader_is_logged_and_the_run_read_row_by_row(tmp_path, monkeypatch, caplog):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS_LINES)
+    run = tmp_path / "run.tsv"
+    run.write_text("A.1\t1\t1\t2.0\trun\nA.1\t2\t2\t1.0\trun\n")
+    expected = outcome(qrels, [run], workers=1)
+
+    def bug(data, judged):
+        raise IndexError("a bug in the reader")
+
+    monkeypatch.setattr(reading, "prime_answers_of", bug)
+    with caplog.at_level(logging.ERROR, logger="evaluation.reading"):
+        assert outcome(qrels, [run], workers=1) == expected
+    assert "read row by row instead" in caplog.text and "IndexError: a bug in the reader" in caplog.text
