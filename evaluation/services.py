@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -123,19 +124,31 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
     if found is not None:
         return found or None
     if not cache.add(f"{base}:{version}:computing", True, COMPUTING_SECONDS):
-        previous = cache.get(f"{base}:last")
-        if previous is not None:
-            return previous or None
+        latest = cache.get(f"{base}:latest")  # (when its computation began, its scores)
+        if latest is not None:
+            return latest[1] or None
+    began = _now()
     try:
         try:
             found = evaluate_campaign(campaign=campaign, all_topics=all_topics)
             found.version = version
         except InputError:
             found = False  # cached too: no judgments yet is an answer
-        cache.set_many({f"{base}:{version}": found, f"{base}:last": found}, LEADERBOARD_SECONDS)
+        cache.set(f"{base}:{version}", found, LEADERBOARD_SECONDS)
+        # The previous scores others get stay the newest: a slower request that began earlier (on older judgments)
+        # does not replace those of one that began later. (Two requests finishing at the same instant could still
+        # both write: then the older stands until the next change.)
+        latest = cache.get(f"{base}:latest")
+        if latest is None or latest[0] <= began:
+            cache.set(f"{base}:latest", (began, found), LEADERBOARD_SECONDS)
     finally:
         cache.delete(f"{base}:{version}:computing")
     return found or None
+
+
+def _now() -> float:
+    """The time on every web server alike (the wall clock, not a process's monotonic one)."""
+    return time.time()
 
 
 # --- evaluation of files: `evaluate --qrels FILE RUN...` -------------------------------------------------------
