@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from django.core.cache import cache
-from django.db.models import Count, Sum
+from django.db.models import Count, Max, Sum
 
 from pooling.errors import InputError, Problem, Problems
 from pooling.formats.formula_tsv import read_formula_index
@@ -103,8 +103,10 @@ def campaign_workers(*, campaign: Campaign) -> int:
     they can be read whole (PostgreSQL); else 1."""
     if campaign.task != ANSWERS or not selectors.run_text_available():
         return 1
-    rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"))
-    return processes.workers_for(rows["runs"], (rows["rows"] or 0) * 32)  # about 32 bytes a row as text
+    rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"),
+                                                           largest=Max("row_count"))
+    # About 32 bytes a row as text.
+    return processes.workers_for(rows["runs"], (rows["rows"] or 0) * 32, largest=(rows["largest"] or 0) * 32)
 
 
 LEADERBOARD_SECONDS = 24 * 3600

@@ -126,3 +126,16 @@ def test_the_service_forks_only_when_asked_and_the_command_asks(tmp_path, monkey
     out, _ = command_output("evaluate", "--qrels", qrels, *runs)
     assert CountedPool.made == 1
     assert out == "".join(score_lines(one.runs))
+
+
+def test_fewer_processes_where_memory_holds_fewer_readers(tmp_path, monkeypatch):
+    _qrels, runs = write_runs(tmp_path, count=4)
+    largest = max(os.path.getsize(run) for run in runs)
+    monkeypatch.setattr(processes, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(processes, "_cores", lambda: 4)
+    monkeypatch.setattr(processes, "_available_memory", lambda: 1000 * largest)
+    assert services.files_workers(run_paths=runs) == 4
+    monkeypatch.setattr(processes, "_available_memory", lambda: 2 * processes.PEAK_PER_BYTE * largest)
+    assert services.files_workers(run_paths=runs) == 2
+    monkeypatch.setattr(processes, "_available_memory", lambda: 0)
+    assert services.files_workers(run_paths=runs) == 1
