@@ -193,7 +193,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
     # must give, then to score them. Answer runs in the plain shape are read whole and scored by `read_whole`
-    # (evaluation/reading.py), in a process per core when there is enough to read; any other file, or any file
+    # (evaluation/reading.py), in `workers` forked processes (evaluation/processes.py); any other file, or any file
     # with a problem, is read here by read_run.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
