@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -118,7 +119,7 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
         # Another organizer assigned the same topic at the same moment: the constraint kept it single.
         raise InputError("these topics were assigned by someone else meanwhile; reload and try again") from None
     given = created + revived
-    if given:
+    if given and settings.JUDGING_CACHE_WARM:
         transaction.on_commit(lambda: _judging_cache_warm_enqueue([a.pk for a in given]))
     return AssignResult(created=given, existing=kept)
 

@@ -130,6 +130,11 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Judging pages sanitized ahead of the assessor, when topics are assigned (assessor.services): worth it only with a
+# cache the web processes share (Redis). The local-memory cache of a set-up without Redis belongs to one process
+# (the demo's load_demo would fill a cache that dies with it) and keeps 300 entries: pages sanitize as they go.
+JUDGING_CACHE_WARM = bool(REDIS_URL)
+
 # Sessions read through the cache (Redis when REDIS_URL is set) and written through to the database: one query
 # less on every request of an assessor's day.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

@@ -55,3 +55,5 @@ STORAGES = {
 STATIC_ROOT = Path(tempfile.mkdtemp(prefix="assess-static-"))
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# The warm-up's tests run on the local-memory cache.
+JUDGING_CACHE_WARM = True

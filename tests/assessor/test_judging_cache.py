@@ -116,6 +116,13 @@ def test_an_assignment_stands_when_its_warm_up_cannot_be_sent(django_capture_on_
     assert Assignment.objects.filter(pk=a.pk, assessor=ada).exists()
 
 
+def test_without_a_shared_cache_nothing_is_sent(django_capture_on_commit_callbacks, answers, ada, settings):
+    settings.JUDGING_CACHE_WARM = False  # no Redis: the demo's local-memory cache belongs to one process
+    with mock.patch("assessor.tasks.judging_cache_warm_task.delay") as delay:
+        assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")
+    delay.assert_not_called()
+
+
 def test_assign_topics_command_warms_the_cache(django_capture_on_commit_callbacks, answers, ada):
     from django.core.management import call_command
 
