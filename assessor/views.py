@@ -17,6 +17,7 @@ from pooling.permissions import ORGANIZERS
 from pooling.views import organizer_required
 
 from . import selectors, services
+from .converters import db_int_or_none
 from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
 from .rendering import highlight, judging_safe_many, sanitize_cached, thread_url
@@ -110,8 +111,8 @@ def session_check(request: HttpRequest) -> HttpResponse:
 def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)
-    after = request.GET.get("after", "")
-    return _next_item(request, assignment, int(after) if after.isascii() and after.isdigit() else None)
+    # A position past the database's integers is after every item: as none given (from the start).
+    return _next_item(request, assignment, db_int_or_none(request.GET.get("after", "")))
 
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
