@@ -180,7 +180,7 @@ def item_visit(*, assignment: Assignment, item_id: str) -> None:
     # again, or twice at the same moment. Written out: it runs on every judging page.
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO assessor_itemvisit (assignment_id, item_id, first_shown_at, active_seconds) "
-                       "VALUES (%s, %s, %s, 0) ON CONFLICT DO NOTHING", [assignment.pk, item_id, timezone.now()])
+                       "VALUES (%s, %s, %s, 0) ON CONFLICT DO NOTHING", [assignment.pk, item_id, _db_now()])
 
 
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
@@ -360,6 +360,16 @@ def visits_recount(*, campaign: Campaign) -> int:
 # of each statement costs more Python than PostgreSQL spends running it.
 
 
+def _db_datetime(value):
+    """A datetime as the ORM passes it to the database: unchanged on PostgreSQL; on SQLite naive UTC text, so that
+    the ORM's own lookups on the column still match (a raw aware datetime is stored with '+00:00')."""
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def _db_now():
+    return _db_datetime(timezone.now())
+
+
 def _visit_update(assignment: Assignment, item_id: str, add_seconds: float, completed_at) -> int:
     """Adds active time to the visit and marks it complete (keeping an earlier completion time) when
     `completed_at` is given. Returns the rows updated: 0 when the item was never shown."""
@@ -369,7 +379,7 @@ def _visit_update(assignment: Assignment, item_id: str, add_seconds: float, comp
         params.append(add_seconds)
     if completed_at is not None:
         sets.append("completed_at = COALESCE(completed_at, %s)")
-        params.append(completed_at)
+        params.append(_db_datetime(completed_at))
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE assessor_itemvisit SET {', '.join(sets)} WHERE assignment_id = %s AND item_id = %s",
                        [*params, assignment.pk, item_id])
@@ -384,7 +394,8 @@ def _judgment_insert(assignment: Assignment, item_id: str, formula_id: str, post
     sql = ("INSERT INTO assessor_judgment (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
            "first_shown_at, submitted_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 1, (SELECT v.first_shown_at "
            "FROM assessor_itemvisit v WHERE v.assignment_id = %s AND v.item_id = %s), %s, %s)")
-    params = [assignment.pk, item_id, formula_id, post_id, grade, comment, assignment.pk, item_id, now, now]
+    at = _db_datetime(now)
+    params = [assignment.pk, item_id, formula_id, post_id, grade, comment, assignment.pk, item_id, at, at]
     with connection.cursor() as cursor:
         if connection.features.can_return_columns_from_insert:
             cursor.execute(sql + " RETURNING id", params)
@@ -403,8 +414,8 @@ def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, ac
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO assessor_judgmentrevision (judgment_id, number, user_id, at, old_grade, "
                        "old_comment, grade, comment, active_seconds, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, "
-                       "%s, %s)", [judgment.pk, judgment.revision, user.pk, at, old_grade, old_comment, judgment.grade,
-                                   judgment.comment, active, source])
+                       "%s, %s)", [judgment.pk, judgment.revision, user.pk, _db_datetime(at), old_grade,
+                                   old_comment, judgment.grade, judgment.comment, active, source])
 
 
 # -- import (SPEC 9 import_judgments)
