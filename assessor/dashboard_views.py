@@ -22,7 +22,8 @@ from . import progress as progress_reports
 from . import reports, rounds
 from .charts import kappa_bars
 from .models import Grade
-from .views import _post_url, _safe
+from .rendering import thread_url as _post_url
+from .views import _safe
 
 GRADE_LABELS = dict(Grade.choices)
 

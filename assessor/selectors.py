@@ -53,34 +53,12 @@ class Progress:
 
 
 def assignment_progress(*, assignment: Assignment) -> Progress:
-    """Items complete of the items of the assignment's topic: the annotations of own_assignment when it has them,
-    else one query."""
+    """Items complete of the items of the assignment's topic: the `done` and `total` the assignment carries when it
+    has them (judging_assignment_item and assignment_list count them in their own query), else one query."""
     if hasattr(assignment, "done") and hasattr(assignment, "total"):
         return Progress(done=assignment.done, total=assignment.total)
     counted = _with_progress(Assignment.objects.filter(pk=assignment.pk)).values("done", "total").get()
     return Progress(done=counted["done"], total=counted["total"])
-
-
-def own_assignment(*, user: AbstractBaseUser, pk: int, progress: bool = False) -> Assignment | None:
-    """The user's own assignment with its campaign and topic, or None: nobody reaches another assessor's work.
-    With `progress`, annotated with `total` and `done` in the same query (what the judging page shows)."""
-    assignments = Assignment.objects.filter(pk=pk, assessor=user).select_related("campaign", "topic")
-    try:
-        return (_with_progress(assignments) if progress else assignments).get()
-    except Assignment.DoesNotExist:
-        return None
-
-
-def pool_item_at(*, assignment: Assignment, position: int) -> PoolItem | None:
-    """The item at a position of the assignment's topic, annotated with `previous`: the position before it (for
-    "back"), or None for the first item."""
-    before = (PoolItem.objects.filter(topic_id=OuterRef("topic_id"), position__lt=OuterRef("position"))
-              .order_by("-position").values("position")[:1])
-    try:
-        return (PoolItem.objects.filter(topic_id=assignment.topic_id, position=position)
-                .annotate(previous=Subquery(before, output_field=IntegerField())).get())
-    except PoolItem.DoesNotExist:
-        return None
 
 
 # -- the judging requests' own queries, in SQL written out: they run on every page and POST of an assessor's day,
@@ -246,7 +224,8 @@ class JudgingItem:
 
 
 def judging_item(*, assignment: Assignment, item: PoolItem) -> JudgingItem:
-    """What the judging page shows of one item. `item` from pool_item_at carries the previous position already."""
+    """What the judging page shows of one item. `item` from judging_assignment_item carries the previous position
+    already; another is read here."""
     campaign = assignment.campaign
     collection_id = campaign.collection_id
     view = JudgingItem(assignment=assignment, topic=assignment.topic, item=item)

@@ -81,10 +81,6 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
         raise Http404("No such assignment") from None
 
 
-# The dashboards link to threads the same way.
-_post_url = thread_url
-
-
 def _safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
     safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk or 0),
                            new_tab=new_tab)
