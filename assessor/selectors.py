@@ -137,13 +137,36 @@ def _judging_sql(page: bool, lock: bool) -> tuple[str, tuple, list[int]]:
     return sql, groups, ends
 
 
+_MADE_BY_THE_LOCKED_READ = object()
+
+
+class LockedAssignment:
+    """The proof that an assignment row is locked (read FOR UPDATE, so its closed and withdrawn times are current)
+    in the transaction still open: made only by judging_assignment_item(lock=True), and the only lock
+    services.judgment_submit takes from a caller instead of reading the row FOR UPDATE itself."""
+    __slots__ = ("assignment", "_transaction")
+
+    def __init__(self, assignment: Assignment, *, token: object) -> None:
+        if token is not _MADE_BY_THE_LOCKED_READ:
+            raise TypeError("a LockedAssignment is made only by judging_assignment_item(lock=True)")
+        self.assignment = assignment
+        # The outermost atomic block open at the read: the lock lasts as long as it does.
+        self._transaction = connection.atomic_blocks[0] if connection.in_atomic_block else None
+
+    def held(self) -> bool:
+        """Whether the transaction the row was locked in is still the one open."""
+        return (self._transaction is not None and connection.in_atomic_block
+                and connection.atomic_blocks[0] is self._transaction)
+
+
 def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, page: bool = True,
                             lock: bool = False) -> tuple[Assignment | None, PoolItem | None]:
     """The user's own assignment (with its campaign and topic) and the item at `position` of its topic, in one
     query: (None, None) when the assignment is not the user's (nobody reaches another assessor's work), (assignment,
     None) when there is no such item. With `page`, the assignment carries `done` and `total` (its progress) and the
     item `previous` (the position before it, None for the first). With `lock`, the assignment row is locked (FOR
-    UPDATE) until the end of the caller's transaction, and a missing item gives (None, None) too."""
+    UPDATE) until the end of the caller's transaction, a missing item gives (None, None) too, and the assignment
+    carries `lock`: the LockedAssignment that services.judgment_submit(locked=...) takes."""
     sql, (a_fields, c_fields, t_fields, i_fields), ends = _judging_sql(page, lock)
     with connection.cursor() as cursor:
         cursor.execute(sql, [position, pk, user.pk])
@@ -154,6 +177,8 @@ def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, p
     assignment.campaign = sql_instance(Campaign, c_fields, row[ends[0]:ends[1]])
     assignment.topic = sql_instance(Topic, t_fields, row[ends[1]:ends[2]])
     assignment.topic.campaign = assignment.campaign
+    if lock:
+        assignment.lock = LockedAssignment(assignment, token=_MADE_BY_THE_LOCKED_READ)
     item = None
     if row[ends[2]] is not None:
         item = sql_instance(PoolItem, i_fields, row[ends[2]:ends[3]])

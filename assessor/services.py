@@ -236,35 +236,39 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
 
 def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
                     user: AbstractBaseUser, active_seconds: float = 0.0, source: str = "web",
-                    locked: bool = False) -> SubmitResult:
+                    locked: selectors.LockedAssignment | None = None) -> SubmitResult:
     """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
 
     Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
     identical submissions, and a resubmission of the current value changes nothing. A different value is a new
     revision, and the revision rows keep the old and the new value.
 
-    `locked`: the caller read `assignment` FOR UPDATE in the transaction this runs in (the judging page's POST
-    reads it so with its item: selectors.judging_assignment_item), so its closed and withdrawn times are current
-    and the lock is held; otherwise it is locked and read here.
+    `locked`: `assignment.lock` of selectors.judging_assignment_item(lock=True) (the judging page's POST reads the
+    assignment so with its item, in one query), proof that the row is locked in the transaction this runs in and
+    that its closed and withdrawn times are current; anything else is refused. Without it, the row is locked and
+    read here.
     """
-    if locked and not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("judgment_submit(locked=True) outside the transaction that holds the lock")
+    if locked is not None and not (isinstance(locked, selectors.LockedAssignment) and locked.assignment is assignment
+                                   and locked.held()):
+        raise RuntimeError("judgment_submit(locked=...) takes only the assignment's own LockedAssignment, read FOR "
+                           "UPDATE in the transaction still open")
     # Under the caller's transaction no savepoint of its own: every refusal comes before the first write, and a
     # failed write fails the caller's transaction as a whole.
-    with transaction.atomic(savepoint=not locked):
+    with transaction.atomic(savepoint=locked is None):
         return _judgment_submit(assignment=assignment, item=item, grades=grades, user=user,
                                 active_seconds=active_seconds, source=source, locked=locked)
 
 
 def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
-                     user: AbstractBaseUser, active_seconds: float, source: str, locked: bool) -> SubmitResult:
+                     user: AbstractBaseUser, active_seconds: float, source: str,
+                     locked: selectors.LockedAssignment | None) -> SubmitResult:
     if assignment.assessor_id != user.pk:
         raise InputError("only the assessor of this assignment may judge its items")
     # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
     # write, two submissions for instances of one formula both see each other when they decide "complete", and
     # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
     # below stay as read until the commit.
-    if locked:
+    if locked is not None:
         state = (assignment.closed_at, assignment.withdrawn_at)
     else:
         state = (Assignment.objects.select_for_update().filter(pk=assignment.pk)

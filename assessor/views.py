@@ -171,7 +171,7 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
             raise Http404("No such assignment or item")
         try:
             result = services.judgment_submit(assignment=assignment, item=item, grades=_grade_inputs(request, item),
-                                              user=request.user, active_seconds=active, locked=True)
+                                              user=request.user, active_seconds=active, locked=assignment.lock)
         except InputError as exc:
             errors = exc.messages()
     if not errors:
