@@ -262,7 +262,7 @@ def judging_item(*, assignment: Assignment, item: PoolItem) -> JudgingItem:
     if campaign.task == Campaign.Task.ANSWERS:
         _answer_and_judgment(view, collection_id)
         return view
-    judgments = {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item.item_id)}
+    judgments = item_judgments(assignment=assignment, item_id=item.item_id)
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
     post_ids = {i.post_id for i in selected}
     posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_id, post_id__in=post_ids)}

@@ -297,8 +297,7 @@ def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence
             result.unchanged += 1
         else:
             revised.append((judgment, g, comment))
-    judged = set(existing) | {g.formula_id for g in grades}
-    result.complete = "" in judged if instances is None else bool(instances) and set(instances) <= judged
+    result.complete = judged_complete(set(existing) | {g.formula_id for g in grades}, instances)
 
     active = float(active_seconds or 0.0)
     active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
@@ -330,16 +329,22 @@ def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence
     return result
 
 
+def judged_complete(judged: set[str], instances: dict[str, str] | None) -> bool:
+    """The rule of a complete item, from the formula ids judged ('' for an answer): answers (`instances` None) have
+    a judgment; formulas have one for every instance selected now (with none selected, never complete)."""
+    return "" in judged if instances is None else bool(instances) and set(instances) <= judged
+
+
 def item_complete(*, assignment: Assignment, item: PoolItem, instances: dict[str, str] | None = None) -> bool:
-    """Answers: the item has a judgment. Formulas: every instance selected now has one (`instances` when the caller
-    has them already)."""
+    """Whether the item is complete now (judged_complete); `instances`: the formula's selected ones when the caller
+    has them already."""
     judged = set(Judgment.objects.filter(assignment=assignment, item_id=item.item_id)
                  .values_list("formula_id", flat=True))
     if assignment.campaign.task == Campaign.Task.ANSWERS:
-        return "" in judged
-    if instances is None:
+        instances = None
+    elif instances is None:
         instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
-    return bool(instances) and set(instances) <= judged
+    return judged_complete(judged, instances)
 
 
 @transaction.atomic
