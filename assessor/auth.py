@@ -11,7 +11,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from .selectors import sql_columns, sql_instance
+from .sql import sql_columns, sql_instance
 
 
 class UserBackend(ModelBackend):

@@ -6,14 +6,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import Count, IntegerField, Model, OuterRef, Subquery, Value
+from django.db import connection
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from pooling.models import Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 from pooling.permissions import is_organizer
 
 from .models import Assignment, ItemVisit, Judgment
+from .sql import sql_columns, sql_instance, table
 
 
 def _subquery_count(queryset) -> Coalesce:
@@ -65,46 +66,20 @@ def assignment_progress(*, assignment: Assignment) -> Progress:
 # and the ORM's building and compiling of them cost more Python than PostgreSQL spends running them.
 
 
-@functools.cache
-def sql_columns(model: type[Model], alias: str, names: tuple[str, ...] | None = None) -> tuple[str, tuple]:
-    """The select list of a model's columns (all, or those of `names`) under a table alias, and their fields in
-    that order. Built once per process."""
-    fields = tuple(f for f in model._meta.concrete_fields if names is None or f.attname in names)
-    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields), fields
-
-
-@functools.cache
-def _conversions(fields: tuple) -> tuple[list[str], tuple]:
-    """The attribute names of `fields`, and the ORM's converters of those that need one (none on PostgreSQL for
-    these columns; SQLite's datetimes do)."""
-    converters = []
-    for n, f in enumerate(fields):
-        found = connection.ops.get_db_converters(f.cached_col) + f.get_db_converters(connection)
-        if found:
-            converters.append((n, f.cached_col, tuple(found)))
-    return [f.attname for f in fields], tuple(converters)
-
-
-def sql_instance(model: type[Model], fields: tuple, values) -> Model:
-    """A model instance from raw column values of `fields` (from sql_columns), converted as the ORM would."""
-    names, converters = _conversions(fields)
-    if converters:
-        values = list(values)
-        for n, column, convert_all in converters:
-            for convert in convert_all:
-                values[n] = convert(values[n], column, connection)
-    return model.from_db(DEFAULT_DB_ALIAS, names, values)
-
-
 def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
     """The assignment's judgments of one item, by formula id (empty for an answer)."""
-    j_cols, j_fields = sql_columns(Judgment, "j")
+    sql, j_fields = _item_judgments_sql()
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {j_cols} FROM assessor_judgment j WHERE j.assignment_id = %s AND j.item_id = %s",
-                       [assignment.pk, item_id])
+        cursor.execute(sql, [assignment.pk, item_id])
         rows = cursor.fetchall()
     judgments = [sql_instance(Judgment, j_fields, row) for row in rows]
     return {j.formula_id: j for j in judgments}
+
+
+@functools.cache
+def _item_judgments_sql() -> tuple[str, tuple]:
+    j_cols, j_fields = sql_columns(Judgment, "j")
+    return f"SELECT {j_cols} FROM {table(Judgment)} j WHERE j.assignment_id = %s AND j.item_id = %s", j_fields
 
 
 _ITEM_FIELDS = ("id", "campaign_id", "topic_id", "item_id", "position")
@@ -119,13 +94,13 @@ def _judging_sql(page: bool, lock: bool) -> tuple[str, tuple, list[int]]:
     i_cols, i_fields = sql_columns(PoolItem, "i", _ITEM_FIELDS)
     extra = ""
     if page:
-        extra = (", (SELECT p.position FROM pooling_poolitem p WHERE p.topic_id = i.topic_id AND p.position < "
-                 "i.position ORDER BY p.position DESC LIMIT 1), (SELECT COUNT(*) FROM pooling_poolitem p WHERE "
-                 "p.topic_id = a.topic_id), (SELECT COUNT(*) FROM assessor_itemvisit v WHERE v.assignment_id = a.id "
+        extra = (f", (SELECT p.position FROM {table(PoolItem)} p WHERE p.topic_id = i.topic_id AND p.position < "
+                 f"i.position ORDER BY p.position DESC LIMIT 1), (SELECT COUNT(*) FROM {table(PoolItem)} p WHERE "
+                 f"p.topic_id = a.topic_id), (SELECT COUNT(*) FROM {table(ItemVisit)} v WHERE v.assignment_id = a.id "
                  "AND v.completed_at IS NOT NULL)")
-    sql = (f"SELECT {a_cols}, {c_cols}, {t_cols}, {i_cols}{extra} FROM assessor_assignment a "
-           "INNER JOIN pooling_campaign c ON c.id = a.campaign_id INNER JOIN pooling_topic t ON t.id = a.topic_id "
-           f"{'INNER' if lock else 'LEFT OUTER'} JOIN pooling_poolitem i ON i.topic_id = a.topic_id AND "
+    sql = (f"SELECT {a_cols}, {c_cols}, {t_cols}, {i_cols}{extra} FROM {table(Assignment)} a "
+           f"INNER JOIN {table(Campaign)} c ON c.id = a.campaign_id INNER JOIN {table(Topic)} t ON t.id = a.topic_id "
+           f"{'INNER' if lock else 'LEFT OUTER'} JOIN {table(PoolItem)} i ON i.topic_id = a.topic_id AND "
            "i.position = %s WHERE a.id = %s AND a.assessor_id = %s")
     if lock and connection.features.has_select_for_update_of:
         # Only the assignment row; inner joins only (no FOR UPDATE across an outer join).
@@ -190,16 +165,22 @@ def judging_assignment_item(*, user: AbstractBaseUser, pk: int, position: int, p
     return assignment, item
 
 
+@functools.cache
+def _next_item_sql() -> tuple[str, tuple]:
+    i_cols, i_fields = sql_columns(PoolItem, "i", _ITEM_FIELDS)
+    return (f"SELECT {i_cols} FROM {table(PoolItem)} i LEFT OUTER JOIN {table(ItemVisit)} v ON v.assignment_id = %s "
+            "AND v.item_id = i.item_id WHERE i.topic_id = %s AND v.completed_at IS NULL ORDER BY "
+            "CASE WHEN v.skipped_at IS NULL THEN 0 ELSE 1 END, "
+            "CASE WHEN v.skipped_at IS NULL AND i.position > %s THEN 0 ELSE 1 END, v.skipped_at, i.position LIMIT 1",
+            i_fields)
+
+
 def next_item(*, assignment: Assignment, after: int | None = None) -> PoolItem | None:
     """The item to judge next: the first unjudged, unskipped item after position `after` (from the start when
     None, wrapping around); when only skipped items are left, the one skipped longest ago."""
     # One query: items not complete; the unskipped first, those after `after` first among them, then by position;
     # the skipped ones by when they were skipped.
-    i_cols, i_fields = sql_columns(PoolItem, "i", _ITEM_FIELDS)
-    sql = (f"SELECT {i_cols} FROM pooling_poolitem i LEFT OUTER JOIN assessor_itemvisit v ON v.assignment_id = %s "
-           "AND v.item_id = i.item_id WHERE i.topic_id = %s AND v.completed_at IS NULL ORDER BY "
-           "CASE WHEN v.skipped_at IS NULL THEN 0 ELSE 1 END, "
-           "CASE WHEN v.skipped_at IS NULL AND i.position > %s THEN 0 ELSE 1 END, v.skipped_at, i.position LIMIT 1")
+    sql, i_fields = _next_item_sql()
     with connection.cursor() as cursor:
         cursor.execute(sql, [assignment.pk, assignment.topic_id, -1 if after is None else after])
         row = cursor.fetchone()
@@ -312,14 +293,20 @@ def judging_texts(*, topic: Topic) -> Iterator[str]:
                 .values_list("text", flat=True).iterator(chunk_size=500))
 
 
-def _answer_and_judgment(view: JudgingItem, collection_id: int) -> None:
-    """Task 1: the answer, its question's title and the assessor's judgment of it, in one query."""
+@functools.cache
+def _answer_sql() -> tuple[str, tuple, tuple]:
     p_cols, p_fields = sql_columns(Post, "p")
     j_cols, j_fields = sql_columns(Judgment, "j")
-    sql = (f"SELECT {p_cols}, (SELECT q.title FROM pooling_post q WHERE q.collection_id = p.collection_id AND "
+    sql = (f"SELECT {p_cols}, (SELECT q.title FROM {table(Post)} q WHERE q.collection_id = p.collection_id AND "
            f"q.post_id = p.thread_id AND q.post_id <> p.post_id LIMIT 1), {j_cols} FROM (SELECT 1 AS one) o "
-           "LEFT OUTER JOIN pooling_post p ON p.collection_id = %s AND p.post_id = %s "
-           "LEFT OUTER JOIN assessor_judgment j ON j.assignment_id = %s AND j.item_id = %s AND j.formula_id = ''")
+           f"LEFT OUTER JOIN {table(Post)} p ON p.collection_id = %s AND p.post_id = %s "
+           f"LEFT OUTER JOIN {table(Judgment)} j ON j.assignment_id = %s AND j.item_id = %s AND j.formula_id = ''")
+    return sql, p_fields, j_fields
+
+
+def _answer_and_judgment(view: JudgingItem, collection_id: int) -> None:
+    """Task 1: the answer, its question's title and the assessor's judgment of it, in one query."""
+    sql, p_fields, j_fields = _answer_sql()
     item_id = view.item.item_id
     with connection.cursor() as cursor:
         cursor.execute(sql, [collection_id, item_id, view.assignment.pk, item_id])

@@ -1,6 +1,7 @@
 """Writes of the judging app: assignments, what was shown, judgments with their revisions, imports."""
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import secrets
@@ -18,7 +19,8 @@ from pooling.errors import InputError, Problems
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from . import rendering, selectors
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment
+from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment, JudgmentRevision
+from .sql import db_datetime, db_now, table
 
 log = logging.getLogger(__name__)
 
@@ -179,8 +181,13 @@ def item_visit(*, assignment: Assignment, item_id: str) -> None:
     # One INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown
     # again, or twice at the same moment. Written out: it runs on every judging page.
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO assessor_itemvisit (assignment_id, item_id, first_shown_at, active_seconds) "
-                       "VALUES (%s, %s, %s, 0) ON CONFLICT DO NOTHING", [assignment.pk, item_id, _db_now()])
+        cursor.execute(_visit_insert_sql(), [assignment.pk, item_id, db_now()])
+
+
+@functools.cache
+def _visit_insert_sql() -> str:
+    return (f"INSERT INTO {table(ItemVisit)} (assignment_id, item_id, first_shown_at, active_seconds) "
+            "VALUES (%s, %s, %s, 0) ON CONFLICT DO NOTHING")
 
 
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
@@ -369,30 +376,28 @@ def visits_recount(*, campaign: Campaign) -> int:
 # of each statement costs more Python than PostgreSQL spends running it.
 
 
-def _db_datetime(value):
-    """A datetime as the ORM passes it to the database: unchanged on PostgreSQL; on SQLite naive UTC text, so that
-    the ORM's own lookups on the column still match (a raw aware datetime is stored with '+00:00')."""
-    return connection.ops.adapt_datetimefield_value(value)
-
-
-def _db_now():
-    return _db_datetime(timezone.now())
-
-
 def _visit_update(assignment: Assignment, item_id: str, add_seconds: float, completed_at) -> int:
     """Adds active time to the visit and marks it complete (keeping an earlier completion time) when
     `completed_at` is given. Returns the rows updated: 0 when the item was never shown."""
-    sets, params = [], []
+    params = []
     if add_seconds:
-        sets.append("active_seconds = active_seconds + %s")
         params.append(add_seconds)
     if completed_at is not None:
-        sets.append("completed_at = COALESCE(completed_at, %s)")
-        params.append(_db_datetime(completed_at))
+        params.append(db_datetime(completed_at))
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE assessor_itemvisit SET {', '.join(sets)} WHERE assignment_id = %s AND item_id = %s",
+        cursor.execute(_visit_update_sql(bool(add_seconds), completed_at is not None),
                        [*params, assignment.pk, item_id])
         return cursor.rowcount
+
+
+@functools.cache
+def _visit_update_sql(add: bool, complete: bool) -> str:
+    sets = []
+    if add:
+        sets.append("active_seconds = active_seconds + %s")
+    if complete:
+        sets.append("completed_at = COALESCE(completed_at, %s)")
+    return f"UPDATE {table(ItemVisit)} SET {', '.join(sets)} WHERE assignment_id = %s AND item_id = %s"
 
 
 def _judgment_insert(assignment: Assignment, item_id: str, formula_id: str, post_id: str, grade: str, comment: str,
@@ -400,11 +405,9 @@ def _judgment_insert(assignment: Assignment, item_id: str, formula_id: str, post
     """A new judgment (revision 1), its first-shown time taken from the visit."""
     judgment = Judgment(assignment=assignment, item_id=item_id, formula_id=formula_id, post_id=post_id, grade=grade,
                         comment=comment, revision=1, submitted_at=now, updated_at=now)
-    sql = ("INSERT INTO assessor_judgment (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
-           "first_shown_at, submitted_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 1, (SELECT v.first_shown_at "
-           "FROM assessor_itemvisit v WHERE v.assignment_id = %s AND v.item_id = %s), %s, %s)")
-    at = _db_datetime(now)
+    at = db_datetime(now)
     params = [assignment.pk, item_id, formula_id, post_id, grade, comment, assignment.pk, item_id, at, at]
+    sql = _judgment_insert_sql()
     with connection.cursor() as cursor:
         if connection.features.can_return_columns_from_insert:
             cursor.execute(sql + " RETURNING id", params)
@@ -419,12 +422,23 @@ def _judgment_insert(assignment: Assignment, item_id: str, formula_id: str, post
     return judgment
 
 
+@functools.cache
+def _judgment_insert_sql() -> str:
+    return (f"INSERT INTO {table(Judgment)} (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
+            "first_shown_at, submitted_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 1, (SELECT v.first_shown_at "
+            f"FROM {table(ItemVisit)} v WHERE v.assignment_id = %s AND v.item_id = %s), %s, %s)")
+
+
 def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, active: float, source: str) -> None:
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO assessor_judgmentrevision (judgment_id, number, user_id, at, old_grade, "
-                       "old_comment, grade, comment, active_seconds, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, "
-                       "%s, %s)", [judgment.pk, judgment.revision, user.pk, _db_datetime(at), old_grade,
-                                   old_comment, judgment.grade, judgment.comment, active, source])
+        cursor.execute(_revision_sql(), [judgment.pk, judgment.revision, user.pk, db_datetime(at), old_grade,
+                                         old_comment, judgment.grade, judgment.comment, active, source])
+
+
+@functools.cache
+def _revision_sql() -> str:
+    return (f"INSERT INTO {table(JudgmentRevision)} (judgment_id, number, user_id, at, old_grade, old_comment, "
+            "grade, comment, active_seconds, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 
 
 # -- import (SPEC 9 import_judgments)
