@@ -145,8 +145,12 @@ def judging_cache_warm(*, assignment_pks: Sequence[int]) -> int:
               .select_related("campaign").order_by("pk"))
     made = 0
     for topic in topics:
-        made += rendering.judging_safe_warm(selectors.judging_texts(topic=topic),
-                                            collection_pk=topic.campaign.collection_id)
+        # One topic that fails (a fragment the sanitizer chokes on, a cache hiccup) leaves the others warmed.
+        try:
+            made += rendering.judging_safe_warm(selectors.judging_texts(topic=topic),
+                                                collection_pk=topic.campaign.collection_id)
+        except Exception:
+            log.exception("the judging cache warm-up of topic %s (pk %s) failed", topic.topic_id, topic.pk)
     return made
 
 

@@ -1,6 +1,8 @@
 """Assessor pages (assignments, the judging view, thread views) and the organizer's assignment page."""
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -53,8 +55,10 @@ def _grades(task: str) -> list[dict]:
 
 # Fragments of the judging page that depend on nothing but a few fixed values (the task, an input's name, the grade
 # shown as chosen): rendered once per process. Nothing of a user, a request or a CSRF token goes in; the keys are
-# bounded (a grade outside Grade.values is shown as none chosen, and the names follow the instances selected).
-_RENDERED: dict[tuple, str] = {}
+# bounded (a grade outside Grade.values is shown as none chosen, and the names follow the instances selected), and
+# so is what is kept: past _RENDERED_MAX (more than every key the pages make) the oldest goes.
+_RENDERED: OrderedDict[tuple, str] = OrderedDict()
+_RENDERED_MAX = 2048
 
 
 def _once(template: str, **context) -> str:
@@ -63,6 +67,8 @@ def _once(template: str, **context) -> str:
     if html is None:
         html = _RENDERED[key] = mark_safe(render_to_string(  # the output of an autoescaped template
             template, {**context, "grades": _grades(context["task"])}))
+        while len(_RENDERED) > _RENDERED_MAX:
+            _RENDERED.popitem(last=False)
     return html
 
 
