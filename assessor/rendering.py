@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
 
 from bleach import html5lib_shim
 from bleach.sanitizer import Cleaner
@@ -155,6 +156,12 @@ def sanitize_cached(html: str, *, scope: str, post_url: PostUrl, new_tab: bool =
 
 def sanitize_cached_many(htmls: Sequence[str], *, scope: str, post_url: PostUrl, new_tab: bool = False) -> list[str]:
     """sanitize_cached() of several fragments with one cache round trip to read them and at most one to write."""
+    return _through_cache(htmls, scope=scope, post_url=post_url, new_tab=new_tab)[0]
+
+
+def _through_cache(htmls: Sequence[str], *, scope: str, post_url: PostUrl, new_tab: bool) -> tuple[list[str], int]:
+    """The fragments sanitized, read from the cache where they are and sanitized and stored where they are not;
+    and how many were sanitized."""
     keys = [_cache_key(html, scope, new_tab) for html in htmls]
     found = cache.get_many(list(dict.fromkeys(keys)))
     made: dict[str, str] = {}
@@ -168,7 +175,7 @@ def sanitize_cached_many(htmls: Sequence[str], *, scope: str, post_url: PostUrl,
         safe.append(value)
     if made:
         cache.set_many(made, timeout=SAFE_HTML_SECONDS)
-    return safe
+    return safe, len(made)
 
 
 # -- the judging page's fragments: one scope, link target and tab policy for the page and for the warm-up
@@ -181,33 +188,21 @@ def thread_url(collection_pk: int) -> PostUrl:
     return url
 
 
+def _judging_options(collection_pk: int) -> dict:
+    return {"scope": f"collection-{collection_pk}", "post_url": thread_url(collection_pk), "new_tab": True}
+
+
 def judging_safe_many(htmls: Sequence[str], *, collection_pk: int) -> list[str]:
     """The judging page's fragments of a collection, sanitized through the cache (links open in a new tab)."""
-    return sanitize_cached_many(htmls, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk),
-                                new_tab=True)
+    return _through_cache(htmls, **_judging_options(collection_pk))[0]
 
 
 def judging_safe_warm(htmls: Iterable[str], *, collection_pk: int) -> int:
     """Puts the judging page's sanitized form of each fragment in the cache, under the key the page reads, unless it
-    is there already. Returns how many were sanitized."""
-    scope, post_url = f"collection-{collection_pk}", thread_url(collection_pk)
+    is there already, WARM_BATCH fragments per cache round trip. Returns how many were sanitized."""
+    options = _judging_options(collection_pk)
+    fragments = (html for html in htmls if html)
     made = 0
-    batch: dict[str, str] = {}
-
-    def flush() -> int:
-        found = cache.get_many(list(batch))
-        missing = {key: sanitize(html, post_url=post_url, new_tab=True) for key, html in batch.items()
-                   if key not in found}
-        if missing:
-            cache.set_many(missing, timeout=SAFE_HTML_SECONDS)
-        batch.clear()
-        return len(missing)
-
-    for html in htmls:
-        if html:
-            batch[_cache_key(html, scope, True)] = html
-            if len(batch) >= WARM_BATCH:
-                made += flush()
-    if batch:
-        made += flush()
+    while batch := list(islice(fragments, WARM_BATCH)):
+        made += _through_cache(batch, **options)[1]
     return made

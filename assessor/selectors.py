@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
@@ -106,10 +107,7 @@ def _judging_sql(page: bool, lock: bool) -> tuple[str, tuple, list[int]]:
         # Only the assignment row; inner joins only (no FOR UPDATE across an outer join).
         sql += " FOR UPDATE OF a"
     groups = (a_fields, c_fields, t_fields, i_fields)
-    ends = []
-    for fields in groups:
-        ends.append((ends[-1] if ends else 0) + len(fields))
-    return sql, groups, ends
+    return sql, groups, list(accumulate(len(fields) for fields in groups))
 
 
 _MADE_BY_THE_LOCKED_READ = object()
