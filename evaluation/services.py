@@ -79,7 +79,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
         rows = selectors.run_rows(run=run, campaign=campaign, topic_ids=topic_ids)
         return evaluator.scores(run.name, prime(rows, qrels), all_topics=all_topics)
 
-    if campaign.task != ANSWERS or not selectors.run_text_available():
+    if not _read_whole_from_database(campaign):
         scores = [by_rows(run) for run in runs]
     else:
         judged = reading.judged_keys(qrels)
@@ -98,10 +98,16 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts)
 
 
+def _read_whole_from_database(campaign: Campaign) -> bool:
+    """Whether the campaign's runs come out of the database as run-file text for the whole-file reader: answer runs,
+    on PostgreSQL (COPY)."""
+    return campaign.task == ANSWERS and selectors.run_text_available()
+
+
 def campaign_workers(*, campaign: Campaign) -> int:
     """Processes for `evaluate --campaign`: one per core for answer runs with enough rows to pay for them, where
     they can be read whole (PostgreSQL); else 1."""
-    if campaign.task != ANSWERS or not selectors.run_text_available():
+    if not _read_whole_from_database(campaign):
         return 1
     rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"),
                                                            largest=Max("row_count"))
