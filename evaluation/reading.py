@@ -18,10 +18,12 @@ and score several runs at once are in evaluation/processes.py.
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import logging
 import math
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -135,33 +137,32 @@ class JudgedKeys:
     words: np.ndarray  # (keys, 8) uint64
     lengths: np.ndarray
     usable: bool
+    item_bytes: np.ndarray  # the same bytes as `words`, flat (for runscan.c)
 
 
 def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
     topic_names = list(qrels)
-    raw, items, numbers, topic_hashes = [], [], [], []
-    for number, topic in enumerate(topic_names):
-        th = _topic_hash(topic)
-        for item in qrels[topic]:
-            raw.append(item.encode())
-            items.append(item)
-            numbers.append(number)
-            topic_hashes.append(th)
+    counts = [len(qrels[topic]) for topic in topic_names]
+    items = [item for topic in topic_names for item in qrels[topic]]
+    raw = list(map(str.encode, items))
     width = ID_MAX // 8
-    words = np.frombuffer(b"".join(i[:ID_MAX].ljust(ID_MAX, b"\0") for i in raw) or b"\0" * ID_MAX,
-                          dtype="<u8").reshape(-1, width)[: len(raw)]
-    keys = _hash([words[:, j] for j in range(width)]) + np.array(topic_hashes, dtype=np.uint64)
+    # Each item's first ID_MAX bytes, zero past its end (numpy's fixed-width bytes), as `width` words.
+    words = np.array(raw or [b""], dtype=f"S{ID_MAX}").view("<u8").reshape(-1, width)[: len(raw)]
+    numbers = np.repeat(np.arange(len(topic_names), dtype=np.int64), counts)
+    topic_hashes = np.repeat(np.array([_topic_hash(topic) for topic in topic_names], dtype=np.uint64), counts)
+    keys = _hash([words[:, j] for j in range(width)]) + topic_hashes
     order = np.argsort(keys, kind="stable")
-    keys = keys[order]
+    keys, words = keys[order], np.ascontiguousarray(words[order])
     bits = max(1, int(len(keys)).bit_length() + 3)
-    buckets = np.searchsorted(keys >> _U(64 - bits), np.arange(2**bits, dtype=np.uint64)).astype(np.int32)
-    buckets = np.append(buckets, np.int32(len(keys)))
+    buckets = np.zeros(2**bits + 1, dtype=np.int32)  # where each bucket starts in `keys`, then len(keys)
+    np.cumsum(np.bincount((keys >> _U(64 - bits)).astype(np.int64), minlength=2**bits), out=buckets[1:])
     return JudgedKeys(qrels=qrels, keys=keys, buckets=buckets, bits=bits,
                       items=np.array(items, dtype=object)[order],
-                      item_topics=np.array(numbers, dtype=np.int64)[order], topic_names=topic_names,
+                      item_topics=numbers[order], topic_names=topic_names,
                       topic_numbers={topic: number for number, topic in enumerate(topic_names)},
-                      words=words[order], lengths=np.array([len(r) for r in raw], dtype=np.int64)[order],
-                      usable=not (len(keys) > 1 and (keys[1:] == keys[:-1]).any()))
+                      words=words, lengths=np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))[order],
+                      usable=not (len(keys) > 1 and (keys[1:] == keys[:-1]).any()),
+                      item_bytes=words.view(np.uint8).reshape(-1))
 
 
 def _lookup(judged: JudgedKeys, keys: np.ndarray) -> np.ndarray:
@@ -259,23 +260,28 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None
     if data.startswith(BOM):
         data = data[len(BOM):]
+    if _scan is not None:
+        # runscan.c checks the bytes itself: a file with CRs or other bytes is left to the code below.
+        size = len(data)
+        while size and data[size - 1] == _NL:
+            size -= 1
+        shape = _columns(data, size) if 0 < size <= FILE_MAX else None
+        if shape is not None:
+            file = _File(data=data, padded=None, words=_word_view(np.frombuffer(data, dtype=np.uint8)), offset=0,
+                         ncols=shape[0], doc_col=shape[1], judged=judged)
+            scanned = _scanned_part(file, size)
+            if scanned is not None:
+                return _prime_filter_parts(file, [scanned])
     found = _plain_text(data)
     if found is None:
         return None
     data, size = found
-    if not size or size > FILE_MAX:
+    shape = _columns(data, size) if 0 < size <= FILE_MAX else None
+    if shape is None:
         return None
-    end = data.find(b"\n", 0, size)
-    fields = data[: end if end >= 0 else size].split(b"\t")
-    if len(fields) == 5:
-        doc_col = 1
-    elif len(fields) == 6 and fields[1] == b"Q0":
-        doc_col = 2
-    else:
-        return None  # Task 2 shape, or not a run: read_run says which
     padded = np.zeros(size + 2 * _PAD, dtype=np.uint8)
     padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8, count=size)
-    file = _File(data=data, padded=padded, words=_word_view(padded), ncols=len(fields), doc_col=doc_col,
+    file = _File(data=data, padded=padded, words=_word_view(padded), offset=_PAD, ncols=shape[0], doc_col=shape[1],
                  judged=judged)
     # A few hundred kB of lines at a time: the arrays of a part stay in the processor's cache (a whole file at once
     # took half as long again), then the parts' rows are put together for what needs the whole file.
@@ -296,11 +302,24 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
 PART_BYTES = 1 << 20
 
 
+def _columns(data: bytes, size: int) -> tuple[int, int] | None:
+    """The number of fields of the file's first line and which one is the item: a Task 1 run (5) or a TREC run
+    (6, the second one Q0); None for any other (Task 2 shape, or not a run: read_run says which)."""
+    end = data.find(b"\n", 0, size)
+    fields = data[: end if end >= 0 else size].split(b"\t")
+    if len(fields) == 5:
+        return 5, 1
+    if len(fields) == 6 and fields[1] == b"Q0":
+        return 6, 2
+    return None
+
+
 @dataclass
 class _File:
     data: bytes
-    padded: np.ndarray  # the bytes with _PAD zeros on both sides
-    words: np.ndarray  # _word_view(padded)
+    padded: np.ndarray | None  # for the numpy code: the bytes with _PAD zeros on both sides
+    words: np.ndarray  # _word_view(padded), or of the bytes themselves (runscan.c's way: see _judged_part)
+    offset: int  # where byte 0 of the file is in `words`
     ncols: int
     doc_col: int
     judged: JudgedKeys
@@ -318,6 +337,7 @@ class _Part(NamedTuple):
     stretch_names: list[str]
     judged_rows: np.ndarray  # the rows whose (topic, doc) is judged
     judged_items: np.ndarray  # and their index in JudgedKeys
+    repeating: set[int] | None = None  # runscan.c's: the topics where a key repeats (then keys is None)
 
 
 def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
@@ -358,33 +378,124 @@ def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
     if scores is None:
         return None
     doc_start = rows[:, doc_col] + start - doc_len
-    # Stretches of rows with the same topic, each topic's number in the qrels.
+    # Stretches of rows with the same topic.
     topic_words = _id_words(words, starts + _PAD, topic_len, -(-int(topic_len.max()) // 8))
     changes = np.zeros(n - 1, dtype=bool)
     for word in topic_words:
         changes |= word[1:] != word[:-1]
     first = np.concatenate([[0], np.flatnonzero(changes) + 1])
-    numbers = file.judged.topic_numbers
     names = [data[a: a + length].decode("ascii") for a, length in zip(starts[first].tolist(),
                                                                        topic_len[first].tolist(), strict=True)]
+    doc_hash = _hash(_id_words(words, doc_start + _PAD, doc_len, -(-int(doc_len.max()) // 8)))
+    return _judged_part(file, first_row, scores, doc_start, doc_len, doc_hash, first, names)
+
+
+def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray,
+                 doc_hash: np.ndarray, first: np.ndarray, names: list[str]) -> _Part:
+    """A part's rows, read, looked up in the qrels: each stretch's topic number, each row's key, the judged rows
+    (the key found, then the item's bytes and the topic compared)."""
+    judged = file.judged
+    numbers = judged.topic_numbers
     stretch_topic = np.array([numbers.get(name, -1) for name in names], dtype=np.int64)
-    sizes = np.diff(np.append(first, n))
+    sizes = np.diff(np.append(first, len(scores)))
     topic_of = np.repeat(stretch_topic, sizes)
     topic_hashes = np.array([_topic_hash(name) for name in names], dtype=np.uint64)
-    doc_count = -(-int(doc_len.max()) // 8)
-    doc_words = _id_words(words, doc_start + _PAD, doc_len, doc_count)
-    keys = _hash(doc_words) + np.repeat(topic_hashes, sizes)
-    # Judged rows: the key looked up, then the doc's bytes and the topic compared.
-    judged = file.judged
+    keys = doc_hash + np.repeat(topic_hashes, sizes)
     at = _lookup(judged, keys)
     hit = np.flatnonzero((at >= 0) & (topic_of >= 0))
     item = at[hit]
-    same = (judged.lengths[item] == doc_len[hit]) & (judged.item_topics[item] == topic_of[hit])
-    for j in range(doc_count):
-        same &= judged.words[item, j] == doc_words[j][hit]
+    hit_len = doc_len[hit]
+    same = (judged.lengths[item] == hit_len) & (judged.item_topics[item] == topic_of[hit])
+    if len(hit):
+        # Within the bytes even unpadded: after an item come at least a rank, a score, a tag and their tabs.
+        hit_words = _id_words(file.words, doc_start[hit] + file.offset, hit_len, -(-int(hit_len.max()) // 8))
+        for j, word in enumerate(hit_words):
+            same &= judged.words[item, j] == word
     return _Part(scores=scores, doc_start=doc_start, doc_len=doc_len, keys=keys, stretch_first=first + first_row,
                  stretch_topic=stretch_topic, stretch_names=names, judged_rows=hit[same] + first_row,
                  judged_items=item[same])
+
+
+def _load_scanner():
+    """evaluation/_runscan.so (built from runscan.c by `make install`) through ctypes, or None when it is not there,
+    cannot be loaded or is of another version than runscan.c's: the numpy code then does its work."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runscan.so")
+    try:
+        library = ctypes.CDLL(path)
+        if library.runscan_version() != SCANNER_VERSION:
+            logger.warning("%s is not of version %d: rebuild it with `make install`", path, SCANNER_VERSION)
+            return None
+    except (OSError, AttributeError):
+        return None
+    i32, i64, u64, f64, u8 = (np.ctypeslib.ndpointer(dtype=t, ndim=1, flags="C_CONTIGUOUS")
+                              for t in (np.int32, np.int64, np.uint64, np.float64, np.uint8))
+    number, size, out = ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)
+    scan, judged = library.runscan, library.runscan_judged
+    scan.restype = judged.restype = ctypes.c_int64
+    scan.argtypes = [ctypes.c_char_p, size, number, number, size, i64, i64, u64, f64, i64, i64, i64, out]
+    judged.argtypes = [ctypes.c_char_p, size, i64, i64, u64, size, i64, i64, u64, size, u64, i32, number, i64, i64,
+                       u8, u64, u8, number, i64, i64, i64, out]
+    return scan, judged
+
+
+SCANNER_VERSION = 1  # runscan.c's RUNSCAN_VERSION
+_scan, _scan_judged = _load_scanner() or (None, None)
+
+
+def scanner_loaded() -> bool:
+    return _scan is not None
+
+
+# runscan's output arrays, kept by each thread for the next file up to this many rows (7 arrays of 8 MB): new
+# arrays would cost a page fault every 4 kB written, a third of the time of the scan. What a file's reading returns
+# (FastPrime) holds copies, never these.
+SCRATCH_ROWS = 1 << 20
+_scratch = threading.local()
+
+
+def _scan_arrays(rows: int) -> list[np.ndarray]:
+    kept = getattr(_scratch, "arrays", None)
+    if kept is not None and len(kept[0]) >= rows:
+        return kept
+    arrays = [np.empty(rows, dtype=t) for t in (np.int64, np.int64, np.uint64, np.float64, np.int64, np.int64,
+                                                np.int64)]
+    if rows <= SCRATCH_ROWS:
+        _scratch.arrays = arrays
+    return arrays
+
+
+def _scanned_part(file: _File, size: int) -> _Part | None:
+    """The whole file as one part, split and checked by runscan.c in one pass, or None where it is not loaded or
+    leaves the file to the numpy code (anything outside its strict shape)."""
+    if _scan is None:
+        return None
+    rows = size // (2 * file.ncols) + 1  # a line has at least ncols bytes and ncols separators
+    doc_start, doc_len, doc_hash, scores, stretch_first, stretch_start, stretch_len = _scan_arrays(rows)
+    stretches = ctypes.c_int64(0)
+    n = _scan(file.data, size, file.ncols, file.doc_col, rows, doc_start, doc_len, doc_hash, scores, stretch_first,
+              stretch_start, stretch_len, ctypes.byref(stretches))
+    if n < 0:
+        return None
+    count, data, judged = stretches.value, file.data, file.judged
+    names = [data[a: a + length].decode("ascii") for a, length in zip(stretch_start[:count].tolist(),
+                                                                       stretch_len[:count].tolist(), strict=True)]
+    stretch_topic = np.array([judged.topic_numbers.get(name, -1) for name in names], dtype=np.int64)
+    stretch_hash = np.array([_topic_hash(name) for name in names], dtype=np.uint64)
+    table_bits = max(4, (2 * n).bit_length())
+    table, used = np.empty(1 << table_bits, dtype=np.uint64), np.zeros(1 << table_bits, dtype=np.uint8)
+    judged_rows, judged_items, repeated = (np.empty(n, dtype=np.int64) for _ in range(3))
+    repeats = ctypes.c_int64(0)
+    found = _scan_judged(data, n, doc_start, doc_len, doc_hash, count, stretch_first, stretch_topic, stretch_hash,
+                         len(judged.keys), judged.keys, judged.buckets, judged.bits, judged.item_topics,
+                         judged.lengths, judged.item_bytes, table, used, table_bits, judged_rows, judged_items,
+                         repeated, ctypes.byref(repeats))
+    if found < 0:
+        return None
+    row_stretch = np.searchsorted(stretch_first[:count], repeated[:repeats.value], side="right") - 1
+    return _Part(scores=scores[:n], doc_start=doc_start[:n], doc_len=doc_len[:n], keys=None,
+                 stretch_first=stretch_first[:count], stretch_topic=stretch_topic, stretch_names=names,
+                 judged_rows=judged_rows[:found], judged_items=judged_items[:found],
+                 repeating=set(stretch_topic[row_stretch].tolist()))
 
 
 def _ranks_valid(words, padded, data: bytes, end, length) -> bool:
@@ -444,7 +555,6 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
     scores = np.concatenate([p.scores for p in parts])
     doc_start = np.concatenate([p.doc_start for p in parts])
     doc_len = np.concatenate([p.doc_len for p in parts])
-    keys = np.concatenate([p.keys for p in parts])
     judged_rows = np.concatenate([p.judged_rows for p in parts])
     judged_items = np.concatenate([p.judged_items for p in parts])
     n = len(scores)
@@ -467,12 +577,10 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
             order.setdefault(name, number)
     # The first occurrence of a (topic, doc) counts: a topic where a key repeats (by hash, so also where two keys
     # only share a hash) is filtered row by row, as prime_answers does.
-    ordered = np.sort(keys[kept])
-    repeats = ordered[1:][ordered[1:] == ordered[:-1]]
-    slow: set[int] = set()
-    if len(repeats):
-        where = np.minimum(np.searchsorted(repeats, keys), len(repeats) - 1)
-        slow = set(topic_of[(repeats[where] == keys) & kept].tolist())
+    if len(parts) == 1 and parts[0].repeating is not None:
+        slow = parts[0].repeating
+    else:
+        slow = _repeating_topics(np.concatenate([p.keys for p in parts]), topic_of, kept)
     # Unjudged@10. Where a topic is one stretch whose scores never rise (a file in rank order) and its 10th and
     # 11th rows do not tie, its top 10 are its first 10 rows: counted for every such topic at once. Other topics
     # pass their candidates (rows scoring at least the 10th best of their stretch) through prime's own function.
@@ -537,6 +645,17 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
     topics = list(order)
     return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics], indexes=out_items,
                      scores=out_scores)
+
+
+def _repeating_topics(keys: np.ndarray, topic_of: np.ndarray, kept: np.ndarray) -> set[int]:
+    """The topics of the kept rows whose key another kept row has: at least every topic where a (topic, doc)
+    repeats, whose key is then the same."""
+    ordered = np.sort(keys[kept])
+    repeats = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeats):
+        return set()
+    where = np.minimum(np.searchsorted(repeats, keys), len(repeats) - 1)
+    return set(topic_of[(repeats[where] == keys) & kept].tolist())
 
 
 def read_qrels_plain(path: str | os.PathLike) -> dict[str, dict[str, int]] | None:

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from evaluation import reading
+
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "arqmath"
 DATA = Path(__file__).resolve().parent / "data"
 CHROMIUM = "/usr/bin/chromium"
@@ -20,6 +22,7 @@ def _available() -> dict[str, bool]:
     if settings.configured:
         services.update(getattr(settings, "SERVICES", {}))
     services["browser"] = Path(CHROMIUM).exists()
+    services["scanner"] = reading.scanner_loaded()  # the compiled run reader of evaluation (`make install`)
     return services
 
 
@@ -37,7 +40,7 @@ def pytest_sessionstart(session):
 def pytest_collection_modifyitems(config, items):
     found = _available()
     for item in items:
-        for name in ("postgresql", "redis", "browser"):
+        for name in ("postgresql", "redis", "browser", "scanner"):
             if item.get_closest_marker(name) and not found[name]:
                 item.add_marker(pytest.mark.skip(reason=f"SKIPPED: no {name} on this machine"))
 

@@ -100,6 +100,8 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
     expected, problems = by_read_run(data, tmp_path)
     fast = reading.prime_answers_of(data, reading.judged_keys(QRELS))
     event("read whole" if fast is not None else "left to read_run")
+    if fast is not None and reading.scanner_loaded():
+        event("scanned by runscan.c" if scanned(data) else "left to the numpy code")
     if fast is None:
         return  # evaluate_files reads it with read_run: the same by construction (next test)
     assert not problems, problems.messages()
@@ -115,12 +117,13 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
 
 
 def in_parts(data: bytes, qrels, part_bytes: int = 40):
-    saved = reading.PART_BYTES
-    reading.PART_BYTES = part_bytes
+    """The numpy code alone (no runscan.c), in parts of `part_bytes`."""
+    saved = reading.PART_BYTES, reading._scan
+    reading.PART_BYTES, reading._scan = part_bytes, None
     try:
         found = reading.prime_answers_of(data, reading.judged_keys(qrels))
     finally:
-        reading.PART_BYTES = saved
+        reading.PART_BYTES, reading._scan = saved
     prime = found.to_prime(reading.judged_keys(qrels))
     return prime.run, prime.unjudged
 
@@ -359,3 +362,107 @@ def test_an_error_in_the_whole_file_reader_is_logged_and_the_run_read_row_by_row
     with caplog.at_level(logging.ERROR, logger="evaluation.reading"):
         assert outcome(qrels, [run], workers=1) == expected
     assert "read row by row instead" in caplog.text and "IndexError: a bug in the reader" in caplog.text
+
+
+def scanned(data: bytes, qrels=QRELS) -> bool:
+    """Whether runscan.c took the file (rather than leaving it to the numpy code)."""
+    taken = []
+    real = reading._prime_filter_parts
+
+    def spy(file, parts):
+        taken.append(parts[0].repeating is not None)
+        return real(file, parts)
+
+    reading._prime_filter_parts = spy
+    try:
+        reading.prime_answers_of(data, reading.judged_keys(qrels))
+    finally:
+        reading._prime_filter_parts = real
+    return taken == [True]
+
+
+def numpy_only(data: bytes, keys):
+    saved, reading._scan = reading._scan, None
+    try:
+        return reading.prime_answers_of(data, keys)
+    finally:
+        reading._scan = saved
+
+
+def same_prime(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    # Scores bit for bit (== would take 0.0 for -0.0).
+    return (a.topics == b.topics and a.unjudged == b.unjudged and a.indexes.tolist() == b.indexes.tolist()
+            and a.scores.tobytes() == b.scores.tobytes())
+
+
+# What runscan.c takes, what it leaves to the numpy code, and the edges of both: ranks and scores at their longest,
+# signs, dots, exponents, ids of 64 and 65 bytes, the longest judged id at the very end of the file.
+EDGES = [b"A.1\t1\t1\t1\tr", b"A.1\t1\t1\t1\tr\n\n\n", b"A.1\t1\t99999999\t-0\tr\nA.1\t2\t100000000\t+5\tr\n",
+         b"A.1\t1\t01\t.5\tr\n", b"A.1\t1\t1\t5.\tr\nA.1\t3\t2\t-.25\tr\n",
+         b"A.1\t1\t1\t123456789012345\tr\nA.1\t2\t2\t1234567890123456\tr\n",
+         b"A.1\t1\t1\t0.12345678901234\tr\nA.1\t2\t2\t1.234567890123456\tr\n", b"A.1\t1\t1\t1e5\tr\n",
+         b"A.1\t1\t1\t1.2.3\tr\n", b"A.1\t1\t1\t+\tr\n", b"A.1\t1\t1\t-\tr\n", b"A.1\t1\t1\t.\tr\n",
+         b"A.1\t" + b"x" * 64 + b"\t1\t1\tr", b"A.1\t" + b"x" * 65 + b"\t1\t1\tr\n",
+         b"A.1\t1\t1\t1\tr\r\nA.1\t3\t2\t0.5\tr\r\n", b"A.1\t1\t1\t1\tr\nA.1\t1\t2\t3\tr\n",
+         b"A.1\tQ0\t1\t1\t2.5\tr\nA.10\tQ0\t5\t1\t2\tr\nA.1\tQ0\t3\t2\t1\tr\n",
+         b"A.1\t1\t1\t1\tr\textra\n", b"A.1\t1\t1\t1\n", b"A.1\t1\t1\t1\tr\n\tA.1\t2\t2\t1\tr\n",
+         b"A.1\t1\t1\t1\tr\x7f\n", b"A.1\t1\t1\t1\tr\x00\n", b"\xef\xbb\xbfA.1\t3\t1\t1\tr\n"]
+
+
+@pytest.mark.scanner
+@pytest.mark.parametrize("data", EDGES)
+def test_runscan_changes_nothing_but_the_speed_at_the_edges(data, tmp_path):
+    keys = reading.judged_keys(QRELS)
+    found = reading.prime_answers_of(data, keys)
+    assert same_prime(found, numpy_only(data, keys))
+    if found is not None:
+        expected, problems = by_read_run(data, tmp_path)
+        assert not problems
+        assert (found.to_prime(keys).run, found.to_prime(keys).unjudged) == (expected.run, expected.unjudged)
+
+
+@pytest.mark.scanner
+def test_runscan_takes_the_plain_shape_and_leaves_the_rest():
+    taken = [data for data in EDGES if scanned(data)]
+    assert taken == [EDGES[i] for i in (0, 1, 4, 12, 15, 16, 22)]
+
+
+@pytest.mark.scanner
+@settings(max_examples=500, deadline=None)
+@given(data=run_files())
+def test_runscan_gives_what_the_numpy_code_gives(data):
+    keys = reading.judged_keys(QRELS)
+    assert same_prime(reading.prime_answers_of(data, keys), numpy_only(data, keys))
+
+
+@pytest.mark.scanner
+@settings(max_examples=200, deadline=None)
+@given(rows=plain_rows, trec=st.booleans())
+def test_runscan_reads_plain_runs_as_the_numpy_code(rows, trec):
+    q0 = "Q0\t" if trec else ""
+    data = "".join(f"{t}\t{q0}{d}\t{r}\t{s}\trun\n" for t, d, r, s in rows).encode()
+    keys = reading.judged_keys(QRELS)
+    assert same_prime(reading.prime_answers_of(data, keys), numpy_only(data, keys))
+
+
+@pytest.mark.scanner
+def test_the_arrays_runscan_reuses_do_not_leak_into_what_a_file_gives():
+    keys = reading.judged_keys(QRELS)
+    small = b"A.1\t3\t1\t2.5\tr\nA.1\t1\t2\t1.5\tr\nA.10\t5\t1\t9\tr\n"
+    big = b"".join(b"A.1\t%d\t%d\t%d\tr\n" % (d, r, 1000 - r) for r, d in enumerate(range(1, 200), 1))
+    first = reading.prime_answers_of(small, keys)
+    kept = (first.indexes.copy(), first.scores.copy())
+    reading.prime_answers_of(big, keys)
+    reading.prime_answers_of(small[::-1][1:][::-1] + b"\n", keys)
+    assert (first.indexes.tolist(), first.scores.tolist()) == (kept[0].tolist(), kept[1].tolist())
+    assert same_prime(first, numpy_only(small, keys))
+
+
+def test_a_scanner_of_another_version_is_not_used(monkeypatch, caplog):
+    monkeypatch.setattr(reading, "SCANNER_VERSION", -1)
+    with caplog.at_level(logging.WARNING, logger="evaluation.reading"):
+        assert reading._load_scanner() is None
+    if reading.scanner_loaded():
+        assert "is not of version -1" in caplog.text
