@@ -18,12 +18,10 @@ and score several runs at once are in evaluation/processes.py.
 """
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import logging
 import math
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -33,6 +31,7 @@ import numpy as np
 from pooling.formats.runs import RANK_MAX
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
+from . import scanner
 from .prime import TOP, Prime, top_unjudged
 
 # Larger files are left to the streaming reader: this one holds a file and a few arrays of its size in memory (a run
@@ -260,7 +259,7 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None
     if data.startswith(BOM):
         data = data[len(BOM):]
-    if _scan is not None:
+    if scanner.loaded():
         # runscan.c checks the bytes itself: a file with CRs or other bytes is left to the code below.
         size = len(data)
         while size and data[size - 1] == _NL:
@@ -416,86 +415,27 @@ def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.
                  judged_items=item[same])
 
 
-def _load_scanner():
-    """evaluation/_runscan.so (built from runscan.c by `make install`) through ctypes, or None when it is not there,
-    cannot be loaded or is of another version than runscan.c's: the numpy code then does its work."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runscan.so")
-    try:
-        library = ctypes.CDLL(path)
-        if library.runscan_version() != SCANNER_VERSION:
-            logger.warning("%s is not of version %d: rebuild it with `make install`", path, SCANNER_VERSION)
-            return None
-    except (OSError, AttributeError):
-        return None
-    i32, i64, u64, f64, u8 = (np.ctypeslib.ndpointer(dtype=t, ndim=1, flags="C_CONTIGUOUS")
-                              for t in (np.int32, np.int64, np.uint64, np.float64, np.uint8))
-    number, size, out = ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)
-    scan, judged = library.runscan, library.runscan_judged
-    scan.restype = judged.restype = ctypes.c_int64
-    scan.argtypes = [ctypes.c_char_p, size, number, number, size, i64, i64, u64, f64, i64, i64, i64, out]
-    judged.argtypes = [ctypes.c_char_p, size, i64, i64, u64, size, i64, i64, u64, size, u64, i32, number, i64, i64,
-                       u8, u64, u8, number, i64, i64, i64, out]
-    return scan, judged
-
-
-SCANNER_VERSION = 1  # runscan.c's RUNSCAN_VERSION
-_scan, _scan_judged = _load_scanner() or (None, None)
-
-
-def scanner_loaded() -> bool:
-    return _scan is not None
-
-
-# runscan's output arrays, kept by each thread for the next file up to this many rows (7 arrays of 8 MB): new
-# arrays would cost a page fault every 4 kB written, a third of the time of the scan. What a file's reading returns
-# (FastPrime) holds copies, never these.
-SCRATCH_ROWS = 1 << 20
-_scratch = threading.local()
-
-
-def _scan_arrays(rows: int) -> list[np.ndarray]:
-    kept = getattr(_scratch, "arrays", None)
-    if kept is not None and len(kept[0]) >= rows:
-        return kept
-    arrays = [np.empty(rows, dtype=t) for t in (np.int64, np.int64, np.uint64, np.float64, np.int64, np.int64,
-                                                np.int64)]
-    if rows <= SCRATCH_ROWS:
-        _scratch.arrays = arrays
-    return arrays
-
-
 def _scanned_part(file: _File, size: int) -> _Part | None:
-    """The whole file as one part, split and checked by runscan.c in one pass, or None where it is not loaded or
-    leaves the file to the numpy code (anything outside its strict shape)."""
-    if _scan is None:
+    """The whole file as one part, split, checked and looked up in the qrels by runscan.c (evaluation/scanner.py),
+    or None where it is not built or declines the file (anything outside its strict shape)."""
+    found = scanner.scan(file.data, size, file.ncols, file.doc_col)
+    if found is None:
         return None
-    rows = size // (2 * file.ncols) + 1  # a line has at least ncols bytes and ncols separators
-    doc_start, doc_len, doc_hash, scores, stretch_first, stretch_start, stretch_len = _scan_arrays(rows)
-    stretches = ctypes.c_int64(0)
-    n = _scan(file.data, size, file.ncols, file.doc_col, rows, doc_start, doc_len, doc_hash, scores, stretch_first,
-              stretch_start, stretch_len, ctypes.byref(stretches))
-    if n < 0:
-        return None
-    count, data, judged = stretches.value, file.data, file.judged
-    names = [data[a: a + length].decode("ascii") for a, length in zip(stretch_start[:count].tolist(),
-                                                                       stretch_len[:count].tolist(), strict=True)]
+    data, judged = file.data, file.judged
+    names = [data[a: a + length].decode("ascii") for a, length in zip(found.stretch_start.tolist(),
+                                                                       found.stretch_len.tolist(), strict=True)]
     stretch_topic = np.array([judged.topic_numbers.get(name, -1) for name in names], dtype=np.int64)
     stretch_hash = np.array([_topic_hash(name) for name in names], dtype=np.uint64)
-    table_bits = max(4, (2 * n).bit_length())
-    table, used = np.empty(1 << table_bits, dtype=np.uint64), np.zeros(1 << table_bits, dtype=np.uint8)
-    judged_rows, judged_items, repeated = (np.empty(n, dtype=np.int64) for _ in range(3))
-    repeats = ctypes.c_int64(0)
-    found = _scan_judged(data, n, doc_start, doc_len, doc_hash, count, stretch_first, stretch_topic, stretch_hash,
-                         len(judged.keys), judged.keys, judged.buckets, judged.bits, judged.item_topics,
-                         judged.lengths, judged.item_bytes, table, used, table_bits, judged_rows, judged_items,
-                         repeated, ctypes.byref(repeats))
-    if found < 0:
+    looked_up = scanner.judged_rows(data, found, stretch_topic, stretch_hash, keys=judged.keys,
+                                    buckets=judged.buckets, bits=judged.bits, item_topics=judged.item_topics,
+                                    item_lengths=judged.lengths, item_bytes=judged.item_bytes)
+    if looked_up is None:
         return None
-    row_stretch = np.searchsorted(stretch_first[:count], repeated[:repeats.value], side="right") - 1
-    return _Part(scores=scores[:n], doc_start=doc_start[:n], doc_len=doc_len[:n], keys=None,
-                 stretch_first=stretch_first[:count], stretch_topic=stretch_topic, stretch_names=names,
-                 judged_rows=judged_rows[:found], judged_items=judged_items[:found],
-                 repeating=set(stretch_topic[row_stretch].tolist()))
+    rows, items, repeated = looked_up
+    repeated_stretch = np.searchsorted(found.stretch_first, repeated, side="right") - 1
+    return _Part(scores=found.scores, doc_start=found.doc_start, doc_len=found.doc_len, keys=None,
+                 stretch_first=found.stretch_first, stretch_topic=stretch_topic, stretch_names=names,
+                 judged_rows=rows, judged_items=items, repeating=set(stretch_topic[repeated_stretch].tolist()))
 
 
 def _ranks_valid(words, padded, data: bytes, end, length) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation import reading
+from evaluation import scanner
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "arqmath"
 DATA = Path(__file__).resolve().parent / "data"
@@ -22,7 +22,7 @@ def _available() -> dict[str, bool]:
     if settings.configured:
         services.update(getattr(settings, "SERVICES", {}))
     services["browser"] = Path(CHROMIUM).exists()
-    services["scanner"] = reading.scanner_loaded()  # the compiled run reader of evaluation (`make install`)
+    services["scanner"] = scanner.loaded()  # the compiled run reader of evaluation (`make install`)
     return services
 
 

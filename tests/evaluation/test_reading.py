@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
-from evaluation import reading, selectors, services
+from evaluation import reading, scanner, selectors, services
 from evaluation.prime import Evaluator, prime_answers
 from pooling.errors import InputError, Problems
 from pooling.formats.qrels import read_qrels
@@ -100,7 +100,7 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
     expected, problems = by_read_run(data, tmp_path)
     fast = reading.prime_answers_of(data, reading.judged_keys(QRELS))
     event("read whole" if fast is not None else "left to read_run")
-    if fast is not None and reading.scanner_loaded():
+    if fast is not None and scanner.loaded():
         event("scanned by runscan.c" if scanned(data) else "left to the numpy code")
     if fast is None:
         return  # evaluate_files reads it with read_run: the same by construction (next test)
@@ -118,12 +118,12 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
 
 def in_parts(data: bytes, qrels, part_bytes: int = 40):
     """The numpy code alone (no runscan.c), in parts of `part_bytes`."""
-    saved = reading.PART_BYTES, reading._scan
-    reading.PART_BYTES, reading._scan = part_bytes, None
+    saved = reading.PART_BYTES, scanner._library
+    reading.PART_BYTES, scanner._library = part_bytes, None
     try:
         found = reading.prime_answers_of(data, reading.judged_keys(qrels))
     finally:
-        reading.PART_BYTES, reading._scan = saved
+        reading.PART_BYTES, scanner._library = saved
     prime = found.to_prime(reading.judged_keys(qrels))
     return prime.run, prime.unjudged
 
@@ -382,11 +382,11 @@ def scanned(data: bytes, qrels=QRELS) -> bool:
 
 
 def numpy_only(data: bytes, keys):
-    saved, reading._scan = reading._scan, None
+    saved, scanner._library = scanner._library, None
     try:
         return reading.prime_answers_of(data, keys)
     finally:
-        reading._scan = saved
+        scanner._library = saved
 
 
 def same_prime(a, b) -> bool:
@@ -460,9 +460,10 @@ def test_the_arrays_runscan_reuses_do_not_leak_into_what_a_file_gives():
     assert same_prime(first, numpy_only(small, keys))
 
 
-def test_a_scanner_of_another_version_is_not_used(monkeypatch, caplog):
-    monkeypatch.setattr(reading, "SCANNER_VERSION", -1)
-    with caplog.at_level(logging.WARNING, logger="evaluation.reading"):
-        assert reading._load_scanner() is None
-    if reading.scanner_loaded():
+def test_a_scanner_of_another_version_is_not_used(monkeypatch, caplog, tmp_path):
+    monkeypatch.setattr(scanner, "VERSION", -1)
+    with caplog.at_level(logging.WARNING, logger="evaluation.scanner"):
+        assert scanner.load() is None
+    if scanner.loaded():
         assert "is not of version -1" in caplog.text
+    assert scanner.load(str(tmp_path / "missing.so")) is None
