@@ -266,8 +266,7 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
             size -= 1
         shape = _columns(data, size) if 0 < size <= FILE_MAX else None
         if shape is not None:
-            file = _File(data=data, padded=None, words=_word_view(np.frombuffer(data, dtype=np.uint8)), offset=0,
-                         ncols=shape[0], doc_col=shape[1], judged=judged)
+            file = _File(data=data, padded=None, words=None, ncols=shape[0], doc_col=shape[1], judged=judged)
             scanned = _scanned_part(file, size)
             if scanned is not None:
                 return _prime_filter_parts(file, [scanned])
@@ -280,8 +279,7 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None
     padded = np.zeros(size + 2 * _PAD, dtype=np.uint8)
     padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8, count=size)
-    file = _File(data=data, padded=padded, words=_word_view(padded), offset=_PAD, ncols=shape[0], doc_col=shape[1],
-                 judged=judged)
+    file = _File(data=data, padded=padded, words=_word_view(padded), ncols=shape[0], doc_col=shape[1], judged=judged)
     # A few hundred kB of lines at a time: the arrays of a part stay in the processor's cache (a whole file at once
     # took half as long again), then the parts' rows are put together for what needs the whole file.
     parts: list[_Part] = []
@@ -316,9 +314,8 @@ def _columns(data: bytes, size: int) -> tuple[int, int] | None:
 @dataclass
 class _File:
     data: bytes
-    padded: np.ndarray | None  # for the numpy code: the bytes with _PAD zeros on both sides
-    words: np.ndarray  # _word_view(padded), or of the bytes themselves (runscan.c's way: see _judged_part)
-    offset: int  # where byte 0 of the file is in `words`
+    padded: np.ndarray | None  # the bytes with _PAD zeros on both sides (the numpy code's; None for runscan.c)
+    words: np.ndarray | None  # _word_view(padded)
     ncols: int
     doc_col: int
     judged: JudgedKeys
@@ -406,8 +403,7 @@ def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.
     hit_len = doc_len[hit]
     same = (judged.lengths[item] == hit_len) & (judged.item_topics[item] == topic_of[hit])
     if len(hit):
-        # Within the bytes even unpadded: after an item come at least a rank, a score, a tag and their tabs.
-        hit_words = _id_words(file.words, doc_start[hit] + file.offset, hit_len, -(-int(hit_len.max()) // 8))
+        hit_words = _id_words(file.words, doc_start[hit] + _PAD, hit_len, -(-int(hit_len.max()) // 8))
         for j, word in enumerate(hit_words):
             same &= judged.words[item, j] == word
     return _Part(scores=scores, doc_start=doc_start, doc_len=doc_len, keys=keys, stretch_first=first + first_row,
