@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -49,6 +50,7 @@ django.setup()
 
 import pytrec_eval  # noqa: E402
 
+from evaluation import scanner  # noqa: E402
 from evaluation.prime import MAP, NDCG, P10, Evaluator, prime_answers  # noqa: E402
 from evaluation.services import evaluate_files, files_workers  # noqa: E402
 
@@ -179,6 +181,21 @@ def timed(fn, *a, **kw):
     return time.perf_counter() - start, result
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its ended children (the reader processes, once their pool is shut down)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def numpy_only(fn, *a, **kw):
+    """fn without runscan.c: the whole-file reader's numpy code alone."""
+    saved, scanner._library = scanner._library, None
+    try:
+        return fn(*a, **kw)
+    finally:
+        scanner._library = saved
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     start = time.perf_counter()
@@ -194,18 +211,34 @@ def main(argv: list[str]) -> int:
 
     workers = files_workers(run_paths=run_paths)  # what the command passes
     print(f"reader processes: {workers} (load average before: {os.getloadavg()[0]:.2f})")
-    product, serial, wrapper, ref = [], [], [], []
+    print("reader: " + ("runscan.c (evaluation/_runscan.so), and numpy" if scanner.loaded() else
+                        "numpy only: evaluation/_runscan.so is not built (make install)"))
+    product, serial, wrapper, ref, cpu_product, cpu_ref, without = [], [], [], [], [], [], []
     for r in range(args.rounds):
+        cpu = cpu_seconds()
         t_product, evaluation = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths, workers=workers)
+        cpu_product.append(cpu_seconds() - cpu)
         t_serial, evaluation_serial = timed(evaluate_files, qrels_path=qrels_path, run_paths=run_paths, workers=1)
         t_wrapper, _ = timed(measures_only, qrels, primes)
+        cpu = cpu_seconds()
         t_ref, ref_means = timed(reference, qrels, primes)
+        cpu_ref.append(cpu_seconds() - cpu)
         product.append(t_product)
         serial.append(t_serial)
         wrapper.append(t_wrapper)
         ref.append(t_ref)
-        print(f"round {r + 1}: product {t_product:.3f} s, product one process {t_serial:.3f} s, "
-              f"product measures only {t_wrapper:.3f} s, pytrec_eval direct {t_ref:.3f} s")
+        line = (f"round {r + 1}: product {t_product:.3f} s (CPU {cpu_product[-1]:.3f} s), product one process "
+                f"{t_serial:.3f} s, product measures only {t_wrapper:.3f} s, pytrec_eval direct {t_ref:.3f} s (CPU "
+                f"{cpu_ref[-1]:.3f} s)")
+        if scanner.loaded():
+            t_without, evaluation_without = timed(numpy_only, evaluate_files, qrels_path=qrels_path,
+                                                  run_paths=run_paths, workers=workers)
+            without.append(t_without)
+            line += f", product without runscan.c {t_without:.3f} s"
+            if [s.means for s in evaluation_without.runs] != [s.means for s in evaluation.runs]:
+                print("MISMATCH between the product's scores with and without runscan.c")
+                return 1
+        print(line)
         if [s.means for s in evaluation_serial.runs] != [s.means for s in evaluation.runs]:
             print("MISMATCH between the product's parallel and one-process scores")
             return 1
@@ -221,6 +254,11 @@ def main(argv: list[str]) -> int:
     print(f"ratio product / pytrec_eval direct: {p / f:.2f} (goal <= {GOAL}: {'met' if p / f <= GOAL else 'MISSED'})")
     print(f"ratio product one process / pytrec_eval direct: {s / f:.2f}")
     print(f"ratio measures only / pytrec_eval direct: {w / f:.2f}")
+    cp, cf = statistics.median(cpu_product), statistics.median(cpu_ref)
+    print(f"CPU, all processes: product {cp:.3f} s, pytrec_eval direct {cf:.3f} s (ratio {cp / cf:.2f})")
+    if without:
+        m = statistics.median(without)
+        print(f"product without runscan.c (numpy only): {m:.3f} s, ratio {m / f:.2f}; the same means")
     print("means equal to pytrec_eval's within 1e-12 for every run and measure; the one-process product's identical")
     if args.campaign:
         from evaluation.services import campaign_workers, evaluate_campaign
