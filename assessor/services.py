@@ -180,12 +180,13 @@ def topic_close(*, topic: Topic, closed: bool = True) -> int:
 
 # -- what was shown
 
-def item_visit(*, assignment: Assignment, item_id: str) -> None:
-    """Records when the server first showed this item to this assessor; later showings keep the first time."""
+def item_visit(*, assignment: Assignment, item_id: str, at=None) -> None:
+    """Records when the server first showed this item to this assessor (now, or `at`: a submit's own time when it
+    makes the visit); later showings keep the first time."""
     # One INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown
     # again, or twice at the same moment. Written out: it runs on every judging page.
     with connection.cursor() as cursor:
-        cursor.execute(_visit_insert_sql(), [assignment.pk, item_id, db_now()])
+        cursor.execute(_visit_insert_sql(), [assignment.pk, item_id, db_now() if at is None else db_datetime(at)])
 
 
 @functools.cache
@@ -316,17 +317,24 @@ def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence
     # shown "now"). A page shown at this very moment inserts it too: the constraint keeps one, and it is updated.
     add = active if (new or revised) and active else 0.0
     completed_at = now if result.complete else None
-    if add or completed_at is not None:
+    # Under the assignment's lock nobody else inserts these judgments; the unique constraint backs that up.
+    new_rows = [(g.formula_id, instances[g.formula_id] if instances is not None else item.item_id, g.grade, comment)
+                for g, comment in new]
+    if new_rows and connection.vendor == "postgresql":
+        # The visit, the new judgments and their first revisions in one statement: one round trip, not 3 or more.
+        _visit_and_judgments_insert(assignment, item.item_id, new_rows, now=now, add_seconds=add,
+                                    completed_at=completed_at, user=user, active=active, source=source)
+        result.created += len(new_rows)
+        new_rows = []
+    elif add or completed_at is not None:
         if not _visit_update(assignment, item.item_id, add, completed_at):
-            item_visit(assignment=assignment, item_id=item.item_id)
+            item_visit(assignment=assignment, item_id=item.item_id, at=now)
             _visit_update(assignment, item.item_id, add, completed_at)
-    elif new:
-        item_visit(assignment=assignment, item_id=item.item_id)
+    elif new_rows:
+        item_visit(assignment=assignment, item_id=item.item_id, at=now)
 
-    for g, comment in new:
-        post_id = instances[g.formula_id] if instances is not None else item.item_id
-        # Under the assignment's lock nobody else inserts this judgment; the unique constraint backs that up.
-        judgment = _judgment_insert(assignment, item.item_id, g.formula_id, post_id, g.grade, comment, now)
+    for formula_id, post_id, grade, comment in new_rows:
+        judgment = _judgment_insert(assignment, item.item_id, formula_id, post_id, grade, comment, now)
         _revision(judgment, user, now, "", "", active, source)
         result.created += 1
     for judgment, g, comment in revised:
@@ -431,6 +439,40 @@ def _judgment_insert_sql() -> str:
     return (f"INSERT INTO {table(Judgment)} (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
             "first_shown_at, submitted_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 1, (SELECT v.first_shown_at "
             f"FROM {table(ItemVisit)} v WHERE v.assignment_id = %s AND v.item_id = %s), %s, %s)")
+
+
+def _visit_and_judgments_insert(assignment: Assignment, item_id: str, rows: Sequence[tuple[str, str, str, str]], *,
+                                now, add_seconds: float, completed_at, user, active: float, source: str) -> None:
+    """PostgreSQL: what the plain path writes with _visit_update or item_visit, _judgment_insert and _revision, in
+    one statement: the visit (made, shown `now`, when missing; else `add_seconds` added and marked complete when
+    `completed_at` is given, an earlier completion time kept), then the new judgments (formula id, post id, grade,
+    comment), revision 1 each with their first-shown time from that visit, and the revision row of each."""
+    at = db_datetime(now)
+    params = [assignment.pk, item_id, at, add_seconds, db_datetime(completed_at), assignment.pk, item_id, at, at]
+    for formula_id, post_id, grade, comment in rows:
+        params += [formula_id, post_id, grade, comment]
+    params += [user.pk, at, active, source]
+    with connection.cursor() as cursor:
+        cursor.execute(_visit_and_judgments_insert_sql(len(rows)), params)
+
+
+@functools.lru_cache(maxsize=32)  # keyed by the number of new judgments: one, or a formula's instances
+def _visit_and_judgments_insert_sql(count: int) -> str:
+    visit, judgment, revision = table(ItemVisit), table(Judgment), table(JudgmentRevision)
+    values = ", ".join(["(%s, %s, %s, %s)"] * count)
+    # Data-modifying CTEs run once each, in one snapshot: the judgments read the visit from its RETURNING (the row
+    # kept or made), the revisions the judgments from theirs.
+    return (
+        f"WITH v AS (INSERT INTO {visit} AS old (assignment_id, item_id, first_shown_at, active_seconds, "
+        "completed_at) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (assignment_id, item_id) DO UPDATE SET "
+        "active_seconds = old.active_seconds + EXCLUDED.active_seconds, "
+        "completed_at = COALESCE(old.completed_at, EXCLUDED.completed_at) RETURNING first_shown_at), "
+        f"j AS (INSERT INTO {judgment} (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
+        "first_shown_at, submitted_at, updated_at) SELECT %s, %s, g.formula_id, g.post_id, g.grade, g.comment, 1, "
+        f"v.first_shown_at, %s, %s FROM v, (VALUES {values}) AS g (formula_id, post_id, grade, comment) "
+        "RETURNING id, grade, comment) "
+        f"INSERT INTO {revision} (judgment_id, number, user_id, at, old_grade, old_comment, grade, comment, "
+        "active_seconds, source) SELECT j.id, 1, %s, %s, '', '', j.grade, j.comment, %s, %s FROM j")
 
 
 def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, active: float, source: str) -> None:

@@ -8,7 +8,7 @@ from pooling.models import Campaign, PoolItem, Post, Topic
 MODELS = (Assignment, ItemVisit, Judgment, JudgmentRevision, Campaign, PoolItem, Post, Topic)
 STATEMENTS = (selectors._item_judgments_sql, selectors._next_item_sql, selectors._answer_sql, selectors._judging_sql,
               services._visit_insert_sql, services._visit_update_sql, services._judgment_insert_sql,
-              services._revision_sql)
+              services._revision_sql, services._visit_and_judgments_insert_sql)
 
 
 def _clear():
@@ -28,7 +28,8 @@ def test_every_written_out_statement_follows_renamed_tables():
             model._meta.db_table = f"renamed_{names[model]}"
         _clear()
         built = [selectors._item_judgments_sql(), selectors._next_item_sql(), selectors._answer_sql(),
-                 services._visit_insert_sql(), services._judgment_insert_sql(), services._revision_sql()]
+                 services._visit_insert_sql(), services._judgment_insert_sql(), services._revision_sql(),
+                 services._visit_and_judgments_insert_sql(1), services._visit_and_judgments_insert_sql(3)]
         built += [selectors._judging_sql(page, lock) for page in (True, False) for lock in (True, False)]
         built += [services._visit_update_sql(add, complete) for add in (True, False) for complete in (True, False)
                   if add or complete]
