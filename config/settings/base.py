@@ -68,6 +68,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "pooling.context_processors.roles",
             ],
+            # {% load static %}: Django's library, with each path's URL found once per process (config/static_tags.py).
+            "libraries": {"static": "config.static_tags"},
         },
     },
 ]
