@@ -866,6 +866,14 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
                 for level in levels)
     if other > NOISE_CORES:
         lines.append(f"  NOISE: other processes kept up to {other:.2f} of {facts['cores']} cores busy during a phase")
+    lines += ["", "CPU per request (client + gunicorn + PostgreSQL, ms): what each request costs the machine, whatever "
+              "else runs on it; healthz's over each one's is the ratio the throughputs tend to on a machine the three "
+              "have to themselves (all cores busy):"]
+    for level in levels:
+        cost = {kind: cpu_per_request(level, kind) for kind in ("healthz", "session", "floor", "judging")}
+        lines.append(f"  N = {level['n']:>2}: " + ", ".join(f"{kind} {ms:.2f}" for kind, ms in cost.items())
+                     + "; healthz / it: " + ", ".join(f"{kind} {cost['healthz'] / cost[kind]:.2f}"
+                                                      for kind in ("session", "floor", "judging")))
     lines += ["", "database after each level (judgments / revisions / completed visits against POSTs redirected):"]
     for level in levels:
         db = level["db"]
@@ -900,6 +908,12 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
     lines.append(f"  one judgment per redirected POST: {'OK' if consistent else 'MISMATCH'}")
     lines.append(f"  for scale, {TURKLE}")
     return lines
+
+
+def cpu_per_request(level: dict, kind: str) -> float:
+    """Milliseconds of client, gunicorn and PostgreSQL CPU per request answered in a phase of the level."""
+    used = level[f"cpu_{kind}"]
+    return 1000 * (used["client"] + used["gunicorn"] + used["postgres"]) / level[kind]["requests_per_second"]
 
 
 def _cpu(used: dict[str, float]) -> str:
