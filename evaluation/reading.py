@@ -469,6 +469,7 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     # Digits after the dot: the bytes above the dot's byte (the bits above its bit, by eight).
     after = (np.bitwise_count(~(dot_low | (dot_low - _U(1)))) >> 3) + np.where(
         dot_high != 0, 8 + (np.bitwise_count(~(dot_high | (dot_high - _U(1)))) >> 3), 0)
+    after = np.where(plain, after, 0)  # two dots can make it 22: those scores go to float() below
     fraction = spelled % _UPOW10[after]
     number = np.where(dots == 1, (spelled - fraction) // _U(10) + fraction, spelled)
     scores = number.astype(np.float64) / _FPOW10[after]
@@ -531,7 +532,7 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
     tied = np.zeros(len(first), dtype=bool)
     long = sizes > TOP
     tied[long] = scores[first[long] + TOP - 1] == scores[first[long] + TOP]
-    stretches_of = np.bincount(stretch_topic[stretch_topic >= 0], minlength=len(judged.topic_names))
+    stretches_of = np.bincount(stretch_topic[stretch_topic >= 0], minlength=max(1, len(judged.topic_names)))
     simple = (stretch_topic >= 0) & ~rising & ~tied & (stretches_of[np.maximum(stretch_topic, 0)] == 1)
     fraction = (top - (counted[first + top] - counted[first])) / top
     unjudged: dict[int, float] = {}
@@ -564,20 +565,15 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
                 rows.extend(range(a, b))
         unjudged[number] = top_unjudged({doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)},
                                         grades)
-    extra_items: list[int] = []
-    extra_scores: list[float] = []
     if slow:
-        # Judged rows of those topics again, the first occurrence of each item only (keys are unique per item).
-        keep = ~np.isin(topic_of[judged_rows], list(slow))
-        seen: set[int] = set()
-        for row, item in zip(judged_rows[~keep].tolist(), judged_items[~keep].tolist(), strict=True):
-            if item not in seen:
-                seen.add(item)
-                extra_items.append(item)
-                extra_scores.append(float(scores[row]))
+        # Judged rows of those topics: the first occurrence of each item only (keys are unique per item), in row
+        # order like the others, so that which topics were filtered row by row does not show in the result.
+        in_slow = np.flatnonzero(np.isin(topic_of[judged_rows], list(slow)))
+        keep = np.ones(len(judged_rows), dtype=bool)
+        keep[in_slow] = False
+        keep[in_slow[np.unique(judged_items[in_slow], return_index=True)[1]]] = True
         judged_rows, judged_items = judged_rows[keep], judged_items[keep]
-    out_items = np.concatenate([judged_items, np.array(extra_items, dtype=np.int64)])
-    out_scores = np.concatenate([scores[judged_rows], np.array(extra_scores, dtype=np.float64)])
+    out_items, out_scores = judged_items, scores[judged_rows]
     topics = list(order)
     return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics], indexes=out_items,
                      scores=out_scores)

@@ -447,6 +447,40 @@ def test_runscan_reads_plain_runs_as_the_numpy_code(rows, trec):
     assert same_prime(reading.prime_answers_of(data, keys), numpy_only(data, keys))
 
 
+# Runs runscan.c takes (what the generated files above mostly are not: repr scores, CRLF): scores of up to 15
+# digits with the dot anywhere, -0 and +.5, posts of up to 64 bytes, repeated posts, topics in several stretches.
+def decimal(number: int, after: int, minus: bool) -> str:
+    """number / 10**after written with at most 15 digits: `after` digits after the dot, the integer part without
+    leading zeros (none at all when it is 0, as in .5)."""
+    digits = f"{number:015d}"
+    whole = digits[: 15 - after].lstrip("0")
+    return ("-" if minus else "") + ((whole + "." + digits[15 - after:]) if after else (whole or "0"))
+
+
+scan_plain_rows = st.lists(st.tuples(
+    plain(TOPICS[:4]), plain(DOCS[:10]), st.integers(1, 99999999).map(str),
+    st.one_of(st.builds(decimal, st.integers(0, 10**15 - 1), st.integers(0, 15), st.booleans()),
+              plain(["-0", "+.5", "5.", "0", "-0.0"]))), min_size=1, max_size=80)
+
+
+@pytest.mark.scanner
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=scan_plain_rows, trec=st.booleans(), end=plain(["", "\n", "\n\n"]))
+def test_runs_runscan_takes_give_read_runs_prime(rows, trec, end, tmp_path):
+    q0 = "Q0\t" if trec else ""
+    data = ("\n".join(f"{t}\t{q0}{d}\t{r}\t{s}\trun" for t, d, r, s in rows) + end).encode()
+    keys = reading.judged_keys(QRELS)
+    assert scanned(data)
+    found = reading.prime_answers_of(data, keys)
+    assert same_prime(found, numpy_only(data, keys))
+    expected, problems = by_read_run(data, tmp_path)
+    assert not problems
+    prime = found.to_prime(keys)
+    assert (prime.run, list(prime.run), prime.unjudged) == (expected.run, list(expected.run), expected.unjudged)
+    assert [repr(v) for items in prime.run.values() for v in items.values()] == \
+        [repr(v) for items in expected.run.values() for v in items.values()]
+
+
 @pytest.mark.scanner
 def test_the_arrays_runscan_reuses_do_not_leak_into_what_a_file_gives():
     keys = reading.judged_keys(QRELS)

@@ -81,8 +81,6 @@ def test_ids_whose_keys_collide_score_as_with_read_run(data, tmp_path):
 
 
 @pytest.mark.scanner
-@pytest.mark.xfail(strict=True, reason="runscan.c marks only the later row's topic as repeating, the numpy code "
-                                       "both: judged items then come out in another order")
 def test_a_key_shared_by_rows_of_two_judged_topics_gives_the_numpy_readers_prime():
     # A.10's row has (A.1, "1")'s key; A.10's judged row comes after A.1's.
     data = f"A.10\t{ACROSS}\t1\t3\tr\nA.1\t1\t1\t1\tr\nA.10\t5\t2\t2\tr\n".encode()
@@ -91,8 +89,6 @@ def test_a_key_shared_by_rows_of_two_judged_topics_gives_the_numpy_readers_prime
     assert same_prime(reading.prime_answers_of(data, keys), numpy_only(data, keys))
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError, reason="_scores looks up 10**after before it drops scores "
-                                                          "that are not plain (after can reach 22)")
 def test_a_score_with_two_dots_far_apart_is_left_to_read_run():
     # Sixteen characters, one dot in each of the two words the numpy code reads: read_run rejects the score.
     data = b"A.1\t1\t1\t1.2345672.456789\tr\n"
