@@ -232,13 +232,18 @@ def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> FastPrime
     """The prime filter of a Task 1 (or TREC) run file for an answers evaluation, or None when the file is not in
     the plain shape, has any problem, or is too large: then `read_run` must read it."""
     try:
-        if os.path.getsize(path) > FILE_MAX:
-            return None
         with open(path, "rb") as stream:
-            data = stream.read(FILE_MAX + 1)
+            size = os.fstat(stream.fileno()).st_size
+            if size > FILE_MAX:
+                return None
+            # As much as the file holds, and one byte more to see that it has not grown: a read of FILE_MAX bytes
+            # would cost a buffer of that size (3 times the time of reading a 3 MB run).
+            data = stream.read(size + 1)
+            if len(data) > size:
+                data += stream.read(FILE_MAX + 1 - len(data))
     except OSError:
         return None  # read_run meets it again and reports it
-    return prime_answers_or_none(data, judged)
+    return prime_answers_or_none(data, judged) if len(data) <= FILE_MAX else None
 
 
 def prime_answers_or_none(data: bytes, judged: JudgedKeys) -> FastPrime | None:

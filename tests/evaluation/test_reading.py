@@ -2,6 +2,7 @@
 the same prime runs, scores and messages on generated valid and invalid files, in one process and in several."""
 import dataclasses
 import logging
+import os
 import tempfile
 from pathlib import Path
 
@@ -346,6 +347,21 @@ def test_what_the_fast_reader_cannot_vouch_for_goes_to_read_run(tmp_path, monkey
     monkeypatch.setattr(reading, "FILE_MAX", len(data) - 1)
     assert reading.read_prime_answers(path, keys) is None
     assert reading.read_prime_answers(tmp_path / "missing.tsv", keys) is None
+
+
+def test_a_run_that_grows_while_it_is_read_is_read_whole(tmp_path, monkeypatch):
+    data = b"A.1\t1\t1\t2.0\trun\nA.1\t2\t2\t1.0\trun\nA.10\t5\t1\t3\trun\n"
+    path = tmp_path / "run.tsv"
+    path.write_bytes(data)
+    keys = reading.judged_keys(QRELS)
+    expected = reading.read_prime_answers(path, keys)
+    real = os.fstat
+    monkeypatch.setattr(reading.os, "fstat", lambda fd: os.stat_result((*real(fd)[:6], 5, *real(fd)[7:])))
+    assert same_prime(reading.read_prime_answers(path, keys), expected)
+    assert expected.to_prime(keys).run == {"A.1": {"1": 2.0, "2": 1.0}, "A.10": {"5": 3.0}}
+    # Grown past the reader's limit: left to read_run.
+    monkeypatch.setattr(reading, "FILE_MAX", 20)
+    assert reading.read_prime_answers(path, keys) is None
 
 
 def test_an_error_in_the_whole_file_reader_is_logged_and_the_run_read_row_by_row(tmp_path, monkeypatch, caplog):
