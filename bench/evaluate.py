@@ -189,11 +189,8 @@ def cpu_seconds() -> float:
 
 def numpy_only(fn, *a, **kw):
     """fn without runscan.c: the whole-file reader's numpy code alone."""
-    saved, scanner._library = scanner._library, None
-    try:
+    with scanner.unloaded():
         return fn(*a, **kw)
-    finally:
-        scanner._library = saved
 
 
 def main(argv: list[str]) -> int:

@@ -391,16 +391,20 @@ def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
     return _judged_part(file, first_row, scores, doc_start, doc_len, doc_hash, first, names)
 
 
+def _stretch_topics(judged: JudgedKeys, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each stretch's topic number in the qrels (-1 for a topic they do not have) and its topic's part of a key."""
+    return (np.array([judged.topic_numbers.get(name, -1) for name in names], dtype=np.int64),
+            np.array([_topic_hash(name) for name in names], dtype=np.uint64))
+
+
 def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray,
                  doc_hash: np.ndarray, first: np.ndarray, names: list[str]) -> _Part:
     """A part's rows, read, looked up in the qrels: each stretch's topic number, each row's key, the judged rows
     (the key found, then the item's bytes and the topic compared)."""
     judged = file.judged
-    numbers = judged.topic_numbers
-    stretch_topic = np.array([numbers.get(name, -1) for name in names], dtype=np.int64)
+    stretch_topic, topic_hashes = _stretch_topics(judged, names)
     sizes = np.diff(np.append(first, len(scores)))
     topic_of = np.repeat(stretch_topic, sizes)
-    topic_hashes = np.array([_topic_hash(name) for name in names], dtype=np.uint64)
     keys = doc_hash + np.repeat(topic_hashes, sizes)
     at = _lookup(judged, keys)
     hit = np.flatnonzero((at >= 0) & (topic_of >= 0))
@@ -425,8 +429,7 @@ def _scanned_part(file: _File, size: int) -> _Part | None:
     data, judged = file.data, file.judged
     names = [data[a: a + length].decode("ascii") for a, length in zip(found.stretch_start.tolist(),
                                                                        found.stretch_len.tolist(), strict=True)]
-    stretch_topic = np.array([judged.topic_numbers.get(name, -1) for name in names], dtype=np.int64)
-    stretch_hash = np.array([_topic_hash(name) for name in names], dtype=np.uint64)
+    stretch_topic, stretch_hash = _stretch_topics(judged, names)
     looked_up = scanner.judged_rows(data, found, stretch_topic, stretch_hash, keys=judged.keys,
                                     buckets=judged.buckets, bits=judged.bits, item_topics=judged.item_topics,
                                     item_lengths=judged.lengths, item_bytes=judged.item_bytes)

@@ -9,6 +9,8 @@ import ctypes
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
@@ -44,6 +46,18 @@ _library = load()
 
 def loaded() -> bool:
     return _library is not None
+
+
+@contextmanager
+def unloaded() -> Iterator[None]:
+    """Within it, this thread and every other read as if the library were not built (numpy only): for comparing
+    the two, in the tests and the benchmark."""
+    global _library
+    saved, _library = _library, None
+    try:
+        yield
+    finally:
+        _library = saved
 
 
 class Scan(NamedTuple):

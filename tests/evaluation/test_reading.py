@@ -119,12 +119,12 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
 
 def in_parts(data: bytes, qrels, part_bytes: int = 40):
     """The numpy code alone (no runscan.c), in parts of `part_bytes`."""
-    saved = reading.PART_BYTES, scanner._library
-    reading.PART_BYTES, scanner._library = part_bytes, None
+    saved, reading.PART_BYTES = reading.PART_BYTES, part_bytes
     try:
-        found = reading.prime_answers_of(data, reading.judged_keys(qrels))
+        with scanner.unloaded():
+            found = reading.prime_answers_of(data, reading.judged_keys(qrels))
     finally:
-        reading.PART_BYTES, scanner._library = saved
+        reading.PART_BYTES = saved
     prime = found.to_prime(reading.judged_keys(qrels))
     return prime.run, prime.unjudged
 
@@ -398,11 +398,8 @@ def scanned(data: bytes, qrels=QRELS) -> bool:
 
 
 def numpy_only(data: bytes, keys):
-    saved, scanner._library = scanner._library, None
-    try:
+    with scanner.unloaded():
         return reading.prime_answers_of(data, keys)
-    finally:
-        scanner._library = saved
 
 
 def same_prime(a, b) -> bool:
