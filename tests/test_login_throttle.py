@@ -97,3 +97,8 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(accounts):
         assert attempt(name, "wrong", i).status_code == 200
     assert_locked(attempt("cy", "wrong", 2), login_page)
     assert_locked(attempt("dee", "dee-pass-1", 3), login_page)
+
+
+@pytest.mark.parametrize("username", ["x" * 300, "x\x00y", ""])
+def test_a_name_no_account_could_have_is_refused_with_400_at_the_token_door(username):
+    assert api_token(username, "p").status_code == 400
