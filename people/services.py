@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Group
@@ -95,3 +96,9 @@ def token_revoke(*, account: AbstractBaseUser) -> bool:
     """Deletes the account's API token; True if it had one. The account may ask /api/token/ for a new one."""
     deleted, _ = Token.objects.filter(user=account).delete()
     return deleted > 0
+
+
+def account_unlock(*, account: AbstractBaseUser) -> int:
+    """Forgets the account's failed logins (django-axes' records of its name), so it may log in at once; an address
+    locked by failures stays locked until its cool-off ends (docs/accounts.md). Returns how many records went."""
+    return axes_reset(username=account.get_username())

@@ -53,6 +53,8 @@ ACTIONS = {
     "reactivate": ("Reactivate", "{name} can log in again with the password they had."),
     "reset": ("Reset the password of", "{name} gets a new password, shown to you once; the old one, their "
                                        "sessions and their API token stop working."),
+    "unlock": ("Unlock", "{name}'s failed logins are forgotten and they may log in at once (an address locked by "
+                         "failed logins stays locked until its cool-off ends)."),
     "revoke": ("Revoke the API token of", "{name}'s API token stops working at once; they may ask /api/token/ for "
                                           "a new one."),
 }
@@ -75,7 +77,10 @@ def person_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             password = services.account_password_reset(account=account, by=request.user)
             return password_once(request, account=account, password=password, done="given a new password",
                                  back_url=reverse("people:list"), back_label="Back to People")
-        if action == "revoke":
+        if action == "unlock":
+            services.account_unlock(account=account)
+            messages.info(request, f"{name} unlocked.")
+        elif action == "revoke":
             had = services.token_revoke(account=account)
             messages.info(request, f"{name}'s API token revoked." if had else f"{name} had no API token.")
         else:

@@ -102,3 +102,19 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(accounts):
 @pytest.mark.parametrize("username", ["x" * 300, "x\x00y", ""])
 def test_a_name_no_account_could_have_is_refused_with_400_at_the_token_door(username):
     assert api_token(username, "p").status_code == 400
+
+
+def test_the_people_page_shows_a_locked_account_and_unlocks_it(accounts, organizer):
+    for i in range(LIMIT):
+        login_page("ada", "wrong", ip=f"10.0.6.{i}")
+    assert_locked(login_page("ada", "ada-pass-1", ip="10.0.7.1"), login_page)
+    client = Client()
+    client.force_login(organizer)
+    page = client.get("/people/")
+    ada = next(p for p in page.context["organizers"] if p.account.username == "ada")
+    assert ada.locked and ada.failed_logins >= LIMIT
+    assert 'class="error">locked</strong>' in page.content.decode()
+    assert f'href="/people/{ada.account.pk}/unlock/"' in page.content.decode()
+    assert "Unlock ada?" in client.get(f"/people/{ada.account.pk}/unlock/").content.decode()
+    assert client.post(f"/people/{ada.account.pk}/unlock/").status_code == 302
+    assert login_page("ada", "ada-pass-1", ip="10.0.7.1").status_code == 302

@@ -130,7 +130,7 @@ def test_an_assessor_changes_their_own_password(client, assessor_user):
 
 
 PEOPLE_URLS = ["/people/", "/people/{pk}/deactivate/", "/people/{pk}/reactivate/", "/people/{pk}/reset/",
-               "/people/{pk}/revoke/"]
+               "/people/{pk}/revoke/", "/people/{pk}/unlock/"]
 
 
 @pytest.mark.parametrize("url", PEOPLE_URLS)
