@@ -4,17 +4,16 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from people.services import username_valid as _valid_username
 from pooling.errors import InputError, Problems
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
@@ -497,28 +496,6 @@ class ImportResult:
     unchanged: int
     new_accounts: list[str]
     new_assignments: int
-
-
-def _valid_username(name: str) -> bool:
-    User = get_user_model()
-    try:
-        User.username_validator(name)
-    except ValidationError:
-        return False
-    return len(name) <= User._meta.get_field(User.USERNAME_FIELD).max_length
-
-
-@transaction.atomic
-def assessor_create(*, username: str) -> tuple[AbstractBaseUser, str]:
-    """A new assessor account with a fresh random password, returned once to be handed over."""
-    username = username.strip()
-    if not _valid_username(username):
-        raise InputError(f"'{username[:40]}' cannot be an account name: at most 150 letters, digits and @ . + - _")
-    User = get_user_model()
-    if User.objects.filter(username=username).exists():
-        raise InputError(f"an account named {username} exists already")
-    password = secrets.token_urlsafe(9)
-    return User.objects.create_user(username=username, password=password), password
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,12 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from people import services as people_services
+from people.views import password_once
 from pooling.errors import InputError
 from pooling.models import Campaign, Collection, PoolItem, Topic
 from pooling.permissions import ORGANIZERS
@@ -335,14 +338,15 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("assessor:campaign_assignments", pk=pk)
     if account_form.is_bound and account_form.is_valid():
         try:
-            account, password = services.assessor_create(username=account_form.cleaned_data["username"])
+            account, password = people_services.account_create(username=account_form.cleaned_data["username"])
         except InputError as exc:
             for message in exc.messages():
                 account_form.add_error("username", message)
         else:
-            messages.info(request, f"Account {account.username} created with password {password} (shown once: "
-                                   "hand it over now).")
-            return redirect("assessor:campaign_assignments", pk=pk)
+            # Shown on this response only: a message would keep the password in the session (and its cache).
+            return password_once(request, account=account, password=password, done="created",
+                                 back_url=reverse("assessor:campaign_assignments", args=[pk]),
+                                 back_label="Back to the assignments")
     return render(request, "assessor/campaign_assignments.html", {
         "campaign": campaign, "form": form, "account_form": account_form,
         "assignments": selectors.campaign_assignments(campaign=campaign),

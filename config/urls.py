@@ -3,8 +3,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
-from rest_framework.authtoken.views import obtain_auth_token
 
+from people import views as people_views
+from people.apis import TokenObtainApi
 from pooling import views as pooling_views
 
 urlpatterns = [
@@ -12,6 +13,9 @@ urlpatterns = [
     path("healthz/", pooling_views.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("", include("people.urls")),
     path("", include("pooling.urls")),
     path("", include("assessor.urls")),
     path("", include("evaluation.urls")),
@@ -19,6 +23,7 @@ urlpatterns = [
     path("api/", include("pooling.api_urls")),
     path("api/", include("assessor.api_urls")),
     path("api/", include("evaluation.api_urls")),
-    path("api/token/", obtain_auth_token, name="api-token"),
+    path("api/token/", TokenObtainApi.as_view(), name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", people_views.api_docs, name="api-docs"),
 ]

@@ -1,5 +1,6 @@
 """Settings shared by every environment. Everything that differs between machines comes from the environment."""
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -34,10 +35,13 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served by the service itself (/api/docs/)
+    "axes",
     "mathjax",
     "pooling",
     "assessor",
     "evaluation",
+    "people",
 ]
 
 MIDDLEWARE = [
@@ -51,6 +55,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a lockout flagged during authentication into the lockout page (people.lockout).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -90,12 +96,35 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# The first reads the signed-in user of each request with one written-out query (else ModelBackend as it is);
-# ModelBackend stays listed so that sessions signed in through it before keep working.
-AUTHENTICATION_BACKENDS = ["assessor.auth.UserBackend", "django.contrib.auth.backends.ModelBackend"]
+# django-axes first: it refuses a locked-out account or address before any password is checked. The next reads the
+# signed-in user of each request with one written-out query (else ModelBackend as it is); ModelBackend stays listed
+# so that sessions signed in through it before keep working.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "assessor.auth.UserBackend",
+                           "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Failed logins (the login page, the admin's and /api/token/) are counted per account name and, separately, per
+# client address; LOGIN_FAILURE_LIMIT failures of either within LOGIN_COOLOFF_MINUTES lock it for that long
+# (docs/accounts.md). A success does not wipe the count: an assessor signing in from an address would otherwise clear
+# the failures against every other account from there.
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "people.lockout.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
+# The client's address is the connection's own (REMOTE_ADDR) unless TRUSTED_PROXY_COUNT proxies stand in front and
+# append to X-Forwarded-For: then the address they saw. Without a proxy the header is the client's to forge.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+if TRUSTED_PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+
+# An API token (/api/token/) is refused this long after it was issued (people.tokens); asking again gives a new one.
+TOKEN_LIFETIME = timedelta(days=int(os.environ.get("TOKEN_LIFETIME_DAYS", "30")))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -141,13 +170,15 @@ JUDGING_CACHE_WARM = bool(REDIS_URL)
 # Sessions read through the cache (Redis when REDIS_URL is set) and written through to the database: one query
 # less on every request of an assessor's day.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-# Messages live in the session, not in a cookie: one of them shows a new assessor's password once.
+# Messages live in the session, not in a cookie. No password ever goes through them: a new or reset password is shown
+# on the response to the POST that made it, and nowhere else (people.views).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # The token first: a missing, wrong or expired token answers 401 with WWW-Authenticate: Token.
+        "people.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["pooling.permissions.IsOrganizer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -161,6 +192,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["pooling.permissions.IsOrganizer"],
+    # /api/docs/: Swagger UI from drf-spectacular-sidecar's static files; nothing from another host.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 LOGGING = {

@@ -46,6 +46,9 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 
 SECRET_KEY = SECRET_KEY or "test-only-not-secret"
 DEBUG = False
+# The suite signs in thousands of times (Client.login passes no request, which django-axes refuses): axes is off,
+# except in tests/test_login_throttle.py, which turns the real thing on.
+AXES_ENABLED = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = Path(os.environ.get("TEST_MEDIA_ROOT") or tempfile.mkdtemp(prefix="assess-media-"))
 STORAGES = {

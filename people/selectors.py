@@ -1,0 +1,62 @@
+"""The people page's reads: every account with its role, state and API token."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from axes.models import AccessAttempt
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Sum
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from pooling.permissions import ORGANIZERS
+
+
+@dataclass(frozen=True)
+class Person:
+    account: AbstractBaseUser
+    organizer: bool
+    token_created: datetime | None
+    token_expires: datetime | None
+    failed_logins: int = 0
+
+    @property
+    def locked(self) -> bool:
+        return self.failed_logins >= settings.AXES_FAILURE_LIMIT
+
+    @property
+    def token_expired(self) -> bool:
+        return self.token_expires is not None and self.token_expires <= timezone.now()
+
+
+def token_expires(token: Token) -> datetime:
+    return token.created + settings.TOKEN_LIFETIME
+
+
+def failed_logins() -> dict[str, int]:
+    """Failed logins per account name within the cool-off time (django-axes' records, whatever the address)."""
+    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    rows = (AccessAttempt.objects.filter(attempt_time__gte=since, username__isnull=False).values("username")
+            .annotate(failures=Sum("failures_since_start")))
+    return {row["username"]: row["failures"] for row in rows}
+
+
+def people_list() -> tuple[list[Person], list[Person]]:
+    """(organizers, assessors), each by name; superusers count as organizers."""
+    User = get_user_model()
+    organizer_pks = set(User.objects.filter(groups__name=ORGANIZERS).values_list("pk", flat=True))
+    tokens = {t.user_id: t for t in Token.objects.all()}
+    failures = failed_logins()
+    organizers, assessors = [], []
+    for account in User.objects.order_by("username"):
+        token = tokens.get(account.pk)
+        organizer = account.is_superuser or account.pk in organizer_pks
+        person = Person(account=account, organizer=organizer,
+                        token_created=token.created if token else None,
+                        token_expires=token_expires(token) if token else None,
+                        failed_logins=failures.get(account.get_username(), 0))
+        (organizers if organizer else assessors).append(person)
+    return organizers, assessors

@@ -1,0 +1,98 @@
+"""The people page (organizers only): every account, create one, deactivate, reactivate, reset a password, revoke
+an API token. A new password is shown on the response to the POST that made it and nowhere else."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+from drf_spectacular.views import SpectacularSwaggerSplitView
+
+from pooling.errors import InputError
+from pooling.views import organizer_required
+
+from . import selectors, services
+from .forms import AccountCreateForm
+
+
+def password_once(request: HttpRequest, *, account, password: str, done: str, back_url: str,
+                  back_label: str) -> HttpResponse:
+    """The one page that shows a new password: the response itself, never stored by a browser or a proxy."""
+    response = render(request, "people/password_once.html", {
+        "account": account, "password": password, "done": done, "back_url": back_url, "back_label": back_label})
+    add_never_cache_headers(response)
+    return response
+
+
+@organizer_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def people(request: HttpRequest) -> HttpResponse:
+    form = AccountCreateForm(request.POST if request.method == "POST" else None)
+    if form.is_bound and form.is_valid():
+        try:
+            account, password = services.account_create(
+                username=form.cleaned_data["username"], organizer=form.cleaned_data["role"] == "organizer")
+        except InputError as exc:
+            for message in exc.messages():
+                form.add_error("username", message)
+        else:
+            return password_once(request, account=account, password=password, done="created",
+                                 back_url=reverse("people:list"), back_label="Back to People")
+    organizers, assessors = selectors.people_list()
+    return render(request, "people/people.html", {"form": form, "organizers": organizers, "assessors": assessors})
+
+
+ACTIONS = {
+    "deactivate": ("Deactivate", "{name} will be signed out and cannot log in or use the API until reactivated. "
+                                 "Their assignments and judgments are kept."),
+    "reactivate": ("Reactivate", "{name} can log in again with the password they had."),
+    "reset": ("Reset the password of", "{name} gets a new password, shown to you once; the old one, their "
+                                       "sessions and their API token stop working."),
+    "unlock": ("Unlock", "{name}'s failed logins are forgotten and they may log in at once (an address locked by "
+                         "failed logins stays locked until its cool-off ends)."),
+    "revoke": ("Revoke the API token of", "{name}'s API token stops working at once; they may ask /api/token/ for "
+                                          "a new one."),
+}
+
+
+@organizer_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def person_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """GET: a confirmation page (works without JavaScript); POST: the action."""
+    account = get_object_or_404(get_user_model(), pk=pk)
+    verb, consequence = ACTIONS[action]
+    if request.method == "GET":
+        return render(request, "people/confirm.html", {
+            "account": account, "action": action, "verb": verb,
+            "consequence": consequence.format(name=account.get_username())})
+    name = account.get_username()
+    try:
+        if action == "reset":
+            password = services.account_password_reset(account=account, by=request.user)
+            return password_once(request, account=account, password=password, done="given a new password",
+                                 back_url=reverse("people:list"), back_label="Back to People")
+        if action == "unlock":
+            services.account_unlock(account=account)
+            messages.info(request, f"{name} unlocked.")
+        elif action == "revoke":
+            had = services.token_revoke(account=account)
+            messages.info(request, f"{name}'s API token revoked." if had else f"{name} had no API token.")
+        else:
+            services.account_set_active(account=account, active=action == "reactivate", by=request.user)
+            messages.info(request, f"{name} {action}d.")
+    except InputError as exc:
+        for message in exc.messages():
+            messages.error(request, message)
+    return redirect("people:list")
+
+
+# The API's documentation: Swagger UI from drf-spectacular-sidecar's static files, its start-up script served
+# from this same URL (?script) so that the page needs no inline script. Organizers only, like /api/schema/; the
+# wrapper sends anyone else to the login page or the site's 403 page rather than DRF's.
+api_docs = organizer_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema"))
