@@ -3,6 +3,7 @@ import io
 import tracemalloc
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import DatabaseError, transaction
 
 from assessor.models import Assignment, Judgment
@@ -270,3 +271,15 @@ def test_a_long_judgments_line_is_read_in_bounded_memory(answers, tmp_path):
         tracemalloc.stop()
     assert info.value.messages() == ["j.tsv:line 1: the line is longer than 1,048,576 bytes"]
     assert peak < 6 * FIELD_MAX  # a 16 MiB line never held whole
+
+
+# --- the same refusals on the pages ---------------------------------------------------------------------------------
+
+def test_the_collections_page_shows_a_lone_surrogate_with_its_line(client, organizer, monkeypatch):
+    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    client.force_login(organizer)
+    post = '{"id": "2", "kind": "question", "title": "half \\ud800 a pair"}\n'
+    upload = SimpleUploadedFile("posts.jsonl", (QUESTION + post).encode())
+    response = client.post("/collections/", {"collection": "new", "files": [upload]}, follow=True)
+    assert "posts.jsonl: line 2: title holds a lone surrogate" in response.content.decode()
+    assert nothing_written()
