@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import functools
+import io
 import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,6 +17,8 @@ from django.utils import timezone
 
 from people.services import username_valid as _valid_username
 from pooling.errors import InputError, Problems
+from pooling.formats.se_xml import parse_int
+from pooling.formats.textio import FIELD_MAX, iter_lines, shown
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from . import rendering, selectors
@@ -510,16 +514,23 @@ class _Row:
     round: int
 
 
-def _parse_import(lines: Iterable[str | bytes], problems: Problems) -> list[_Row]:
+ROUND_MAX = 2**31 - 1  # Assignment.round's column
+
+
+def _import_stream(lines: BinaryIO | Iterable[str | bytes]) -> BinaryIO:
+    """The import as a binary stream: a file is read as it is (line by line, each line bounded); lines given as a list
+    (the tests, a caller with the text at hand) are joined into one, so that both go through the same reader."""
+    if hasattr(lines, "readline"):
+        return lines
+    return io.BytesIO(b"".join(
+        (line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")).rstrip(b"\r\n") + b"\n"
+        for line in lines))
+
+
+def _parse_import(lines: BinaryIO | Iterable[str | bytes], problems: Problems) -> list[_Row]:
     rows = []
-    for number, raw in enumerate(lines, start=1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                problems.add(number, f"not UTF-8 text (byte {exc.start + 1} of the line)")
-                continue
-        line = raw.rstrip("\r\n")
+    # A line is at most FIELD_MAX bytes: a longer one is reported and skipped without ever being held whole.
+    for number, line in iter_lines(_import_stream(lines), problems, line_max=FIELD_MAX):
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -552,24 +563,25 @@ def _parse_import(lines: Iterable[str | bytes], problems: Problems) -> list[_Row
             bad = True
         round_ = 0
         if round_text:
-            if not (round_text.isascii() and round_text.isdigit()) or int(round_text) < 1:
-                problems.add(number, f"round '{round_text}' is not a number from 1")
+            round_ = parse_int(round_text)
+            if round_ is None or not 1 <= round_ <= ROUND_MAX:
+                problems.add(number, f"round '{shown(round_text)}' is not a number from 1 to {ROUND_MAX}")
                 bad = True
             elif kind != Assignment.Kind.TRAINING:
                 problems.add(number, f"a round is given for training judgments only, not for {kind}")
                 bad = True
-            else:
-                round_ = int(round_text)
         elif kind == Assignment.Kind.TRAINING:
             round_ = 1
         if not bad:
             rows.append(_Row(number, assessor, topic, item, grade, comment, kind, round_))
+    if not rows and not problems:
+        problems.add(None, "the file has no rows")
     return rows
 
 
 @transaction.atomic
-def judgments_import(*, campaign: Campaign, lines: Iterable[str | bytes], user: AbstractBaseUser | None = None,
-                     filename: str = "") -> ImportResult:
+def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | bytes],
+                     user: AbstractBaseUser | None = None, filename: str = "") -> ImportResult:
     """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests): every line is
     checked before anything is written, and a file with any problem changes nothing."""
     problems = Problems(file=filename)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pooling.formats.runs import RANK_MAX
+from pooling.formats.runs import RANK_MAX, bytes_cut_short
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
 from . import scanner
@@ -264,6 +264,8 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None
     if data.startswith(BOM):
         data = data[len(BOM):]
+    if bytes_cut_short(data):  # a truncated file: read_run says so with its line
+        return None
     if scanner.loaded():
         # runscan.c checks the bytes itself: a file with CRs or other bytes is left to the code below.
         size = len(data)

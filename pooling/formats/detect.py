@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from pooling.errors import InputError, Problem
+from pooling.errors import InputError, Problem, Problems
 from pooling.formats.formula_tsv import extra_columns, is_formula_index_header, tsv_header
 from pooling.formats.se_xml import xml_root_name
 from pooling.formats.textio import BOM
@@ -22,10 +22,17 @@ def collection_file_kind(path: str | os.PathLike) -> str:
     if start.startswith(b"{"):
         return "jsonl"
     if start.startswith(b"<"):
-        root = xml_root_name(path)
+        problems = Problems()
+        root = xml_root_name(path, problems)
         if root in ("posts", "comments"):
             return root
-        what = f"XML with root element <{root}>" if root else "XML that is not well-formed"
+        if root is not None:
+            what = f"XML with root element <{root}>"
+        elif problems.items:  # the parser's reason, with its line
+            found = problems.items[0]
+            what = f"XML that is not well-formed at line {found.line} ({found.message.removeprefix('malformed XML: ')})"
+        else:
+            what = "XML that is not well-formed"
         _refuse(path, f"{what}; expected <posts> or <comments>")
     header = tsv_header(path)
     if is_formula_index_header(header):

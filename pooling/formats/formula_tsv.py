@@ -147,12 +147,21 @@ def read_formula_index(stream: BinaryIO, problems: Problems) -> Iterator[Formula
             f"or '{' '.join(V3_HEADER)}' (v3)",
         )
         return
+    rows = 0
     for line, row in _rows(records, header, problems):
+        rows += 1
         errors: list[str] = []
         record = _formula(line, row, errors)
         problems.add_all(line, errors)
         if record is not None:
             yield record
+    _no_rows(rows, problems)
+
+
+def _no_rows(rows: int, problems: Problems) -> None:
+    """A header without rows would load nothing and say it went well."""
+    if not rows and not problems:
+        problems.add(None, "the file has no rows")
 
 
 def _formula(line: int, row: dict[str, str], errors: list[str]) -> FormulaRecord | None:
@@ -193,7 +202,9 @@ def read_formula_extra(stream: BinaryIO, problems: Problems) -> Iterator[ExtraRe
     if not columns:
         problems.add(line, f"unknown header '{' '.join(header)}'; expected an id column and an slt or opt column")
         return
+    rows = 0
     for line, values in _rows(records, header, problems):
+        rows += 1
         formula_id = values["id"].strip()
         if not formula_id:
             problems.add(line, "empty id")
@@ -201,3 +212,4 @@ def read_formula_extra(stream: BinaryIO, problems: Problems) -> Iterator[ExtraRe
         for column in columns:
             if values[column].strip():
                 yield ExtraRecord(line, formula_id, column, values[column])
+    _no_rows(rows, problems)

@@ -6,21 +6,43 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from pooling.errors import Problems
-from pooling.formats.se_xml import PostRecord, normalize_tags, parse_int
-from pooling.formats.textio import iter_lines
+from pooling.formats.se_xml import PostRecord, int_refusal, normalize_tags, parse_int
+from pooling.formats.textio import ID_MAX, iter_lines, shown, text_problem
 
 KINDS = ("question", "answer", "document")
 
 
+class _LongInteger(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _json_int(text: str) -> int:
+    """JSON integers as ints, up to the digits of the longest id: int() raises ValueError past 4,300 digits."""
+    digits = len(text.lstrip("-"))
+    if digits > ID_MAX:
+        raise _LongInteger(digits)
+    return int(text)
+
+
 def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
-    """Posts of a JSONL file, as the file is read; blank lines are skipped."""
+    """Posts of a JSONL file, as the file is read; blank lines are skipped, a file of none is a problem."""
+    rows = 0
     for line, text in iter_lines(stream, problems):
         if not text.strip():
             continue
+        rows += 1
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_int=_json_int)
         except json.JSONDecodeError as exc:
             problems.add(line, f"invalid JSON: {exc.msg} (column {exc.colno})")
+            continue
+        except _LongInteger as exc:
+            problems.add(line, f"invalid JSON: an integer of {exc.digits:,} digits (at most {ID_MAX})")
+            continue
+        except RecursionError:  # the C decoder's own bound on nesting; a post is an object of flat values
+            problems.add(line, "invalid JSON: nested too deeply")
             continue
         if not isinstance(obj, dict):
             problems.add(line, "not a JSON object")
@@ -30,6 +52,8 @@ def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
         problems.add_all(line, errors)
         if record is not None:
             yield record
+    if not rows and not problems:
+        problems.add(None, "the file has no rows")
 
 
 def _post(line: int, obj: dict[str, Any], errors: list[str]) -> PostRecord | None:
@@ -68,6 +92,9 @@ def _id(obj: dict[str, Any], key: str, errors: list[str], *, required: bool = Fa
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         errors.append(f"{key} must be a string or an integer")
         return ""
+    if isinstance(value, str) and (problem := text_problem(key, value)):
+        errors.append(problem)
+        return ""
     text = str(value).strip()
     if required and not text:
         errors.append(f"empty {key}")
@@ -81,6 +108,9 @@ def _text(obj: dict[str, Any], key: str, errors: list[str]) -> str:
     if not isinstance(value, str):
         errors.append(f"{key} is not a string")
         return ""
+    if problem := text_problem(key, value):
+        errors.append(problem)
+        return ""
     return value
 
 
@@ -88,12 +118,15 @@ def _tags(obj: dict[str, Any], errors: list[str]) -> str:
     value = obj.get("tags")
     if value is None:
         return ""
-    if isinstance(value, str):
-        return normalize_tags(value)
     if isinstance(value, list) and all(isinstance(tag, str) for tag in value):
-        return normalize_tags(" ".join(value))
-    errors.append("tags must be a list of strings or a string")
-    return ""
+        value = " ".join(value)
+    if not isinstance(value, str):
+        errors.append("tags must be a list of strings or a string")
+        return ""
+    if problem := text_problem("tags", value):
+        errors.append(problem)
+        return ""
+    return normalize_tags(value)
 
 
 def _score(obj: dict[str, Any], errors: list[str]) -> int | None:
@@ -104,5 +137,6 @@ def _score(obj: dict[str, Any], errors: list[str]) -> int | None:
         return value
     score = parse_int(value) if isinstance(value, str) else None
     if score is None:
-        errors.append(f"score {json.dumps(value)} is not an integer")
+        what = int_refusal(value) if isinstance(value, str) else "is not an integer"
+        errors.append(f"score {json.dumps(shown(value) if isinstance(value, str) else value)} {what}")
     return score

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
 from pooling.errors import Problems
-from pooling.formats.se_xml import parse_int
-from pooling.formats.textio import iter_lines
+from pooling.formats.se_xml import int_refusal, parse_int
+from pooling.formats.textio import iter_lines, shown
 
 COLUMNS = "topic iteration doc_id grade"
 
@@ -53,7 +53,7 @@ def _errors(topic_id: str, item_id: str, raw_grade: str, grade: int | None, earl
     if not item_id:
         errors.append("empty doc id")
     if grade is None:
-        errors.append(f"grade '{raw_grade}' is not an integer")
+        errors.append(f"grade '{shown(raw_grade)}' {int_refusal(raw_grade)}")
     if earlier is not None:
         errors.append(f"doc '{item_id}' judged twice for topic '{topic_id}' (first on line {earlier})")
     return errors

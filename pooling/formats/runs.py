@@ -97,6 +97,7 @@ def read_run(
     last: dict[str, tuple[int, float, float]] = {}
     disorder, unsorted, irregular = summary.disorder, summary.unsorted_topics, summary.irregular_topics
     last_tag, tag_rows = None, 0
+    tag_before, tag_line, lineno = None, 0, 0  # the tag of the row before the last change of tag, and its line
     for lineno, text in iter_lines(stream, problems):
         if not text:
             continue
@@ -174,15 +175,47 @@ def read_run(
         if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
             if last_tag is not None:
                 tags[last_tag] = tags.get(last_tag, 0) + tag_rows
+            tag_before, tag_line = last_tag, lineno
             last_tag, tag_rows = tag, 0
         tag_rows += 1
         yield make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag))
     if last_tag is not None:
         tags[last_tag] = tags.get(last_tag, 0) + tag_rows
+    if tag_rows == 1 and tag_line == lineno and cut_short(tag_before, last_tag) and _no_final_line_end(stream):
+        problems.add(lineno, f"the file ends inside this line: its run tag '{_shown(last_tag)}' is the start of the "
+                             f"tag '{_shown(tag_before)}' of the line before (the file looks truncated)")
     if fmt is None and not problems:
         problems.add(None, "the file has no rows")
     summary.rows = sum(tags.values())
     _file_warnings(summary, topics, warnings)
+
+
+def cut_short(tag_before: str | None, last_tag: str) -> bool:
+    """The rule for a run truncated inside its last field: the last line has no line end (checked by the caller) and
+    its run tag is a strict start of the tag of the row before it ('myr' after 'myrun'). A last line cut anywhere else
+    loses a column and is refused for that; a whole last line without a line end is a whole file."""
+    return tag_before is not None and tag_before != last_tag and tag_before.startswith(last_tag)
+
+
+def bytes_cut_short(data: bytes) -> bool:
+    """`cut_short` on a whole file's bytes (evaluation's whole-file reader), from its last two lines."""
+    if not data or data.endswith(b"\n"):
+        return False
+    start = data.rfind(b"\n") + 1
+    if not start:
+        return False
+    before = data.rfind(b"\n", 0, start - 1) + 1
+    last = _split(data[start:].decode("utf-8", "replace").rstrip("\r"))
+    previous = _split(data[before:start].decode("utf-8", "replace").rstrip("\r\n"))
+    return bool(last and previous) and cut_short(previous[-1], last[-1])
+
+
+def _no_final_line_end(stream: BinaryIO) -> bool:
+    """Whether the stream's last byte is not a line end; False when that cannot be seen (a stream without seek)."""
+    if not stream.seekable():
+        return False
+    stream.seek(-1, 2)
+    return stream.read(1) != b"\n"
 
 
 def _start(fields: list[str], lineno: int, task: str, problems: Problems) -> str | None:

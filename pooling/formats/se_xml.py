@@ -15,10 +15,14 @@ import defusedxml.sax
 from defusedxml.common import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 
 from pooling.errors import Problems
+from pooling.formats.textio import FIELD_MAX, field_problem, shown
 
 # Small enough that the rows collected between two yields stay few, large enough to be fast.
 XML_CHUNK = 1 << 18
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+# The most digits (after leading zeros) of an integer a reader converts: past every integer column's range, and far
+# below the 4,300 digits beyond which int() raises ValueError instead of converting.
+INT_DIGITS_MAX = 18
 _ANGLE_TAGS = re.compile(r"<([^<>]*)>")
 _TAG_SEPARATORS = re.compile(r"[|,\s]+")
 _KINDS = {1: "question", 2: "answer"}
@@ -53,11 +57,24 @@ class StopParsing(Exception):
 
 
 def parse_int(text: str) -> int | None:
-    """Integer in plain ASCII digits; int() alone would also take '1_000' and other scripts' digits."""
+    """Integer in plain ASCII digits, or None: int() alone would also take '1_000' and other scripts' digits. An
+    integer of more than INT_DIGITS_MAX digits is None too (see too_long_integer for the message)."""
     text = text.strip()
-    if text.isdigit() and text.isascii():  # the common case, without the regex
+    if text.isdigit() and text.isascii() and len(text) <= INT_DIGITS_MAX:  # the common case, without the regex
         return int(text)
-    return int(text) if _INTEGER.fullmatch(text) else None
+    if not _INTEGER.fullmatch(text) or len(text.lstrip("+-").lstrip("0")) > INT_DIGITS_MAX:
+        return None
+    return int(text)
+
+
+def too_long_integer(text: str) -> bool:
+    """Whether a field parse_int refused is an integer after all, of more than INT_DIGITS_MAX digits."""
+    return _INTEGER.fullmatch(text.strip()) is not None
+
+
+def int_refusal(text: str) -> str:
+    """How a message says why parse_int refused a field: 'is out of range' or 'is not an integer'."""
+    return "is out of range" if too_long_integer(text) else "is not an integer"
 
 
 def normalize_tags(value: str) -> str:
@@ -98,13 +115,17 @@ def feed_xml(stream: BinaryIO, handler: ContentHandler, problems: Problems) -> I
 
 
 class _RowHandler(ContentHandler):
-    """Collects (line, attributes) of every <row> directly under the expected root element."""
+    """Collects (line, attributes) of every <row> directly under the expected root element.
+
+    A row with an attribute longer than FIELD_MAX bytes is reported and left out; `count` counts every row.
+    """
 
     def __init__(self, root: str, problems: Problems) -> None:
         super().__init__()
         self.root = root
         self.problems = problems
         self.depth = 0
+        self.count = 0
         self.rows: list[tuple[int, dict[str, str]]] = []
 
     def startElement(self, name, attrs):
@@ -114,7 +135,15 @@ class _RowHandler(ContentHandler):
             self.problems.add(line, f"root element is <{name}>, expected <{self.root}>")
             raise StopParsing
         if self.depth == 2 and name == "row":
-            self.rows.append((line, dict(attrs.items())))
+            self.count += 1
+            values = dict(attrs.items())
+            # One C-level pass over the lengths; each value measured in bytes only when it could be too long.
+            if values and max(map(len, values.values())) > FIELD_MAX // 4:
+                too_long = [problem for key, value in values.items() if (problem := field_problem(key, value))]
+                if too_long:
+                    self.problems.add_all(line, too_long)
+                    return
+            self.rows.append((line, values))
 
     def endElement(self, name):
         self.depth -= 1
@@ -125,15 +154,18 @@ class _RowHandler(ContentHandler):
 
 
 def iter_rows(stream: BinaryIO, problems: Problems, root: str) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yields (line, attributes) of each <row> under <root>, as the file is read."""
+    """Yields (line, attributes) of each <row> under <root>, as the file is read; a file without rows is a problem."""
     handler = _RowHandler(root, problems)
     for _ in feed_xml(stream, handler, problems):
         yield from handler.drain()
+    if not handler.count and not problems:
+        problems.add(None, "the file has no rows")
 
 
 def read_posts(stream: BinaryIO, problems: Problems, warnings: Problems) -> Iterator[PostRecord]:
-    """Questions and answers of a Posts.xml; other post types are counted in one warning."""
-    skipped = 0
+    """Questions and answers of a Posts.xml; other post types are counted in one warning. A file of other post
+    types only is a problem: it would make an empty collection."""
+    skipped = taken = 0
     for line, attrs in iter_rows(stream, problems, "posts"):
         type_id = parse_int(attrs.get("PostTypeId", ""))
         if type_id is not None and type_id not in _KINDS:
@@ -143,10 +175,13 @@ def read_posts(stream: BinaryIO, problems: Problems, warnings: Problems) -> Iter
         record = _post_record(line, attrs, errors)
         problems.add_all(line, errors)
         if record is not None:
+            taken += 1
             yield record
     if skipped:
         rows = "row" if skipped == 1 else "rows"
         warnings.add(None, f"skipped {skipped} {rows} of other post types")
+        if not taken and not problems:
+            problems.add(None, f"the file has no questions or answers ({skipped} {rows} of other post types)")
 
 
 def _post_record(line: int, attrs: dict[str, str], errors: list[str]) -> PostRecord | None:
@@ -181,7 +216,7 @@ def _post_kind(attrs: dict[str, str], errors: list[str]) -> str:
         return ""
     type_id = parse_int(raw)
     if type_id is None:
-        errors.append(f"PostTypeId '{raw}' is not a number")
+        errors.append(f"PostTypeId '{shown(raw)}' {'is out of range' if too_long_integer(raw) else 'is not a number'}")
         return ""
     return _KINDS[type_id]
 
@@ -220,7 +255,7 @@ def _score(attrs: dict[str, str], errors: list[str]) -> int | None:
         return None
     score = parse_int(raw)
     if score is None:
-        errors.append(f"Score '{raw}' is not an integer")
+        errors.append(f"Score '{shown(raw)}' {int_refusal(raw)}")
     return score
 
 
@@ -234,22 +269,24 @@ class _RootHandler(ContentHandler):
         raise StopParsing
 
 
-def xml_root_name(source: str | os.PathLike | BinaryIO) -> str | None:
-    """Name of the root element, reading only up to it; None if the start is not well-formed XML."""
+def xml_root_name(source: str | os.PathLike | BinaryIO, problems: Problems | None = None) -> str | None:
+    """Name of the root element, reading only up to it; None if the start is not well-formed XML (then `problems`
+    gets the parser's problem with its line)."""
+    problems = problems if problems is not None else Problems()
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as stream:
-            return _root_name(stream)
+            return _root_name(stream, problems)
     start = source.tell() if source.seekable() else None
     try:
-        return _root_name(source)
+        return _root_name(source, problems)
     finally:
         if start is not None:
             source.seek(start)
 
 
-def _root_name(stream: BinaryIO) -> str | None:
+def _root_name(stream: BinaryIO, problems: Problems) -> str | None:
     handler = _RootHandler()
-    for _ in feed_xml(stream, handler, Problems()):
+    for _ in feed_xml(stream, handler, problems):
         if handler.root is not None:
             break
     return handler.root

@@ -7,6 +7,7 @@ from xml.sax.handler import ContentHandler
 
 from pooling.errors import Problems
 from pooling.formats.se_xml import StopParsing, feed_xml, normalize_tags
+from pooling.formats.textio import FIELD_MAX, field_problem
 
 TASKS = ("answers", "formulas")
 # Child element -> TopicRecord field.
@@ -24,7 +25,8 @@ class TopicRecord(NamedTuple):
 
 
 class _TopicHandler(ContentHandler):
-    """Collects each <Topic>'s line, number attribute and child texts."""
+    """Collects each <Topic>'s line, number attribute and child texts; a text longer than FIELD_MAX bytes is reported
+    with its line and not kept (nor more of it than FIELD_MAX characters held meanwhile)."""
 
     def __init__(self, problems: Problems) -> None:
         super().__init__()
@@ -32,7 +34,10 @@ class _TopicHandler(ContentHandler):
         self.depth = 0
         self.topics: list[tuple[int, str | None, dict[str, str]]] = []
         self.field: str | None = None
+        self.element = ""
+        self.field_line = 0
         self.text: list[str] = []
+        self.size = 0
 
     def startElement(self, name, attrs):
         self.depth += 1
@@ -43,15 +48,22 @@ class _TopicHandler(ContentHandler):
         if self.depth == 2 and name == "Topic":
             self.topics.append((line, attrs.get("number"), {}))
         elif self.depth == 3 and name in FIELDS and self.topics:
-            self.field, self.text = FIELDS[name], []
+            self.field, self.element, self.field_line, self.text, self.size = FIELDS[name], name, line, [], 0
 
     def characters(self, content):
-        if self.field is not None:
+        if self.field is not None and self.size <= FIELD_MAX:
             self.text.append(content)
+            self.size += len(content)
 
     def endElement(self, name):
         if self.depth == 3 and self.field is not None:
-            self.topics[-1][2][self.field] = "".join(self.text).strip()
+            text = "".join(self.text).strip()
+            problem = (f"{self.element} is longer than {FIELD_MAX:,} bytes" if self.size > FIELD_MAX
+                       else field_problem(self.element, text))
+            if problem:
+                self.problems.add(self.field_line, problem)
+                text = ""
+            self.topics[-1][2][self.field] = text
             self.field = None
         self.depth -= 1
 
@@ -63,6 +75,8 @@ def read_topics(stream: BinaryIO, problems: Problems, *, task: str) -> list[Topi
     handler = _TopicHandler(problems)
     for _ in feed_xml(stream, handler, problems):
         pass
+    if not handler.topics and not problems:
+        problems.add(None, "the file has no topics")
     topics: list[TopicRecord] = []
     first_line: dict[str, int] = {}
     for line, number, fields in handler.topics:

@@ -84,7 +84,7 @@ def test_a_bad_import_file_is_rejected_with_line_numbers_and_changes_nothing(ans
         "j.tsv:line 6: expected 5 to 7 tab-separated columns (assessor, topic, item_id, grade, comment[, kind[, "
         "round]]), found 4",
         "j.tsv:line 7: a round is given for training judgments only, not for official",
-        "j.tsv:line 8: not UTF-8 text (byte 9 of the line)",
+        "j.tsv:line 8: not UTF-8 (byte 9 of the line)",
         "j.tsv:line 9: the same judgment again (first on line 1)",
     ]
     assert not Judgment.objects.exists() and not Assignment.objects.exists()
