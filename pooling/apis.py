@@ -95,6 +95,9 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         return _accepted(job, request)
 
 
+RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="the run's id")
+
+
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Campaign.objects.select_related("collection")
     serializer_class = CampaignSerializer
@@ -128,10 +131,11 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         services.campaign_delete(campaign=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(methods=["get"], responses=RunSerializer)
-    @extend_schema(methods=["delete"], responses=RunDeleteResultSerializer, parameters=[OpenApiParameter(
+    @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
+    @extend_schema(methods=["delete"], responses=RunDeleteResultSerializer, parameters=[RUN_PK, OpenApiParameter(
         "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
-    @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer})
+    @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer},
+                   parameters=[RUN_PK])
     @action(detail=True, methods=["get", "delete", "put"], url_path=r"runs/(?P<run_pk>[0-9]+)",
             parser_classes=[MultiPartParser, FormParser])
     def run(self, request, pk=None, run_pk=None):
