@@ -54,6 +54,15 @@ def judged_count(*, campaign: Campaign) -> tuple[int, int]:
     return sum(len(items) for items in judged.values()), len(judged)
 
 
+def _lock_run(run: Run) -> Campaign:
+    """Locks the run's campaign, then checks the run is still there (another change may have taken it meanwhile)."""
+    campaign = run.campaign
+    _lock(campaign)
+    if not Run.objects.filter(pk=run.pk).exists():
+        raise InputError(f"run '{run.name}' no longer exists in campaign '{campaign.name}'")
+    return campaign
+
+
 def _refuse_once_judged(campaign: Campaign, force: bool, what: str) -> bool:
     """Raises unless judging has not started or `force` is given; True when judging has started."""
     items, topics = judged_count(campaign=campaign)
@@ -99,8 +108,7 @@ def _entries_delete(*, run: Run | None = None, campaign: Campaign | None = None)
 def run_delete(*, run: Run, force: bool = False) -> PoolsAfter:
     """Deletes a run and its rows. Built pools are rebuilt from the runs left; once judging has started only
     with `force` (every judgment kept)."""
-    campaign = run.campaign
-    _lock(campaign)
+    campaign = _lock_run(run)
     _refuse_once_judged(campaign, force, f"run '{run.name}' was not deleted")
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
@@ -121,8 +129,7 @@ def run_replace(
     """Replaces a run's file: the new file becomes the run of the same name, with the same options (kind, manual,
     baseline, own depth). A rejected file changes nothing, the old run included. Built pools are rebuilt; once
     judging has started only with `force` (every judgment kept)."""
-    campaign = run.campaign
-    _lock(campaign)
+    campaign = _lock_run(run)
     _refuse_once_judged(campaign, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
     options = {"name": run.name, "alternate": run.alternate, "manual": run.manual, "baseline": run.baseline,

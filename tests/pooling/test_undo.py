@@ -1,47 +1,20 @@
 """Undoing a mistake (the services): deleting and replacing runs, editing and deleting campaigns; judgments stay."""
 import pytest
 
-from assessor.models import Assignment, Judgment, JudgmentRevision
-from assessor.services import GradeInput, judgment_submit
+from assessor.models import Assignment
 from pooling import services
 from pooling.errors import InputError
 from pooling.models import Campaign, PoolItem, Run, RunEntry, Topic
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign, ingest, task1_lines
+from tests.pooling.undo_data import judged, judgment_rows, pooled  # noqa: F401 (judged: a fixture)
 
 pytestmark = pytest.mark.django_db
 
 
-def pooled(campaign, topic="A.1") -> set[str]:
-    return set(PoolItem.objects.filter(campaign=campaign, topic__topic_id=topic).values_list("item_id", flat=True))
-
-
-def judge(assignment, topic, item_id, grade="2"):
-    item = PoolItem.objects.get(campaign=assignment.campaign, topic__topic_id=topic, item_id=item_id)
-    return judgment_submit(assignment=assignment, item=item, grades=[GradeInput(grade)], user=assignment.assessor)
-
-
-@pytest.fixture
-def judged(tmp_path, django_user_model):
-    """answers_campaign with pools built, and a judgment of 15 (pooled by r3 alone) revised once."""
-    campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
-    ada = django_user_model.objects.create_user("ada")
-    a = assign(campaign, ada, "A.1")
-    judge(a, "A.1", "15", "2")
-    judge(a, "A.1", "15", "3")
-    judge(a, "A.1", "10", "1")
-    return campaign
-
-
-def judgment_rows():
-    return (sorted(Judgment.objects.values_list("item_id", "grade", "revision")),
-            sorted(JudgmentRevision.objects.values_list("judgment__item_id", "number", "old_grade", "grade")))
-
-
 # --- what a judgment hangs on -----------------------------------------------------------------------------------
 
-def test_judgments_do_not_hang_on_pool_rows(judged):
+def test_judgments_do_not_hang_on_pool_rows(judged):  # noqa: F811
     """The pool rows a rebuild deletes are not what judgments refer to: deleting every pool row of the campaign,
     as Django would, leaves every judgment and revision."""
     before = judgment_rows()
@@ -70,7 +43,20 @@ def test_deleting_a_run_before_pools_leaves_no_pools(tmp_path):
     assert sorted(campaign.runs.values_list("name", flat=True)) == ["r2", "r3"]
 
 
-def test_deleting_a_run_once_judged_is_refused_without_force(judged):
+def test_a_run_deleted_meanwhile_is_not_deleted_or_replaced_twice(tmp_path):
+    campaign = answers_campaign(tmp_path)
+    stale = campaign.runs.get(name="r3")
+    services.run_delete(run=campaign.runs.get(name="r3"))
+    with pytest.raises(InputError, match="run 'r3' no longer exists in campaign 'answers'"):
+        services.run_delete(run=stale)
+    path = tmp_path / "new.tsv"
+    path.write_text("A.1\t10\t1\t1.0\tx\n")
+    with pytest.raises(InputError, match="no longer exists"):
+        services.run_replace(run=stale, path=path)
+    assert not campaign.runs.filter(name="r3").exists()
+
+
+def test_deleting_a_run_once_judged_is_refused_without_force(judged):  # noqa: F811
     r3 = judged.runs.get(name="r3")
     with pytest.raises(InputError, match=r"judging has started .*\(2 judged items in 1 topics\): run 'r3' was not "
                                          r"deleted. Forced"):
@@ -79,7 +65,7 @@ def test_deleting_a_run_once_judged_is_refused_without_force(judged):
     assert "15" in pooled(judged)
 
 
-def test_forced_delete_rebuilds_the_pools_and_keeps_every_judgment_and_revision(judged):
+def test_forced_delete_rebuilds_the_pools_and_keeps_every_judgment_and_revision(judged):  # noqa: F811
     before = judgment_rows()
     after = services.run_delete(run=judged.runs.get(name="r3"), force=True)
     assert not judged.runs.filter(name="r3").exists()
@@ -89,7 +75,7 @@ def test_forced_delete_rebuilds_the_pools_and_keeps_every_judgment_and_revision(
     assert judgment_rows() == before
 
 
-def test_forced_delete_of_the_last_run_empties_the_pools_and_keeps_judgments(judged):
+def test_forced_delete_of_the_last_run_empties_the_pools_and_keeps_judgments(judged):  # noqa: F811
     before = judgment_rows()
     for name in ("r1", "r2"):
         services.run_delete(run=judged.runs.get(name=name), force=True)
@@ -125,7 +111,7 @@ def test_a_rejected_replacement_changes_nothing(tmp_path):
     assert "15" in pooled(campaign)
 
 
-def test_replacing_a_run_once_judged_needs_force_and_keeps_judgments(judged, tmp_path):
+def test_replacing_a_run_once_judged_needs_force_and_keeps_judgments(judged, tmp_path):  # noqa: F811
     r3 = judged.runs.get(name="r3")
     path = tmp_path / "r3new.tsv"
     path.write_text("".join("\t".join(x) + "\n" for x in task1_lines("A.1", ["16"], "r3")))
@@ -161,7 +147,7 @@ def test_pool_settings_are_refused_once_the_pools_are_built_but_the_name_may_cha
     assert Campaign.objects.get(pk=campaign.pk).name == "renamed"
 
 
-def test_forced_settings_change_rebuilds_the_pools_and_keeps_judgments(judged):
+def test_forced_settings_change_rebuilds_the_pools_and_keeps_judgments(judged):  # noqa: F811
     before = judgment_rows()
     campaign, after = services.campaign_update(campaign=judged, primary_depth=1, force=True)
     assert campaign.primary_depth == 1
@@ -210,7 +196,7 @@ def test_deleting_a_campaign_without_judgments_deletes_everything_it_holds(tmp_p
     assert not PoolItem.objects.exists() and not Assignment.objects.exists()
 
 
-def test_a_campaign_with_judgments_is_never_deleted(judged):
+def test_a_campaign_with_judgments_is_never_deleted(judged):  # noqa: F811
     before = judgment_rows()
     with pytest.raises(InputError, match=r"has judgments \(2 judged items\) and is kept: nothing an assessor "
                                          r"submitted is ever deleted. Export its qrels"):

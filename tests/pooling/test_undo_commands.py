@@ -6,7 +6,7 @@ from pooling import services
 from pooling.models import Campaign, PoolItem
 from tests.commands import command_output, rejected
 from tests.pooling.run_files import answers_campaign, task1_lines
-from tests.pooling.test_undo import judged  # noqa: F401 (a fixture)
+from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 

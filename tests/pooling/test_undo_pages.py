@@ -8,7 +8,7 @@ from assessor.models import Judgment, JudgmentRevision
 from pooling import services
 from pooling.models import Campaign, Job, PoolItem, Run
 from tests.pooling.run_files import answers_campaign
-from tests.pooling.test_undo import judged  # noqa: F401 (a fixture)
+from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 
