@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from ..errors import InputError, Problem
-from ..models import Campaign, PoolItem, Run, RunEntry
+from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from ..signals import campaign_deleting, pools_rebuilt
 from .campaigns import collection_get_or_create
 from .common import Progress
@@ -177,6 +177,8 @@ def campaign_update(
         if has_runs:
             problems.append(f"the collection cannot change: the campaign's runs were checked against "
                             f"'{collection or 'no collection'}'. Delete its runs first, or create a new campaign")
+        elif len(collection_name.strip()) > Collection._meta.get_field("name").max_length:
+            problems.append("collection: a collection name has at most 100 characters")
         elif not collection_name.strip():
             changed["collection"] = None
         else:
@@ -184,7 +186,9 @@ def campaign_update(
     if "max_depth" in changed and has_runs and changed["max_depth"] < campaign.max_depth:
         problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "
                         "read against it (it may rise)")
-    pooled = [k for k in POOL_SETTINGS if k in changed]
+    # Pooling answers reads neither the instance count nor the selection.
+    unread = ("instances", "selection") if campaign.task == Campaign.Task.ANSWERS else ()
+    pooled = [k for k in POOL_SETTINGS if k in changed and k not in unread]
     was_built = pools_built(campaign=campaign)
     if pooled and was_built and not force:
         problems.append(

@@ -203,3 +203,19 @@ def test_a_campaign_with_judgments_is_never_deleted(judged):  # noqa: F811
         services.campaign_delete(campaign=judged)
     assert Campaign.objects.filter(pk=judged.pk).exists() and judged.runs.count() == 3
     assert judgment_rows() == before
+
+
+def test_an_answers_campaign_takes_formula_settings_without_a_rebuild(tmp_path):
+    campaign = answers_campaign(tmp_path)
+    services.pool_build(campaign=campaign)
+    campaign, after = services.campaign_update(campaign=campaign, instances=3, selection="thread-spread")
+    assert (campaign.instances, campaign.selection, after.rebuilt) == (3, "thread-spread", None)
+    with pytest.raises(InputError, match="a collection name has at most 100 characters"):
+        services.campaign_update(campaign=Campaign.objects.create(name="new", task="answers", primary_depth=1,
+                                                                  alternate_depth=1), collection_name="c" * 101)
+
+
+def test_uploading_a_run_under_a_taken_name_points_to_replace(tmp_path):
+    campaign = answers_campaign(tmp_path)
+    with pytest.raises(InputError, match="already has a run named 'r1': replace that run to give it a new file"):
+        ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["1"], "r1"))
