@@ -22,7 +22,16 @@ from pooling.formats.textio import FIELD_MAX, iter_lines, shown
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from . import rendering, selectors
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment, JudgmentRevision
+from .models import (
+    GRADES_NEEDING_COMMENT,
+    Assignment,
+    GoldJudgment,
+    Grade,
+    ItemVisit,
+    Judgment,
+    JudgmentRevision,
+    TrainingRound,
+)
 from .sql import db_datetime, db_now, table
 
 log = logging.getLogger(__name__)
@@ -661,3 +670,16 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     problems.raise_if_any()
     return ImportResult(judgments=len(rows), created=totals.created, revised=totals.revised,
                         unchanged=totals.unchanged, new_accounts=new_accounts, new_assignments=new_assignments)
+
+
+def campaign_rows_delete(sender, *, campaign: Campaign, **kwargs) -> None:
+    """pooling's campaign_delete, before it deletes the campaign: its assignments (and what each assessor was shown)
+    and its training rounds go with it. Refused if any judgment exists: nothing an assessor submitted is ever
+    deleted (campaign_delete checks first; this is the check where the judgments live)."""
+    if Judgment.objects.filter(assignment__campaign=campaign).exists():
+        raise InputError(f"campaign '{campaign.name}' has judgments and is kept: nothing an assessor submitted is "
+                         "ever deleted")
+    GoldJudgment.objects.filter(round__campaign=campaign).delete()
+    TrainingRound.objects.filter(campaign=campaign).delete()
+    ItemVisit.objects.filter(assignment__campaign=campaign).delete()
+    Assignment.objects.filter(campaign=campaign).delete()

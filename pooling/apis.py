@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -23,14 +23,19 @@ from .models import Campaign, Collection, Job
 from .serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
+    CampaignUpdateResultSerializer,
+    CampaignUpdateSerializer,
     CollectionSerializer,
     CollectionUploadSerializer,
     FileUploadSerializer,
     JobSerializer,
     PoolSizesSerializer,
+    RunDeleteResultSerializer,
+    RunReplaceSerializer,
     RunSerializer,
     RunUploadSerializer,
     TopicSerializer,
+    pools_after_data,
 )
 from .uploads import upload_save
 
@@ -90,6 +95,9 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         return _accepted(job, request)
 
 
+RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="the run's id")
+
+
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Campaign.objects.select_related("collection")
     serializer_class = CampaignSerializer
@@ -103,6 +111,53 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = services.campaign_create(collection_name=values.pop("collection", None) or None,
                                             user=request.user, **values)
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=CampaignUpdateSerializer, responses={200: CampaignUpdateResultSerializer})
+    def partial_update(self, request, pk=None):
+        """Changes settings (any of them; the task never changes). Pooling settings of built pools change only with
+        `force`, which rebuilds the pools at once and keeps every judgment (docs/pooling.md)."""
+        campaign = self.get_object()
+        data = CampaignUpdateSerializer(campaign, data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        campaign, after = services.campaign_update(campaign=campaign, collection_name=values.pop("collection", None),
+                                                   **values)
+        return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
+
+    @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})
+    def destroy(self, request, pk=None):
+        """Deletes a campaign with its topics, runs, pools, jobs and assignments; refused (400) once any item is
+        judged: nothing an assessor submitted is ever deleted."""
+        services.campaign_delete(campaign=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
+    @extend_schema(methods=["delete"], responses=RunDeleteResultSerializer, parameters=[RUN_PK, OpenApiParameter(
+        "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
+    @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer},
+                   parameters=[RUN_PK])
+    @action(detail=True, methods=["get", "delete", "put"], url_path=r"runs/(?P<run_pk>[0-9]+)",
+            parser_classes=[MultiPartParser, FormParser])
+    def run(self, request, pk=None, run_pk=None):
+        """GET one run; DELETE deletes it (built pools are rebuilt; once judging has started only with
+        `?force=true`); PUT uploads a new file for it, same name and options (a job; a rejected file keeps the old
+        run; once judging has started only with `force`)."""
+        campaign = self.get_object()
+        run = get_object_or_404(campaign.runs.all(), pk=run_pk)
+        if request.method == "GET":
+            return Response(RunSerializer(run).data)
+        if request.method == "DELETE":
+            after = services.run_delete(run=run, force=_flag(request.query_params.get("force")))
+            return Response({"deleted": run.name, "pools": pools_after_data(after)})
+        upload = RunReplaceSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        file = upload.validated_data["file"]
+        with transaction.atomic():
+            path = upload_save(file=file)
+            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
+                "path": str(path), "filename": file.name, "name": run.name, "replace": run.pk,
+                "force": upload.validated_data["force"]})
+        return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
     @extend_schema(methods=["post"], request=FileUploadSerializer, responses={202: JobSerializer})

@@ -50,3 +50,36 @@ class MultipleFileField(forms.FileField):
 class CollectionUploadForm(forms.Form):
     collection = forms.CharField(max_length=100, help_text="created if it does not exist")
     files = MultipleFileField(help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
+
+
+class CampaignSettingsForm(forms.ModelForm):
+    """A campaign's settings; the model's validators keep each number within its column (docs/pooling.md)."""
+
+    collection = forms.CharField(max_length=100, required=False,
+                                 help_text="changes only while the campaign has no run; created if it does not exist")
+    force = forms.BooleanField(required=False, label="Rebuild the pools with the new pooling settings",
+                               help_text="the pools are built: a new depth, instance count, selection or seed "
+                                         "changes only with a rebuild (every judgment is kept)")
+
+    class Meta:
+        model = Campaign
+        fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth"]
+        labels = {"max_depth": "Maximum run depth"}
+        help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in"}
+
+    def __init__(self, *args, pools_built: bool = False, has_runs: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.task == Campaign.Task.ANSWERS:  # pooling answers reads neither
+            del self.fields["instances"], self.fields["selection"]
+        if not pools_built:
+            del self.fields["force"]
+        if self.instance.collection_id:
+            self.initial.setdefault("collection", self.instance.collection.name)
+        # Shown but fixed once runs are in (they were checked against the collection); the service says so too.
+        self.fields["collection"].disabled = has_runs
+
+
+class RunReplaceForm(forms.Form):
+    file = forms.FileField(help_text="the new file; the run keeps its name, kind, manual and baseline marks and depth")
+    force = forms.BooleanField(required=False, label="Replace it although judging has started",
+                               help_text="the pools are rebuilt and every judgment is kept")

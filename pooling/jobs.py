@@ -79,12 +79,29 @@ def job_execute(*, job_id: int) -> Job:
 
 def _run_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     p = job.params
+    if p.get("replace"):
+        return _run_replace(job, progress)
     run = services.run_ingest(campaign=job.campaign, path=p["path"], name=p.get("name") or None,
                               filename=p.get("filename"), alternate=p.get("alternate", False),
                               manual=p.get("manual", False), baseline=p.get("baseline", False),
                               user=job.created_by, progress=progress, depth=p.get("depth"))
     services.run_collection_check(run=run)  # after the commit: the run is already there for everyone
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count}, run.warnings
+
+
+def _run_replace(job: Job, progress) -> tuple[dict, list[str]]:
+    """A new file for an existing run (params "replace": its pk, "force"): services.run_replace."""
+    p = job.params
+    old = job.campaign.runs.filter(pk=p["replace"]).first()
+    if old is None:
+        raise InputError(f"run '{p.get('name')}' no longer exists: nothing to replace")
+    run, after = services.run_replace(run=old, path=p["path"], filename=p.get("filename"),
+                                      force=bool(p.get("force")), user=job.created_by, progress=progress)
+    services.run_collection_check(run=run)
+    result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True}
+    if after.rebuilt is not None:
+        result["pool_items"] = after.rebuilt["items"]
+    return result, run.warnings + after.messages()
 
 
 def _topics_ingest(job: Job, progress) -> tuple[dict, list[str]]:

@@ -7,7 +7,14 @@ bulk loading a plain COPY without lookups.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+
+# The columns' ranges (PostgreSQL integer and bigint), so that a form, the API and a command all refuse what the
+# database could not store, with the field's name, instead of failing on the INSERT.
+INT_MAX = 2**31 - 1
+BIGINT_RANGE = (-(2**63), 2**63 - 1)
+COUNT_VALIDATORS = [MinValueValidator(1), MaxValueValidator(INT_MAX)]
 
 
 class Collection(models.Model):
@@ -125,12 +132,15 @@ class Campaign(models.Model):
     task = models.CharField(max_length=10, choices=Task.choices)
     collection = models.ForeignKey(Collection, on_delete=models.PROTECT, null=True, blank=True,
                                    related_name="campaigns")
-    primary_depth = models.PositiveIntegerField()
-    alternate_depth = models.PositiveIntegerField()
-    instances = models.PositiveIntegerField(default=5, help_text="instances judged per visually distinct formula")
+    primary_depth = models.PositiveIntegerField(validators=COUNT_VALIDATORS)
+    alternate_depth = models.PositiveIntegerField(validators=COUNT_VALIDATORS)
+    instances = models.PositiveIntegerField(default=5, validators=COUNT_VALIDATORS,
+                                            help_text="instances judged per visually distinct formula")
     selection = models.CharField(max_length=16, choices=Selection.choices, default=Selection.RR_VOTE)
-    seed = models.BigIntegerField(default=0)
-    max_depth = models.PositiveIntegerField(default=1000, help_text="most rows a run may have for one topic")
+    seed = models.BigIntegerField(default=0, validators=[MinValueValidator(BIGINT_RANGE[0]),
+                                                         MaxValueValidator(BIGINT_RANGE[1])])
+    max_depth = models.PositiveIntegerField(default=1000, validators=COUNT_VALIDATORS,
+                                            help_text="most rows a run may have for one topic")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
 

@@ -33,6 +33,38 @@ class CampaignCreateSerializer(serializers.Serializer):
     max_depth = serializers.IntegerField(min_value=1, required=False)
 
 
+class CampaignUpdateSerializer(serializers.ModelSerializer):
+    """PATCH of a campaign: any of these; ranges from the model's validators, as the create form and command."""
+
+    collection = serializers.CharField(max_length=100, required=False, allow_blank=True,
+                                       help_text="only while the campaign has no run")
+    force = serializers.BooleanField(default=False, help_text="change pooling settings of built pools: the pools "
+                                                              "are rebuilt at once, every judgment kept")
+
+    class Meta:
+        model = Campaign
+        fields = ["name", "collection", "primary_depth", "alternate_depth", "instances", "selection", "seed",
+                  "max_depth", "force"]
+
+
+class PoolsAfterSerializer(serializers.Serializer):
+    rebuilt = serializers.BooleanField(help_text="false when the pools had not been built (nothing to redo)")
+    items = serializers.IntegerField(allow_null=True, help_text="pool items after the rebuild")
+    unpooled = serializers.ListField(child=serializers.ListField(child=serializers.CharField()),
+                                     help_text="[topic id, item id] of judged items the new pools leave out "
+                                               "(their judgments are kept)")
+
+
+class CampaignUpdateResultSerializer(serializers.Serializer):
+    campaign = CampaignSerializer()
+    pools = PoolsAfterSerializer()
+
+
+class RunDeleteResultSerializer(serializers.Serializer):
+    deleted = serializers.CharField(help_text="the run's name")
+    pools = PoolsAfterSerializer()
+
+
 class TopicSerializer(serializers.ModelSerializer):
     class Meta:
         model = Topic
@@ -96,3 +128,14 @@ class PoolSizesSerializer(serializers.Serializer):
     selected = serializers.IntegerField(allow_null=True,
                                         help_text="formulas: instances to judge in all topics; null for answers")
     topics = PoolTopicSizeSerializer(many=True, help_text="every topic of the campaign, in campaign order")
+
+
+class RunReplaceSerializer(FileUploadSerializer):
+    force = serializers.BooleanField(default=False, help_text="replace although judging has started: the pools "
+                                                              "are rebuilt, every judgment kept")
+
+
+def pools_after_data(after) -> dict:
+    """services.PoolsAfter as PoolsAfterSerializer shows it."""
+    return {"rebuilt": after.rebuilt is not None,
+            "items": after.rebuilt["items"] if after.rebuilt is not None else None, "unpooled": after.unpooled}

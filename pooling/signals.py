@@ -8,3 +8,6 @@ demo_loaded = Signal()
 pools_rebuilt = Signal()
 # Sent by load_demo --reset before it deletes the demo campaigns: campaigns=[Campaign].
 demo_deleting = Signal()
+# Sent by campaign_delete, inside its transaction, before it deletes the campaign: campaign=Campaign. Receivers
+# delete their rows of the campaign, and raise InputError if any is an assessor's judgment.
+campaign_deleting = Signal()

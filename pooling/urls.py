@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import undo_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -11,6 +11,10 @@ urlpatterns = [
     path("campaigns/<int:pk>/pools/", views.pool_detail, name="pools"),
     path("campaigns/<int:pk>/pools/build/", views.pool_build, name="pool_build"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/depth/", views.run_depth, name="run_depth"),
+    path("campaigns/<int:pk>/runs/<int:run_pk>/delete/", undo_views.run_delete, name="run_delete"),
+    path("campaigns/<int:pk>/runs/<int:run_pk>/replace/", undo_views.run_replace, name="run_replace"),
+    path("campaigns/<int:pk>/settings/", undo_views.campaign_settings, name="campaign_settings"),
+    path("campaigns/<int:pk>/delete/", undo_views.campaign_delete, name="campaign_delete"),
     path("collections/", views.collection_list, name="collections"),
     path("jobs/", views.job_list, name="jobs"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),

@@ -4,17 +4,35 @@ from .campaigns import campaign_create, collection_get_or_create, topics_ingest
 from .collection import collection_ingest
 from .pools import judged_items, pool_build, run_depth
 from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
+from .undo import (
+    PoolsAfter,
+    campaign_contents,
+    campaign_delete,
+    campaign_update,
+    judged_count,
+    pools_built,
+    run_delete,
+    run_replace,
+)
 
 __all__ = [
+    "PoolsAfter",
+    "campaign_contents",
     "campaign_create",
+    "campaign_delete",
+    "campaign_update",
     "collection_get_or_create",
     "collection_ingest",
     "file_checksum",
+    "judged_count",
     "judged_items",
     "pool_build",
+    "pools_built",
     "run_collection_check",
+    "run_delete",
     "run_depth_set",
     "run_depth",
     "run_ingest",
+    "run_replace",
     "topics_ingest",
 ]

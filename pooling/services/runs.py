@@ -51,7 +51,8 @@ def run_ingest(
     filename = filename or Path(path).name
     name = (name or Path(filename).stem).strip()
     if Run.objects.filter(campaign=campaign, name=name).exists():
-        raise InputError(f"the campaign already has a run named '{name}'")
+        raise InputError(f"the campaign already has a run named '{name}': replace that run to give it a new file "
+                         "(Replace on the campaign page, replace_run, or PUT on the run in the API)")
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     if not topics:
         raise InputError("the campaign has no topics yet: ingest its topics before its runs")

@@ -1,0 +1,18 @@
+"""delete_campaign NAME: deletes a campaign that has no judgment (docs/pooling.md, "Undoing a mistake")."""
+from pooling import services
+
+from ._base import ServiceCommand
+
+
+class Command(ServiceCommand):
+    help = ("Deletes a campaign with its topics, runs, pools, jobs, assignments and training rounds. A campaign "
+            "with any judgment is kept (exit 2): nothing an assessor submitted is ever deleted.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+
+    def handle(self, *args, **o):
+        campaign = self.campaign(o["name"])
+        c = services.campaign_delete(campaign=campaign)
+        self.stdout.write(f"deleted campaign '{o['name']}': {c.topics} topics, {c.runs} runs ({c.run_rows} rows), "
+                          f"{c.pool_items} pool items, {c.jobs} jobs")

@@ -1,0 +1,37 @@
+"""edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
+from pooling import services
+from pooling.models import Campaign
+
+from ._base import ServiceCommand
+from ._undo import report_pools
+
+
+class Command(ServiceCommand):
+    help = ("Changes a campaign's settings; settings not given stay. The pooling settings change freely until the "
+            "pools are built, then only with --force, which rebuilds the pools (every judgment kept).")
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign_name", metavar="NAME")
+        parser.add_argument("--name", help="a new name")
+        parser.add_argument("--primary-depth", type=int)
+        parser.add_argument("--alternate-depth", type=int)
+        parser.add_argument("--instances", type=int)
+        parser.add_argument("--selection", choices=Campaign.Selection.values)
+        parser.add_argument("--seed", type=int)
+        parser.add_argument("--max-depth", type=int, help="most rows a run may have per topic (only rises once "
+                                                          "runs are in)")
+        parser.add_argument("--collection", help="only while the campaign has no run")
+        parser.add_argument("--force", action="store_true",
+                            help="change pooling settings of built pools: the pools are rebuilt at once")
+
+    def handle(self, *args, **o):
+        campaign, after = services.campaign_update(
+            campaign=self.campaign(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
+            primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
+            selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"], force=o["force"])
+        self.stdout.write(
+            f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
+            f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
+            f"seed {campaign.seed}, maximum run depth {campaign.max_depth}"
+            + (f", collection '{campaign.collection}'" if campaign.collection else ""))
+        report_pools(self, after)

@@ -1,0 +1,250 @@
+"""Undoing an organizer's mistake: deleting or replacing a run, editing a campaign's settings, deleting a campaign.
+
+Nothing an assessor submitted is ever deleted (SPEC 5.3). Before judging starts a run may go or be replaced freely;
+once any item is judged only with `force`, and then the pools are rebuilt by pool_build's forced rebuild, which
+keeps every judgment (judgments name their items by id, not by a pool row) and reports the judged items the new
+pools leave out. A campaign with judgments is never deleted. docs/pooling.md, "Undoing a mistake".
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+
+from ..errors import InputError, Problem
+from ..models import Campaign, Collection, PoolItem, Run, RunEntry
+from ..signals import campaign_deleting, pools_rebuilt
+from .campaigns import collection_get_or_create
+from .common import Progress
+from .pools import _pool_delete, judged_items, pool_build
+from .runs import run_ingest
+
+# The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
+POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "seed")
+
+
+@dataclass
+class PoolsAfter:
+    """What a change did to the campaign's pools: None when they had not been built (nothing to redo)."""
+
+    rebuilt: dict | None = None
+    unpooled: list[list[str]] = field(default_factory=list)
+
+    def messages(self) -> list[str]:
+        """The judged items the new pools left out, as job warnings and command lines say them."""
+        return [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
+                for topic, item in self.unpooled]
+
+
+def _lock(campaign: Campaign) -> None:
+    """One change at a time per campaign, and none while a pool build or a judgment check holds it."""
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+
+
+def pools_built(*, campaign: Campaign) -> bool:
+    return PoolItem.objects.filter(campaign=campaign).exists()
+
+
+def judged_count(*, campaign: Campaign) -> tuple[int, int]:
+    """(judged items, topics with a judged item): what the refusals and the confirmation pages count."""
+    judged = judged_items(campaign=campaign)
+    return sum(len(items) for items in judged.values()), len(judged)
+
+
+def _lock_run(run: Run) -> Campaign:
+    """Locks the run's campaign, then checks the run is still there (another change may have taken it meanwhile)."""
+    campaign = run.campaign
+    _lock(campaign)
+    if not Run.objects.filter(pk=run.pk).exists():
+        raise InputError(f"run '{run.name}' no longer exists in campaign '{campaign.name}'")
+    return campaign
+
+
+def _refuse_once_judged(campaign: Campaign, force: bool, what: str) -> bool:
+    """Raises unless judging has not started or `force` is given; True when judging has started."""
+    items, topics = judged_count(campaign=campaign)
+    if items and not force:
+        raise InputError(
+            f"judging has started in campaign '{campaign.name}' ({items} judged items in {topics} topics): {what}. "
+            "Forced, the pools are rebuilt and every judgment is kept (the judged items the new pools leave out "
+            "are listed)")
+    return bool(items)
+
+
+def _pools_redo(campaign: Campaign, was_built: bool) -> PoolsAfter:
+    """Rebuilds pools that had been built, after the runs or the settings changed under them."""
+    if not was_built:
+        return PoolsAfter()
+    if campaign.runs.exists():
+        result = pool_build(campaign=campaign, force=True)
+        return PoolsAfter(rebuilt=result, unpooled=result.get("unpooled", []))
+    # The last run went: no pools, and every judged item is out of them (its judgments stay).
+    judged = judged_items(campaign=campaign)
+    _pool_delete(campaign)
+    topic_ids = dict(campaign.topics.values_list("pk", "topic_id"))
+    if judged:
+        pools_rebuilt.send(sender=Campaign, campaign=campaign)
+    return PoolsAfter(rebuilt={"sizes": {}, "items": 0},
+                      unpooled=sorted([topic_ids[pk], item] for pk, items in judged.items() for item in items))
+
+
+def _entries_delete(*, run: Run | None = None, campaign: Campaign | None = None) -> int:
+    """Deletes run entries in one statement (Django's cascade would first load them: millions of rows)."""
+    table = connection.ops.quote_name(RunEntry._meta.db_table)
+    with connection.cursor() as cursor:
+        if run is not None:
+            cursor.execute(f"DELETE FROM {table} WHERE run_id = %s", [run.pk])
+        else:
+            runs = connection.ops.quote_name(Run._meta.db_table)
+            cursor.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT id FROM {runs} WHERE campaign_id = %s)",
+                           [campaign.pk])
+        return cursor.rowcount
+
+
+@transaction.atomic
+def run_delete(*, run: Run, force: bool = False) -> PoolsAfter:
+    """Deletes a run and its rows. Built pools are rebuilt from the runs left; once judging has started only
+    with `force` (every judgment kept)."""
+    campaign = _lock_run(run)
+    _refuse_once_judged(campaign, force, f"run '{run.name}' was not deleted")
+    was_built = pools_built(campaign=campaign)
+    _entries_delete(run=run)
+    run.delete()
+    return _pools_redo(campaign, was_built)
+
+
+@transaction.atomic
+def run_replace(
+    *,
+    run: Run,
+    path: str | os.PathLike,
+    filename: str | None = None,
+    force: bool = False,
+    user: AbstractBaseUser | None = None,
+    progress: Progress = None,
+) -> tuple[Run, PoolsAfter]:
+    """Replaces a run's file: the new file becomes the run of the same name, with the same options (kind, manual,
+    baseline, own depth). A rejected file changes nothing, the old run included. Built pools are rebuilt; once
+    judging has started only with `force` (every judgment kept)."""
+    campaign = _lock_run(run)
+    _refuse_once_judged(campaign, force, f"run '{run.name}' was not replaced")
+    was_built = pools_built(campaign=campaign)
+    options = {"name": run.name, "alternate": run.alternate, "manual": run.manual, "baseline": run.baseline,
+               "depth": run.depth}
+    _entries_delete(run=run)
+    Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, **options)
+    return new, _pools_redo(campaign, was_built)
+
+
+def _label(name: str) -> str:
+    return Campaign._meta.get_field(name).verbose_name if name != "__all__" else "campaign"
+
+
+@transaction.atomic
+def campaign_update(
+    *,
+    campaign: Campaign,
+    name: str | None = None,
+    collection_name: str | None = None,
+    primary_depth: int | None = None,
+    alternate_depth: int | None = None,
+    instances: int | None = None,
+    selection: str | None = None,
+    seed: int | None = None,
+    max_depth: int | None = None,
+    force: bool = False,
+) -> tuple[Campaign, PoolsAfter]:
+    """Changes a campaign's settings; None leaves a setting as it is. The task never changes (its topics and runs
+    were read for it). The name may always change. The pooling settings change freely until the pools are built;
+    then only with `force`, which rebuilds the pools at once (once judging has started, every judgment is kept).
+    The collection changes only while the campaign has no run (runs are checked against it); the maximum run depth
+    only rises once runs are in (they were read against it)."""
+    _lock(campaign)
+    campaign.refresh_from_db()
+    wanted = {"primary_depth": primary_depth, "alternate_depth": alternate_depth, "instances": instances,
+              "selection": selection, "seed": seed, "max_depth": max_depth}
+    changed = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
+    if name is not None and name.strip() != campaign.name:
+        changed["name"] = name.strip()
+    problems: list[str] = []
+    has_runs = campaign.runs.exists()
+    collection = campaign.collection
+    if collection_name is not None and collection_name.strip() != (collection.name if collection else ""):
+        if has_runs:
+            problems.append(f"the collection cannot change: the campaign's runs were checked against "
+                            f"'{collection or 'no collection'}'. Delete its runs first, or create a new campaign")
+        elif len(collection_name.strip()) > Collection._meta.get_field("name").max_length:
+            problems.append("collection: a collection name has at most 100 characters")
+        elif not collection_name.strip():
+            changed["collection"] = None
+        else:
+            changed["collection"] = collection_get_or_create(name=collection_name)
+    if "max_depth" in changed and has_runs and changed["max_depth"] < campaign.max_depth:
+        problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "
+                        "read against it (it may rise)")
+    # Pooling answers reads neither the instance count nor the selection.
+    unread = ("instances", "selection") if campaign.task == Campaign.Task.ANSWERS else ()
+    pooled = [k for k in POOL_SETTINGS if k in changed and k not in unread]
+    was_built = pools_built(campaign=campaign)
+    if pooled and was_built and not force:
+        problems.append(
+            f"the pools are built: {', '.join(_label(k) for k in pooled)} would change what they hold, so nothing "
+            "was changed. Forced, the settings change and the pools are rebuilt at once (every judgment is kept; "
+            "the judged items the new pools leave out are listed); the name may change without it")
+    for key, value in changed.items():
+        setattr(campaign, key, value)
+    try:
+        campaign.full_clean(exclude=["created_by"])
+    except ValidationError as exc:
+        problems += [f"{_label(key)}: {message}" for key, messages in exc.message_dict.items()
+                     for message in messages]
+    if problems:
+        campaign.refresh_from_db()  # the caller's object as it was: nothing changed
+        raise InputError([Problem(None, p) for p in problems])
+    if changed:
+        campaign.save(update_fields=[k for k in changed])
+    return campaign, _pools_redo(campaign, was_built and bool(pooled))
+
+
+@dataclass(frozen=True)
+class CampaignContents:
+    """What deleting a campaign would delete, counted for the confirmation page, and the judged items that
+    forbid it."""
+
+    topics: int
+    runs: int
+    run_rows: int
+    pool_items: int
+    jobs: int
+    judged_items: int
+
+
+def campaign_contents(*, campaign: Campaign) -> CampaignContents:
+    return CampaignContents(
+        topics=campaign.topics.count(), runs=campaign.runs.count(),
+        run_rows=sum(campaign.runs.values_list("row_count", flat=True)),
+        pool_items=PoolItem.objects.filter(campaign=campaign).count(), jobs=campaign.jobs.count(),
+        judged_items=judged_count(campaign=campaign)[0])
+
+
+@transaction.atomic
+def campaign_delete(*, campaign: Campaign) -> CampaignContents:
+    """Deletes a campaign with its topics, runs, pools and jobs, and (in the judging app) its assignments and
+    training rounds. Refused once any item is judged: nothing an assessor submitted is ever deleted."""
+    _lock(campaign)
+    contents = campaign_contents(campaign=campaign)
+    if contents.judged_items:
+        raise InputError(
+            f"campaign '{campaign.name}' has judgments ({contents.judged_items} judged items) and is kept: nothing "
+            "an assessor submitted is ever deleted. Export its qrels or close its topics instead")
+    # Receivers delete what refers to the campaign in other apps (assignments protect it), and refuse if they find
+    # a judgment after all.
+    campaign_deleting.send(sender=Campaign, campaign=campaign)
+    _pool_delete(campaign)
+    _entries_delete(campaign=campaign)
+    campaign.delete()
+    return contents

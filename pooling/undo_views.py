@@ -1,0 +1,120 @@
+"""Organizer pages for undoing a mistake (docs/pooling.md, "Undoing a mistake"): deleting or replacing a run,
+editing a campaign's settings, deleting a campaign. Each destructive action is a page that says what it will do
+(GET) and a form that does it (POST), so that it works without JavaScript."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from . import services
+from .errors import InputError
+from .forms import CampaignSettingsForm, RunReplaceForm
+from .jobs import job_create
+from .models import Campaign, Job, Run
+from .uploads import upload_save
+from .views import _add_problems, organizer_required
+
+
+def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
+    if after.rebuilt is None:
+        return
+    messages.info(request, f"The pools were rebuilt: {after.rebuilt['items']} items.")
+    if after.unpooled:
+        shown = ", ".join(f"{topic} {item}" for topic, item in after.unpooled[:10])
+        more = f" and {len(after.unpooled) - 10} more" if len(after.unpooled) > 10 else ""
+        messages.warning(request, f"{len(after.unpooled)} judged items are no longer in the pools ({shown}{more}); "
+                                  "their judgments are kept.")
+
+
+def _undo_context(campaign: Campaign) -> dict:
+    judged, judged_topics = services.judged_count(campaign=campaign)
+    return {"campaign": campaign, "judged": judged, "judged_topics": judged_topics,
+            "built": services.pools_built(campaign=campaign)}
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    run = get_object_or_404(Run.objects.select_related("campaign"), pk=run_pk, campaign_id=pk)
+    problems: list[str] = []
+    if request.method == "POST":
+        try:
+            after = services.run_delete(run=run, force=request.POST.get("force") == "1")
+        except InputError as exc:
+            problems = exc.messages()
+        else:
+            messages.success(request, f"Run {run.name} was deleted ({run.row_count} rows).")
+            _pools_message(request, after)
+            return redirect("pooling:campaign", pk=pk)
+    return render(request, "pooling/run_delete.html", {**_undo_context(run.campaign), "run": run,
+                                                       "problems": problems}, status=400 if problems else 200)
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    """A new file for a run, checked and stored by a job that keeps the old run if the file is rejected."""
+    run = get_object_or_404(Run.objects.select_related("campaign"), pk=run_pk, campaign_id=pk)
+    context = _undo_context(run.campaign)
+    form = RunReplaceForm(request.POST or None, request.FILES or None)
+    if not context["judged"]:
+        del form.fields["force"]
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                path = upload_save(file=data["file"])
+                job = job_create(kind=Job.Kind.RUN_INGEST, campaign=run.campaign, user=request.user, params={
+                    "path": str(path), "filename": data["file"].name, "name": run.name, "replace": run.pk,
+                    "force": bool(data.get("force"))})
+        except InputError as exc:
+            _add_problems(form, exc)
+        else:
+            return redirect("pooling:job", pk=job.pk)
+    return render(request, "pooling/run_replace.html", {**context, "run": run, "form": form})
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    context = {**_undo_context(campaign), "has_runs": campaign.runs.exists()}
+    # The form validates a copy: the service reads the campaign again under its lock.
+    form = CampaignSettingsForm(request.POST or None, instance=Campaign.objects.select_related("collection").get(pk=pk),
+                                pools_built=context["built"], has_runs=context["has_runs"])
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            campaign, after = services.campaign_update(
+                campaign=campaign, name=data["name"], collection_name=data["collection"],
+                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
+                instances=data.get("instances"), selection=data.get("selection"), seed=data["seed"],
+                max_depth=data["max_depth"], force=bool(data.get("force")))
+        except InputError as exc:
+            _add_problems(form, exc)
+        else:
+            messages.success(request, f"The settings of {campaign.name} were saved.")
+            _pools_message(request, after)
+            return redirect("pooling:campaign", pk=pk)
+    return render(request, "pooling/campaign_settings.html", {**context, "form": form})
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    problems: list[str] = []
+    if request.method == "POST":
+        try:
+            services.campaign_delete(campaign=campaign)
+        except InputError as exc:
+            problems = exc.messages()
+        else:
+            messages.success(request, f"Campaign {campaign.name} was deleted.")
+            return redirect("pooling:campaigns")
+    return render(request, "pooling/campaign_delete.html", {
+        **_undo_context(campaign), "contents": services.campaign_contents(campaign=campaign), "problems": problems},
+        status=400 if problems else 200)

@@ -1,0 +1,36 @@
+"""Shared by the undo tests: a judged campaign, and what its judgments and pools hold."""
+import pytest
+
+from assessor.models import Judgment, JudgmentRevision
+from assessor.services import GradeInput, judgment_submit
+from pooling import services
+from pooling.models import PoolItem
+from tests.assessor.fixtures import assign
+from tests.pooling.run_files import answers_campaign
+
+
+def pooled(campaign, topic="A.1") -> set[str]:
+    return set(PoolItem.objects.filter(campaign=campaign, topic__topic_id=topic).values_list("item_id", flat=True))
+
+
+def judge(assignment, topic, item_id, grade="2"):
+    item = PoolItem.objects.get(campaign=assignment.campaign, topic__topic_id=topic, item_id=item_id)
+    return judgment_submit(assignment=assignment, item=item, grades=[GradeInput(grade)], user=assignment.assessor)
+
+
+@pytest.fixture
+def judged(tmp_path, django_user_model):
+    """answers_campaign with pools built, and a judgment of 15 (pooled by r3 alone) revised once."""
+    campaign = answers_campaign(tmp_path)
+    services.pool_build(campaign=campaign)
+    ada = django_user_model.objects.create_user("ada")
+    a = assign(campaign, ada, "A.1")
+    judge(a, "A.1", "15", "2")
+    judge(a, "A.1", "15", "3")
+    judge(a, "A.1", "10", "1")
+    return campaign
+
+
+def judgment_rows():
+    return (sorted(Judgment.objects.values_list("item_id", "grade", "revision")),
+            sorted(JudgmentRevision.objects.values_list("judgment__item_id", "number", "old_grade", "grade")))
