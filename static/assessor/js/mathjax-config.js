@@ -1,8 +1,9 @@
 // MathJax settings, loaded before MathJax itself (a file, not an inline script, so the pages can forbid inline
 // scripts). TeX from the collection, the topics or anyone's comment may typeset, never style the page
-// (issue 14.1; docs/security.md):
-// - only what a page marks with class "tex2jax_process" is typeset (the body carries "tex2jax_ignore", see
-//   base.html): collection posts, topic titles and questions, query formulas; never comments, names, messages;
+// (issue 14.1; docs/judging.md):
+// - only what a page marks with class "tex2jax_process" is typeset: collection posts and comments, topic titles
+//   and questions, query formulas; the page's header and main carry "tex2jax_ignore" (templates/base.html), so
+//   an assessor's comment, a name or a message is never read as TeX;
 // - \href, \style, \class, \cssId (package html), \unicode (its font option went into a style attribute
 //   unfiltered) and \require (which could load them back) are not defined: they show as unknown commands;
 // - ui/safe drops every URL, class, id and style attribute that TeX still produces (\mmlToken, \bbox), and a
