@@ -82,8 +82,10 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         if evaluation else None
     if row is None and evaluation:
         raise Http404("This run has no scores")
+    titles = dict(campaign.topics.values_list("topic_id", "title"))
+    per_topic = [(topic, titles.get(topic, ""), values) for topic, values in row.per_topic.items()] if row else []
     return render(request, "evaluation/run_scores.html", {
-        "campaign": campaign, "run": run, "row": row, "all_topics": all_topics})
+        "campaign": campaign, "run": run, "row": row, "per_topic": per_topic, "all_topics": all_topics})
 
 
 @organizer_required
