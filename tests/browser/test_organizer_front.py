@@ -129,6 +129,7 @@ def test_assignment_grid_selects_all_marks_assigned_topics_and_confirms_close_an
     page.click("button[data-select-unassigned=topics]")
     checked = page.eval_on_selector_all("#topic-grid input[name=topics]:checked", "b => b.map(x => x.value)")
     assert checked == ["A.2"]
+    assert not page.is_checked("input[data-select-all=topics]")
     page.check("#assign-form label:has-text('bob') input")
     screenshot(page, "assignments.png")
     with page.expect_navigation():
@@ -141,6 +142,7 @@ def test_assignment_grid_selects_all_marks_assigned_topics_and_confirms_close_an
     with page.expect_navigation():
         row.locator("a:has-text('Withdraw')").click()
     assert page.inner_text("h1") == "Withdraw A.2 from bob?"
+    screenshot(page, "confirm-withdraw.png")
     with page.expect_navigation():
         page.click("a:has-text('Cancel')")
     assert Assignment.objects.filter(pk=bobs.pk).exists()

@@ -8,21 +8,22 @@
   if (!form) return;
   function boxes(name) { return Array.prototype.slice.call(form.querySelectorAll("input[name='" + name + "']")); }
 
+  function sync(name) {   // the "All" box is ticked exactly when every box of its grid is
+    var all = form.querySelector("[data-select-all='" + name + "']");
+    var list = boxes(name);
+    if (all) all.checked = list.length > 0 && list.every(function (b) { return b.checked; });
+  }
   form.querySelectorAll("[data-select-all]").forEach(function (all) {
     var name = all.getAttribute("data-select-all");
     all.closest(".select-all").hidden = false;
     all.addEventListener("change", function () { boxes(name).forEach(function (b) { b.checked = all.checked; }); });
-    form.addEventListener("change", function (event) {
-      if (event.target.name !== name) return;
-      var list = boxes(name);
-      all.checked = list.length > 0 && list.every(function (b) { return b.checked; });
-    });
+    form.addEventListener("change", function (event) { if (event.target.name === name) sync(name); });
   });
   form.querySelectorAll("[data-select-unassigned]").forEach(function (button) {
     var name = button.getAttribute("data-select-unassigned");
     button.addEventListener("click", function () {
       boxes(name).forEach(function (b) { b.checked = !b.closest("label").classList.contains("assigned"); });
-      form.dispatchEvent(new Event("change"));
+      sync(name);
     });
   });
 
