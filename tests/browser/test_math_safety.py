@@ -25,7 +25,9 @@ PAYLOADS = [
     f"$\\bbox[{COVER}]{{b}}$",
     f"$\\require{{html}}\\style{{{COVER}}}{{r}}$",
 ]
-BODY = "<p>Normal math: $\\frac{1}{3}$.</p><p>" + " ".join(PAYLOADS) + "</p>"
+# Ordinary TeX, including packages MathJax loads on first use (autoload still works without \\require).
+NORMAL = "<p>Normal math: $\\frac{1}{3}$, $\\boldsymbol{x} + \\cancel{y} + \\color{blue}{z}$.</p>"
+BODY = NORMAL + "<p>" + " ".join(PAYLOADS) + "</p>"
 
 # Any element fixed on the screen, or painted with a background by TeX (MathJax paints only its own yellow box of
 # a TeX error, and its hidden MathML copy for screen readers is clipped away); and how many formulas were typeset.
@@ -58,6 +60,8 @@ def assert_safe(page, *, at_least: int) -> None:
     assert found["typeset"] >= at_least, found      # normal math still typesets
     assert page.locator("a[href^='javascript']").count() == 0
     assert page.locator("mjx-container .topbar, mjx-container #definitions").count() == 0
+    normal = page.locator("p", has_text="Normal math").first
+    assert normal.locator("mjx-container").count() == 2 and normal.locator("mjx-merror").count() == 0
 
 
 @pytest.fixture
