@@ -10,9 +10,10 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.text import slugify
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
+from pooling.downloads import attachment
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
 from pooling.permissions import ORGANIZERS
@@ -67,12 +68,13 @@ def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             note = ""
             if gold is not None:
-                note = f", {result.gold} gold judgments"
+                note = f", {result.gold} gold judgment{pluralize(result.gold)}"
                 if result.gold_other_topics:
                     other = result.gold_other_topics
-                    note += f" ({other} line{'s' if other != 1 else ''} for other topics left out)"
-            messages.info(request, f"Training round {result.round.number}: {len(result.assignments.created)} "
-                                   f"assignments created{note}.")
+                    note += f" ({other} line{pluralize(other)} for other topics left out)"
+            created = len(result.assignments.created)
+            messages.info(request, f"Training round {result.round.number}: {created} "
+                                   f"assignment{pluralize(created)} created{note}.")
             return redirect("assessor:training_rounds", pk=pk)
     return render(request, "assessor/training_rounds.html", {
         "campaign": campaign, "form": form, "rounds": rounds.training_round_list(campaign=campaign),
@@ -151,9 +153,9 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
-    name = "-".join(filter(None, ["agreement", slugify(campaign.name), request.GET.get("kind", ""), raw]))
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    response["Content-Disposition"] = attachment("agreement", campaign.name, request.GET.get("kind", ""), raw,
+                                                 extension="csv")
     writer = csv.writer(response)
     writer.writerow(CSV_HEADER)
     for row in reports.agreement_rows(groups):

@@ -24,13 +24,16 @@ def _subquery_count(queryset) -> Coalesce:
 
 
 def assignment_list(*, user: AbstractBaseUser, campaign: Campaign | None = None, include_withdrawn: bool = False):
-    """The user's assignments, each annotated with `total` items and `done` (complete) items."""
+    """The user's assignments, each annotated with `total` items, `done` (complete) items and `skipped` items (skipped
+    and not judged since)."""
     assignments = Assignment.objects.filter(assessor=user)
     if campaign is not None:
         assignments = assignments.filter(campaign=campaign)
     if not include_withdrawn:
         assignments = assignments.filter(withdrawn_at__isnull=True)
-    return _with_progress(assignments.select_related("campaign", "topic"))
+    skipped = ItemVisit.objects.filter(assignment=OuterRef("pk"), skipped_at__isnull=False,
+                                       completed_at__isnull=True).values("assignment")
+    return _with_progress(assignments.select_related("campaign", "topic")).annotate(skipped=_subquery_count(skipped))
 
 
 def campaign_assignments(*, campaign: Campaign):

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -102,7 +103,9 @@ def home(request: HttpRequest) -> HttpResponse:
     assignments = list(selectors.assignment_list(user=request.user))
     done = sum(a.done for a in assignments)
     total = sum(a.total for a in assignments)
-    return render(request, "assessor/home.html", {"assignments": assignments, "done": done, "total": total})
+    skipped = sum(a.skipped for a in assignments)
+    return render(request, "assessor/home.html", {"assignments": assignments, "done": done, "total": total,
+                                                  "skipped": skipped})
 
 
 @login_required
@@ -333,8 +336,9 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
             for message in exc.messages():
                 form.add_error(None, message)
         else:
-            note = f" ({len(result.existing)} were already assigned)" if result.existing else ""
-            messages.info(request, f"{len(result.created)} assignments created{note}.")
+            created, existing = len(result.created), len(result.existing)
+            note = f" ({existing} {'was' if existing == 1 else 'were'} already assigned)" if existing else ""
+            messages.info(request, f"{created} assignment{pluralize(created)} created{note}.")
             return redirect("assessor:campaign_assignments", pk=pk)
     if account_form.is_bound and account_form.is_valid():
         try:
@@ -347,9 +351,16 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
             return password_once(request, account=account, password=password, done="created",
                                  back_url=reverse("assessor:campaign_assignments", args=[pk]),
                                  back_label="Back to the assignments")
+    assignments = list(selectors.campaign_assignments(campaign=campaign))
+    # Who holds each topic already (open, closed or withdrawn), shown beside its box in the topic grid.
+    holders: dict[int, list[str]] = {}
+    for a in assignments:
+        if a.withdrawn_at is None:
+            holders.setdefault(a.topic_id, []).append(a.assessor.username)
     return render(request, "assessor/campaign_assignments.html", {
-        "campaign": campaign, "form": form, "account_form": account_form,
-        "assignments": selectors.campaign_assignments(campaign=campaign),
+        "campaign": campaign, "form": form, "account_form": account_form, "assignments": assignments,
+        "topic_boxes": [(box, topic, holders.get(topic.pk, []))
+                        for box, topic in zip(form["topics"], topics, strict=True)],
     })
 
 
@@ -359,9 +370,21 @@ def _assessor_choices():
 
 
 @organizer_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def assignment_withdraw(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
-    assignment = get_object_or_404(Assignment, pk=assignment_pk, campaign_id=pk)
+    """GET asks for confirmation (a page, so that it works without JavaScript); POST withdraws."""
+    assignment = get_object_or_404(Assignment.objects.select_related("campaign", "topic", "assessor"),
+                                   pk=assignment_pk, campaign_id=pk)
+    if request.method == "GET":
+        judged = assignment.judgments.count()
+        return render(request, "assessor/confirm.html", {
+            "campaign": assignment.campaign, "title": f"Withdraw {assignment.topic.topic_id} from "
+                                                      f"{assignment.assessor.username}?",
+            "explanation": (f"{assignment.assessor.username} has {judged} judgment{pluralize(judged)} on this topic: "
+                            "the assignment becomes read-only and every judgment is kept." if judged else
+                            f"{assignment.assessor.username} has judged nothing on this topic yet: the assignment "
+                            "is removed."),
+            "button": "Withdraw", "fields": {}})
     outcome = services.assignment_withdraw(assignment=assignment)
     if outcome == "deleted":
         messages.info(request, f"Assignment {assignment} removed (nothing was judged yet).")
@@ -371,10 +394,21 @@ def assignment_withdraw(request: HttpRequest, pk: int, assignment_pk: int) -> Ht
 
 
 @organizer_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def topic_close(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
-    topic = get_object_or_404(Topic, pk=topic_pk, campaign_id=pk)
+    """GET asks for confirmation before closing (a page, so that it works without JavaScript); POST closes, or
+    reopens with closed=0."""
+    topic = get_object_or_404(Topic.objects.select_related("campaign"), pk=topic_pk, campaign_id=pk)
+    if request.method == "GET":
+        open_ = Assignment.objects.filter(topic=topic, withdrawn_at__isnull=True, closed_at__isnull=True).count()
+        return render(request, "assessor/confirm.html", {
+            "campaign": topic.campaign, "title": f"Close topic {topic.topic_id}?",
+            "explanation": f"{open_} open assignment{pluralize(open_)} of this topic become{pluralize(open_, 's,')} "
+                           "read-only: assessors can read their judgments but no longer change them. You can reopen "
+                           "the topic later.",
+            "button": "Close topic", "fields": {"closed": "1"}})
     closed = request.POST.get("closed") != "0"
     count = services.topic_close(topic=topic, closed=closed)
-    messages.info(request, f"Topic {topic.topic_id} {'closed' if closed else 'reopened'} ({count} assignments).")
+    messages.info(request, f"Topic {topic.topic_id} {'closed' if closed else 'reopened'} "
+                           f"({count} assignment{pluralize(count)}).")
     return redirect("assessor:campaign_assignments", pk=pk)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -12,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pooling.apis import TSVRenderer, _flag
+from pooling.downloads import attachment
 from pooling.errors import InputError
 from pooling.models import Campaign
 
@@ -47,7 +47,7 @@ class QrelsApi(APIView):
         minimum = _min_relevant(request.query_params.get("min_relevant"))
         lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum)
         response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
-        response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-qrels.txt")
+        response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
         if minimum is not None:
             left_out = [topic for topic, _judged, relevant in
                         selectors.qrels_topic_counts(campaign=campaign, level=level) if relevant < minimum]

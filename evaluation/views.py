@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils.http import content_disposition_header
 
+from pooling.downloads import attachment
 from pooling.errors import InputError
 from pooling.models import Campaign, Run
 from pooling.views import organizer_required, spreadsheet_safe
@@ -82,8 +82,10 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         if evaluation else None
     if row is None and evaluation:
         raise Http404("This run has no scores")
+    titles = dict(campaign.topics.values_list("topic_id", "title"))
+    per_topic = [(topic, titles.get(topic, ""), values) for topic, values in row.per_topic.items()] if row else []
     return render(request, "evaluation/run_scores.html", {
-        "campaign": campaign, "run": run, "row": row, "all_topics": all_topics})
+        "campaign": campaign, "run": run, "row": row, "per_topic": per_topic, "all_topics": all_topics})
 
 
 @organizer_required
@@ -93,7 +95,7 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     if evaluation is None:
         raise Http404("No official judgments yet")
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-leaderboard.csv")
+    response["Content-Disposition"] = attachment(campaign.name, "leaderboard", extension="csv")
     writer = csv.writer(response)
     writer.writerow(["run", "kind", "manual", "baseline", *REPORTED, "topics"])
     for row in scores_table(campaign=campaign, evaluation=evaluation):
@@ -115,5 +117,5 @@ def qrels_download(request: HttpRequest, pk: int) -> HttpResponse:
         message = exc.messages()[0] if isinstance(exc, InputError) else f"'{raw_minimum}' is not a whole number"
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-qrels.txt")
+    response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
     return response

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -16,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from . import selectors, services
+from .downloads import attachment
 from .errors import InputError
 from .formats.pools import write_pool_tsv
 from .jobs import job_create
@@ -226,7 +226,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         rows = selectors.pool_export_rows(campaign=campaign)
         next(rows)  # the header; InputError (400) when there are no pools yet
         response = HttpResponse(content_type="text/tab-separated-values; charset=utf-8")
-        response["Content-Disposition"] = content_disposition_header(True, f"{campaign.name}-pools.tsv")
+        response["Content-Disposition"] = attachment(campaign.name, "pools", extension="tsv")
         write_pool_tsv(rows, campaign.task, response)
         return response
 

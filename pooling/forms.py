@@ -1,19 +1,49 @@
 """Organizer forms: create a campaign, upload topics, runs and collection files."""
 from django import forms
 
-from .models import Campaign
+from .models import Campaign, Collection
 
 
 class CampaignForm(forms.Form):
+    """A new campaign. Its collection is picked from the existing ones; creating a collection is a separate,
+    explicit choice (NEW_COLLECTION and a name). Instances and selection are Task 2's: ignored for Task 1."""
+    NEW_COLLECTION = "+new"
+    FORMULA_FIELDS = ("instances", "selection")
+
     name = forms.CharField(max_length=100)
     task = forms.ChoiceField(choices=Campaign.Task.choices)
-    collection = forms.CharField(max_length=100, required=False, help_text="created if it does not exist")
+    collection = forms.ChoiceField(required=False, help_text="the posts the runs retrieve from; upload its files on "
+                                                             "the Collections page")
+    new_collection = forms.CharField(max_length=100, required=False, label="Name of the new collection",
+                                     help_text="only with “Create a new collection”")
     primary_depth = forms.IntegerField(min_value=1, required=False, help_text="default 45 (answers) / 25 (formulas)")
     alternate_depth = forms.IntegerField(min_value=1, required=False, help_text="default 20 / 15")
     instances = forms.IntegerField(min_value=1, required=False, help_text="instances per formula, default 5")
     selection = forms.ChoiceField(choices=[("", "default (rr-vote)")] + list(Campaign.Selection.choices),
                                   required=False)
     seed = forms.IntegerField(required=False, help_text="random seed, default 0")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = list(Collection.objects.order_by("name").values_list("name", flat=True))
+        self.fields["collection"].choices = ([("", "none yet (choose it later)")] + [(n, n) for n in names]
+                                             + [(self.NEW_COLLECTION, "Create a new collection…")])
+
+    def clean(self):
+        data = super().clean()
+        chosen, new = data.get("collection"), (data.get("new_collection") or "").strip()
+        if chosen == self.NEW_COLLECTION:
+            if not new:
+                self.add_error("new_collection", "give the new collection a name")
+            elif Collection.objects.filter(name=new).exists():
+                self.add_error("new_collection", f"a collection named '{new}' exists already: pick it from the list")
+            data["collection"] = new
+        elif new:
+            self.add_error("new_collection", "choose “Create a new collection” to create one, or clear this name")
+        if data.get("task") != Campaign.Task.FORMULAS:
+            for name in self.FORMULA_FIELDS:
+                data[name] = None
+        return data
 
 
 class RunUploadForm(forms.Form):

@@ -8,7 +8,7 @@ from django.db.models import Count, Q, QuerySet
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .errors import InputError
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem
+from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
 from .services.pools import formula_prefixes, run_depth, top_entries
 
 
@@ -52,6 +52,19 @@ def pool_export_rows(*, campaign: Campaign) -> Iterator[tuple[str, ...]]:
         item = item_pk
         group.append(tuple(row))
     yield from sorted(group, key=lambda r: id_order_key(r[2]))
+
+
+def pool_topic_items(*, topic: Topic) -> list[dict]:
+    """One topic's pool in display order: [{"position", "item_id", "runs": [(run name, rank), ...],
+    "instances": [{"formula_id", "post_id", "vote", "selected"}, ...] (formulas; best vote first)}]."""
+    items = list(PoolItem.objects.filter(topic=topic).order_by("position")
+                 .values_list("pk", "position", "item_id", "provenance"))
+    instances: dict[int, list[dict]] = {}
+    for row in (PoolInstance.objects.filter(item__topic=topic).order_by("item_id", "-vote", "formula_id")
+                .values("item_id", "formula_id", "post_id", "vote", "selected")):
+        instances.setdefault(row.pop("item_id"), []).append(row)
+    return [{"position": position, "item_id": item_id, "runs": [tuple(pair) for pair in provenance],
+             "instances": instances.get(pk, [])} for pk, position, item_id, provenance in items]
 
 
 def pool_statistics(*, campaign: Campaign) -> dict:

@@ -10,6 +10,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/topics/upload/", views.topics_upload, name="topics_upload"),
     path("campaigns/<int:pk>/pools/", views.pool_detail, name="pools"),
     path("campaigns/<int:pk>/pools/build/", views.pool_build, name="pool_build"),
+    path("campaigns/<int:pk>/pools/topics/<int:topic_pk>/", views.pool_topic, name="pool_topic"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/depth/", views.run_depth, name="run_depth"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/delete/", undo_views.run_delete, name="run_delete"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/replace/", undo_views.run_replace, name="run_replace"),

@@ -229,9 +229,12 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     default_seconds = _default_seconds(campaign)  # reads the campaign's timing data: once per request
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
+    stats = selectors.pool_statistics(campaign=campaign)
+    topics = {t.topic_id: t for t in campaign.topics.only("pk", "topic_id", "title")}
     return render(request, "pooling/pool_detail.html", {
         "campaign": campaign,
-        "stats": selectors.pool_statistics(campaign=campaign),
+        "stats": stats,
+        "topic_rows": [{**row, "topic": topics[row["topic_id"]]} for row in stats["topics"]],
         "plan": plan,
         "chart": _plan_chart(plan),
         "depths": ", ".join(map(str, depths)),
@@ -240,6 +243,17 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),
+    })
+
+
+@organizer_required
+def pool_topic(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
+    """One topic's pool items, in the order assessors see them, with the runs that pooled each."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    topic = get_object_or_404(campaign.topics, pk=topic_pk)
+    return render(request, "pooling/pool_topic.html", {
+        "campaign": campaign, "topic": topic, "items": selectors.pool_topic_items(topic=topic),
+        "formulas": campaign.task == Campaign.Task.FORMULAS,
     })
 
 

@@ -36,7 +36,7 @@ def test_organizer_reads_the_kappa_dashboard_and_downloads_the_csv(page, live_se
                                                                    screenshot, tmp_path):
     log_in(page, live_server, "olga", "organizer-pass-1")
     page.click("text=answers")
-    page.click("a.button:has-text('Agreement')")
+    page.click(".tabs a:has-text('Agreement')")
     assert page.inner_text("h1") == "Agreement: training round 1"
     # One pair of bars per assessor (four grades, binary), drawn by the server as SVG.
     assert page.locator("#kappa-chart g.assessor").count() == 4
@@ -95,7 +95,7 @@ def test_organizer_sets_up_a_round_with_gold_qrels_and_watches_progress(page, li
     gold.write_text("A.1\t0\t10\t3\nA.1\t0\t11\t2\nA.9\t0\t7\t1\n")
     log_in(page, live_server, "olga", "organizer-pass-1")
     page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
-    page.click("a.button:has-text('Training rounds')")
+    page.click(".tabs a:has-text('Training rounds')")
     page.check("#round-form label:has-text('ada') input")
     page.check("#round-form label:has-text('bob') input")
     page.check("#round-form label:has-text('A.1') input")
@@ -114,7 +114,7 @@ def test_organizer_sets_up_a_round_with_gold_qrels_and_watches_progress(page, li
     services.judgment_submit(assignment=a, item=a.topic.pool_items.get(item_id="10"), user=ada, active_seconds=42,
                              grades=[services.GradeInput(grade="3")])
     page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
-    page.click("a.button:has-text('Progress')")
+    page.click(".tabs a:has-text('Progress')")
     rows = page.locator("#progress-table tbody tr").all_inner_texts()
     assert len(rows) == 2 and "1 / 3" in rows[0] and "42.0" in rows[0] and "0 / 3" in rows[1]
     assert "\t9" in rows[0]   # about 90 s on the server's clock, first shown to submitted

@@ -196,7 +196,8 @@ def test_campaign_page_lists_runs_with_kind_and_warnings(client, organizer, camp
 
 def test_campaign_is_created_from_the_list_page(client, organizer):
     client.force_login(organizer)
-    response = client.post("/campaigns/", {"name": "new", "task": "formulas", "collection": "mse"})
+    response = client.post("/campaigns/", {"name": "new", "task": "formulas", "collection": "+new",
+                                         "new_collection": "mse"})
     assert response.status_code == 302
     page = client.get(response["Location"]).content.decode()
     assert "25 primary / 15 alternate" in page

@@ -1,5 +1,6 @@
 """assign_topics --campaign NAME --assessor USER [--kind official|training|dual] [--round R] TOPIC...: SPEC 9."""
 from django.contrib.auth import get_user_model
+from django.template.defaultfilters import pluralize
 
 from assessor import services
 from pooling.errors import InputError
@@ -30,4 +31,5 @@ class Command(ServiceCommand):
             self.stdout.write(f"{a.topic.topic_id}\t{a.assessor.username}\t{a.kind}\tassigned")
         for a in result.existing:
             self.stdout.write(f"{a.topic.topic_id}\t{a.assessor.username}\t{a.kind}\talready assigned")
-        self.stdout.write(f"{len(result.created)} assignments created, {len(result.existing)} already there")
+        self.stdout.write(f"{len(result.created)} assignment{pluralize(len(result.created))} created, "
+                          f"{len(result.existing)} already there")

@@ -1,6 +1,8 @@
 """import_judgments --campaign NAME PATH: SPEC 9 (migrations from another tool, tests)."""
 from pathlib import Path
 
+from django.template.defaultfilters import pluralize
+
 from assessor import services
 from pooling.management.commands._base import ServiceCommand
 
@@ -20,5 +22,6 @@ class Command(ServiceCommand):
             result = services.judgments_import(campaign=campaign, lines=lines, filename=path.name)
         for name in result.new_accounts:
             self.stdout.write(f"created account {name} (no usable password: set one before they log in)")
-        self.stdout.write(f"{result.judgments} judgments read: {result.created} new, {result.revised} revised, "
-                          f"{result.unchanged} unchanged; {result.new_assignments} assignments created")
+        self.stdout.write(f"{result.judgments} judgment{pluralize(result.judgments)} read: {result.created} new, "
+                          f"{result.revised} revised, {result.unchanged} unchanged; {result.new_assignments} "
+                          f"assignment{pluralize(result.new_assignments)} created")

@@ -43,6 +43,10 @@
     instances[current].scrollIntoView({block: "nearest", behavior: "smooth"});
   }
   instances.forEach((el, i) => el.addEventListener("focusin", () => activate(i)));
+  // After a partial save (or a refused submission) the page comes back with some instances graded: the highlight
+  // starts on the first one still without a grade, not on the first instance.
+  const firstOpen = instances.findIndex((el) => !el.querySelector("input[type=radio]:checked"));
+  if (firstOpen > 0) activate(firstOpen);
 
   function grade(value) {
     const scope = formulas ? instances[current] : form;
@@ -85,6 +89,10 @@
     else if (key === "s") click("skip");
     else if (key === "j" && formulas) activate(current + 1);
     else if (key === "k" && formulas) activate(current - 1);
-    else if (key === "?") { const d = document.getElementById("definitions"); d.open = !d.open; }
+    else if (key === "?") {
+      const d = document.getElementById("definitions");
+      d.open = !d.open;
+      if (d.open) d.scrollIntoView({block: "nearest", behavior: "smooth"});  // below the fold on a long item
+    }
   });
 })();
