@@ -21,6 +21,8 @@ MAX_KEPT = 1000
 GROUP_AFTER = 3
 # How many line numbers a grouped line names before the last one.
 SHOWN_LINES = 5
+# How many distinct messages a collector remembers the kind of.
+KINDS_CACHED = 1024
 
 # The variable parts of a message: quoted values and numbers.
 _VARIABLE = re.compile(r"'[^'\n]*'|\d+")
@@ -71,14 +73,18 @@ class ProblemGroup:
     last_line: int | None = None
 
     def add(self, problem: Problem) -> None:
-        self.count += 1
         if len(self.examples) < GROUP_AFTER:
             self.examples.append(problem)
-        if problem.line is not None:
+        self.count_line(problem.line)
+
+    def count_line(self, line: int | None) -> None:
+        """Counts one more problem of the group (its example, if kept, is added by `add`)."""
+        self.count += 1
+        if line is not None:
             if len(self.lines) < SHOWN_LINES:
-                self.lines.append(problem.line)
-            if self.last_line is None or problem.line > self.last_line:
-                self.last_line = problem.line
+                self.lines.append(line)
+            if self.last_line is None or line > self.last_line:
+                self.last_line = line
 
     @property
     def grouped(self) -> bool:
@@ -147,17 +153,29 @@ class Problems:
         self.items: list[Problem] = []
         self.count = 0
         self._groups: dict[str, ProblemGroup] = {}
+        self._kinds: dict[str, str] = {}  # message -> kind, for messages that repeat (a file wrong on every row)
 
-    def add(self, line: int | None, message: str) -> None:
+    def add(self, line: int | None, message: str, kind: str | None = None) -> None:
+        """One problem; `kind`, the message's template with its variable parts left out, is worked out from the
+        message when not given (`kind_of`): a reader that reports many problems gives it and saves the work."""
         self.count += 1
-        problem = Problem(line, message, self.file)
-        if len(self.items) < self.limit:
-            self.items.append(problem)
-        kind = kind_of(message)
+        if kind is None:
+            kind = self._kinds.get(message)
+        if kind is None:
+            kind = kind_of(message)
+            if len(self._kinds) < KINDS_CACHED:
+                self._kinds[message] = kind
         group = self._groups.get(kind)
         if group is None:
             group = self._groups[kind] = ProblemGroup(kind, self.file)
-        group.add(problem)
+        keep = len(self.items) < self.limit
+        if keep or len(group.examples) < GROUP_AFTER:  # past that, a Problem is only counted: no object made
+            problem = Problem(line, message, self.file)
+            if keep:
+                self.items.append(problem)
+            group.add(problem)
+        else:
+            group.count_line(line)
 
     def add_all(self, line: int | None, messages: list[str]) -> None:
         for message in messages:

@@ -123,7 +123,7 @@ def read_run(
             ncols = 5 if fmt == ARQMATH_TASK1 else 6
             low, trec = RANK_MIN[fmt], fmt == TREC
         if len(fields) != ncols:
-            problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}")
+            problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}", "expected … columns")
             continue
         if fmt == ARQMATH_TASK1:
             topic_id, item_id, rank_s, score_s, tag = fields
@@ -145,19 +145,22 @@ def read_run(
             continue
         if topic_id != current_topic:
             if topic_id not in topics:
-                problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign")
+                problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign",
+                             "topic … is not a topic of this campaign")
                 continue
             current_topic = topic_id
             items = seen.setdefault(topic_id, {}) if find_duplicates else None
         if items is not None:
             first = items.get(item_id)
             if first is not None:
-                problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})")
+                problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})",
+                             "… appears twice for topic …")
                 continue
             items[item_id] = lineno
         count = counts[topic_id] = counts.get(topic_id, 0) + 1
         if count > max_depth:
-            problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
+            problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)",
+                         "more than … rows for topic …")
             continue
         # Rows of equal rank form a group; a row disagrees when it scores above the lowest score of the group
         # before it, whatever the order of rows inside a group.
@@ -247,20 +250,21 @@ def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int,
     ids = [("topic id", topic_id), ("item id", item_id)] + ([("post id", post_id)] if fmt == ARQMATH_TASK2 else [])
     for name, value in ids:
         if not value:
-            problems.add(lineno, f"empty {name}")
+            problems.add(lineno, f"empty {name}", f"empty {name}")
         elif len(value) > ID_MAX:
-            problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters")
+            problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters",
+                         f"{name} … is too long")
     rank = rank_value(rank_s)
     if rank < low:
-        problems.add(lineno, f"rank '{_shown(rank_s)}' is not a whole number >= {low}")
+        problems.add(lineno, f"rank '{_shown(rank_s)}' is not a whole number >= {low}", "rank … is not a whole number")
     elif rank > RANK_MAX:
-        problems.add(lineno, f"rank {_shown(rank_s)} is out of range")
+        problems.add(lineno, f"rank {_shown(rank_s)} is out of range", "rank … is out of range")
     try:
         score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
     except ValueError:
         score = _NAN
     if not math.isfinite(score):
-        problems.add(lineno, f"score '{_shown(score_s)}' is not a finite number")
+        problems.add(lineno, f"score '{_shown(score_s)}' is not a finite number", "score … is not a finite number")
     if problems.count == before:  # the quick checks and these disagree: never drop a row without saying so
         problems.add(lineno, "this row could not be read")
 

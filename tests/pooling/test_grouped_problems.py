@@ -1,5 +1,6 @@
 """Problems of one kind grouped into one line with their count and lines, once (pooling/errors.py), on every
 surface: the command's standard error, the API (a job's problems, a 400 body) and the job page."""
+import io
 import re
 
 import pytest
@@ -8,6 +9,7 @@ from rest_framework.test import APIClient
 
 from pooling import services
 from pooling.errors import GROUP_AFTER, InputError, Problem, Problems, kind_of
+from pooling.formats.runs import read_run
 from pooling.models import Job, Run, RunEntry
 from tests.commands import rejected
 
@@ -126,3 +128,12 @@ def test_api_400_body_keeps_its_lines_and_adds_the_groups(organizer, campaign):
                                         "kind": "a campaign named … already exists", "count": 1, "lines": [],
                                         "last_line": None}]}
     assert Job.objects.count() == 0
+
+
+def test_the_run_reader_gives_kinds_so_repeats_in_different_topics_are_one_kind():
+    rows = "".join(f"A.{t}\t{d}\t{r}\t1\tx\n" for t in (1, 2) for r, d in enumerate(["5", "5", "6", "6"], 1))
+    problems = Problems(file="r.tsv")
+    list(read_run(io.BytesIO(rows.encode()), problems, Problems(), topics={"A.1": 1, "A.2": 2}, task="answers"))
+    assert problems.messages() == [
+        "r.tsv:line 2: '5' appears twice for topic A.1 (first on line 1) (4 like this one, on lines 2, 4, 6, 8)"]
+    assert problems.groups[0].kind == "… appears twice for topic …"
