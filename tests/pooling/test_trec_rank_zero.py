@@ -7,7 +7,7 @@ import io
 import pytest
 import pytrec_eval
 
-from evaluation import reading, scanner
+from evaluation import reading, scanner, selectors
 from evaluation.prime import prime_answers
 from pooling import services
 from pooling.errors import Problems
@@ -161,6 +161,20 @@ def test_the_whole_file_reader_takes_rank_zero_itself_and_agrees_with_read_run(c
             fast = reading.prime_answers_of(data, keys)
     assert fast is not None
     rows, problems, _ = read(run_text("\t"))
+    expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
+    prime = fast.to_prime(keys)
+    assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
+
+
+@pytest.mark.postgresql
+def test_a_stored_run_ranked_from_zero_is_read_whole_for_the_campaign_evaluation(robust, tmp_path):
+    path = tmp_path / "aplrob03a.txt"
+    path.write_text(run_text())
+    run = services.run_ingest(campaign=robust, path=path)
+    keys = reading.judged_keys(QRELS)
+    fast = reading.prime_answers_of(selectors.run_text(run=run), keys)
+    assert fast is not None  # not left to the row-by-row path
+    rows, _, _ = read(run_text())
     expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
     prime = fast.to_prime(keys)
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
