@@ -33,6 +33,9 @@ QRELS = {
             "FR940104-0-00001": 2, "LA070389-0101": 3},
     "304": {"FT934-5418": 1, "LA052189-0009": 3, "FBIS4-22210": 2, "FBIS4-99999": 2},
 }
+# With runscan.c (skipped, and named in the NOT TESTED line, where `make install` has not built it) and without.
+COMPILED_OR_NOT = [pytest.param(True, marks=pytest.mark.scanner, id="with runscan"),
+                   pytest.param(False, id="numpy only")]
 
 
 def run_text(sep: str = " ", rows=ROBUST) -> str:
@@ -118,11 +121,9 @@ def expected_lines() -> set[str]:
     return lines
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["with runscan", "numpy only"])
+@pytest.mark.parametrize("compiled", COMPILED_OR_NOT)
 @pytest.mark.parametrize("sep", [" ", "\t"], ids=["spaces", "tabs"])
 def test_evaluate_scores_a_run_ranked_from_zero_as_pytrec_eval(tmp_path, db, sep, compiled):
-    if compiled and not scanner.loaded():
-        pytest.skip("SKIPPED: no scanner on this machine (make install builds evaluation/_runscan.so)")
     run = tmp_path / "run.txt"
     run.write_text(run_text(sep))
     qrels = tmp_path / "qrels.txt"
@@ -146,12 +147,10 @@ def test_evaluate_still_refuses_rank_zero_in_an_arqmath_run(tmp_path, db):
     assert any("line 1: rank '0' is not a whole number >= 1" in line for line in lines)
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["with runscan", "numpy only"])
+@pytest.mark.parametrize("compiled", COMPILED_OR_NOT)
 def test_the_whole_file_reader_takes_rank_zero_itself_and_agrees_with_read_run(compiled):
     # runscan.c declines a rank with a leading zero (its strict shape); the numpy reader then takes the file itself
     # rather than leaving it to read_run row by row.
-    if compiled and not scanner.loaded():
-        pytest.skip("SKIPPED: no scanner on this machine (make install builds evaluation/_runscan.so)")
     keys = reading.judged_keys(QRELS)
     data = run_text("\t").encode()
     if compiled:
