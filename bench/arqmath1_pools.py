@@ -1,11 +1,12 @@
-"""ARQMath-1 Task 1 pools of the two real runs in the shared data, built with the product's pool_build.
+"""ARQMath-1 Task 1 pools of two real runs, built with the product's pool_build.
 
 Creates (again, each time) the scratch campaign `bench-pooling-arqmath1` in the benchmark database, ingests the
 ARQMath-1 (2020) Task 1 topics and the runs ensemble-task1.tsv and psu-task1-auto-both-A.tsv, both primary,
 pools them at depth 45 and prints, as Markdown, per topic the pool size and the items only each run brought,
-then min / mean / max. The figures are in docs/pooling.md.
+then min / mean / max. The figures are in docs/pooling.md (made with the full files: `--data FOLDER`, a folder
+laid out as tests/data/arqmath; the default is that folder, whose runs are cut to five topics).
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench .venv/bin/python bench/arqmath1_pools.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench .venv/bin/python bench/arqmath1_pools.py [--data DIR]
 """
 from __future__ import annotations
 
@@ -19,15 +20,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ingest as bench_ingest  # noqa: E402  (Django set-up and database creation)
 
 CAMPAIGN = "bench-pooling-arqmath1"
-DATA = Path("/work/shared/data/arqmath")
-TOPICS = DATA / "topics" / "topics.arqmath-2020-task1-origin.xml"
-RUNS = [DATA / "runs" / "ensemble-task1.tsv", DATA / "runs" / "psu-task1-auto-both-A.tsv"]
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "arqmath"
+TOPICS = Path("topics") / "topics.arqmath-2020-task1-origin.xml"
+RUNS = [Path("runs") / "ensemble-task1.tsv", Path("runs") / "psu-task1-auto-both-A.tsv"]
 DEPTH = 45
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=DEPTH, help="pool depth of both runs (default 45)")
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help="folder laid out as tests/data/arqmath (the default, runs cut to 5 topics)")
     args = parser.parse_args(argv)
     bench_ingest.setup_django()
     bench_ingest.ensure_database()
@@ -39,9 +42,9 @@ def main(argv: list[str]) -> None:
         RunEntry.objects.filter(run__campaign=old).delete()
         old.delete()
     campaign = services.campaign_create(name=CAMPAIGN, task="answers", primary_depth=args.depth)
-    services.topics_ingest(campaign=campaign, path=TOPICS)
+    services.topics_ingest(campaign=campaign, path=args.data / TOPICS)
     names = []
-    for path in RUNS:
+    for path in (args.data / run for run in RUNS):
         run = services.run_ingest(campaign=campaign, path=path, name=path.stem, alternate=False)
         names.append(run.name)
         if run.warnings:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pooling.formats.runs import RANK_MAX, bytes_cut_short
+from pooling.formats.runs import ARQMATH_TASK1, RANK_MAX, RANK_MIN, TREC, bytes_cut_short
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
 from . import scanner
@@ -375,7 +375,8 @@ def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
     if topic_len.max() > ID_MAX or doc_len.max() > ID_MAX:
         return None
     offset = start + _PAD
-    if not _ranks_valid(words, padded, data, rows[:, doc_col + 1] + offset, lengths[:, doc_col + 1]):
+    low = RANK_MIN[TREC] if ncols == 6 else RANK_MIN[ARQMATH_TASK1]  # _columns: 6 columns here are TREC's
+    if not _ranks_valid(words, padded, data, rows[:, doc_col + 1] + offset, lengths[:, doc_col + 1], low):
         return None
     scores = _scores(words, padded, data, rows[:, doc_col + 2] + offset, lengths[:, doc_col + 2])
     if scores is None:
@@ -444,15 +445,16 @@ def _scanned_part(file: _File, size: int) -> _Part | None:
                  judged_rows=rows, judged_items=items, repeating=set(stretch_topic[repeated_stretch].tolist()))
 
 
-def _ranks_valid(words, padded, data: bytes, end, length) -> bool:
-    """read_run's rank check: digits, and 1 <= rank <= RANK_MAX. `end` is in `padded`. A rank of more than 12
-    characters (leading zeros) makes the file go to read_run, whose rule for it is the reference."""
+def _ranks_valid(words, padded, data: bytes, end, length, low: int = 1) -> bool:
+    """read_run's rank check: digits, and low <= rank <= RANK_MAX (low: 0 in a TREC run, 1 in an ARQMath run,
+    runs.RANK_MIN). `end` is in `padded`. A rank of more than 12 characters (leading zeros) makes the file go to
+    read_run, whose rule for it is the reference."""
     plain = ((length <= RANK_DIGITS) & _all_digits(_right_word(words, end, np.minimum(length, RANK_DIGITS)))
              & (padded[end - length] != _ZERO))
     for i in np.flatnonzero(~plain).tolist():
         text = data[end[i] - _PAD - length[i]: end[i] - _PAD].decode("ascii")
-        rank = int(text) if text.isdigit() and text.isascii() and len(text) <= 12 else 0
-        if not 0 < rank <= RANK_MAX:
+        rank = int(text) if text.isdigit() and text.isascii() and len(text) <= 12 else -1
+        if not low <= rank <= RANK_MAX:
             return False
     return True
 

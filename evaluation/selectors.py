@@ -130,11 +130,12 @@ def run_text(*, run: Run) -> bytes | None:
     (`extra_float_digits`), so each reads back as the same double. Rows come in the order the table keeps them
     (for a run loaded by COPY, the file's), not sorted: a sort would double the query's time, and the reader takes
     rows in any order (a (topic, item) is stored once, so no row is a repeat whose place would matter). None on
-    another database."""
+    another database. A TREC run's rank 0 is written as 1 (the Task 1 shape ranks from 1; the reader orders by score,
+    not rank)."""
     if not run_text_available():
         return None
     entry, topic = RunEntry._meta.db_table, Topic._meta.db_table
-    sql = (f"COPY (SELECT t.topic_id, e.item_id, e.rank, e.score, 'run' FROM {entry} e "
+    sql = (f"COPY (SELECT t.topic_id, e.item_id, GREATEST(e.rank, 1), e.score, 'run' FROM {entry} e "
            f"JOIN {topic} t ON t.id = e.topic_id WHERE e.run_id = {int(run.pk)}) TO STDOUT")
     out = io.BytesIO()
     # In a transaction (a savepoint inside the caller's): a COPY that fails takes the setting with it when it rolls

@@ -12,7 +12,7 @@ from typing import TextIO
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from pooling.errors import InputError, Problem, Problems
+from pooling.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
 from pooling.formats.qrels import read_qrels
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
@@ -275,8 +275,7 @@ def _problem(file: str, message: str) -> Problems:
 def _raise(problems: list[Problems]) -> None:
     found = [p for p in problems if p]
     if found:
-        kept: list[Problem] = [item for p in found for item in p.in_line_order()]
-        raise InputError(kept, total=sum(p.count for p in found))
+        raise InputError.of(*found)
 
 
 def _task_of(path: str | os.PathLike) -> str:

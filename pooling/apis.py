@@ -41,9 +41,12 @@ from .uploads import upload_save
 
 
 def exception_handler(exc, context):
-    """InputError is the client's mistake: 400 with every problem and its line."""
+    """InputError is the client's mistake: 400 with every problem and its line, problems of a frequent kind grouped:
+    `problems` the lines as text, `problem_groups` the same lines structured (as a job's `problems`), `total` the
+    number of problems."""
     if isinstance(exc, InputError):
-        return Response({"detail": "rejected input", "problems": exc.messages()}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"detail": "rejected input", "problems": exc.messages(), "problem_groups": exc.as_dicts(),
+                         "total": exc.total}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)
 
 

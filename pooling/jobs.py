@@ -60,7 +60,7 @@ def job_execute(*, job_id: int) -> Job:
     except InputError as exc:
         job.status = Job.Status.FAILED
         job.problems = exc.as_dicts()
-        job.message = f"rejected: {exc.total} problem{'s' if exc.total != 1 else ''}, nothing was written"
+        job.message = f"rejected: {exc.total:,} problem{'s' if exc.total != 1 else ''}, nothing was written"
     except Exception as exc:  # a bug or a lost database: the organizer must see that the job did not finish
         log.exception("job %s failed", job.pk)
         job.status = Job.Status.FAILED

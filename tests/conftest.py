@@ -10,8 +10,9 @@ from django.conf import settings
 
 from evaluation import scanner
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "arqmath"
 DATA = Path(__file__).resolve().parent / "data"
+# Real ARQMath files cut to what the tests need (CC BY-SA 4.0, ARQMath lab / Math Stack Exchange; README.md there).
+ARQMATH = DATA / "arqmath"
 CHROMIUM = "/usr/bin/chromium"
 # The judging fixtures (hand-made campaigns and assessors) serve the assessor tests and the browser tests.
 pytest_plugins = ["tests.assessor.fixtures"]
@@ -45,12 +46,25 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"SKIPPED: no {name} on this machine"))
 
 
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
 def pytest_terminal_summary(terminalreporter):
     missing = [name for name, ok in _available().items() if not ok]
-    if missing:
-        terminalreporter.write_sep(
-            "!", f"NOT TESTED here, no {', '.join(missing)}: the tests that need it were skipped", red=True, bold=True)
     skipped = terminalreporter.stats.get("skipped", [])
+    if missing or skipped:
+        what = f"no {', '.join(missing)}; " if missing else ""
+        terminalreporter.write_sep(
+            "!", f"NOT TESTED here, {what}{len(skipped)} tests skipped, each reason below", red=True, bold=True)
+        reasons: dict[str, int] = {}
+        for report in skipped:
+            reason = _skip_reason(report)
+            reasons[reason] = reasons.get(reason, 0) + 1
+        for reason, count in sorted(reasons.items()):
+            terminalreporter.write_line(f"  {count} skipped: {reason}", red=True)
     if skipped and os.environ.get("REQUIRE_SERVICES") == "1":
         terminalreporter.write_sep("!", f"{len(skipped)} tests skipped under REQUIRE_SERVICES=1", red=True)
 
@@ -65,9 +79,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture
 def shared_data() -> Path:
-    if not SHARED.exists():
-        pytest.skip(f"the ARQMath reference data is not at {SHARED}")
-    return SHARED
+    """The real ARQMath files kept in the repository (tests/data/arqmath): always there, never skipped."""
+    return ARQMATH
 
 
 @pytest.fixture

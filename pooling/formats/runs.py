@@ -30,6 +30,9 @@ SHAPES = {
 }
 # Which shapes a campaign of each task accepts.
 TASK_FORMATS = {"answers": (ARQMATH_TASK1, TREC), "formulas": (ARQMATH_TASK2, TREC)}
+# The lowest rank of each shape. TREC runs often number from 0 (trec_eval reads no rank: it orders by score); the
+# ARQMath formats rank from 1.
+RANK_MIN = {ARQMATH_TASK1: 1, ARQMATH_TASK2: 1, TREC: 0}
 
 
 class RunRow(NamedTuple):
@@ -54,8 +57,10 @@ class RunSummary:
     # than the rank before it; topics whose rows are not in rank order in the file cannot be checked so.
     disorder: dict[str, tuple[int, int]] = field(default_factory=dict)
     unsorted_topics: set[str] = field(default_factory=set)
-    # Topics whose ranks, in file order, are not 1, 2, 3, ... (a gap, a tie, a first rank above 1, or out of
-    # order). Where there is none, every rank is its row's position in its topic's list (Run.ranks_are_positions).
+    # Topics whose ranks, in file order, are not 1, 2, 3, ... (a gap, a tie, a first rank other than 1, or out of
+    # order) or, in a TREC run, whose rows are not in trec_eval's order (score descending, then doc id
+    # descending). Where there is none, every rank is its row's position in its topic's list, the list that
+    # pooling reads (Run.ranks_are_positions).
     irregular_topics: set[str] = field(default_factory=set)
 
 
@@ -91,6 +96,9 @@ def read_run(
     tags = summary.tags
     fmt = None
     ncols = 0
+    low = 1  # the lowest rank of the format
+    trec = False
+    previous = ("", "")  # the topic and item of the row before
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
     current_topic, items = None, {}
     # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it)
@@ -114,8 +122,9 @@ def read_run(
                 return
             summary.format = fmt
             ncols = 5 if fmt == ARQMATH_TASK1 else 6
+            low, trec = RANK_MIN[fmt], fmt == TREC
         if len(fields) != ncols:
-            problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}")
+            problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}", "expected … columns")
             continue
         if fmt == ARQMATH_TASK1:
             topic_id, item_id, rank_s, score_s, tag = fields
@@ -131,25 +140,28 @@ def read_run(
             score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
         except ValueError:
             score = _NAN
-        if not (0 < rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX and len(topic_id) <= ID_MAX
+        if not (low <= rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX and len(topic_id) <= ID_MAX
                 and (post_id or fmt != ARQMATH_TASK2) and len(post_id) <= ID_MAX and _isfinite(score)):
-            _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno, problems)
+            _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno, problems, low)
             continue
         if topic_id != current_topic:
             if topic_id not in topics:
-                problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign")
+                problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign",
+                             "topic … is not a topic of this campaign")
                 continue
             current_topic = topic_id
             items = seen.setdefault(topic_id, {}) if find_duplicates else None
         if items is not None:
             first = items.get(item_id)
             if first is not None:
-                problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})")
+                problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})",
+                             "… appears twice for topic …")
                 continue
             items[item_id] = lineno
         count = counts[topic_id] = counts.get(topic_id, 0) + 1
         if count > max_depth:
-            problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)")
+            problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)",
+                         "more than … rows for topic …")
             continue
         # Rows of equal rank form a group; a row disagrees when it scores above the lowest score of the group
         # before it, whatever the order of rows inside a group.
@@ -162,6 +174,9 @@ def read_run(
             group_rank, group_low, before_low = state
             if rank != group_rank + 1:
                 irregular.add(topic_id)
+            elif trec and topic_id not in irregular and not (previous[0] == topic_id and (score < group_low or (
+                    score == group_low and item_id < previous[1]))):
+                irregular.add(topic_id)  # a TREC run is pooled in trec_eval's order: here the file's is another
             if rank < group_rank:
                 unsorted.add(topic_id)
             else:
@@ -178,6 +193,7 @@ def read_run(
             tag_before, tag_line = last_tag, lineno
             last_tag, tag_rows = tag, 0
         tag_rows += 1
+        previous = (topic_id, item_id)
         yield make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag))
     if last_tag is not None:
         tags[last_tag] = tags.get(last_tag, 0) + tag_rows
@@ -253,33 +269,35 @@ def _format_name(fmt: str) -> str:
 
 def rank_value(rank_s: str) -> int:
     """The rank a field holds: its value when it is ASCII digits with at most 12 after the leading zeros; a value
-    above RANK_MAX for longer digit strings; 0 for anything else. int() alone would also take '1_0' and digits of
+    above RANK_MAX for longer digit strings; -1 for anything else. int() alone would also take '1_0' and digits of
     other scripts, and the length keeps int() within its digit limit (5,000 digits are out of range, not a crash)."""
     if not (rank_s.isdigit() and rank_s.isascii()):
-        return 0
+        return -1
     return int(rank_s) if len(rank_s.lstrip("0")) <= 12 else RANK_MAX + 1
 
 
-def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int, problems: Problems) -> None:
+def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int, problems: Problems,
+                  low: int = 1) -> None:
     """Every problem of a row that failed the quick checks of read_run, each with its message."""
     before = problems.count
     ids = [("topic id", topic_id), ("item id", item_id)] + ([("post id", post_id)] if fmt == ARQMATH_TASK2 else [])
     for name, value in ids:
         if not value:
-            problems.add(lineno, f"empty {name}")
+            problems.add(lineno, f"empty {name}", f"empty {name}")
         elif len(value) > ID_MAX:
-            problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters")
+            problems.add(lineno, f"{name} '{value[:20]}...' is longer than {ID_MAX} characters",
+                         f"{name} … is too long")
     rank = rank_value(rank_s)
-    if rank < 1:
-        problems.add(lineno, f"rank '{_shown(rank_s)}' is not a whole number >= 1")
+    if rank < low:
+        problems.add(lineno, f"rank '{_shown(rank_s)}' is not a whole number >= {low}", "rank … is not a whole number")
     elif rank > RANK_MAX:
-        problems.add(lineno, f"rank {_shown(rank_s)} is out of range")
+        problems.add(lineno, f"rank {_shown(rank_s)} is out of range", "rank … is out of range")
     try:
         score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
     except ValueError:
         score = _NAN
     if not math.isfinite(score):
-        problems.add(lineno, f"score '{_shown(score_s)}' is not a finite number")
+        problems.add(lineno, f"score '{_shown(score_s)}' is not a finite number", "score … is not a finite number")
     if problems.count == before:  # the quick checks and these disagree: never drop a row without saying so
         problems.add(lineno, "this row could not be read")
 

@@ -44,7 +44,7 @@ def collection_ingest(
     total_bytes = sum(sizes) or 1
     counts: dict[str, int] = {}
     warnings: list[str] = []
-    problems_all: list[Problem] = []
+    collectors: list[Problems] = []
     problem_total = 0
     for i, (kind, path, name) in enumerate(files):
         problems, file_warnings = Problems(file=name), Problems(file=name)
@@ -54,11 +54,11 @@ def collection_ingest(
             collection, kind, path, problems, file_warnings, write=write,
             progress=_part_of(progress, start=sum(sizes[:i]), size=sizes[i], total=total_bytes))
         counts[kind] = counts.get(kind, 0) + loaded
-        problems_all.extend(problems.in_line_order())
+        collectors.append(problems)
         problem_total += problems.count
         warnings.extend(file_warnings.messages())
     if problem_total:
-        raise InputError(problems_all, total=problem_total)
+        raise InputError.of(*collectors)
     Collection.objects.filter(pk=collection.pk).update(
         post_count=F("post_count") + counts.get("posts", 0) + counts.get("jsonl", 0),
         comment_count=F("comment_count") + counts.get("comments", 0),

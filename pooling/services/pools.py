@@ -95,7 +95,10 @@ def _positioned(campaign: Campaign, start: int, stop: int,
 
     A run whose ranks are its rows' positions (Run.ranks_are_positions, as real runs are) is cut on the rank
     itself: the database reads the run's rows through the key's run prefix and keeps the ranks in range. The
-    other runs are numbered with ROW_NUMBER(), which sorts every row of those runs.
+    other runs are numbered with ROW_NUMBER(), which sorts every row of those runs: an ARQMath run by rank, then
+    item id; a TREC run in trec_eval's order, whatever its ranks (they may start at 0): score descending, then
+    item id descending, byte by byte (docs/formats.md). The reader marks a TREC run whose file order is another
+    as not positioned (RunSummary.irregular_topics).
     """
     qn = connection.ops.quote_name
     source = (f"FROM {qn(RunEntry._meta.db_table)} e JOIN {qn(Run._meta.db_table)} r ON r.id = e.run_id "
@@ -104,13 +107,19 @@ def _positioned(campaign: Campaign, start: int, stop: int,
     if pairs is not None:
         where = " AND (e.run_id, e.topic_id) IN (VALUES " + ", ".join(["(%s, %s)"] * len(pairs)) + ")"
         pair_params = [value for pair in pairs for value in pair]
+    byte_order = ' COLLATE "C"' if connection.vendor == "postgresql" else ""  # SQLite compares bytes already
+    trec = Run.Format.TREC.value
+    numbered = ("UNION ALL SELECT * FROM (SELECT e.run_id, e.topic_id, e.item_id, e.post_id, ROW_NUMBER() OVER "
+                "(PARTITION BY e.run_id, e.topic_id ORDER BY {order}) AS n " + source
+                + " NOT r.ranks_are_positions AND r.format {test} %s" + where + ") x{part} WHERE x{part}.n > %s "
+                "AND x{part}.n <= %s ")
     sql = (f"SELECT e.run_id, e.topic_id, e.item_id, e.post_id, e.rank AS n {source} r.ranks_are_positions{where} "
            f"AND e.rank > %s AND e.rank <= %s "
-           f"UNION ALL SELECT * FROM (SELECT e.run_id, e.topic_id, e.item_id, e.post_id, ROW_NUMBER() OVER "
-           f"(PARTITION BY e.run_id, e.topic_id ORDER BY e.rank, e.item_id) AS n {source} "
-           f"NOT r.ranks_are_positions{where}) x WHERE x.n > %s AND x.n <= %s")
+           + numbered.format(order="e.rank, e.item_id", test="<>", part="a")
+           + numbered.format(order=f"e.score DESC, e.item_id{byte_order} DESC", test="=", part="b"))
     params = [campaign.pk, *pair_params, start, stop]
-    return sql, params + params
+    numbered_params = [campaign.pk, trec, *pair_params, start, stop]
+    return sql, params + numbered_params + numbered_params
 
 
 def _fetch(sql: str, params: list) -> Iterator[tuple]:

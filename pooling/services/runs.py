@@ -12,7 +12,7 @@ from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from ..bulk import bulk_insert, copy_text
-from ..errors import InputError, Problem, Problems
+from ..errors import InputError, Problems
 from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
@@ -80,7 +80,7 @@ def run_ingest(
             if problems.count:
                 raise Rejected
     except (IntegrityError, Rejected):
-        raise InputError(*_run_problems(campaign, path, filename, topics)) from None
+        raise _run_problems(campaign, path, filename, topics) from None
     if summary.format == "trec" and campaign.task == Campaign.Task.FORMULAS and campaign.collection_id:
         _fill_post_ids(run, campaign.collection_id)
     run.format = summary.format
@@ -94,7 +94,7 @@ def run_ingest(
     return run
 
 
-def _run_problems(campaign, path, filename, topics) -> tuple[list[Problem], int]:
+def _run_problems(campaign, path, filename, topics) -> InputError:
     """A rejected run file read once more with every check, repeated items included: all its problems."""
     problems = Problems(file=filename)
     with open_binary(path) as stream:
@@ -103,7 +103,7 @@ def _run_problems(campaign, path, filename, topics) -> tuple[list[Problem], int]
             pass
     if not problems.count:  # cannot happen unless the reader and the key disagree; say so rather than nothing
         problems.add(None, "an item appears twice for a topic")
-    return problems.in_line_order(), problems.count
+    return InputError.of(problems)
 
 
 def _rank_order_warning(run: Run, summary: RunSummary, topics: dict[str, int], warnings: Problems) -> None:

@@ -17,7 +17,7 @@ from pooling.formats.jsonl import read_jsonl
 from pooling.formats.se_xml import read_comments, read_posts, xml_root_name
 
 ROOT = Path(__file__).resolve().parents[2]
-ARQMATH = ROOT.parent / "shared" / "data" / "arqmath"
+ARQMATH = ROOT / "tests" / "data" / "arqmath"
 POSTS = ARQMATH / "posts" / "posts_sample.xml"
 FORMULAS_V2 = ARQMATH / "formulas" / "formula_index_v2_sample.tsv"
 SLT = ARQMATH / "topics" / "task1_formulas_2022_formulas_slt.tsv"

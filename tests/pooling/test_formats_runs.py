@@ -33,9 +33,14 @@ def test_real_runs_are_read_whole(shared_data, name, task, fmt, prefix):
                              summary=summary))
     assert not problems, problems.messages()
     assert summary.format == fmt
-    assert len(rows) == summary.rows > 10000
+    assert len(rows) == summary.rows == 5000  # the first five topics of the real run, whole (1000 rows each)
     assert rows[0].rank == 1 and rows[0].topic_id == f"{prefix}.1"
-    assert not summary.irregular_topics  # real runs rank 1, 2, 3, ... in every topic
+    if fmt == TREC:
+        # Ranked 1, 2, 3, ..., but in four topics two rows of equal score come in increasing doc id order, where
+        # trec_eval (and so pooling) takes the higher doc id first: those topics are pooled by numbering the rows.
+        assert summary.irregular_topics == {"A.1", "A.3", "A.4", "A.5"}
+    else:
+        assert not summary.irregular_topics  # real runs rank 1, 2, 3, ... in every topic
     if fmt == ARQMATH_TASK2:
         assert rows[0].item_id == "10159237" and rows[0].post_id == "1075828"
     # The real files cover fewer than 200 topics: a warning, not an error.

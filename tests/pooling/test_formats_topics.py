@@ -9,7 +9,7 @@ import pytest
 from pooling.errors import Problems
 from pooling.formats.topics_xml import read_topics
 
-TOPICS = Path(__file__).resolve().parents[3] / "shared" / "data" / "arqmath" / "topics"
+TOPICS = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "topics"
 TASK1_2020 = TOPICS / "topics.arqmath-2020-task1-origin.xml"
 TASK2_2020 = TOPICS / "topics.arqmath-2020-task2-origin.xml"
 TASK1_2022 = TOPICS / "topics.arqmath-2022-task1-or-task3-origin.xml"

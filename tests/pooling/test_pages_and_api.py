@@ -113,7 +113,10 @@ def test_api_rejected_run_job_lists_its_problems(organizer, campaign):
     response = api(organizer).post(f"/api/campaigns/{campaign.pk}/runs/", {"file": upload})
     job = api(organizer).get(f"/api/jobs/{response.json()['id']}/").json()
     assert job["status"] == "failed"
-    assert job["problems"] == [{"line": 2, "message": "topic 'A.7' is not a topic of this campaign", "file": "bad.tsv"}]
+    # The fields of before, and the grouping's (docs/formats.md, "Problems").
+    assert job["problems"] == [{"line": 2, "message": "topic 'A.7' is not a topic of this campaign", "file": "bad.tsv",
+                                "kind": "topic … is not a topic of this campaign", "count": 1, "lines": [2],
+                                "last_line": 2}]
     assert not Run.objects.exists()
 
 

@@ -25,7 +25,7 @@ class ServiceCommand(BaseCommand):
         except InputError as exc:
             for line in exc.messages():
                 self.stderr.write(line)
-            raise CommandError(f"rejected: {exc.total} problem{'s' if exc.total != 1 else ''}, nothing was written",
+            raise CommandError(f"rejected: {exc.total:,} problem{'s' if exc.total != 1 else ''}, nothing was written",
                                returncode=2) from exc
 
     def _output_closed(self) -> None:
