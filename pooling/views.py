@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from . import selectors, services
 from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
-from .jobs import job_create, job_progress
+from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
 from .permissions import is_organizer
 from .uploads import upload_save
@@ -86,7 +86,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "topics": campaign.topics.all(),
         "runs": campaign.runs.all(),
-        "jobs": selectors.job_list(campaign=campaign, limit=10),
+        "jobs": [job_view(job=job) for job in selectors.job_list(campaign=campaign, limit=10)],
     })
 
 
@@ -155,14 +155,26 @@ def collection_list(request: HttpRequest) -> HttpResponse:
 
 @organizer_required
 def job_list(request: HttpRequest) -> HttpResponse:
-    jobs = [(job, job_progress(job=job)) for job in selectors.job_list()]
-    return render(request, "pooling/job_list.html", {"jobs": jobs})
+    return render(request, "pooling/job_list.html", {"jobs": [job_view(job=job) for job in selectors.job_list()]})
 
 
 @organizer_required
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(Job.objects.select_related("campaign", "collection", "created_by"), pk=pk)
-    return render(request, "pooling/job_detail.html", {"job": job, "progress": job_progress(job=job)})
+    return render(request, "pooling/job_detail.html", {"job": job, "view": job_view(job=job)})
+
+
+@organizer_required
+@require_POST
+def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=pk)
+    try:
+        job_retry(job=job)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        messages.info(request, f"Job #{job.pk} is queued again.")
+    return redirect("pooling:job", pk=job.pk)
 
 
 # The planner's mean time per judgment until judging data measures it (SPEC 4.4).
