@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from functools import wraps
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -177,20 +176,10 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("pooling:job", pk=job.pk)
 
 
-# The planner's mean time per judgment until judging data measures it (SPEC 4.4).
-PLAN_SECONDS_PER_JUDGMENT = 60.0
 PLAN_DEPTHS = {Campaign.Task.ANSWERS: list(range(5, 51, 5)), Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 PLAN_MAX_DEPTHS = 20
 # Chart geometry, in SVG user units.
 CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
-
-
-def _default_seconds(campaign: Campaign | None = None) -> float:
-    """The measured mean seconds per judgment of the campaign once judging has measured it, else the setting."""
-    measured = selectors.measured_seconds_per_judgment(campaign=campaign) if campaign is not None else None
-    if measured:
-        return round(measured, 1)
-    return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
@@ -238,7 +227,8 @@ def _plan_chart(rows) -> dict:
 @organizer_required
 def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    default_seconds = _default_seconds(campaign)  # reads the campaign's timing data: once per request
+    plan_time = selectors.plan_seconds_per_judgment(campaign=campaign)  # reads the timing data: once per request
+    default_seconds = plan_time.seconds
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
     return render(request, "pooling/pool_detail.html", {
@@ -249,6 +239,8 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
         "default_seconds": f"{default_seconds:g}",
+        "plan_time": plan_time,
+        "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),
