@@ -17,6 +17,9 @@ class Collection(models.Model):
     post_count = models.PositiveBigIntegerField(default=0)
     comment_count = models.PositiveBigIntegerField(default=0)
     formula_count = models.PositiveBigIntegerField(default=0)
+    # What is wrong with the data without stopping its use (formulas of posts the collection lacks), found by the
+    # ingest and shown on the collections page until a later ingest puts it right.
+    warnings = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
