@@ -61,8 +61,14 @@ def job_progress(*, job: Job) -> float:
 # -- the heartbeat and the worker's death
 
 
-def _stale_before() -> datetime:
-    return timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS)
+# A job run inside the web request (no broker: the demo, on SQLite) has no heartbeat: SQLite's single writer is busy
+# with the job's own transaction. It is taken for lost only after an hour, longer than any request may last.
+IN_REQUEST = "request:"
+IN_REQUEST_STALE_SECONDS = 3600
+
+
+def _stale_before(seconds: float | None = None) -> datetime:
+    return timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS if seconds is None else seconds)
 
 
 def _last_heard(job: Job) -> datetime:
@@ -71,7 +77,10 @@ def _last_heard(job: Job) -> datetime:
 
 def job_stale(*, job: Job) -> bool:
     """Whether a running job has lost its worker: no heartbeat for JOB_STALE_SECONDS."""
-    return job.status == Job.Status.RUNNING and _last_heard(job) < _stale_before()
+    if job.status != Job.Status.RUNNING:
+        return False
+    in_request = job.worker.startswith(IN_REQUEST)
+    return _last_heard(job) < _stale_before(IN_REQUEST_STALE_SECONDS if in_request else None)
 
 
 def job_retryable(*, job: Job) -> bool:
@@ -181,13 +190,13 @@ class _Heartbeat(threading.Thread):
 
 
 def _worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:100]
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:90]
 
 
 def job_execute(*, job_id: int, heartbeat: bool = False) -> Job | None:
     """Runs a queued job once (a second delivery of the same job does nothing), or takes again a running job whose
     worker stopped. `heartbeat` starts the heartbeat thread (in a worker; not when the job runs in the request)."""
-    worker = _worker_name()
+    worker = _worker_name() if heartbeat else IN_REQUEST + _worker_name()
     job = job_claim(job_id=job_id, worker=worker)
     if job is None:
         return Job.objects.filter(pk=job_id).first()

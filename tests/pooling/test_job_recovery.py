@@ -21,7 +21,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.celery_app import app
-from pooling.jobs import job_claim, job_create, job_execute, job_stale, job_sweep
+from pooling.jobs import IN_REQUEST, job_claim, job_create, job_execute, job_stale, job_sweep
 from pooling.models import Campaign, Job, PoolItem, Run, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign
@@ -54,6 +54,17 @@ def test_a_running_job_heard_from_recently_is_left_to_its_worker(tmp_path, enque
     assert job_claim(job_id=job.pk, worker="other") is None  # a redelivered message does nothing
     assert job_sweep() == [] and enqueued == []
     assert Job.objects.get(pk=job.pk).status == Job.Status.RUNNING
+
+
+@pytest.mark.django_db
+def test_a_job_run_inside_the_request_has_no_heartbeat_and_is_given_an_hour(tmp_path):
+    campaign = answers_campaign(tmp_path)
+    job = running_job(campaign, heard_ago=300)
+    job.worker, job.heartbeat_at = IN_REQUEST + "web:1:x", None
+    job.save()
+    assert not job_stale(job=job)  # a long ingest in the demo's request is not "stalled" after a minute
+    job.started_at = timezone.now() - timedelta(hours=2)
+    assert job_stale(job=job)
 
 
 @pytest.mark.django_db
