@@ -306,3 +306,29 @@ def test_a_run_ingest_killed_mid_copy_writes_nothing_is_failed_with_retry_and_th
     assert job.message == f"Loaded run big from big.tsv: {rows:,} rows for 300 topics."
     assert RunEntry.objects.filter(run__campaign=campaign).count() == rows
     assert Run.objects.filter(campaign=campaign).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_api_retries_a_stalled_job_and_refuses_a_live_one(organizer, tmp_path, monkeypatch):
+    campaign = answers_campaign(tmp_path)
+    live = running_job(campaign, heard_ago=1)
+    response = api(organizer).post(f"/api/jobs/{live.pk}/retry/")
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        f"job #{live.pk} is running: only a failed job or one whose worker stopped is retried"]
+    stalled = running_job(campaign, heard_ago=120)
+    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    response = api(organizer).post(f"/api/jobs/{stalled.pk}/retry/")
+    assert response.status_code == 202 and response.json()["status"] == "queued"
+    assert Job.objects.get(pk=stalled.pk).status == Job.Status.DONE  # no broker here: it ran at the commit
+
+
+@pytest.mark.django_db
+def test_assessors_and_anonymous_cannot_retry(client, assessor_user, tmp_path, enqueued):
+    job = running_job(answers_campaign(tmp_path), heard_ago=120)
+    assert APIClient().post(f"/api/jobs/{job.pk}/retry/").status_code in (401, 403)
+    assert api(assessor_user).post(f"/api/jobs/{job.pk}/retry/").status_code == 403
+    assert client.post(f"/jobs/{job.pk}/retry/").status_code == 302  # to the login page
+    client.force_login(assessor_user)
+    assert client.post(f"/jobs/{job.pk}/retry/").status_code == 403
+    assert Job.objects.get(pk=job.pk).status == Job.Status.RUNNING and enqueued == []
