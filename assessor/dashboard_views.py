@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
+from pooling import selectors as pooling_selectors
 from pooling.downloads import attachment
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
@@ -208,4 +209,6 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
         "seconds": progress_reports.seconds_per_judgment(campaign),
+        "plan_time": pooling_selectors.plan_seconds_per_judgment(campaign=campaign),
+        "plan_min_judgments": pooling_selectors.PLAN_MIN_JUDGMENTS,
         "formulas": campaign.task == Campaign.Task.FORMULAS})

@@ -126,10 +126,16 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
 
 
 def seconds_per_judgment(campaign: Campaign) -> float | None:
-    """The campaign's measured mean seconds per judgment, for the pool planner: the time of the completed items
+    """The campaign's measured mean seconds per judgment (see `judging_time`); None before anything is judged."""
+    measured = judging_time(campaign)
+    return measured[0] if measured else None
+
+
+def judging_time(campaign: Campaign) -> tuple[float, int] | None:
+    """(mean seconds per judgment, judgments measured), for the pool planner: the time of the completed items
     (active time where the page reported it, else server time) over the judgments they hold (answers: one per item;
     formulas: one per instance, which is what the planner counts). None before anything is judged. Registered into
-    pooling at start-up."""
+    pooling at start-up; the planner decides whether the sample is large enough."""
     visits = ItemVisit.objects.filter(assignment__campaign=campaign, completed_at__isnull=False)
     timed = [(pk, item, a) for pk, item, a in
              visits.filter(active_seconds__gt=0).values_list("assignment_id", "item_id", "active_seconds")]
@@ -143,4 +149,4 @@ def seconds_per_judgment(campaign: Campaign) -> float | None:
               .values_list("assignment_id", "item_id").annotate(n=Count("id")).values_list("assignment_id",
                                                                                           "item_id", "n")}
     judgments = sum(counts.get((pk, item), 1) for pk, item, _ in timed)
-    return sum(seconds for _, _, seconds in timed) / judgments
+    return sum(seconds for _, _, seconds in timed) / judgments, judgments

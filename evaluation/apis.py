@@ -67,7 +67,10 @@ class RunScoresSerializer(serializers.Serializer):
 
 
 class EvaluationSerializer(serializers.Serializer):
-    judgments = serializers.IntegerField(help_text="official judgments in the qrels")
+    judgments = serializers.IntegerField(help_text="what the qrels hold, as exported: judged posts (answers) or "
+                                                   "visual ids (formulas); SF and DK are unjudged and left out")
+    instances = serializers.IntegerField(allow_null=True, help_text="formulas: judged formula instances (the "
+                                                                    "instance-level qrels); null for answers")
     version = serializers.CharField(help_text="the state of the judgments and runs these scores are for; while a "
                                                 "new state is being scored, the previous scores are given")
     qrels_topics = serializers.IntegerField()
@@ -90,15 +93,15 @@ class EvaluationApi(APIView):
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = _flag(request.query_params.get("all_topics"))
         per_topic = _flag(request.query_params.get("per_topic"))
-        judgments, version = selectors.scores_version(campaign=campaign)
+        _, version = selectors.scores_version(campaign=campaign)
         evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
         if evaluation is None:
             raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
         if request.accepted_renderer.format == "tsv":
             return Response("".join(score_lines(evaluation.runs, per_topic=per_topic)))
         rows = scores_table(campaign=campaign, evaluation=evaluation)
-        data = {"judgments": judgments, "version": evaluation.version, "qrels_topics": evaluation.qrels_topics,
-                "all_topics": all_topics,
+        data = {"judgments": evaluation.judgments, "instances": evaluation.instances, "version": evaluation.version,
+                "qrels_topics": evaluation.qrels_topics, "all_topics": all_topics,
                 "runs": [{"run": row.name, "kind": row.kind, **row.means, "topics": row.topics,
                           **({"per_topic": row.per_topic} if per_topic else {})} for row in rows]}
         return Response(EvaluationSerializer(data).data)

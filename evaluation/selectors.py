@@ -80,6 +80,12 @@ def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple
             for topic_id, rows in qrels_by_topic(campaign=campaign, level=level)]
 
 
+def qrels_row_count(*, campaign: Campaign, level: str = VISUAL) -> int:
+    """How many lines the qrels export writes at `level` (without a minimum-relevant filter): its own selection,
+    `qrels_by_topic`, counted. What the leaderboard calls the official judgments (formulas: with the instances)."""
+    return sum(len(rows) for _topic, rows in qrels_by_topic(campaign=campaign, level=level))
+
+
 def campaign_qrels(*, campaign: Campaign) -> Qrels:
     """The campaign's qrels as evaluation reads them: posts (answers) or visual ids (formulas); what
     `qrels_by_topic` gives, in its order, from one query (evaluation holds every topic's judgments anyway)."""

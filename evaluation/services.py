@@ -58,6 +58,10 @@ class Evaluation:
     qrels_topics: int
     all_topics: bool
     topic_counts: list[tuple[str, int, int]] = field(default_factory=list)
+    # What the qrels hold, as the export writes them: judged posts (answers) or visual ids (formulas), SF and DK out;
+    # for formulas also the judged instances (the instance-level export). Campaigns only.
+    judgments: int = 0
+    instances: int | None = None
     version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
 
 
@@ -95,7 +99,10 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
             scores = [found if found is not None else by_rows(run) for run, found in zip(runs, results, strict=True)]
     counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
               for topic, items in qrels.items()]
-    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts)
+    instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
+                 if campaign.task == FORMULAS else None)
+    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
+                      judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances)
 
 
 def _read_whole_from_database(campaign: Campaign) -> bool:
@@ -127,7 +134,8 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
     which), so a busy judging day does not make every open leaderboard recompute at once. None before the first
     official judgment."""
     version = version or selectors.scores_version(campaign=campaign)[1]
-    base = f"leaderboard:{campaign.pk}:{int(all_topics)}"
+    # v2: since the Evaluation holds the qrels counts; scores cached before lack them.
+    base = f"leaderboard:v2:{campaign.pk}:{int(all_topics)}"
     found = cache.get(f"{base}:{version}")
     if found is not None:
         return found or None

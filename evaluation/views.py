@@ -56,7 +56,7 @@ def _all_topics(request: HttpRequest) -> bool:
 def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
     all_topics = _all_topics(request)
-    judgments, version = selectors.scores_version(campaign=campaign)
+    _, version = selectors.scores_version(campaign=campaign)
     evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
     counts = evaluation.topic_counts if evaluation else []
     return render(request, "evaluation/leaderboard.html", {
@@ -64,7 +64,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "all_topics": all_topics,
         "evaluation": evaluation,
         "rows": scores_table(campaign=campaign, evaluation=evaluation) if evaluation else [],
-        "judgments": judgments,
+        "judgments": evaluation.judgments if evaluation else 0,
         "version": evaluation.version if evaluation else version,
         "topic_counts": counts,
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],

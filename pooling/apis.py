@@ -18,7 +18,7 @@ from . import selectors, services
 from .downloads import attachment
 from .errors import InputError
 from .formats.pools import write_pool_tsv
-from .jobs import job_create
+from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
 from .serializers import (
     CampaignCreateSerializer,
@@ -240,3 +240,12 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_object(self):
         return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
+    @extend_schema(request=None, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        """Queues again a job that failed for another reason than its input, or whose worker stopped (`stale`);
+        400 with the reason for any other job. The job page's Retry button."""
+        with transaction.atomic():
+            job = job_retry(job=self.get_object())
+        return _accepted(job, request)

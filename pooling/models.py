@@ -24,6 +24,9 @@ class Collection(models.Model):
     post_count = models.PositiveBigIntegerField(default=0)
     comment_count = models.PositiveBigIntegerField(default=0)
     formula_count = models.PositiveBigIntegerField(default=0)
+    # What is wrong with the data without stopping its use (formulas of posts the collection lacks), found by the
+    # ingest and shown on the collections page until a later ingest puts it right.
+    warnings = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -262,6 +265,12 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # While running, the worker's heartbeat thread refreshes heartbeat_at; a running job whose heartbeat is old has
+    # lost its worker and is taken again (pooling/jobs.py). `worker` names the claim, so that a displaced worker's
+    # late writes are ignored; `attempts` counts the claims, so that a job that kills its worker is not retried forever.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=100, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

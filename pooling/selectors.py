@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from .algorithms.ids import id_order_key
@@ -108,18 +110,42 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     return {"built": total["items"] > 0, "topics": per_topic, "runs": per_run, "total": total}
 
 
-# Functions campaign -> mean seconds per judgment measured from the judging data (None before there is any): the
-# judging app registers one at start-up, so that the planner uses the measured time and pooling never imports it.
-SECONDS_PER_JUDGMENT_SOURCES: list[Callable[[Campaign], float | None]] = []
+# Functions campaign -> (mean seconds per judgment, judgments measured) from the judging data (None before there is
+# any): the judging app registers one at start-up, so that the planner uses the measured time and pooling never
+# imports it.
+SECONDS_PER_JUDGMENT_SOURCES: list[Callable[[Campaign], tuple[float, int] | None]] = []
+# The planner's time per judgment before judging measures it (SPEC 4.4); setting POOL_PLAN_SECONDS_PER_JUDGMENT.
+PLAN_SECONDS_PER_JUDGMENT = 60.0
+# The fewest judgments whose mean time the planner trusts: a handful of judgments (the first ones, read slowly, or a
+# few quick not-relevant ones) says little about the hundreds to come.
+PLAN_MIN_JUDGMENTS = 30
 
 
-def measured_seconds_per_judgment(*, campaign: Campaign) -> float | None:
-    """The planner's time per judgment as the judging data measures it, or None when nothing measures it yet."""
+@dataclass(frozen=True)
+class PlanTime:
+    """The planner's seconds per judgment and where they come from: measured from `judgments` judgments when
+    `measured`, else the default assumption (`judgments` then says how many have been measured so far)."""
+
+    seconds: float
+    measured: bool
+    judgments: int
+
+
+def plan_seconds_per_judgment(*, campaign: Campaign) -> PlanTime:
+    """The measured mean seconds per judgment once at least PLAN_MIN_JUDGMENTS judgments measure it, else the
+    default. The one rule for the planner, the pools page and the progress page."""
     for source in SECONDS_PER_JUDGMENT_SOURCES:
-        seconds = source(campaign)
-        if seconds:
-            return seconds
-    return None
+        found = source(campaign)
+        if found:
+            seconds, judgments = found
+            if judgments >= PLAN_MIN_JUDGMENTS:
+                return PlanTime(round(seconds, 1), True, judgments)
+            return PlanTime(_default_seconds(), False, judgments)
+    return PlanTime(_default_seconds(), False, 0)
+
+
+def _default_seconds() -> float:
+    return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
 def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float) -> list[PlanRow]:

@@ -1,7 +1,7 @@
 """API representations of campaigns, collections, topics, runs and jobs."""
 from rest_framework import serializers
 
-from .jobs import job_progress
+from .jobs import job_progress, job_stale
 from .models import Campaign, Collection, Job, Run, Topic
 
 
@@ -100,17 +100,22 @@ class CollectionUploadSerializer(serializers.Serializer):
 
 class JobSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
+    stale = serializers.SerializerMethodField(help_text="running, but its worker has not been heard from for a "
+                                                        "minute: it will be taken again, or can be retried")
     campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
     collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
         model = Job
-        fields = ["id", "kind", "status", "progress", "message", "problems", "warnings", "result", "campaign",
+        fields = ["id", "kind", "status", "stale", "progress", "message", "problems", "warnings", "result", "campaign",
                   "collection", "created_by", "created_at", "started_at", "finished_at"]
 
     def get_progress(self, job: Job) -> float:
         return job_progress(job=job)
+
+    def get_stale(self, job: Job) -> bool:
+        return job_stale(job=job)
 
 
 class PoolTopicSizeSerializer(serializers.Serializer):

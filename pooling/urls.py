@@ -19,4 +19,5 @@ urlpatterns = [
     path("collections/", views.collection_list, name="collections"),
     path("jobs/", views.job_list, name="jobs"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),
+    path("jobs/<int:pk>/retry/", views.job_retry_view, name="job_retry"),
 ]

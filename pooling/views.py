@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from functools import wraps
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -15,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from . import selectors, services
 from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
-from .jobs import job_create, job_progress
+from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
 from .permissions import is_organizer
 from .uploads import upload_save
@@ -86,7 +85,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "topics": campaign.topics.all(),
         "runs": campaign.runs.all(),
-        "jobs": selectors.job_list(campaign=campaign, limit=10),
+        "jobs": [job_view(job=job) for job in selectors.job_list(campaign=campaign, limit=10)],
     })
 
 
@@ -155,30 +154,32 @@ def collection_list(request: HttpRequest) -> HttpResponse:
 
 @organizer_required
 def job_list(request: HttpRequest) -> HttpResponse:
-    jobs = [(job, job_progress(job=job)) for job in selectors.job_list()]
-    return render(request, "pooling/job_list.html", {"jobs": jobs})
+    return render(request, "pooling/job_list.html", {"jobs": [job_view(job=job) for job in selectors.job_list()]})
 
 
 @organizer_required
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(Job.objects.select_related("campaign", "collection", "created_by"), pk=pk)
-    return render(request, "pooling/job_detail.html", {"job": job, "progress": job_progress(job=job)})
+    return render(request, "pooling/job_detail.html", {"job": job, "view": job_view(job=job)})
 
 
-# The planner's mean time per judgment until judging data measures it (SPEC 4.4).
-PLAN_SECONDS_PER_JUDGMENT = 60.0
+@organizer_required
+@require_POST
+def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=pk)
+    try:
+        job_retry(job=job)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        messages.info(request, f"Job #{job.pk} is queued again.")
+    return redirect("pooling:job", pk=job.pk)
+
+
 PLAN_DEPTHS = {Campaign.Task.ANSWERS: list(range(5, 51, 5)), Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 PLAN_MAX_DEPTHS = 20
 # Chart geometry, in SVG user units.
 CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
-
-
-def _default_seconds(campaign: Campaign | None = None) -> float:
-    """The measured mean seconds per judgment of the campaign once judging has measured it, else the setting."""
-    measured = selectors.measured_seconds_per_judgment(campaign=campaign) if campaign is not None else None
-    if measured:
-        return round(measured, 1)
-    return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
@@ -226,7 +227,8 @@ def _plan_chart(rows) -> dict:
 @organizer_required
 def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    default_seconds = _default_seconds(campaign)  # reads the campaign's timing data: once per request
+    plan_time = selectors.plan_seconds_per_judgment(campaign=campaign)  # reads the timing data: once per request
+    default_seconds = plan_time.seconds
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
     stats = selectors.pool_statistics(campaign=campaign)
@@ -240,6 +242,8 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
         "default_seconds": f"{default_seconds:g}",
+        "plan_time": plan_time,
+        "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),

@@ -154,6 +154,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# A job's worker writes a heartbeat every JOB_HEARTBEAT_SECONDS; a running job not heard from for JOB_STALE_SECONDS
+# has lost its worker and is taken again by the next worker's sweep, at most JOB_MAX_ATTEMPTS times in all, then
+# failed with a Retry button (pooling/jobs.py, docs/architecture.md). The broker hands an unacknowledged message
+# back after the visibility timeout: 5 minutes, not Redis's hour, covers a worker lost before it claimed its job.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
+JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "60"))
+JOB_SWEEP_SECONDS = float(os.environ.get("JOB_SWEEP_SECONDS", "30"))
+JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))}
 
 # Job progress lives in the cache so that it is visible while the job's own transaction is still open. Django's
 # Redis cache, keeping its redis-py client between calls (config/cache.py).

@@ -12,8 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 
+from ..algorithms.ids import id_order_key
 from ..bulk import NULL, bulk_insert, copy_text, insert_rows
 from ..errors import MAX_KEPT, InputError, Problem, Problems
 from ..formats import detect, formula_tsv, jsonl, se_xml
@@ -64,7 +65,26 @@ def collection_ingest(
         comment_count=F("comment_count") + counts.get("comments", 0),
         formula_count=F("formula_count") + counts.get("formulas", 0))
     _analyze([Post, Comment, Formula])
+    if {kind for kind, _path, _name in files} & {"posts", "jsonl", "formulas"}:
+        kept = _formula_post_warnings(collection)
+        Collection.objects.filter(pk=collection.pk).update(warnings=kept)
+        warnings.extend(kept)
     return {"collection": collection.pk, "counts": counts, "warnings": warnings}
+
+
+def _formula_post_warnings(collection: Collection, examples: int = 5) -> list[str]:
+    """The collection's lasting warnings: formulas whose post the collection lacks (their assessors would see them
+    without the post around them). Recomputed by each ingest of posts or formulas, so loading the posts clears it."""
+    missing = (Formula.objects.filter(collection=collection)
+               .filter(~Exists(Post.objects.filter(collection=collection, post_id=OuterRef("post_id"))))
+               .order_by().values_list("post_id", flat=True).distinct())
+    count = missing.count()
+    if not count:
+        return []
+    shown = ", ".join(sorted(missing[:examples], key=id_order_key))
+    more = f" and {count - examples:,} more" if count > examples else ""
+    return [f"the formula index names {count:,} post{'s' if count != 1 else ''} that the collection lacks ({shown}"
+            f"{more}): their formulas have no post to be shown in; load the posts (Posts.xml) that hold them"]
 
 
 def _analyze(models) -> None:

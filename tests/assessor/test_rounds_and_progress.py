@@ -132,14 +132,15 @@ def test_progress_page_and_api_for_organizers(client, organizer, answers, ada):
     assert body["seconds_per_judgment"] == 20
 
 
-def test_the_planner_uses_the_measured_seconds_per_judgment_once_there_are_some(client, organizer, answers, ada):
+def test_the_planner_keeps_its_default_after_two_measured_judgments(client, organizer, answers, ada):
     client.force_login(organizer)
     assert 'name="seconds" value="60"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
     a = assign(answers, ada, "A.1")
     for item, active in (("10", 20), ("11", 40)):
         services.judgment_submit(assignment=a, item=a.topic.pool_items.get(item_id=item),
                                  grades=[services.GradeInput(grade="2")], user=ada, active_seconds=active)
-    assert 'name="seconds" value="30"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
+    # Two judgments are too few to plan by (tests/assessor/test_planner_sample.py): the default stands.
+    assert 'name="seconds" value="60"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
 
 
 def test_the_measured_time_of_formulas_is_per_instance(formulas, ada):

@@ -92,11 +92,17 @@
     });
     table.setAttribute("data-version", data.version);
     var count = document.getElementById("judgment-count");
-    if (count) count.textContent = data.judgments + " in " + data.qrels_topics + " topics";
+    if (count) {
+      var noun = count.getAttribute("data-noun");
+      var plural = function (n, word) { return n + " " + word + (n === 1 ? "" : "s"); };
+      count.textContent = plural(data.judgments, noun) + " in " + plural(data.qrels_topics, "topic") +
+        (data.instances === null || data.instances === undefined ? "" :
+          " (" + plural(data.instances, "formula instance") + ")");
+    }
     resort(table);
     if (status) {
       status.textContent = "Updated at " + new Date().toLocaleTimeString() + " with " + data.judgments +
-        " official judgments." + (missing ? " New runs: reload the page to see them." : "");
+        " official judgments in the qrels." + (missing ? " New runs: reload the page to see them." : "");
     }
   }
 
