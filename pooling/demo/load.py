@@ -136,9 +136,8 @@ def _demo_accounts(report: DemoReport, passwords_file: Path) -> list:
             report.passwords[username] = known[username]
         else:
             report.passwords[username] = None
-            report.unknown[username] = (
-                f"changed since load_demo set it (not the one in {passwords_file})" if username in known else
-                f"not known: the account existed before, and {passwords_file} does not hold its password")
+            report.unknown[username] = ("changed since load_demo set it" if username in known
+                                        else f"the account exists, its password is not in {passwords_file.name}")
         if username != ORGANIZER:
             assessors.append(user)
     if created:

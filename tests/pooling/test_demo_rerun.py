@@ -77,17 +77,26 @@ def test_a_second_load_demo_changes_nothing_and_prints_the_same_passwords(settin
         assert authenticate(username=username, password=password) is not None
 
 
-def test_load_demo_without_its_password_file_says_so_and_resets_nothing(settings, tmp_path):
+def test_load_demo_says_which_passwords_it_does_not_know_and_resets_none(settings, tmp_path):
     settings.DATA_DIR, settings.DEMO_SITE = tmp_path, True
     first = _passwords(_load_demo())
+    # An assessor chose a password of their own: the file's is not printed, nor is it set back.
+    assessor1 = get_user_model().objects.get(username="assessor1")
+    assessor1.set_password("my-own-password")
+    assessor1.save()
+    text = _load_demo()
+    assert "user assessor1   password unknown (changed since load_demo set it)" in text
+    assert _passwords(text) == {k: v for k, v in first.items() if k != "assessor1"}
+    assert authenticate(username="assessor1", password="my-own-password") is not None
+
     (tmp_path / "demo-passwords.txt").unlink()
     before = _everything()
 
     text = _load_demo()
     assert _everything() == before
     assert not _passwords(text)
-    assert text.count("its password is not known: the account existed before") == 4
-    assert "changepassword organizer" in text
+    assert text.count("password unknown (the account exists, its password is not in demo-passwords.txt)") == 4
+    assert "changepassword USER" in text
     assert authenticate(username="assessor2", password=first["assessor2"]) is not None
 
 

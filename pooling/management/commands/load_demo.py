@@ -37,8 +37,10 @@ class Command(ServiceCommand):
             role = "organizer" if username == ORGANIZER else "assessor"
             if password is None:
                 self.stdout.write(self.style.WARNING(
-                    f"  {role:9}  user {username:10}  its password is {report.unknown[username]}; "
-                    f"`python manage.py changepassword {username}` sets a new one"))
+                    f"  {role:9}  user {username:10}  password unknown ({report.unknown[username]})"))
             else:
                 self.stdout.write(f"  {role:9}  user {username:10}  password {password}")
+        if report.unknown:
+            self.stdout.write("load_demo never resets a password: `python manage.py changepassword USER` sets a new "
+                              "one for an account whose password is unknown.")
         self.stdout.write(f"Open http://127.0.0.1:{o['port']}/ and log in.")
