@@ -17,9 +17,9 @@ from pooling.models import Campaign, PoolItem, Run
 pytestmark = pytest.mark.django_db
 
 
-def _load_demo() -> str:
+def _load_demo(*args) -> str:
     out = StringIO()
-    call_command("load_demo", stdout=out)
+    call_command("load_demo", *args, stdout=out)
     return out.getvalue()
 
 
@@ -67,8 +67,9 @@ def test_a_second_load_demo_changes_nothing_and_prints_the_same_passwords(settin
                     user=users["assessor1"], source="web")
     before = _everything()
 
-    second = _load_demo()
+    second = _load_demo("--port", "8001")   # `make demo PORT=8001`
     assert _passwords(second) == first
+    assert "Open http://127.0.0.1:8001/ and log in." in second
     assert _everything() == before
     assert Judgment.objects.get(pk=judgment.pk).grade == revised
     assert not Judgment.objects.filter(assignment__round=2).exists()
