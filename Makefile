@@ -20,11 +20,14 @@ $(SCANNER): evaluation/runscan.c
 
 install: $(VENV)/.installed $(SCANNER)
 
-# Embedded SQLite under .data/, jobs in-process (no REDIS_URL), the site on http://127.0.0.1:8000.
+# Embedded SQLite under .data/, jobs in-process (no REDIS_URL), the site on http://127.0.0.1:$(PORT), DEBUG off.
+# `make demo PORT=8001` (or PORT=8001 in the environment) serves on another port. Run again, load_demo changes
+# nothing that exists and prints the same passwords (kept in .data/demo-passwords.txt).
+PORT ?= 8000
 demo: install
 	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py migrate --noinput
-	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py load_demo
-	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py runserver 127.0.0.1:8000
+	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py load_demo --port $(PORT)
+	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # PostgreSQL and Redis are used when they answer (or DATABASE_URL / REDIS_URL say where);
 # the suite says loudly what it skipped. REQUIRE_SERVICES=1 turns every skip into a failure.

@@ -37,9 +37,11 @@ PLAN = {
 
 @transaction.atomic
 def demo_assign(sender, *, campaigns, assessors, say, **kwargs) -> None:
+    """load_demo sends only the campaigns it has just created: the demo's work never lands in a campaign, or on an
+    assignment, that existed before (an organizer's own training round stays unjudged by the demo)."""
     for task, campaign in campaigns.items():
         topic_ids = list(campaign.topics.order_by("position").values_list("topic_id", flat=True))
-        created = 0
+        created = []
         for index, kind, round_, positions in PLAN.get(task, []):
             if index >= len(assessors):
                 continue
@@ -47,10 +49,10 @@ def demo_assign(sender, *, campaigns, assessors, say, **kwargs) -> None:
             if wanted:
                 result = assignments_create(campaign=campaign, assessors=[assessors[index]], topic_ids=wanted,
                                             kind=kind, round=round_)
-                created += len(result.created)
-        say(f"campaign '{campaign.name}': {created} demo assignments created")
+                created += result.created
+        say(f"campaign '{campaign.name}': {len(created)} demo assignments created")
         if task == Campaign.Task.ANSWERS:
-            judged = _demo_judge(campaign, assessors)
+            judged = _demo_judge(created, assessors)
             say(f"campaign '{campaign.name}': {judged} demo judgments of the training round and the dual topic")
 
 
@@ -63,17 +65,15 @@ def _demo_grade(rng: random.Random, truth: int, care: float) -> GradeInput:
     return GradeInput(grade="DK", comment="cannot tell without reading the whole thread")
 
 
-def _demo_judge(campaign: Campaign, assessors) -> int:
-    """The first DEMO_JUDGED items of each training and dual assignment, and the same items of the dual topic's
-    official assignment, judged through the service (deterministic: a rerun changes nothing)."""
-    wanted = Assignment.objects.filter(campaign=campaign, assessor__in=assessors, withdrawn_at__isnull=True).filter(
-        kind__in=[Assignment.Kind.TRAINING, Assignment.Kind.DUAL])
-    topics = set(wanted.values_list("topic_id", flat=True))
-    assignments = list(Assignment.objects.filter(campaign=campaign, assessor__in=assessors, topic_id__in=topics,
-                                                 withdrawn_at__isnull=True).select_related("assessor", "topic"))
+def _demo_judge(created: list[Assignment], assessors) -> int:
+    """The first DEMO_JUDGED items of each training and dual assignment the demo has just created, and the same
+    items of the dual topic's official assignment, judged through the service (deterministic)."""
+    topics = {a.topic_id for a in created if a.kind in (Assignment.Kind.TRAINING, Assignment.Kind.DUAL)}
     index = {user.pk: n for n, user in enumerate(assessors)}
     count = 0
-    for a in assignments:
+    for a in created:
+        if a.topic_id not in topics:
+            continue
         rng = random.Random(f"{a.topic.topic_id}-{a.assessor.username}")
         care = DEMO_CARE[index[a.assessor.pk] % len(DEMO_CARE)]
         for item in PoolItem.objects.filter(topic=a.topic).order_by("position")[:DEMO_JUDGED]:

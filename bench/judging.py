@@ -167,7 +167,8 @@ def demo_campaign():
     campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
     if campaign is None:
         note("loading the demo (once)")
-        demo_load(out_dir=ROOT / "bench" / "out" / "judging-demo")
+        out = ROOT / "bench" / "out" / "judging-demo"
+        demo_load(out_dir=out, passwords_file=out / "demo-passwords.txt")
         campaign = Campaign.objects.get(name=DEMO_CAMPAIGN)
     return campaign
 

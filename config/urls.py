@@ -27,3 +27,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", people_views.api_docs, name="api-docs"),
 ]
+
+# The error pages (templates/400.html, 403.html, 404.html) are Django's own handlers with the site's templates; the
+# 500 page tries the navigation first.
+handler500 = "config.errors.server_error"

@@ -3,11 +3,13 @@ through the same ingestion services an organizer uses, their pools built by the 
 organizer and assessor accounts."""
 from __future__ import annotations
 
+import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import check_password
 from django.contrib.auth.models import Group
 from django.db import transaction
 
@@ -30,27 +32,29 @@ ASSESSORS = ("assessor1", "assessor2", "assessor3")
 @dataclass
 class DemoReport:
     lines: list[str] = field(default_factory=list)
-    passwords: dict[str, str] = field(default_factory=dict)
+    # Each demo account: its password, or None when the demo does not know it (then `unknown` says why).
+    passwords: dict[str, str | None] = field(default_factory=dict)
+    unknown: dict[str, str] = field(default_factory=dict)
 
     def say(self, line: str) -> None:
         self.lines.append(line)
 
 
-def demo_load(*, out_dir: Path, reset: bool = False, seed: int = 2022) -> DemoReport:
-    """Loads the demo once; run again, it leaves the data as it is and gives the accounts new passwords."""
+def demo_load(*, out_dir: Path, passwords_file: Path, reset: bool = False, seed: int = 2022) -> DemoReport:
+    """Loads what is missing of the demo and changes nothing that exists: run again, it leaves every account, password,
+    assignment and judgment as it is. The demo's assignments and judgments come once, with the demo campaigns."""
     report = DemoReport()
     if reset:
         _demo_delete()
-        report.say("removed the earlier demo campaigns and collection")
+        report.say("removed the earlier demo campaigns and collection (the accounts and their passwords are kept)")
+    assessors = _demo_accounts(report, passwords_file)
     if Collection.objects.filter(name=COLLECTION).exists():
-        report.say(f"the demo is already loaded (collection '{COLLECTION}'); use --reset to load it anew")
+        report.say(f"the demo is already loaded (collection '{COLLECTION}'): nothing changed; "
+                   "use --reset to load its campaigns anew")
     else:
         files = generate_demo(out_dir, seed=seed)
         report.say(f"generated the synthetic collection and runs in {out_dir}")
-        _demo_ingest(files, report, seed)
-    assessors = _demo_accounts(report)
-    campaigns = {c.task: c for c in Campaign.objects.filter(name__in=CAMPAIGNS.values())}
-    demo_loaded.send(sender=Campaign, campaigns=campaigns, assessors=assessors, say=report.say)
+        _demo_ingest(files, report, seed, assessors)
     return report
 
 
@@ -62,13 +66,17 @@ def _demo_delete() -> None:
 
 
 @transaction.atomic
-def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int) -> None:
+def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: list) -> None:
+    """The collection, both campaigns with their pools and (through demo_loaded) the demo's assignments and
+    judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection."""
     result = services.collection_ingest(collection_name=COLLECTION,
                                         paths=[files.posts, files.comments, files.formulas])
     report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result["counts"].items()))
+    campaigns = {}
     for task, topics, runs in (("answers", files.task1_topics, files.task1_runs),
                                ("formulas", files.task2_topics, files.task2_runs)):
         campaign = services.campaign_create(name=CAMPAIGNS[task], task=task, collection_name=COLLECTION, seed=seed)
+        campaigns[task] = campaign
         loaded = services.topics_ingest(campaign=campaign, path=topics)
         for path, alternate in runs:
             run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
@@ -81,20 +89,57 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int) -> None:
         else:
             report.say(f"campaign '{campaign.name}': pools built, {pools['items']} answers to judge in "
                        f"{len(pools['sizes'])} topics")
+    # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
+    demo_loaded.send(sender=Campaign, campaigns=campaigns, assessors=assessors, say=report.say)
 
 
-def _demo_accounts(report: DemoReport) -> list:
+def demo_passwords_read(path: Path) -> dict[str, str]:
+    """The passwords load_demo gave the accounts it created: one `username password` a line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    pairs = (line.split() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return {pair[0]: pair[1] for pair in pairs if len(pair) == 2}
+
+
+def _demo_passwords_write(path: Path, passwords: dict[str, str]) -> None:
+    """Readable by the owner only (0600), written whole to a temporary file and renamed over the old one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        os.fchmod(out.fileno(), 0o600)
+        out.write("# The demo accounts load_demo created, and their passwords (username password).\n")
+        out.writelines(f"{username} {password}\n" for username, password in passwords.items())
+    os.replace(temporary, path)
+
+
+@transaction.atomic
+def _demo_accounts(report: DemoReport, passwords_file: Path) -> list:
+    """Creates the demo accounts that are missing, each with a new random password kept in passwords_file; an
+    account that exists keeps its password (and its groups) whatever the file says."""
     users = get_user_model()
-    assessors = []
-    organizers, _ = Group.objects.get_or_create(name=ORGANIZERS)
+    known = demo_passwords_read(passwords_file)
+    assessors, created = [], False
     for username in (ORGANIZER, *ASSESSORS):
-        user, _ = users.objects.get_or_create(username=username)
-        password = secrets.token_urlsafe(9)
-        user.set_password(password)
-        user.save()
-        if username == ORGANIZER:
-            user.groups.add(organizers)
+        user = users.objects.filter(username=username).first()
+        if user is None:
+            password = secrets.token_urlsafe(9)
+            user = users.objects.create_user(username=username, password=password)
+            if username == ORGANIZER:
+                user.groups.add(Group.objects.get_or_create(name=ORGANIZERS)[0])
+            known[username] = password
+            created = True
+            report.passwords[username] = password
+        elif username in known and check_password(known[username], user.password):
+            report.passwords[username] = known[username]
         else:
+            report.passwords[username] = None
+            report.unknown[username] = ("changed since load_demo set it" if username in known
+                                        else f"the account exists, its password is not in {passwords_file.name}")
+        if username != ORGANIZER:
             assessors.append(user)
-        report.passwords[username] = password
+    if created:
+        _demo_passwords_write(passwords_file, known)
     return assessors

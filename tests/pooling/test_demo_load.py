@@ -48,9 +48,9 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
     assert PoolItem.objects.count() == before_items  # loaded once: the pools are not built again
 
 
-def test_load_demo_refuses_to_touch_accounts_of_a_deployment_without_force():
+def test_load_demo_refuses_to_add_accounts_to_a_deployment_without_force():
     err = StringIO()
     with pytest.raises(CommandError) as info:
         call_command("load_demo", stderr=err)
-    assert info.value.returncode == 2 and "DEBUG is off" in err.getvalue()
+    assert info.value.returncode == 2 and "looks like a deployment" in err.getvalue()
     assert not Collection.objects.exists()
