@@ -28,6 +28,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     """Your assignments with progress (`done` of `total` items)."""
     permission_classes = [IsAuthenticated]
     serializer_class = AssignmentSerializer
+    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self):
         return selectors.assignment_list(user=self.request.user)
@@ -55,6 +56,7 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     """Your judgments (filter with ?assignment=ID); POST submits grades for one item, idempotently."""
     permission_classes = [IsAuthenticated]
     serializer_class = JudgmentSerializer
+    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self):
         judgments = selectors.assessor_judgments(user=self.request.user)

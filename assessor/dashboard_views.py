@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods
 
+from pooling.bounds import column_bounds
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
 from pooling.permissions import ORGANIZERS
@@ -21,7 +22,7 @@ from pooling.views import organizer_required, spreadsheet_safe
 from . import progress as progress_reports
 from . import reports, rounds
 from .charts import kappa_bars
-from .models import Grade
+from .models import Grade, TrainingRound
 from .rendering import thread_url as _post_url
 from .views import _safe
 
@@ -29,7 +30,8 @@ GRADE_LABELS = dict(Grade.choices)
 
 
 class TrainingRoundForm(forms.Form):
-    number = forms.IntegerField(min_value=1, required=False, label="Round",
+    number = forms.IntegerField(**column_bounds(TrainingRound, "number", min_value=1), required=False,
+                                label="Round",
                                 help_text="default: the next round")
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
     assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -69,6 +68,7 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
                         viewsets.GenericViewSet):
     queryset = Collection.objects.all()
     serializer_class = CollectionSerializer
+    lookup_value_regex = "[0-9]+"
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     def perform_create(self, serializer):
@@ -93,6 +93,7 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Campaign.objects.select_related("collection")
     serializer_class = CampaignSerializer
+    lookup_value_regex = "[0-9]+"
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSerializer})
@@ -179,6 +180,4 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 class JobViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Job.objects.select_related("campaign", "collection", "created_by")
     serializer_class = JobSerializer
-
-    def get_object(self):
-        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+    lookup_value_regex = "[0-9]+"

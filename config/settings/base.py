@@ -156,7 +156,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["pooling.permissions.IsOrganizer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "pooling.pagination.Pagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "pooling.apis.exception_handler",
 }
