@@ -5,7 +5,7 @@ Every query starts from the signed-in user: another assessor's assignment or jud
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
@@ -28,7 +28,6 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     """Your assignments with progress (`done` of `total` items)."""
     permission_classes = [IsAuthenticated]
     serializer_class = AssignmentSerializer
-    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self):
         return selectors.assignment_list(user=self.request.user)
@@ -56,7 +55,6 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     """Your judgments (filter with ?assignment=ID); POST submits grades for one item, idempotently."""
     permission_classes = [IsAuthenticated]
     serializer_class = JudgmentSerializer
-    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self):
         judgments = selectors.assessor_judgments(user=self.request.user)
@@ -69,7 +67,9 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=SubmitSerializer, responses={201: SubmitResultSerializer, 200: SubmitResultSerializer})
+    @extend_schema(request=SubmitSerializer, responses={201: SubmitResultSerializer, 200: SubmitResultSerializer,
+                                                        404: OpenApiResponse(description="no such assignment of "
+                                                                                         "yours, or no such item")})
     def create(self, request):
         """201 when a judgment was created; 200 when the submission revised or repeated existing ones (a retried
         request never makes a second judgment); 400 with the problems; 404 for an assignment not yours."""

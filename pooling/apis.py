@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.utils.http import content_disposition_header
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -41,6 +42,12 @@ def exception_handler(exc, context):
     return drf_exception_handler(exc, context)
 
 
+@csrf_exempt  # a 404 whatever the method: nothing to protect, and no HTML CSRF page in the API
+def not_found(request, *args, **kwargs) -> JsonResponse:
+    """Any address under /api/ that no route takes: a JSON 404 like the API's own (not the site's HTML page)."""
+    return JsonResponse({"detail": "Not found."}, status=404)
+
+
 def _flag(value) -> bool:
     """A boolean from JSON (true) or a form ("true", "1", "on")."""
     return value is True or str(value).lower() in ("true", "1", "on", "yes")
@@ -68,7 +75,6 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
                         viewsets.GenericViewSet):
     queryset = Collection.objects.all()
     serializer_class = CollectionSerializer
-    lookup_value_regex = "[0-9]+"
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     def perform_create(self, serializer):
@@ -93,7 +99,6 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Campaign.objects.select_related("collection")
     serializer_class = CampaignSerializer
-    lookup_value_regex = "[0-9]+"
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSerializer})
@@ -180,4 +185,3 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 class JobViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Job.objects.select_related("campaign", "collection", "created_by")
     serializer_class = JobSerializer
-    lookup_value_regex = "[0-9]+"

@@ -14,7 +14,7 @@ class CollectionSerializer(serializers.ModelSerializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
-    collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    collection = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
 
     class Meta:
         model = Campaign
@@ -70,9 +70,9 @@ class CollectionUploadSerializer(serializers.Serializer):
 
 class JobSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
-    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    collection = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Job

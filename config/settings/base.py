@@ -155,7 +155,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["pooling.permissions.IsOrganizer"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "pooling.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "pooling.pagination.Pagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "pooling.apis.exception_handler",
