@@ -5,7 +5,7 @@ Every query starts from the signed-in user: another assessor's assignment or jud
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
@@ -67,7 +67,9 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=SubmitSerializer, responses={201: SubmitResultSerializer, 200: SubmitResultSerializer})
+    @extend_schema(request=SubmitSerializer, responses={201: SubmitResultSerializer, 200: SubmitResultSerializer,
+                                                        404: OpenApiResponse(description="no such assignment of "
+                                                                                         "yours, or no such item")})
     def create(self, request):
         """201 when a judgment was created; 200 when the submission revised or repeated existing ones (a retried
         request never makes a second judgment); 400 with the problems; 404 for an assignment not yours."""

@@ -14,6 +14,7 @@ from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
 from pooling import selectors as pooling_selectors
+from pooling.bounds import column_bounds
 from pooling.downloads import attachment
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
@@ -23,7 +24,7 @@ from pooling.views import organizer_required, spreadsheet_safe
 from . import progress as progress_reports
 from . import reports, rounds
 from .charts import kappa_bars
-from .models import Grade
+from .models import Grade, TrainingRound
 from .rendering import thread_url as _post_url
 from .views import _safe
 
@@ -31,7 +32,8 @@ GRADE_LABELS = dict(Grade.choices)
 
 
 class TrainingRoundForm(forms.Form):
-    number = forms.IntegerField(min_value=1, required=False, label="Round",
+    number = forms.IntegerField(**column_bounds(TrainingRound, "number", min_value=1), required=False,
+                                label="Round",
                                 help_text="default: the next round")
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
     assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)

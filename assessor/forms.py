@@ -1,6 +1,8 @@
 """Organizer forms of the judging app: assign topics, create assessor accounts."""
 from django import forms
 
+from pooling.bounds import column_bounds
+
 from .models import Assignment
 
 
@@ -8,7 +10,8 @@ class AssignForm(forms.Form):
     assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
     kind = forms.ChoiceField(choices=Assignment.Kind.choices, initial=Assignment.Kind.OFFICIAL)
-    round = forms.IntegerField(min_value=1, required=False, help_text="training round (default 1)")
+    round = forms.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
+                               help_text="training round (default 1)")
 
     def __init__(self, *args, topics, assessors, **kwargs):
         super().__init__(*args, **kwargs)

@@ -246,6 +246,8 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
             problems.append(f"{unit}a comment is required with {Grade(g.grade).label}: say what went wrong")
         if len(g.comment) > MAX_COMMENT:
             problems.append(f"{unit}the comment is longer than {MAX_COMMENT} characters")
+        if "\x00" in g.comment:  # PostgreSQL cannot store it (the page answered 500; the API's fields refuse it)
+            problems.append(f"{unit}the comment contains a NUL character (\\x00): remove it")
         if instances is None and g.formula_id:
             problems.append("answers are judged as a whole: no formula instance is expected")
         if instances is not None and g.formula_id not in instances:

@@ -280,6 +280,8 @@ def thread(request: HttpRequest, collection_pk: int, post_id: str) -> HttpRespon
     collection = get_object_or_404(Collection, pk=collection_pk)
     if not selectors.can_view_collection(user=request.user, collection=collection):
         raise Http404("No such thread")
+    if "\x00" in post_id:  # no post id has one, and PostgreSQL refuses it in a query (a 500 before)
+        raise Http404("No such thread")
     found = selectors.thread_of_post(collection=collection, post_id=post_id)
     if found is None:
         return render(request, "assessor/thread_missing.html", {"post_id": post_id}, status=404)

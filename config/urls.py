@@ -1,11 +1,12 @@
 """URL map: organizer pages under /campaigns, /collections, /jobs; assessors under /assess; the API under /api."""
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from people import views as people_views
 from people.apis import TokenObtainApi
+from pooling import apis as pooling_apis
 from pooling import views as pooling_views
 
 urlpatterns = [
@@ -26,6 +27,9 @@ urlpatterns = [
     path("api/token/", TokenObtainApi.as_view(), name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", people_views.api_docs, name="api-docs"),
+    # Last: an /api/ address that nothing above takes (a malformed id, say) is a JSON 404, as the schema says. Only
+    # addresses ending in a slash, so that APPEND_SLASH still redirects /api/campaigns to /api/campaigns/.
+    re_path(r"^api/.*/$", pooling_apis.not_found),
 ]
 
 # The error pages (templates/400.html, 403.html, 404.html) are Django's own handlers with the site's templates; the

@@ -2,7 +2,10 @@ from rest_framework.routers import DefaultRouter
 
 from . import apis
 
+# No format suffixes (`/api/campaigns/1.json`): the actions do not take one (a 500 before), and `?format=json` or
+# an Accept header chooses the format instead.
 router = DefaultRouter()
+router.include_format_suffixes = False
 router.register("campaigns", apis.CampaignViewSet, basename="campaign")
 router.register("collections", apis.CollectionViewSet, basename="collection")
 router.register("jobs", apis.JobViewSet, basename="job")

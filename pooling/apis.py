@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -48,6 +49,12 @@ def exception_handler(exc, context):
         return Response({"detail": "rejected input", "problems": exc.messages(), "problem_groups": exc.as_dicts(),
                          "total": exc.total}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)
+
+
+@csrf_exempt  # a 404 whatever the method: nothing to protect, and no HTML CSRF page in the API
+def not_found(request, *args, **kwargs) -> JsonResponse:
+    """Any address under /api/ that no route takes: a JSON 404 like the API's own (not the site's HTML page)."""
+    return JsonResponse({"detail": "Not found."}, status=404)
 
 
 def _flag(value) -> bool:
@@ -237,9 +244,6 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 class JobViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Job.objects.select_related("campaign", "collection", "created_by")
     serializer_class = JobSerializer
-
-    def get_object(self):
-        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
 
     @extend_schema(request=None, responses={202: JobSerializer})
     @action(detail=True, methods=["post"])

@@ -1,7 +1,8 @@
 """Organizer forms: create a campaign, upload topics, runs and collection files."""
 from django import forms
 
-from .models import Campaign, Collection
+from .bounds import column_bounds
+from .models import Campaign, Collection, Run
 
 
 class CampaignForm(forms.Form):
@@ -16,12 +17,15 @@ class CampaignForm(forms.Form):
                                                              "the Collections page")
     new_collection = forms.CharField(max_length=100, required=False, label="Name of the new collection",
                                      help_text="only with “Create a new collection”")
-    primary_depth = forms.IntegerField(min_value=1, required=False, help_text="default 45 (answers) / 25 (formulas)")
-    alternate_depth = forms.IntegerField(min_value=1, required=False, help_text="default 20 / 15")
-    instances = forms.IntegerField(min_value=1, required=False, help_text="instances per formula, default 5")
+    primary_depth = forms.IntegerField(**column_bounds(Campaign, "primary_depth", min_value=1), required=False,
+                                        help_text="default 45 (answers) / 25 (formulas)")
+    alternate_depth = forms.IntegerField(**column_bounds(Campaign, "alternate_depth", min_value=1), required=False,
+                                          help_text="default 20 / 15")
+    instances = forms.IntegerField(**column_bounds(Campaign, "instances", min_value=1), required=False,
+                                    help_text="instances per formula, default 5")
     selection = forms.ChoiceField(choices=[("", "default (rr-vote)")] + list(Campaign.Selection.choices),
                                   required=False)
-    seed = forms.IntegerField(required=False, help_text="random seed, default 0")
+    seed = forms.IntegerField(**column_bounds(Campaign, "seed"), required=False, help_text="random seed, default 0")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -52,7 +56,7 @@ class RunUploadForm(forms.Form):
     alternate = forms.BooleanField(required=False, help_text="an alternate run (primary when unticked)")
     manual = forms.BooleanField(required=False, help_text="a manual run (automatic when unticked)")
     baseline = forms.BooleanField(required=False)
-    depth = forms.IntegerField(min_value=1, required=False, label="Pool depth",
+    depth = forms.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, label="Pool depth",
                                help_text="pool this run to this depth instead of the campaign's primary or alternate "
                                          "depth (a manual run pooled deeper, a baseline pooled as primary)")
 

@@ -1,6 +1,7 @@
 """API representations of campaigns, collections, topics, runs and jobs."""
 from rest_framework import serializers
 
+from .bounds import column_bounds
 from .jobs import job_progress, job_stale
 from .models import Campaign, Collection, Job, Run, Topic
 
@@ -13,7 +14,7 @@ class CollectionSerializer(serializers.ModelSerializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
-    collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    collection = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
 
     class Meta:
         model = Campaign
@@ -25,12 +26,13 @@ class CampaignCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     task = serializers.ChoiceField(choices=Campaign.Task.choices)
     collection = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    primary_depth = serializers.IntegerField(min_value=1, required=False)
-    alternate_depth = serializers.IntegerField(min_value=1, required=False)
-    instances = serializers.IntegerField(min_value=1, required=False)
+    primary_depth = serializers.IntegerField(**column_bounds(Campaign, "primary_depth", min_value=1), required=False)
+    alternate_depth = serializers.IntegerField(**column_bounds(Campaign, "alternate_depth", min_value=1),
+                                               required=False)
+    instances = serializers.IntegerField(**column_bounds(Campaign, "instances", min_value=1), required=False)
     selection = serializers.ChoiceField(choices=Campaign.Selection.choices, required=False)
-    seed = serializers.IntegerField(required=False)
-    max_depth = serializers.IntegerField(min_value=1, required=False)
+    seed = serializers.IntegerField(**column_bounds(Campaign, "seed"), required=False)
+    max_depth = serializers.IntegerField(**column_bounds(Campaign, "max_depth", min_value=1), required=False)
 
 
 class CampaignUpdateSerializer(serializers.ModelSerializer):
@@ -90,7 +92,7 @@ class RunUploadSerializer(FileUploadSerializer):
     alternate = serializers.BooleanField(default=False)
     manual = serializers.BooleanField(default=False)
     baseline = serializers.BooleanField(default=False)
-    depth = serializers.IntegerField(min_value=1, required=False, allow_null=True,
+    depth = serializers.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, allow_null=True,
                                      help_text="pool depth of this run instead of the campaign's")
 
 
@@ -102,9 +104,9 @@ class JobSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
     stale = serializers.SerializerMethodField(help_text="running, but its worker has not been heard from for a "
                                                         "minute: it will be taken again, or can be retried")
-    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    collection = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    collection = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Job

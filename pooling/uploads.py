@@ -1,4 +1,5 @@
-"""Uploaded files: size limit, and a place under MEDIA_ROOT where the workers can read them."""
+"""Uploaded files: size limits (of the request body, before it is read, and of a file), and a place under
+MEDIA_ROOT where the workers can read them."""
 from __future__ import annotations
 
 import re
@@ -9,9 +10,11 @@ from django.conf import settings
 from django.core.files.move import file_move_safe
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 
 from .errors import InputError
+from .permissions import is_organizer
 
 
 def upload_save(*, file: UploadedFile) -> Path:
@@ -33,8 +36,57 @@ def upload_save(*, file: UploadedFile) -> Path:
     return path
 
 
+# The URLs that take a file upload (URL names as `reverse` knows them): only an organizer may send a body larger
+# than REQUEST_BODY_MAX_BYTES there. A new upload URL must be added here, or its uploads are refused with 413.
+UPLOAD_URL_NAMES = frozenset({
+    "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:collections",
+    "assessor:training_rounds", "campaign-run",
+    "campaign-runs", "campaign-topics", "collection-files",
+})
+
+
+def _api_user(request: HttpRequest):
+    """The user of an API request's token (the API's authentication classes other than the session's, which the
+    middleware has already read and whose CSRF check would read the body), else None."""
+    from rest_framework.authentication import SessionAuthentication
+    from rest_framework.exceptions import APIException
+    from rest_framework.settings import api_settings
+
+    for auth_class in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
+        if issubclass(auth_class, SessionAuthentication):
+            continue
+        try:
+            found = auth_class().authenticate(request)
+        except APIException:
+            return None
+        if found is not None:
+            return found[0]
+    return None
+
+
+def body_limit(request: HttpRequest) -> int:
+    """The largest request body this request may send: UPLOAD_MAX_BYTES (plus room for the form's other fields)
+    for an organizer's request to an upload URL, REQUEST_BODY_MAX_BYTES for everything else."""
+    small = settings.REQUEST_BODY_MAX_BYTES
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return small
+    if match.view_name not in UPLOAD_URL_NAMES:
+        return small
+    user = request.user if request.user.is_authenticated else _api_user(request)
+    if user is None or not is_organizer(user):
+        return small
+    return settings.UPLOAD_MAX_BYTES + UploadLimitMiddleware.FORM_ALLOWANCE
+
+
 class UploadLimitMiddleware:
-    """Refuses a request body larger than UPLOAD_MAX_BYTES (plus room for the form) before reading it."""
+    """Refuses (413) a request whose declared body is larger than it may be, before anything reads the body.
+
+    It sits after the session and authentication middleware, so that it knows the user; CSRF middleware reads a POST
+    body only in process_view, which Django calls after every middleware has seen the request, so nothing has read
+    the body yet. A body without Content-Length (chunked) is read as empty by Django's WSGI request.
+    """
 
     FORM_ALLOWANCE = 1 << 20
 
@@ -46,8 +98,10 @@ class UploadLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
-        limit = settings.UPLOAD_MAX_BYTES
-        if length > limit + self.FORM_ALLOWANCE:
-            return HttpResponse(f"The upload is {length:,} bytes, more than the limit of {limit:,} bytes.\n",
-                                status=413, content_type="text/plain")
+        if length > settings.REQUEST_BODY_MAX_BYTES:
+            limit = body_limit(request)
+            if length > limit:
+                # The body is left unread; the WSGI server skips it (gunicorn, runserver) without storing it.
+                return HttpResponse(f"The request body is {length:,} bytes, more than the limit of {limit:,} bytes "
+                                    "for this address.\n", status=413, content_type="text/plain")
         return self.get_response(request)

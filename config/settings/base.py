@@ -50,11 +50,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "pooling.uploads.UploadLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After the session and the user, so that it knows who asks; it refuses an oversized body in __call__, before
+    # CsrfViewMiddleware reads the body (in process_view, which runs after every middleware's __call__).
+    "pooling.uploads.UploadLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: turns a lockout flagged during authentication into the lockout page (people.lockout).
@@ -142,8 +144,11 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-# Uploads: files over 2.5 MB stream to a temporary file; the largest accepted upload is UPLOAD_MAX_BYTES.
+# Uploads: files over 2.5 MB stream to a temporary file; the largest accepted upload is UPLOAD_MAX_BYTES, for an
+# organizer at an upload URL (pooling/uploads.py). Every other request body (anyone's, anywhere else, and anyone but
+# an organizer's at an upload URL) is refused with 413 past REQUEST_BODY_MAX_BYTES, before it is read.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(2 * 1024**3)))
+REQUEST_BODY_MAX_BYTES = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(1024**2)))
 FILE_UPLOAD_TEMP_DIR = os.environ.get("FILE_UPLOAD_TEMP_DIR") or None
 
 # Celery: Redis as broker when REDIS_URL is set, otherwise tasks run in-process.
@@ -192,8 +197,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["pooling.permissions.IsOrganizer"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_SCHEMA_CLASS": "pooling.schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "pooling.pagination.Pagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "pooling.apis.exception_handler",
 }

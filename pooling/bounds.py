@@ -1,0 +1,15 @@
+"""The range of an integer column, for the form and API fields that feed it: a number past it is the sender's
+mistake (a form error, a 400), never a database error (a 500)."""
+from __future__ import annotations
+
+from django.db import models
+from django.db.backends.base.operations import BaseDatabaseOperations
+
+
+def column_bounds(model: type[models.Model], field_name: str, *, min_value: int | None = None) -> dict[str, int]:
+    """`min_value` and `max_value` for a forms.IntegerField or a serializers.IntegerField that fills the integer
+    column `model.field_name`: the column type's range (PostgreSQL's, the narrowest of the databases we run on, so
+    that SQLite refuses the same values), narrowed at the bottom to `min_value` when given."""
+    field = model._meta.get_field(field_name)
+    low, high = BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
+    return {"min_value": low if min_value is None else max(low, min_value), "max_value": high}
