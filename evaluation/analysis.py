@@ -203,8 +203,9 @@ def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
     topic_at = columns.index(TOPIC_COLUMN)
     topics: dict[str, dict[str, str]] = {}
     seen: dict[str, int] = {}
+    end = reader.line_num
     for row in reader:
-        line = reader.line_num
+        line, end = end + 1, reader.line_num  # where the record starts: a quoted field may span lines
         if not any(cell.strip() for cell in row):
             continue  # a blank line (a trailing one, say)
         if len(row) != len(columns):
