@@ -117,6 +117,8 @@ def significance(values: Mapping[str, Values], runs: Sequence[str], topics: Sequ
     if permutations < 1:
         raise InputError(f"the number of permutations must be at least 1, not {permutations}")
     pairs = run_pairs(runs, baseline)
+    if not pairs:  # one run: nothing to compare
+        return []
     index_a = np.array([a for a, _b in pairs], dtype=np.intp)
     index_b = np.array([b for _a, b in pairs], dtype=np.intp)
     rng = np.random.default_rng(seed)

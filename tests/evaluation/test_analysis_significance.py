@@ -136,6 +136,13 @@ def test_a_baseline_is_compared_with_every_other_run():
         significance(values, ["a", "b", "c"], TOPICS, baseline="x")
 
 
+def test_one_run_has_nothing_to_compare_and_one_topic_no_interval():
+    assert significance({"m": {"a": {"A.1": 0.5}}}, ["a"], TOPICS) == []
+    low, high = confidence_intervals({"a": {"A.1": 0.5}}, ["a"], ["A.1"])["a"]
+    assert math.isnan(low) and math.isnan(high)
+    assert list(confidence_lines({"m": {"a": (low, high)}})) == ["a\tm_ci_low\tall\tn/a\n", "a\tm_ci_high\tall\tn/a\n"]
+
+
 def test_no_topics_and_no_permutations_are_refused():
     with pytest.raises(InputError, match="no topics"):
         significance({"m": {"a": {}, "b": {}}}, ["a", "b"], [])
