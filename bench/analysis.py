@@ -4,9 +4,9 @@ values, against ranx's tests on the same values in the same process.
 
 Goal: at most as long as ranx's `compare` with the same tests, and under 10 s. ranx's `compare` scores the runs and
 then calls `compute_statistical_significance` once per test ("student", then "fisher"); the benchmark calls that
-function on the same per-topic values, so both sides are timed on the tests alone. ranx's Fisher test costs about
-a quarter of a second per pair and measure here, so by default it is timed on the first --ranx-runs runs and scaled
-by the number of tests (`--ranx-runs 40` times all of it: about 20 minutes). No database, no Django.
+function on the same per-topic values, so both sides are timed on the tests alone. ranx's Fisher test costs 0.1-0.2 s
+per ordered pair and measure here, so by default it is timed on the first --ranx-runs runs and scaled by the number
+of tests (`--ranx-runs 40` times all of it: 8-17 minutes on 2 cores). No database, no Django.
 
 ranx is not a dependency of the product; install it for the benchmark only, in a virtualenv of its own:
 
