@@ -1,0 +1,457 @@
+"""The analyses organizers publish after evaluation (issue 18, SPEC 6.2): significance tests between runs, bootstrap
+intervals, means by topic category, rank correlation, leave-one-team-out reusability and ARQMath run-name facts.
+
+Pure Python, numpy and scipy over plain data (run -> topic -> value): no Django. `docs/analysis.md` gives the methods.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import re
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from evaluation.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
+from pooling.errors import InputError, Problem, Problems
+
+Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
+Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
+RankedRun = Mapping[str, Sequence[str]]  # topic -> item ids, best first
+Scorer = Callable[[Qrels, Mapping[str, RankedRun]], dict[str, dict[str, float]]]  # -> run -> measure -> mean
+
+PERMUTATIONS = 10_000
+RESAMPLES = 10_000
+CONFIDENCE = 0.95
+SEED = 0
+RELEVANCE_LEVEL = 2
+SIGNIFICANCE_HEADER = "run_a\trun_b\tmeasure\tdiff\tp_ttest\tp_randomization\tp_ttest_holm\tp_randomization_holm\n"
+REUSABILITY_HEADER = "run\tteam\tmeasure\tfull\tleave_team_out\tunique_relevant\trank_full\trank_lto\n"
+_PAIR_BLOCK = 128  # pairs per matrix product: 128 x 10,000 permutations of float64 is 10 MB
+
+
+# Significance ------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Comparison:
+    """One row of the significance table: run_a against run_b on one measure."""
+
+    run_a: str
+    run_b: str
+    measure: str
+    diff: float  # mean of the per-topic differences a - b
+    p_ttest: float
+    p_randomization: float
+    p_ttest_holm: float
+    p_randomization_holm: float
+
+
+def value_matrix(values: Values, runs: Sequence[str], topics: Sequence[str]) -> np.ndarray:
+    """The runs x topics array of one measure, a topic a run has no value for counting 0."""
+    matrix = np.zeros((len(runs), len(topics)))
+    for row, run in enumerate(runs):
+        per_topic = values.get(run, {})
+        matrix[row] = [per_topic.get(topic, 0.0) for topic in topics]
+    return matrix
+
+
+def run_pairs(runs: Sequence[str], baseline: str | None = None) -> list[tuple[int, int]]:
+    """Index pairs (a, b): every unordered pair in the order given, or each other run against the baseline."""
+    if baseline is None:
+        return [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
+    if baseline not in runs:
+        raise InputError(f"the baseline {baseline} is not one of the runs")
+    base = runs.index(baseline)
+    return [(a, base) for a in range(len(runs)) if a != base]
+
+
+def paired_ttest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two-sided paired t-test p of each row pair (scipy's `ttest_rel`); identical rows (nan) get 1.0."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy warns of zero variance; the nan is handled below
+        p = stats.ttest_rel(a, b, axis=1).pvalue
+    return np.where(np.isnan(p), 1.0, p)
+
+
+def sign_flips(permutations: int, topics: int, rng: np.random.Generator) -> np.ndarray:
+    """A permutations x topics matrix of random +1/-1: one draw of the paired randomization test's null."""
+    return rng.integers(0, 2, size=(permutations, topics), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+
+
+def randomization_test(diffs: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """Two-sided sign-flip p of each row of per-topic differences: (count(|perm mean| >= |mean|) + 1) / (N + 1)."""
+    permutations, topics = signs.shape
+    # Sums, not means (the same order). The matrix product adds in another order than sum(), so a flip that gives
+    # the observed sum back (the identity, or one that only negates zero differences) must still count: a tolerance
+    # far above rounding (1e-16 of the scale) and far below any real gap between two sums.
+    observed = np.abs(diffs.sum(axis=1))
+    threshold = observed - 1e-9 * np.abs(diffs).sum(axis=1)
+    counts = np.empty(len(diffs), dtype=np.int64)
+    for start in range(0, len(diffs), _PAIR_BLOCK):
+        block = slice(start, start + _PAIR_BLOCK)
+        permuted = np.abs(diffs[block] @ signs.T)  # pairs x permutations: every pair flipped by the same signs
+        counts[block] = (permuted >= threshold[block, None]).sum(axis=1)
+    return (counts + 1) / (permutations + 1)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given (statsmodels' `multipletests(method="holm")`)."""
+    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def significance(values: Mapping[str, Values], runs: Sequence[str], topics: Sequence[str], *,
+                 baseline: str | None = None, permutations: int = PERMUTATIONS, seed: int = SEED) -> list[Comparison]:
+    """The significance table: per measure (in the order of `values`), each pair of runs, both tests, both Holm'd."""
+    if not topics:
+        raise InputError("no topics to pair the runs over")
+    if permutations < 1:
+        raise InputError(f"the number of permutations must be at least 1, not {permutations}")
+    pairs = run_pairs(runs, baseline)
+    if not pairs:  # one run: nothing to compare
+        return []
+    index_a = np.array([a for a, _b in pairs], dtype=np.intp)
+    index_b = np.array([b for _a, b in pairs], dtype=np.intp)
+    rng = np.random.default_rng(seed)
+    rows: list[Comparison] = []
+    for measure, measured in values.items():
+        matrix = value_matrix(measured, runs, topics)
+        a, b = matrix[index_a], matrix[index_b]
+        diffs = a - b
+        p_ttest = paired_ttest(a, b)
+        p_randomization = randomization_test(diffs, sign_flips(permutations, len(topics), rng))
+        ttest_holm, randomization_holm = holm(p_ttest.tolist()), holm(p_randomization.tolist())
+        for row, (first, second) in enumerate(pairs):
+            rows.append(Comparison(runs[first], runs[second], measure, float(diffs[row].mean()), float(p_ttest[row]),
+                                   float(p_randomization[row]), ttest_holm[row], randomization_holm[row]))
+    return rows
+
+
+def format_p(value: float) -> str:
+    """A p-value with four significant digits: a t-test's p can be far below trec_eval's four decimals."""
+    return f"{value:.4g}"
+
+
+def significance_lines(rows: Iterable[Comparison]) -> Iterator[str]:
+    """The significance TSV: its header, then one line per comparison."""
+    yield SIGNIFICANCE_HEADER
+    for row in rows:
+        p_values = (row.p_ttest, row.p_randomization, row.p_ttest_holm, row.p_randomization_holm)
+        yield "\t".join((row.run_a, row.run_b, row.measure, format_value(row.diff), *map(format_p, p_values))) + "\n"
+
+
+# Confidence --------------------------------------------------------------------------------------------------------
+
+def confidence_intervals(values: Values, runs: Sequence[str], topics: Sequence[str], *, resamples: int = RESAMPLES,
+                         seed: int = SEED, level: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
+    """Each run's percentile-bootstrap interval of its mean over `topics` (scipy's `bootstrap`), missing topics 0."""
+    if len(topics) < 2:  # one topic has no spread to resample
+        return {run: (math.nan, math.nan) for run in runs}
+    matrix = value_matrix(values, runs, topics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)  # a run with one value everywhere: [v, v]
+        result = stats.bootstrap((matrix,), np.mean, axis=-1, vectorized=True, method="percentile",
+                                 n_resamples=resamples, batch=max(1, 4_000_000 // matrix.size),
+                                 confidence_level=level, rng=np.random.default_rng(seed))
+    low, high = np.atleast_1d(result.confidence_interval.low), np.atleast_1d(result.confidence_interval.high)
+    return {run: (float(low[row]), float(high[row])) for row, run in enumerate(runs)}
+
+
+def confidence_lines(intervals: Mapping[str, Mapping[str, tuple[float, float]]]) -> Iterator[str]:
+    """`run<TAB>MEASURE_ci_low<TAB>all<TAB>v` and `_ci_high` rows from measure -> run -> (low, high)."""
+    runs = list(dict.fromkeys(run for per_run in intervals.values() for run in per_run))
+    for run in runs:
+        for measure, per_run in intervals.items():
+            if run in per_run:
+                low, high = per_run[run]
+                yield f"{run}\t{measure}_ci_low\t{MEAN}\t{format_value(low)}\n"
+                yield f"{run}\t{measure}_ci_high\t{MEAN}\t{format_value(high)}\n"
+
+
+# Topic categories --------------------------------------------------------------------------------------------------
+
+TOPIC_COLUMN = "Topic"
+
+
+@dataclass
+class TopicInfo:
+    """A topic information file: its columns (Topic first) and, per topic, column -> value."""
+
+    columns: list[str]
+    topics: dict[str, dict[str, str]]
+
+
+def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
+    """Reads a topic information CSV (a `Topic` column and any others); every bad row is a line-numbered problem."""
+    problems = Problems(file)
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if header is None or not any(cell.strip() for cell in header):
+        raise InputError(Problem(1, "the file is empty: a header with a Topic column is needed", file))
+    columns = [cell.strip() for cell in header]
+    if TOPIC_COLUMN not in columns:
+        raise InputError(Problem(1, f"no {TOPIC_COLUMN} column in the header ({', '.join(columns)})", file))
+    for column in sorted({c for c in columns if columns.count(c) > 1}):
+        problems.add(1, f"the column {column} appears twice in the header")
+    topic_at = columns.index(TOPIC_COLUMN)
+    topics: dict[str, dict[str, str]] = {}
+    seen: dict[str, int] = {}
+    end = reader.line_num
+    for row in reader:
+        line, end = end + 1, reader.line_num  # where the record starts: a quoted field may span lines
+        if not any(cell.strip() for cell in row):
+            continue  # a blank line (a trailing one, say)
+        if len(row) != len(columns):
+            problems.add(line, f"{len(row)} fields, the header has {len(columns)}")
+            continue
+        topic = row[topic_at].strip()
+        if not topic:
+            problems.add(line, "the topic is empty")
+        elif topic in seen:
+            problems.add(line, f"topic {topic} appears twice (first on line {seen[topic]})")
+        else:
+            seen[topic] = line
+            cells = zip(columns, row, strict=True)
+            topics[topic] = {column: cell.strip() for column, cell in cells if column != TOPIC_COLUMN}
+    problems.raise_if_any()
+    return TopicInfo(columns=columns, topics=topics)
+
+
+def read_topic_info(path: str | Path) -> TopicInfo:
+    """`parse_topic_info` of a file in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
+    name = Path(path).name
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(Problem(line, "not UTF-8 text", name)) from None
+    return parse_topic_info(text.splitlines(keepends=True), file=name)
+
+
+def category_means(values: Values, info: TopicInfo, column: str, topics: Sequence[str]) -> dict[str, dict[str, float]]:
+    """run -> value of `column` -> the run's mean over the `topics` in that group (a missing topic counting 0)."""
+    if column not in info.columns or column == TOPIC_COLUMN:
+        choices = ", ".join(c for c in info.columns if c != TOPIC_COLUMN)
+        raise InputError(f"no column {column} in the topic information (columns: {choices})")
+    groups: dict[str, list[str]] = {}
+    for topic in topics:
+        value = info.topics.get(topic, {}).get(column, "")
+        if value:  # a topic the file does not describe, or leaves empty here, is in no group
+            groups.setdefault(value, []).append(topic)
+    ordered = sorted(groups, key=natural_key)
+    return {run: {value: math.fsum(per_topic.get(t, 0.0) for t in groups[value]) / len(groups[value])
+                  for value in ordered}
+            for run, per_topic in values.items()}
+
+
+def category_lines(means: Mapping[str, Mapping[str, Mapping[str, float]]], column: str) -> Iterator[str]:
+    """`run<TAB>measure<TAB>COLUMN=VALUE<TAB>mean` rows from measure -> run -> value -> mean."""
+    runs = list(dict.fromkeys(run for per_run in means.values() for run in per_run))
+    for run in runs:
+        for measure, per_run in means.items():
+            for value, mean in per_run.get(run, {}).items():
+                yield f"{run}\t{measure}\t{column}={value}\t{format_value(mean)}\n"
+
+
+# Rank correlation --------------------------------------------------------------------------------------------------
+
+def ranking(scores: Mapping[str, float]) -> list[str]:
+    """The runs best first: score descending, ties in the order given."""
+    return sorted(scores, key=lambda run: -scores[run])
+
+
+def ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    """Each run's rank, 1 for the best; tied runs share the better rank (1, 2, 2, 4)."""
+    return {run: 1 + sum(1 for other in scores.values() if other > score) for run, score in scores.items()}
+
+
+def kendall_tau(first: Mapping[str, float], second: Mapping[str, float]) -> float:
+    """Kendall's tau-b between two scorings of the same runs (scipy's `kendalltau`)."""
+    runs = list(first)
+    if len(runs) < 2:
+        return math.nan
+    return float(stats.kendalltau([first[r] for r in runs], [second[r] for r in runs]).statistic)
+
+
+def tau_ap(estimated: Sequence[str], actual: Sequence[str]) -> float:
+    """AP correlation of Yilmaz, Aslam & Robertson (2008) of a ranking against the actual one (best first)."""
+    if sorted(estimated) != sorted(actual) or len(set(actual)) != len(actual):
+        raise ValueError("tau_ap needs two rankings of the same items")
+    if len(actual) < 2:
+        return math.nan
+    position = {item: index for index, item in enumerate(actual)}
+    total = 0.0
+    for i in range(1, len(estimated)):
+        # C(i): how many of the items ranked above position i are above its item in the actual ranking too.
+        correct = sum(1 for above in estimated[:i] if position[above] < position[estimated[i]])
+        total += correct / i
+    return 2.0 * total / (len(estimated) - 1) - 1.0
+
+
+# Leave-one-team-out ------------------------------------------------------------------------------------------------
+
+@dataclass
+class TeamOut:
+    """What leaving one team out of the pool removes: the judged items only its runs put in the top K."""
+
+    team: str
+    removed: dict[str, set[str]]  # topic -> item ids
+    unique_relevant: int  # how many of them have grade >= the relevance level
+    qrels: dict[str, dict[str, int]]  # the qrels without them (a topic left with nothing stays, empty)
+
+
+@dataclass(frozen=True)
+class Reusability:
+    """One row of the reusability table."""
+
+    run: str
+    team: str
+    measure: str
+    full: float
+    leave_team_out: float
+    unique_relevant: int
+    rank_full: int
+    rank_lto: int
+
+
+@dataclass(frozen=True)
+class RankAgreement:
+    """How the ranking by the leave-one-team-out scores agrees with the one by the full qrels, on one measure."""
+
+    measure: str
+    kendall_tau: float
+    tau_ap: float
+    largest_change: int
+    changed_runs: tuple[str, ...]  # the runs whose rank moved by that much
+
+
+def top_items(ranked: Sequence[str], depth: int) -> list[str]:
+    """A topic's first `depth` distinct items (a repeated id counts once, where it first appears)."""
+    return list(dict.fromkeys(ranked))[:depth]
+
+
+def leave_team_out(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], *, depth: int,
+                   relevance_level: int = RELEVANCE_LEVEL) -> dict[str, TeamOut]:
+    """Per team: the judged items no other team's run put in its top `depth`, and the qrels without them."""
+    contributors: dict[tuple[str, str], set[str]] = {}  # (topic, item) -> the teams whose runs put it in the top K
+    for run, per_topic in runs.items():
+        team = teams.get(run, run)
+        for topic, ranked in per_topic.items():
+            judged = qrels.get(topic, {})
+            for item in top_items(ranked, depth):
+                if item in judged:
+                    contributors.setdefault((topic, item), set()).add(team)
+    unique: dict[str, dict[str, set[str]]] = {}
+    for (topic, item), by in contributors.items():
+        if len(by) == 1:
+            unique.setdefault(next(iter(by)), {}).setdefault(topic, set()).add(item)
+    result: dict[str, TeamOut] = {}
+    for team in dict.fromkeys(teams.get(run, run) for run in runs):
+        removed = unique.get(team, {})
+        kept = {topic: {item: grade for item, grade in judged.items() if item not in removed.get(topic, ())}
+                for topic, judged in qrels.items()}
+        relevant = sum(1 for topic, items in removed.items() for item in items
+                       if qrels[topic][item] >= relevance_level)
+        result[team] = TeamOut(team=team, removed=removed, unique_relevant=relevant, qrels=kept)
+    return result
+
+
+def reusability(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], *, depth: int,
+                scorer: Scorer, relevance_level: int = RELEVANCE_LEVEL
+                ) -> tuple[list[Reusability], list[RankAgreement]]:
+    """Each run scored against the full qrels and against its team's leave-one-team-out qrels, with the ranks under
+    both, and per measure how far the two rankings agree."""
+    outs = leave_team_out(qrels, runs, teams, depth=depth, relevance_level=relevance_level)
+    full = scorer(qrels, runs)
+    lto: dict[str, dict[str, float]] = {}
+    for team, out in outs.items():
+        members = {run: ranked for run, ranked in runs.items() if teams.get(run, run) == team}
+        lto.update(scorer(out.qrels, members))
+    measures = list(dict.fromkeys(measure for per_run in full.values() for measure in per_run))
+    rows: list[Reusability] = []
+    agreements: list[RankAgreement] = []
+    for measure in measures:
+        by_full = {run: full[run][measure] for run in runs}
+        by_lto = {run: lto[run][measure] for run in runs}
+        rank_full, rank_lto = ranks(by_full), ranks(by_lto)
+        for run in runs:
+            team = teams.get(run, run)
+            rows.append(Reusability(run, team, measure, by_full[run], by_lto[run], outs[team].unique_relevant,
+                                    rank_full[run], rank_lto[run]))
+        change = max((abs(rank_full[run] - rank_lto[run]) for run in runs), default=0)
+        moved = tuple(run for run in runs if change and abs(rank_full[run] - rank_lto[run]) == change)
+        agreements.append(RankAgreement(measure, kendall_tau(by_full, by_lto),
+                                        tau_ap(ranking(by_lto), ranking(by_full)), change, moved))
+    return rows, agreements
+
+
+def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES) -> Scorer:
+    """A scorer by the product's prime measures (evaluation.prime): a ranked list's first item scores highest.
+    `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses items."""
+    def score(qrels: Qrels, runs: Mapping[str, RankedRun]) -> dict[str, dict[str, float]]:
+        evaluator = Evaluator(qrels)
+        result: dict[str, dict[str, float]] = {}
+        for name, per_topic in runs.items():
+            rows = ((topic, item, float(len(ranked) - rank))
+                    for topic, ranked in per_topic.items() for rank, item in enumerate(ranked))
+            means = evaluator.scores(name, prime_answers(rows, qrels), all_topics=all_topics).means
+            result[name] = {measure: means[measure] for measure in measures}
+        return result
+    return score
+
+
+def reusability_lines(rows: Iterable[Reusability], agreements: Iterable[RankAgreement]) -> Iterator[str]:
+    """The reusability TSV: header, one line per run and measure, then `# ` lines of rank agreement."""
+    yield REUSABILITY_HEADER
+    for row in rows:
+        yield (f"{row.run}\t{row.team}\t{row.measure}\t{format_value(row.full)}\t{format_value(row.leave_team_out)}"
+               f"\t{row.unique_relevant}\t{row.rank_full}\t{row.rank_lto}\n")
+    for agreement in agreements:
+        moved = ", ".join(agreement.changed_runs) or "none"
+        yield (f"# {agreement.measure}: kendall_tau={format_value(agreement.kendall_tau)}"
+               f" tau_ap={format_value(agreement.tau_ap)}"
+               f" largest_rank_change={agreement.largest_change} ({moved})\n")
+
+
+# ARQMath run names -------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What an ARQMath run name says about the run."""
+
+    team: str
+    task: int
+    name: str  # the team's own name for the run ("" when the name has none, as `psu-task1-auto-both-A`)
+    manual: bool
+    data: str  # both, math or text
+    primary: bool
+    kind: str  # extract or generate (Task 3), "" otherwise
+    baseline: bool  # the organizers' baselines come from a team named Baseline<year>
+
+
+_RUN_NAME = re.compile(
+    r"(?P<team>.+?)-task(?P<task>[123])(?:-(?P<name>.+?))?-(?P<mode>auto|manual)-(?P<data>both|math|text)"
+    r"(?:-(?P<kind>extract|generate))?-(?P<primary>[PA])(?:\.\w+)?", re.IGNORECASE)
+
+
+def parse_run_name(run: str) -> RunFacts | None:
+    """`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`, a file extension allowed;
+    None when the name does not follow it."""
+    match = _RUN_NAME.fullmatch(run.strip())
+    if match is None:
+        return None
+    team = match["team"]
+    return RunFacts(team=team, task=int(match["task"]), name=match["name"] or "",
+                    manual=match["mode"].lower() == "manual", data=match["data"].lower(),
+                    primary=match["primary"].upper() == "P", kind=(match["kind"] or "").lower(),
+                    baseline=team.lower().startswith("baseline"))
