@@ -22,7 +22,7 @@ page; at the end the database must hold one judgment per Enter.
 
 Prints p50 and p95 (nearest rank) per task against the goals (p95 <= 100 ms Task 1, <= 150 ms Task 2) and the
 load average before and after (other processes share the machine). Results land in docs/benchmarks.md ("Assessor
-feel (issue 16)") and in bench/out/assessor-feel-<date-time>.json. About 3 minutes.
+feel (issue 16)") and in bench/out/assessor-feel-<date-time>.json. About 1.5 minutes.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench .venv/bin/python bench/assessor_feel.py
     DATABASE_URL=... .venv/bin/python bench/assessor_feel.py --task1 5 --task2 3 --read-ms 200   # quick check
@@ -78,7 +78,8 @@ PROBE = """
         const nav = performance.getEntriesByType("navigation")[0];
         resolve({start: start === null ? null : Number(start), end, origin: performance.timeOrigin,
                  responseEnd: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventStart,
-                 math: document.querySelectorAll(".item-pane mjx-container").length});
+                 math: document.querySelectorAll(".item-pane mjx-container").length,
+                 instances: document.querySelectorAll("#judge-form .instance").length});
       });
     });
   });
@@ -242,7 +243,10 @@ def summary(task: str, samples: list[dict]) -> dict:
             "p95_ms": round(p95, 1), "max_ms": round(max(totals), 1), "goal_p95_ms": GOALS_MS[task],
             "goal_met": p95 <= GOALS_MS[task],
             "median_phases_ms": {k: round(statistics.median(p[k] for p in split), 1) for k in split[0]},
-            "math_in_item_pane": sum(1 for s in samples if s["math"]), "samples_ms": [round(t, 1) for t in totals]}
+            "math_in_item_pane": sum(1 for s in samples if s["math"]),
+            "formulae_in_item_pane": [min(s["math"] for s in samples), max(s["math"] for s in samples)],
+            "instances": [min(s["instances"] for s in samples), max(s["instances"] for s in samples)],
+            "samples_ms": [round(t, 1) for t in totals]}
 
 
 def report(results: list[dict], facts: dict) -> None:
@@ -261,7 +265,9 @@ def report(results: list[dict], facts: dict) -> None:
     for r in results:
         m = r["median_phases_ms"]
         print(f"- {r['task']}: {m['to_navigation']:.0f} / {m['to_last_byte']:.0f} / {m['to_dom']:.0f} / "
-              f"{m['to_typeset']:.0f}; items with math in the item pane: {r['math_in_item_pane']} of {r['items']}")
+              f"{m['to_typeset']:.0f}; items with math in the item pane: {r['math_in_item_pane']} of {r['items']} "
+              f"({'-'.join(map(str, r['formulae_in_item_pane']))} formulae typeset there"
+              + (f", {'-'.join(map(str, r['instances']))} instances per item)" if r["instances"][1] else ")"))
 
 
 def code_version() -> str:
