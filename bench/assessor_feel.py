@@ -138,7 +138,7 @@ def environment(database_url: str, static_root: Path) -> dict[str, str]:
             "ALLOWED_HOSTS": "127.0.0.1", "SECURE_COOKIES": "false", "STATIC_ROOT": str(static_root)}
 
 
-def load_demo() -> str:
+def load_demo(work: Path) -> str:
     """Migrates, loads the demo (its warm-up jobs run here, as in judging.py), collects the static files; returns
     assessor1's password."""
     import django
@@ -152,7 +152,7 @@ def load_demo() -> str:
     bench_judging.run_jobs_here()
     call_command("migrate", interactive=False, verbosity=0)
     note("loading the demo (about a minute)")
-    report = demo_load(out_dir=Path(tempfile.mkdtemp(prefix="bench-feel-demo-")))
+    report = demo_load(out_dir=work / "demo")
     note("collecting the static files (about half a minute)")
     call_command("collectstatic", interactive=False, verbosity=0)
     return report.passwords[ASSESSOR]
@@ -285,7 +285,8 @@ def main(argv: list[str]) -> None:
     # Playwright's sync API runs an event loop in this thread; the ORM calls between its calls are plain ones.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-    static_root = Path(tempfile.mkdtemp(prefix="bench-feel-static-"))
+    work = Path(tempfile.mkdtemp(prefix="bench-feel-"))  # the demo's generated files and the static files
+    static_root = work / "static"
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
     database_url = fresh_database()
@@ -293,7 +294,7 @@ def main(argv: list[str]) -> None:
     os.environ.update(env)
     server = None
     try:
-        password = load_demo()
+        password = load_demo(work)
         pks = {task: assignment_pk(topic) for task, topic in TOPICS.items()}
         server, port = bench_judging.start_gunicorn(env, workers=args.workers, threads=args.threads,
                                                     log=out / "assessor-feel-gunicorn.log")
@@ -337,7 +338,7 @@ def main(argv: list[str]) -> None:
             note(f"kept the database: {database_url}")
         else:
             drop_database(database_url)
-        shutil.rmtree(static_root, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
