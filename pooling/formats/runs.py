@@ -12,11 +12,13 @@ from typing import BinaryIO, NamedTuple
 
 from pooling.errors import Problems
 
+from .answers import is_answer_row
 from .textio import ID_MAX, iter_lines
 
 ARQMATH_TASK1 = "arqmath1"
 ARQMATH_TASK2 = "arqmath2"
 TREC = "trec"
+ARQMATH_TASK3 = "arqmath3"  # Task 3 answers: recognised here, read by pooling.formats.answers
 
 RANK_MAX = 2**31 - 1
 _NAN = math.nan
@@ -27,6 +29,7 @@ SHAPES = {
     ARQMATH_TASK1: "topic post_id rank score run_tag",
     ARQMATH_TASK2: "topic formula_id post_id rank score run_tag",
     TREC: "topic Q0 doc_id rank score run_tag",
+    ARQMATH_TASK3: "topic rank score run_id sources answer",
 }
 # Which shapes a campaign of each task accepts.
 TASK_FORMATS = {"answers": (ARQMATH_TASK1, TREC), "formulas": (ARQMATH_TASK2, TREC)}
@@ -68,7 +71,7 @@ def detect_format(fields: list[str]) -> str | None:
     if len(fields) == 5:
         return ARQMATH_TASK1
     if len(fields) == 6:
-        return TREC if fields[1] == "Q0" else ARQMATH_TASK2
+        return TREC if fields[1] == "Q0" else ARQMATH_TASK3 if is_answer_row(fields) else ARQMATH_TASK2
     return None
 
 
@@ -264,7 +267,7 @@ def _split(text: str) -> list[str]:
 
 def _format_name(fmt: str) -> str:
     return {ARQMATH_TASK1: "ARQMath Task 1 (5-column)", ARQMATH_TASK2: "ARQMath Task 2 (6-column)",
-            TREC: "TREC (Q0)"}[fmt]
+            TREC: "TREC (Q0)", ARQMATH_TASK3: "ARQMath-3 Task 3 (answers)"}[fmt]
 
 
 def rank_value(rank_s: str) -> int:

@@ -1,0 +1,345 @@
+"""Assessor feel (issue 16): the time from Enter to the next item on screen with its math typeset, in Chromium.
+
+Creates a fresh PostgreSQL database (`bench_feel_<pid>`, on the server DATABASE_URL names; dropped at the end
+unless --keep), loads the demo into it with the demo's own service (`pooling.demo.load.demo_load`), collects the
+static files and serves the product with gunicorn (production settings, DEBUG off, compose's worker options) on a
+free loopback port. Headless Chromium (/usr/bin/chromium through Playwright, the browser tests' arguments) logs in
+as the demo assessor `assessor1` and judges with the keyboard, as an assessor does: 25 items of its Task 1 topic
+A.302 (a grade key, then Enter) and 10 of its Task 2 topic B.301 (each formula instance graded in turn, moving with
+j/k as judge.js has it, then Enter), after --warmup unmeasured items of each, pausing --read-ms on each page.
+
+What is measured, in the page (an init script that Playwright adds to every document before its own scripts):
+- start: the Enter keydown's event.timeStamp (captured on window before judge.js sees it), as an epoch time
+  (performance.timeOrigin + timeStamp), kept in sessionStorage across the navigation;
+- end, in the next page: after MathJax's startup promise (its first typeset of the page, `startup: {typeset:
+  true}`), document.fonts.ready (MathJax's web fonts) and the next animation frame (the frame that shows it),
+  performance.timeOrigin + performance.now().
+So each sample covers the form submit, the POST and its redirect, the next page's GET, parsing, loading MathJax
+(from the HTTP cache once warm) and typesetting. The navigation timing of the new page splits it into: Enter to
+the navigation's start, navigation start to the last byte of the next page, last byte to DOMContentLoaded, and
+DOMContentLoaded to typeset and painted. A sample counts only if the page after Enter is the next item's judging
+page; at the end the database must hold one judgment per Enter.
+
+Prints p50 and p95 (nearest rank) per task against the goals (p95 <= 100 ms Task 1, <= 150 ms Task 2) and the
+load average before and after (other processes share the machine). Results land in docs/benchmarks.md ("Assessor
+feel (issue 16)") and in bench/out/assessor-feel-<date-time>.json. About 1.5 minutes.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench .venv/bin/python bench/assessor_feel.py
+    DATABASE_URL=... .venv/bin/python bench/assessor_feel.py --task1 5 --task2 3 --read-ms 200   # quick check
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ingest as bench_ingest  # noqa: E402  (database creation, load average, progress notes)
+import judging as bench_judging  # noqa: E402  (gunicorn on a free port)
+
+ROOT = bench_ingest.ROOT
+note = bench_ingest.note
+GOALS_MS = {"Task 1": 100.0, "Task 2": 150.0}
+ASSESSOR = "assessor1"                    # the demo's: official Task 1 topics A.301 (24 judged) and A.302, Task 2 B.301
+TOPICS = {"Task 1": "A.302", "Task 2": "B.301"}
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# Runs in every document before its own scripts. window.__feel resolves once the page is typeset and painted.
+PROBE = """
+(() => {
+  const KEY = "assessor-feel-enter";
+  window.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") sessionStorage.setItem(KEY, String(performance.timeOrigin + event.timeStamp));
+  }, true);
+  window.__feel = new Promise((resolve) => {
+    document.addEventListener("DOMContentLoaded", async () => {
+      const start = sessionStorage.getItem(KEY);
+      sessionStorage.removeItem(KEY);
+      while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await MathJax.startup.promise;
+      await document.fonts.ready;
+      requestAnimationFrame(() => {
+        const end = performance.timeOrigin + performance.now();
+        const nav = performance.getEntriesByType("navigation")[0];
+        resolve({start: start === null ? null : Number(start), end, origin: performance.timeOrigin,
+                 responseEnd: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventStart,
+                 math: document.querySelectorAll(".item-pane mjx-container").length,
+                 instances: document.querySelectorAll("#judge-form .instance").length});
+      });
+    });
+  });
+})();
+"""
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task1", type=int, default=25, help="Task 1 items measured (default 25)")
+    parser.add_argument("--task2", type=int, default=10, help="Task 2 items measured (default 10)")
+    parser.add_argument("--warmup", type=int, default=2, help="unmeasured items judged first in each task (default 2)")
+    parser.add_argument("--read-ms", type=int, default=1000, help="pause on each item before grading (default 1000)")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4, as docker-compose.yml)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4, as docker-compose.yml)")
+    parser.add_argument("--keep", action="store_true", help="keep the database (its name is printed)")
+    return parser.parse_args(argv)
+
+
+# --- set-up ------------------------------------------------------------------------------------
+
+def fresh_database() -> str:
+    """A new database beside the one DATABASE_URL names (same server and account); returns its URL."""
+    url = urlsplit(os.environ.get("DATABASE_URL", bench_ingest.DEFAULT_DATABASE_URL))
+    if url.scheme not in {"postgres", "postgresql"}:
+        sys.exit("bench/assessor_feel.py loads the demo into PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    fresh = urlunsplit(url._replace(path=f"/bench_feel_{os.getpid()}"))
+    os.environ["DATABASE_URL"] = fresh
+    bench_ingest._server(create=True, drop=True)
+    return fresh
+
+
+def drop_database(url: str) -> None:
+    """Drops the benchmark's database, closing what still holds it open (the browser's event loop can keep one of
+    this process's connections out of close_all's reach)."""
+    import psycopg2
+    from psycopg2 import sql
+
+    parts = urlsplit(url)
+    server = psycopg2.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username,
+                              password=parts.password, dbname="postgres")
+    server.autocommit = True
+    try:
+        with server.cursor() as cursor:
+            cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(parts.path.lstrip("/"))))
+    finally:
+        server.close()
+
+
+def environment(database_url: str, static_root: Path) -> dict[str, str]:
+    """Production settings for this process and gunicorn; plain http on 127.0.0.1. Redis (the product's shared
+    cache, which the assignments' warm-up job fills) when REDIS_URL is set."""
+    return {"DJANGO_SETTINGS_MODULE": "config.settings.production", "DATABASE_URL": database_url,
+            "REDIS_URL": os.environ.get("REDIS_URL", ""), "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1", "SECURE_COOKIES": "false", "STATIC_ROOT": str(static_root)}
+
+
+def load_demo(work: Path) -> str:
+    """Migrates, loads the demo (its warm-up jobs run here, as in judging.py), collects the static files; returns
+    assessor1's password."""
+    import django
+
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+    from django.core.management import call_command
+
+    from pooling.demo.load import demo_load
+
+    bench_judging.run_jobs_here()
+    call_command("migrate", interactive=False, verbosity=0)
+    note("loading the demo (about a minute)")
+    report = demo_load(out_dir=work / "demo")
+    note("collecting the static files (about half a minute)")
+    call_command("collectstatic", interactive=False, verbosity=0)
+    return report.passwords[ASSESSOR]
+
+
+def assignment_pk(topic_id: str) -> int:
+    from assessor.models import Assignment
+
+    return Assignment.objects.get(assessor__username=ASSESSOR, topic__topic_id=topic_id, kind="official").pk
+
+
+def judged(pk: int) -> tuple[int, int]:
+    """The assignment's judged items and judgments (a formula's judgments are one per instance)."""
+    from assessor.models import Judgment
+
+    rows = Judgment.objects.filter(assignment_id=pk)
+    return rows.values("item_id").distinct().count(), rows.count()
+
+
+# --- the browser -----------------------------------------------------------------------------
+
+def log_in(page, base: str, password: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", ASSESSOR)
+    page.fill("#id_password", password)
+    with page.expect_navigation():
+        page.click("button:has-text('Log in')")
+    if "/login/" in page.url:
+        sys.exit(f"could not log in as {ASSESSOR}")
+
+
+def grade_item(page, rng: random.Random) -> int:
+    """Grades the page's item with the keyboard: one grade key (0-3), or for a formula every instance in turn."""
+    keys = page.eval_on_selector_all(
+        "#judge-form fieldset.grades:first-of-type input[type=radio][data-key]",
+        "els => Object.fromEntries(els.map(e => [e.value, e.dataset.key]))")
+    count = page.locator("#judge-form .instance").count()
+    for n in range(max(count, 1)):
+        if count:  # judge.js moves to the next ungraded instance after a grade; j/k move by hand
+            active = page.evaluate("Array.from(document.querySelectorAll('#judge-form .instance'))"
+                                   ".findIndex(el => el.classList.contains('active'))")
+            for _ in range(abs(n - active)):
+                page.keyboard.press("j" if n > active else "k")
+        page.keyboard.press(keys[rng.choice("0123")])
+    return max(count, 1)
+
+
+def judge(page, base: str, pk: int, *, measured: int, warmup: int, read_ms: int,
+          rng: random.Random) -> tuple[list[dict], int]:
+    """Judges warmup + measured items of the assignment from its next unjudged one; the measured samples and the
+    number of grades given."""
+    page.goto(f"{base}/assess/assignments/{pk}/")
+    page.evaluate("window.__feel")
+    samples, grades = [], 0
+    for n in range(warmup + measured):
+        url = page.url
+        page.wait_for_timeout(read_ms)
+        grades += grade_item(page, rng)
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        sample = page.evaluate("window.__feel")
+        if page.url == url or page.locator("#judge-form").count() == 0 or sample["start"] is None:
+            sys.exit(f"Enter on {url} did not lead to the next item (now {page.url})")
+        if n >= warmup:
+            samples.append(sample)
+    return samples, grades
+
+
+def phases(sample: dict) -> dict[str, float]:
+    start, origin = sample["start"], sample["origin"]
+    return {"total": sample["end"] - start, "to_navigation": origin - start,
+            "to_last_byte": sample["responseEnd"], "to_dom": sample["domContentLoaded"] - sample["responseEnd"],
+            "to_typeset": sample["end"] - origin - sample["domContentLoaded"]}
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+def nearest_rank(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def summary(task: str, samples: list[dict]) -> dict:
+    split = [phases(s) for s in samples]
+    totals = [s["total"] for s in split]
+    p95 = nearest_rank(totals, 95)
+    return {"task": task, "items": len(totals), "p50_ms": round(statistics.median(totals), 1),
+            "p95_ms": round(p95, 1), "max_ms": round(max(totals), 1), "goal_p95_ms": GOALS_MS[task],
+            "goal_met": p95 <= GOALS_MS[task],
+            "median_phases_ms": {k: round(statistics.median(p[k] for p in split), 1) for k in split[0]},
+            "math_in_item_pane": sum(1 for s in samples if s["math"]),
+            "formulae_in_item_pane": [min(s["math"] for s in samples), max(s["math"] for s in samples)],
+            "instances": [min(s["instances"] for s in samples), max(s["instances"] for s in samples)],
+            "samples_ms": [round(t, 1) for t in totals]}
+
+
+def report(results: list[dict], facts: dict) -> None:
+    print(f"code {facts['code']}; {facts['cores']} cores; gunicorn {facts['gunicorn']}; "
+          f"read pause {facts['read_ms']} ms")
+    print(f"load average (1, 5, 15 min): before {facts['load_before']}, after {facts['load_after']}")
+    print()
+    print("| task | items | p50 ms | p95 ms | max ms | goal p95 | met |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for r in results:
+        print(f"| {r['task']} | {r['items']} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {r['max_ms']:.0f} | "
+              f"<= {r['goal_p95_ms']:.0f} | {'yes' if r['goal_met'] else 'no'} |")
+    print()
+    print("Medians of the parts (ms): Enter to navigation start / to the next page's last byte / to DOMContentLoaded "
+          "/ to typeset and painted")
+    for r in results:
+        m = r["median_phases_ms"]
+        print(f"- {r['task']}: {m['to_navigation']:.0f} / {m['to_last_byte']:.0f} / {m['to_dom']:.0f} / "
+              f"{m['to_typeset']:.0f}; items with math in the item pane: {r['math_in_item_pane']} of {r['items']} "
+              f"({'-'.join(map(str, r['formulae_in_item_pane']))} formulae typeset there"
+              + (f", {'-'.join(map(str, r['instances']))} instances per item)" if r["instances"][1] else ")"))
+
+
+def code_version() -> str:
+    paths = ["assessor", "pooling", "config", "templates", "static"]
+    git = ["git", "-C", str(ROOT)]
+    commit = subprocess.run([*git, "log", "-1", "--format=%h", "--", *paths], capture_output=True, text=True).stdout
+    dirty = subprocess.run([*git, "status", "--porcelain", *paths], capture_output=True, text=True).stdout
+    return (commit.strip() or "unknown") + (" + uncommitted changes" if dirty.strip() else "")
+
+
+def main(argv: list[str]) -> None:
+    args = parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls between its calls are plain ones.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+    work = Path(tempfile.mkdtemp(prefix="bench-feel-"))  # the demo's generated files and the static files
+    static_root = work / "static"
+    out = ROOT / "bench" / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    database_url = fresh_database()
+    env = environment(database_url, static_root)
+    os.environ.update(env)
+    server = None
+    try:
+        password = load_demo(work)
+        pks = {task: assignment_pk(topic) for task, topic in TOPICS.items()}
+        server, port = bench_judging.start_gunicorn(env, workers=args.workers, threads=args.threads,
+                                                    log=out / "assessor-feel-gunicorn.log")
+        base = f"http://127.0.0.1:{port}"
+        facts = {"code": code_version(), "cores": os.cpu_count(), "read_ms": args.read_ms,
+                 "gunicorn": f"{args.workers} workers x {args.threads} threads", "database": database_url,
+                 "redis": env["REDIS_URL"] or "none", "load_before": bench_ingest.load()}
+        rng = random.Random(2022)
+        results = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1280, "height": 860})
+            context.add_init_script(PROBE)
+            page = context.new_page()
+            log_in(page, base, password)
+            for task, measured in (("Task 1", args.task1), ("Task 2", args.task2)):
+                note(f"{task}: judging {args.warmup} + {measured} items of {TOPICS[task]}")
+                before = judged(pks[task])
+                samples, grades = judge(page, base, pks[task], measured=measured, warmup=args.warmup,
+                                        read_ms=args.read_ms, rng=rng)
+                items, rows = (now - then for now, then in zip(judged(pks[task]), before, strict=True))
+                if (items, rows) != (args.warmup + measured, grades):
+                    sys.exit(f"{task}: {items} items and {rows} judgments stored for {args.warmup + measured} "
+                             f"Enter presses and {grades} grades")
+                results.append(summary(task, samples))
+            browser.close()
+        facts["load_after"] = bench_ingest.load()
+        report(results, facts)
+        path = out / f"assessor-feel-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        path.write_text(json.dumps({"facts": facts, "results": results}, indent=2))
+        note(f"results also in {path}")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+        if "django.db" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        if args.keep:
+            note(f"kept the database: {database_url}")
+        else:
+            drop_database(database_url)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
