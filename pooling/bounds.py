@@ -2,6 +2,7 @@
 mistake (a form error, a 400), never a database error (a 500)."""
 from __future__ import annotations
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
@@ -9,7 +10,13 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 def column_bounds(model: type[models.Model], field_name: str, *, min_value: int | None = None) -> dict[str, int]:
     """`min_value` and `max_value` for a forms.IntegerField or a serializers.IntegerField that fills the integer
     column `model.field_name`: the column type's range (PostgreSQL's, the narrowest of the databases we run on, so
-    that SQLite refuses the same values), narrowed at the bottom to `min_value` when given."""
+    that SQLite refuses the same values), narrowed by the field's own Min/MaxValueValidators (the model's rule, which
+    `full_clean` applies too) and at the bottom to `min_value` when given."""
     field = model._meta.get_field(field_name)
     low, high = BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
+    for validator in field._validators:  # the ones the model declares, not the connection's range
+        if isinstance(validator, MinValueValidator):
+            low = max(low, validator.limit_value)
+        elif isinstance(validator, MaxValueValidator):
+            high = min(high, validator.limit_value)
     return {"min_value": low if min_value is None else max(low, min_value), "max_value": high}

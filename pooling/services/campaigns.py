@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ..errors import InputError, Problem, Problems
@@ -37,29 +38,13 @@ def campaign_create(
     user: AbstractBaseUser | None = None,
 ) -> Campaign:
     """Creates a campaign with the ARQMath-3 defaults of its task for every setting not given."""
-    problems = []
     name = (name or "").strip()
-    if not name:
-        problems.append("a campaign needs a name")
-    elif Campaign.objects.filter(name=name).exists():
-        problems.append(f"a campaign named '{name}' already exists")
-    elif len(name) > Campaign._meta.get_field("name").max_length:
-        problems.append("a campaign name has at most 100 characters")
     if task not in Campaign.Task.values:
-        problems.append(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
-    if selection is not None and selection not in Campaign.Selection.values:
-        problems.append(f"selection must be one of {', '.join(Campaign.Selection.values)}, not '{selection}'")
-    for label, value in (("primary depth", primary_depth), ("alternate depth", alternate_depth),
-                         ("instances", instances), ("maximum depth", max_depth)):
-        if value is not None and value < 1:
-            problems.append(f"{label} must be at least 1, not {value}")
-    if problems:
-        raise InputError([Problem(None, p) for p in problems])
+        raise InputError(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
     default_primary, default_alternate = Campaign.DEFAULT_DEPTHS[task]
-    return Campaign.objects.create(
+    campaign = Campaign(
         name=name,
         task=task,
-        collection=collection_get_or_create(name=collection_name) if collection_name else None,
         primary_depth=primary_depth or default_primary,
         alternate_depth=alternate_depth or default_alternate,
         instances=instances or 5,
@@ -68,6 +53,52 @@ def campaign_create(
         max_depth=max_depth or 1000,
         created_by=user,
     )
+    # 0 is "not given" above; as a value it is out of range like any other.
+    for field, given in (("primary_depth", primary_depth), ("alternate_depth", alternate_depth),
+                         ("instances", instances), ("max_depth", max_depth)):
+        if given is not None:
+            setattr(campaign, field, given)
+    raise_if_invalid(campaign)
+    if collection_name:
+        campaign.collection = collection_get_or_create(name=collection_name)
+    campaign.save()
+    return campaign
+
+
+def campaign_problems(campaign: Campaign) -> list[str]:
+    """What the model's own rules (ranges, choices) and the unique name find wrong with a campaign's settings: the
+    one check behind creating and editing a campaign, whatever the form, API or command that asked."""
+    problems = []
+    if not campaign.name:
+        problems.append("a campaign needs a name")
+    elif Campaign.objects.filter(name=campaign.name).exclude(pk=campaign.pk).exists():
+        problems.append(f"a campaign named '{campaign.name}' already exists")
+    try:
+        campaign.full_clean(exclude=["created_by", "collection", "name"], validate_unique=False)
+    except ValidationError as exc:
+        problems += [_sentence(key, error) for key, errors in exc.error_dict.items() for error in errors]
+    if len(campaign.name) > Campaign._meta.get_field("name").max_length:
+        problems.append("a campaign name has at most 100 characters")
+    return problems
+
+
+def _sentence(key: str, error: ValidationError) -> str:
+    label, params = setting_label(key), error.params or {}
+    if error.code == "min_value":
+        return f"{label} must be at least {params['limit_value']}, not {params['show_value']}"
+    if error.code == "max_value":
+        return f"{label} must be at most {params['limit_value']:,}, not {params['show_value']:,}"
+    return f"{label}: {' '.join(error.messages)}"
+
+
+def raise_if_invalid(campaign: Campaign) -> None:
+    problems = campaign_problems(campaign)
+    if problems:
+        raise InputError([Problem(None, p) for p in problems])
+
+
+def setting_label(name: str) -> str:
+    return str(Campaign._meta.get_field(name).verbose_name) if name != "__all__" else "campaign"
 
 
 def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> dict:

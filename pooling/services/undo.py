@@ -11,13 +11,12 @@ import os
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from ..errors import InputError, Problem
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from ..signals import campaign_deleting, pools_rebuilt
-from .campaigns import collection_get_or_create
+from .campaigns import campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
 from .pools import _pool_delete, judged_items, pool_build
 from .runs import run_ingest
@@ -140,10 +139,6 @@ def run_replace(
     return new, _pools_redo(campaign, was_built)
 
 
-def _label(name: str) -> str:
-    return Campaign._meta.get_field(name).verbose_name if name != "__all__" else "campaign"
-
-
 @transaction.atomic
 def campaign_update(
     *,
@@ -192,16 +187,12 @@ def campaign_update(
     was_built = pools_built(campaign=campaign)
     if pooled and was_built and not force:
         problems.append(
-            f"the pools are built: {', '.join(_label(k) for k in pooled)} would change what they hold, so nothing "
-            "was changed. Forced, the settings change and the pools are rebuilt at once (every judgment is kept; "
-            "the judged items the new pools leave out are listed); the name may change without it")
+            f"the pools are built: {', '.join(setting_label(k) for k in pooled)} would change what they hold, so "
+            "nothing was changed. Forced, the settings change and the pools are rebuilt at once (every judgment is "
+            "kept; the judged items the new pools leave out are listed); the name may change without it")
     for key, value in changed.items():
         setattr(campaign, key, value)
-    try:
-        campaign.full_clean(exclude=["created_by"])
-    except ValidationError as exc:
-        problems += [f"{_label(key)}: {message}" for key, messages in exc.message_dict.items()
-                     for message in messages]
+    problems += campaign_problems(campaign)
     if problems:
         campaign.refresh_from_db()  # the caller's object as it was: nothing changed
         raise InputError([Problem(None, p) for p in problems])

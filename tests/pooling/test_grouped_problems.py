@@ -97,7 +97,7 @@ def test_command_reports_98000_bad_rows_in_a_line_and_exits_2(campaign, tmp_path
 
 def test_api_and_job_page_report_98000_bad_rows_in_a_line(campaign, organizer, client):
     api = APIClient()
-    api.force_authenticate(organizer)
+    api.force_login(organizer)  # a session the upload bound sees (force_authenticate would pass it by)
     response = api.post(f"/api/campaigns/{campaign.pk}/runs/",
                         {"file": SimpleUploadedFile("big.tsv", big_run())})
     job = api.get(f"/api/jobs/{response.json()['id']}/").json()

@@ -157,12 +157,12 @@ def test_forced_settings_change_rebuilds_the_pools_and_keeps_judgments(judged): 
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"primary_depth": 0}, "primary depth: Ensure this value is greater than or equal to 1."),
-    ({"instances": 2**31}, "instances: Ensure this value is less than or equal to 2147483647."),
-    ({"seed": 2**63}, "seed: Ensure this value is less than or equal to 9223372036854775807."),
+    ({"primary_depth": 0}, "primary depth must be at least 1, not 0"),
+    ({"instances": 2**31}, "instances must be at most 2,147,483,647, not 2,147,483,648"),
+    ({"seed": 2**63}, "seed must be at most 9,223,372,036,854,775,807, not 9,223,372,036,854,775,808"),
     ({"selection": "best"}, "selection: Value 'best' is not a valid choice."),
-    ({"name": "x" * 101}, "name: Ensure this value has at most 100 characters (it has 101)."),
-    ({"name": "other"}, "name: Campaign with this Name already exists."),
+    ({"name": "x" * 101}, "a campaign name has at most 100 characters"),
+    ({"name": "other"}, "a campaign named 'other' already exists"),
     ({"max_depth": 10}, "the maximum run depth cannot go below 1000"),
 ])
 def test_settings_out_of_range_are_refused_with_the_field(tmp_path, changes, message):
