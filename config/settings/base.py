@@ -74,8 +74,6 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "pooling.context_processors.roles",
             ],
-            # {% load static %}: Django's library, with each path's URL found once per process (config/static_tags.py).
-            "libraries": {"static": "config.static_tags"},
         },
     },
 ]
@@ -96,11 +94,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# django-axes first: it refuses a locked-out account or address before any password is checked. The next reads the
-# signed-in user of each request with one written-out query (else ModelBackend as it is); ModelBackend stays listed
-# so that sessions signed in through it before keep working.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "assessor.auth.UserBackend",
-                           "django.contrib.auth.backends.ModelBackend"]
+# django-axes first: it refuses a locked-out account or address before any password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -155,10 +150,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 
-# Job progress lives in the cache so that it is visible while the job's own transaction is still open. Django's
-# Redis cache, keeping its redis-py client between calls (config/cache.py).
+# Job progress lives in the cache so that it is visible while the job's own transaction is still open.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "config.cache.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
