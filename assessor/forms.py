@@ -8,7 +8,9 @@ class AssignForm(forms.Form):
     assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
     kind = forms.ChoiceField(choices=Assignment.Kind.choices, initial=Assignment.Kind.OFFICIAL)
-    round = forms.IntegerField(min_value=1, required=False, help_text="training round (default 1)")
+    # Checked by assignments_create (assessor.rules); the browser's hint only here.
+    round = forms.IntegerField(required=False, widget=forms.NumberInput(attrs={"min": 1}),
+                               help_text="training round (default 1)")
 
     def __init__(self, *args, topics, assessors, **kwargs):
         super().__init__(*args, **kwargs)

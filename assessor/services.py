@@ -18,14 +18,13 @@ from people.services import username_valid as _valid_username
 from pooling.errors import InputError, Problems
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
-from . import rendering, selectors
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade, ItemVisit, Judgment, JudgmentRevision
+from . import rendering, rules, selectors
+from .models import Assignment, ItemVisit, Judgment, JudgmentRevision
 
 log = logging.getLogger(__name__)
 
 # Longest active time one submission may report: a page left open over a weekend is not a day of work.
 MAX_ACTIVE_SECONDS = 4 * 3600
-MAX_COMMENT = 5000
 
 
 # -- assignments
@@ -36,19 +35,6 @@ class AssignResult:
     existing: list[Assignment]
 
 
-def _kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
-    if kind not in Assignment.Kind.values:
-        raise InputError(f"unknown assignment kind '{kind}': use official, training or dual")
-    if kind == Assignment.Kind.TRAINING:
-        round_ = 1 if round_ is None else round_
-        if round_ < 1:
-            raise InputError("a training round is a number from 1")
-        return kind, round_
-    if round_:
-        raise InputError(f"a round is given for training assignments only, not for {kind}")
-    return kind, 0
-
-
 @transaction.atomic
 def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUser], topic_ids: Sequence[str],
                        kind: str = Assignment.Kind.OFFICIAL, round: int | None = None,
@@ -56,7 +42,7 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
     """Gives every listed topic to every listed assessor. Assigning twice is harmless (the existing assignment is
     reported, not duplicated). Rejected as a whole: unknown topics, a second official assessor for a topic, a
     dual assignment for a topic nobody else judges officially."""
-    kind, round_ = _kind_and_round(kind, round)
+    kind, round_ = rules.kind_and_round(kind, round)
     if not assessors:
         raise InputError("no assessor given")
     if not topic_ids:
@@ -221,12 +207,7 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
     seen = set()
     for g in grades:
         unit = f"instance {g.formula_id}: " if g.formula_id else ""
-        if g.grade not in Grade.values:
-            problems.append(f"{unit}'{g.grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
-        elif g.grade in GRADES_NEEDING_COMMENT and not g.comment.strip():
-            problems.append(f"{unit}a comment is required with {Grade(g.grade).label}: say what went wrong")
-        if len(g.comment) > MAX_COMMENT:
-            problems.append(f"{unit}the comment is longer than {MAX_COMMENT} characters")
+        problems += [unit + problem for problem in rules.grade_problems(g.grade, g.comment)]
         if instances is None and g.formula_id:
             problems.append("answers are judged as a whole: no formula instance is expected")
         if instances is not None and g.formula_id not in instances:
@@ -411,27 +392,19 @@ def _parse_import(lines: Iterable[str | bytes], problems: Problems) -> list[_Row
             problems.add(number, f"'{assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
-        if grade not in Grade.values:
-            problems.add(number, f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
-            bad = True
-        elif grade in GRADES_NEEDING_COMMENT and not comment:
-            problems.add(number, f"a comment is required with {grade}")
-            bad = True
-        if kind not in Assignment.Kind.values:
-            problems.add(number, f"unknown kind '{kind}': use official, training or dual")
-            bad = True
+        wrong = rules.grade_problems(grade, comment)
+        problems.add_all(number, wrong)
+        bad = bad or bool(wrong)
         round_ = 0
-        if round_text:
-            if not (round_text.isascii() and round_text.isdigit()) or int(round_text) < 1:
-                problems.add(number, f"round '{round_text}' is not a number from 1")
+        if round_text and not (round_text.isascii() and round_text.isdigit()):
+            problems.add(number, f"round '{round_text}' is not a number from 1")
+            bad = True
+        else:
+            try:
+                kind, round_ = rules.kind_and_round(kind, int(round_text) if round_text else None)
+            except InputError as exc:
+                problems.add_all(number, exc.messages())
                 bad = True
-            elif kind != Assignment.Kind.TRAINING:
-                problems.add(number, f"a round is given for training judgments only, not for {kind}")
-                bad = True
-            else:
-                round_ = int(round_text)
-        elif kind == Assignment.Kind.TRAINING:
-            round_ = 1
         if not bad:
             rows.append(_Row(number, assessor, topic, item, grade, comment, kind, round_))
     return rows
