@@ -98,8 +98,10 @@ def session_check(request: HttpRequest) -> HttpResponse:
 def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)
+    # A position past every item (or no number) continues from the start.
     after = request.GET.get("after", "")
-    return _next_item(request, assignment, int(after) if after.isascii() and after.isdigit() else None)
+    number = after.isascii() and after.isdigit() and len(after) <= 30
+    return _next_item(request, assignment, int(after) if number else None)
 
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:

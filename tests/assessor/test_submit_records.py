@@ -76,3 +76,13 @@ def test_the_api_finds_no_assignment_past_the_database_s_integers(client, answer
     assert client.get(f"/api/assignments/{huge}/").status_code == 404
     assert client.get(f"/api/assignments/{huge}/next/").status_code == 404
     assert not Judgment.objects.exists()
+
+
+def test_continue_after_a_position_of_thousands_of_digits_opens_the_first_item(client, answers, ada):
+    a = assign(answers, ada, "A.1")
+    client.force_login(ada)
+    first = a.topic.pool_items.order_by("position").first()
+    response = client.get(f"/assess/assignments/{a.pk}/?after={'9' * 5000}")
+    assert response.status_code == 302
+    assert response["Location"] == f"/assess/assignments/{a.pk}/items/{first.position}/"
+    assert client.get(f"/assess/assignments/{a.pk}/items/{'9' * 5000}/").status_code == 404
