@@ -19,6 +19,8 @@ def grade_problems(grade: str, comment: str) -> list[str]:
         problems.append(f"a comment is required with {Grade(grade).label} ({grade}): say what went wrong")
     if len(comment) > MAX_COMMENT:
         problems.append(f"the comment is longer than {MAX_COMMENT} characters")
+    if "\x00" in comment:  # PostgreSQL cannot store it
+        problems.append("the comment contains a NUL character (\\x00): remove it")
     return problems
 
 

@@ -79,3 +79,10 @@ def test_progress_is_the_same_on_the_start_page_the_api_and_the_organizer_s_repo
     assert [(x["done"], x["total"]) for x in client.get("/api/assignments/").json()["results"]] == [(1, 3)]
     row = progress.progress_report(campaign=answers).rows[0]
     assert (row.judged, row.total) == (1, 3)
+
+
+def test_a_comment_with_a_nul_character_is_refused_not_a_server_error(client, answers, ada):
+    a = assign(answers, ada, "A.1")
+    client.force_login(ada)
+    assert "the comment contains a NUL character" in page_errors(client, a, "DK", "odd\x00byte")
+    assert not Judgment.objects.exists()
