@@ -136,11 +136,12 @@ def judging_page(*, user: AbstractBaseUser, assignment_pk: int, position: int) -
                                .select_related("campaign", "topic")).first()
     if assignment is None:
         return None
-    item = PoolItem.objects.filter(topic_id=assignment.topic_id, position=position).first()
-    if item is None:
+    # The item and the one before it, in one query.
+    item, *before = list(PoolItem.objects.filter(topic_id=assignment.topic_id, position__lte=position)
+                         .order_by("-position")[:2]) or [None]
+    if item is None or item.position != position:
         return None
-    previous = (PoolItem.objects.filter(topic_id=item.topic_id, position__lt=item.position)
-                .order_by("-position").values_list("position", flat=True).first())
+    previous = before[0].position if before else None
     shown = _item_shown(campaign=assignment.campaign, item=item)
     judgments = item_judgments(assignment=assignment, item_id=item.item_id)
     for instance in shown.instances:
