@@ -76,17 +76,15 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         data = SubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
+        grades = [services.GradeInput(**g) for g in values["grades"]]
         try:
-            assignment = Assignment.objects.select_related("campaign").get(pk=values["assignment"],
-                                                                           assessor=request.user)
-            item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=values["item_id"])
+            result = services.judgment_submit(assignment_pk=values["assignment"], item_id=values["item_id"],
+                                              grades=grades, user=request.user,
+                                              active_seconds=values["active_seconds"], source="api")
         except (Assignment.DoesNotExist, PoolItem.DoesNotExist):
             raise Http404("No such assignment or item") from None
-        grades = [services.GradeInput(**g) for g in values["grades"]]
-        result = services.judgment_submit(assignment=assignment, item=item, grades=grades, user=request.user,
-                                          active_seconds=values["active_seconds"], source="api")
-        judgments = selectors.assessor_judgments(user=request.user, assignment=assignment).filter(
-            item_id=item.item_id)
+        judgments = selectors.assessor_judgments(user=request.user).filter(assignment_id=values["assignment"],
+                                                                           item_id=values["item_id"])
         body = SubmitResultSerializer({"created": result.created, "revised": result.revised,
                                        "unchanged": result.unchanged, "complete": result.complete,
                                        "judgments": judgments}).data

@@ -78,7 +78,7 @@ def _demo_judge(created: list[Assignment], assessors) -> int:
         care = DEMO_CARE[index[a.assessor.pk] % len(DEMO_CARE)]
         for item in PoolItem.objects.filter(topic=a.topic).order_by("position")[:DEMO_JUDGED]:
             truth = random.Random(f"{a.topic.topic_id}-{item.item_id}").choice((0, 0, 1, 1, 2, 3))
-            result = judgment_submit(assignment=a, item=item, grades=[_demo_grade(rng, truth, care)],
+            result = judgment_submit(assignment_pk=a.pk, item_id=item.item_id, grades=[_demo_grade(rng, truth, care)],
                                      user=a.assessor, active_seconds=rng.uniform(20, 150), source="import")
             count += result.created
     return count

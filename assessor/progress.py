@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from django.db.models import Count
 from django.utils import timezone
 
-from pooling.models import Campaign, PoolItem
+from pooling.models import Campaign
 
-from .models import Assignment, ItemVisit, Judgment
+from .models import ItemVisit, Judgment
+from .selectors import campaign_assignments
 from .services import MAX_ACTIVE_SECONDS
 
 
@@ -85,18 +86,14 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
     active time, judgments per hour, and a projected finish date at the assessor's own pace (items per day on which
     they judged)."""
     today = today or timezone.localdate()
-    assignments = list(Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
-                       .select_related("topic", "assessor").order_by("assessor__username", "topic__position",
-                                                                     "kind", "round"))
-    totals = dict(PoolItem.objects.filter(campaign=campaign).order_by().values_list("topic_id")
-                  .annotate(n=Count("id")).values_list("topic_id", "n"))
-    rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, 0, totals.get(a.topic_id, 0),
-                              [], []) for a in assignments}
+    assignments = (campaign_assignments(campaign=campaign).filter(withdrawn_at__isnull=True)
+                   .order_by("assessor__username", "topic__position", "kind", "round"))
+    rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, a.done, a.total, [], [])
+            for a in assignments}
     visits = (ItemVisit.objects.filter(assignment_id__in=list(rows), completed_at__isnull=False)
               .values_list("assignment_id", "first_shown_at", "completed_at", "skipped_at", "active_seconds"))
     for pk, first, completed, skipped, active in visits.iterator(chunk_size=5000):
         row = rows[pk]
-        row.judged += 1
         row.days.add(timezone.localdate(completed))
         # Skipped items: the gap is not work. Submitted without having been shown (imports, an API client that
         # never asked for the item): no server time was measured.

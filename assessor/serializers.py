@@ -1,7 +1,7 @@
 """API shapes of the assessor's own work."""
 from rest_framework import serializers
 
-from .models import Assignment, Grade, Judgment
+from .models import Assignment, Judgment
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -30,7 +30,8 @@ class JudgmentSerializer(serializers.ModelSerializer):
 
 
 class GradeSerializer(serializers.Serializer):
-    grade = serializers.ChoiceField(choices=Grade.choices)
+    # Checked by judgment_submit (assessor.rules), as the judging page's and the import's grades are.
+    grade = serializers.CharField(allow_blank=True, help_text="3, 2, 1, 0, SF or DK")
     comment = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
     formula_id = serializers.CharField(required=False, allow_blank=True, default="",
                                        help_text="formulas: the instance judged")

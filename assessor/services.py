@@ -1,7 +1,6 @@
 """Writes of the judging app: assignments, what was shown, judgments with their revisions, imports."""
 from __future__ import annotations
 
-import functools
 import io
 import logging
 import math
@@ -12,7 +11,9 @@ from typing import BinaryIO
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from people.services import username_valid as _valid_username
@@ -21,24 +22,13 @@ from pooling.formats.se_xml import parse_int
 from pooling.formats.textio import FIELD_MAX, iter_lines, shown
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
-from . import rendering, selectors
-from .models import (
-    GRADES_NEEDING_COMMENT,
-    Assignment,
-    GoldJudgment,
-    Grade,
-    ItemVisit,
-    Judgment,
-    JudgmentRevision,
-    TrainingRound,
-)
-from .sql import db_datetime, db_now, table
+from . import rendering, rules, selectors
+from .models import Assignment, GoldJudgment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
 
 log = logging.getLogger(__name__)
 
 # Longest active time one submission may report: a page left open over a weekend is not a day of work.
 MAX_ACTIVE_SECONDS = 4 * 3600
-MAX_COMMENT = 5000
 
 
 # -- assignments
@@ -49,19 +39,6 @@ class AssignResult:
     existing: list[Assignment]
 
 
-def _kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
-    if kind not in Assignment.Kind.values:
-        raise InputError(f"unknown assignment kind '{kind}': use official, training or dual")
-    if kind == Assignment.Kind.TRAINING:
-        round_ = 1 if round_ is None else round_
-        if round_ < 1:
-            raise InputError("a training round is a number from 1")
-        return kind, round_
-    if round_:
-        raise InputError(f"a round is given for training assignments only, not for {kind}")
-    return kind, 0
-
-
 @transaction.atomic
 def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUser], topic_ids: Sequence[str],
                        kind: str = Assignment.Kind.OFFICIAL, round: int | None = None,
@@ -69,7 +46,7 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUs
     """Gives every listed topic to every listed assessor. Assigning twice is harmless (the existing assignment is
     reported, not duplicated). Rejected as a whole: unknown topics, a second official assessor for a topic, a
     dual assignment for a topic nobody else judges officially."""
-    kind, round_ = _kind_and_round(kind, round)
+    kind, round_ = rules.kind_and_round(kind, round)
     if not assessors:
         raise InputError("no assessor given")
     if not topic_ids:
@@ -195,16 +172,10 @@ def topic_close(*, topic: Topic, closed: bool = True) -> int:
 def item_visit(*, assignment: Assignment, item_id: str, at=None) -> None:
     """Records when the server first showed this item to this assessor (now, or `at`: a submit's own time when it
     makes the visit); later showings keep the first time."""
-    # One INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown
-    # again, or twice at the same moment. Written out: it runs on every judging page.
-    with connection.cursor() as cursor:
-        cursor.execute(_visit_insert_sql(), [assignment.pk, item_id, db_now() if at is None else db_datetime(at)])
-
-
-@functools.cache
-def _visit_insert_sql() -> str:
-    return (f"INSERT INTO {table(ItemVisit)} (assignment_id, item_id, first_shown_at, active_seconds) "
-            "VALUES (%s, %s, %s, 0) ON CONFLICT DO NOTHING")
+    # INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown again,
+    # or twice at the same moment.
+    ItemVisit.objects.bulk_create([ItemVisit(assignment_id=assignment.pk, item_id=item_id,
+                                             first_shown_at=at or timezone.now())], ignore_conflicts=True)
 
 
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
@@ -240,14 +211,7 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
     seen = set()
     for g in grades:
         unit = f"instance {g.formula_id}: " if g.formula_id else ""
-        if g.grade not in Grade.values:
-            problems.append(f"{unit}'{g.grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
-        elif g.grade in GRADES_NEEDING_COMMENT and not g.comment.strip():
-            problems.append(f"{unit}a comment is required with {Grade(g.grade).label}: say what went wrong")
-        if len(g.comment) > MAX_COMMENT:
-            problems.append(f"{unit}the comment is longer than {MAX_COMMENT} characters")
-        if "\x00" in g.comment:  # PostgreSQL cannot store it (the page answered 500; the API's fields refuse it)
-            problems.append(f"{unit}the comment contains a NUL character (\\x00): remove it")
+        problems += [unit + problem for problem in rules.grade_problems(g.grade, g.comment)]
         if instances is None and g.formula_id:
             problems.append("answers are judged as a whole: no formula instance is expected")
         if instances is not None and g.formula_id not in instances:
@@ -260,49 +224,27 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
     return problems
 
 
-def judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
-                    user: AbstractBaseUser, active_seconds: float = 0.0, source: str = "web",
-                    locked: selectors.LockedAssignment | None = None) -> SubmitResult:
+@transaction.atomic
+def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: AbstractBaseUser,
+                    active_seconds: float = 0.0, source: str = "web") -> SubmitResult:
     """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
 
     Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
     identical submissions, and a resubmission of the current value changes nothing. A different value is a new
     revision, and the revision rows keep the old and the new value.
 
-    `locked`: `assignment.lock` of selectors.judging_assignment_item(lock=True) (the judging page's POST reads the
-    assignment so with its item, in one query), proof that the row is locked in the transaction this runs in and
-    that its closed and withdrawn times are current; anything else is refused. Without it, the row is locked and
-    read here.
+    Assignment.DoesNotExist when the assignment is not the user's, PoolItem.DoesNotExist when its topic has no such
+    item (a 404 to the pages and the API); InputError for grades refused or a closed topic.
     """
-    if locked is not None and not (isinstance(locked, selectors.LockedAssignment) and locked.assignment is assignment
-                                   and locked.held()):
-        raise RuntimeError("judgment_submit(locked=...) takes only the assignment's own LockedAssignment, read FOR "
-                           "UPDATE in the transaction still open")
-    # Under the caller's transaction no savepoint of its own: every refusal comes before the first write, and a
-    # failed write fails the caller's transaction as a whole.
-    with transaction.atomic(savepoint=locked is None):
-        return _judgment_submit(assignment=assignment, item=item, grades=grades, user=user,
-                                active_seconds=active_seconds, source=source, locked=locked)
-
-
-def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence[GradeInput],
-                     user: AbstractBaseUser, active_seconds: float, source: str,
-                     locked: selectors.LockedAssignment | None) -> SubmitResult:
-    if assignment.assessor_id != user.pk:
-        raise InputError("only the assessor of this assignment may judge its items")
     # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
     # write, two submissions for instances of one formula both see each other when they decide "complete", and
     # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
-    # below stay as read until the commit.
-    if locked is not None:
-        state = (assignment.closed_at, assignment.withdrawn_at)
-    else:
-        state = (Assignment.objects.select_for_update().filter(pk=assignment.pk)
-                 .values_list("closed_at", "withdrawn_at").get())
-    if any(state):
+    # below stay as read until the commit. Only the assignment's row: no FOR UPDATE across the joined campaign.
+    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign")
+                  .get(pk=assignment_pk, assessor=user))
+    if assignment.read_only:
         raise InputError("this topic is closed: its judgments can no longer be changed")
-    if item.topic_id != assignment.topic_id:
-        raise InputError("this item is not in the assignment's topic")
+    item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
     instances = None
     if assignment.campaign.task == Campaign.Task.FORMULAS:
         instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
@@ -311,14 +253,16 @@ def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
 
     now = timezone.now()
-    existing = selectors.item_judgments(assignment=assignment, item_id=item.item_id)
+    existing = selectors.item_judgments(assignment=assignment, item_id=item_id)
     result = SubmitResult()
     new, revised = [], []
     for g in grades:
         comment = g.comment.strip()
         judgment = existing.get(g.formula_id)
         if judgment is None:
-            new.append((g, comment))
+            new.append(Judgment(assignment=assignment, item_id=item_id, formula_id=g.formula_id,
+                                post_id=instances[g.formula_id] if instances is not None else item_id,
+                                grade=g.grade, comment=comment, revision=1, submitted_at=now, updated_at=now))
         elif judgment.grade == g.grade and judgment.comment == comment:
             result.unchanged += 1
         else:
@@ -327,38 +271,37 @@ def _judgment_submit(*, assignment: Assignment, item: PoolItem, grades: Sequence
 
     active = float(active_seconds or 0.0)
     active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
-    # The page recorded the visit when it showed the item; an API client may submit without one (then it is
-    # shown "now"). A page shown at this very moment inserts it too: the constraint keeps one, and it is updated.
-    add = active if (new or revised) and active else 0.0
-    completed_at = now if result.complete else None
-    # Under the assignment's lock nobody else inserts these judgments; the unique constraint backs that up.
-    new_rows = [(g.formula_id, instances[g.formula_id] if instances is not None else item.item_id, g.grade, comment)
-                for g, comment in new]
-    if new_rows and connection.vendor == "postgresql":
-        # The visit, the new judgments and their first revisions in one statement: one round trip, not 3 or more.
-        _visit_and_judgments_insert(assignment, item.item_id, new_rows, now=now, add_seconds=add,
-                                    completed_at=completed_at, user=user, active=active, source=source)
-        result.created += len(new_rows)
-        new_rows = []
-    elif add or completed_at is not None:
-        if not _visit_update(assignment, item.item_id, add, completed_at):
-            item_visit(assignment=assignment, item_id=item.item_id, at=now)
-            _visit_update(assignment, item.item_id, add, completed_at)
-    elif new_rows:
-        item_visit(assignment=assignment, item_id=item.item_id, at=now)
-
-    for formula_id, post_id, grade, comment in new_rows:
-        judgment = _judgment_insert(assignment, item.item_id, formula_id, post_id, grade, comment, now)
-        _revision(judgment, user, now, "", "", active, source)
-        result.created += 1
+    add = active if (new or revised) else 0.0
+    visit = ItemVisit.objects.filter(assignment=assignment, item_id=item_id)
+    if new or add or result.complete:
+        # The page recorded the visit when it showed the item; an API client may submit without one (then it is
+        # shown now).
+        item_visit(assignment=assignment, item_id=item_id, at=now)
+        changes = {"active_seconds": F("active_seconds") + add} if add else {}
+        if result.complete:
+            changes["completed_at"] = Coalesce("completed_at", Value(now))
+        if changes:
+            visit.update(**changes)
+    revisions = []
+    if new:
+        first_shown = visit.values_list("first_shown_at", flat=True).get()
+        for judgment in new:
+            judgment.first_shown_at = first_shown
+        # Under the assignment's lock nobody else inserts these judgments; the unique constraint backs that up.
+        for judgment in Judgment.objects.bulk_create(new):
+            revisions.append(JudgmentRevision(judgment=judgment, number=1, user=user, at=now, grade=judgment.grade,
+                                              comment=judgment.comment, active_seconds=active, source=source))
+        result.created = len(new)
     for judgment, g, comment in revised:
-        old_grade, old_comment = judgment.grade, judgment.comment
+        revisions.append(JudgmentRevision(judgment=judgment, number=judgment.revision + 1, user=user, at=now,
+                                          old_grade=judgment.grade, old_comment=judgment.comment, grade=g.grade,
+                                          comment=comment, active_seconds=active, source=source))
         judgment.grade, judgment.comment = g.grade, comment
         judgment.revision += 1
         judgment.updated_at = now
         judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
-        _revision(judgment, user, now, old_grade, old_comment, active, source)
         result.revised += 1
+    JudgmentRevision.objects.bulk_create(revisions)
     return result
 
 
@@ -398,109 +341,6 @@ def visits_recount(*, campaign: Campaign) -> int:
     return changed
 
 
-# The submit's writes are written out in SQL: they run on every POST of an assessor's day, and the ORM's building
-# of each statement costs more Python than PostgreSQL spends running it.
-
-
-def _visit_update(assignment: Assignment, item_id: str, add_seconds: float, completed_at) -> int:
-    """Adds active time to the visit and marks it complete (keeping an earlier completion time) when
-    `completed_at` is given. Returns the rows updated: 0 when the item was never shown."""
-    params = []
-    if add_seconds:
-        params.append(add_seconds)
-    if completed_at is not None:
-        params.append(db_datetime(completed_at))
-    with connection.cursor() as cursor:
-        cursor.execute(_visit_update_sql(bool(add_seconds), completed_at is not None),
-                       [*params, assignment.pk, item_id])
-        return cursor.rowcount
-
-
-@functools.cache
-def _visit_update_sql(add: bool, complete: bool) -> str:
-    sets = []
-    if add:
-        sets.append("active_seconds = active_seconds + %s")
-    if complete:
-        sets.append("completed_at = COALESCE(completed_at, %s)")
-    return f"UPDATE {table(ItemVisit)} SET {', '.join(sets)} WHERE assignment_id = %s AND item_id = %s"
-
-
-def _judgment_insert(assignment: Assignment, item_id: str, formula_id: str, post_id: str, grade: str, comment: str,
-                     now) -> Judgment:
-    """A new judgment (revision 1), its first-shown time taken from the visit."""
-    judgment = Judgment(assignment=assignment, item_id=item_id, formula_id=formula_id, post_id=post_id, grade=grade,
-                        comment=comment, revision=1, submitted_at=now, updated_at=now)
-    at = db_datetime(now)
-    params = [assignment.pk, item_id, formula_id, post_id, grade, comment, assignment.pk, item_id, at, at]
-    sql = _judgment_insert_sql()
-    with connection.cursor() as cursor:
-        if connection.features.can_return_columns_from_insert:
-            cursor.execute(sql + " RETURNING id", params)
-            judgment.pk = cursor.fetchone()[0]
-        else:
-            cursor.execute(sql, params)
-            judgment.pk = cursor.lastrowid
-    judgment._state.adding = False
-    judgment._state.db = connection.alias
-    # first_shown_at is left unloaded: read from the database if anyone asks.
-    del judgment.first_shown_at
-    return judgment
-
-
-@functools.cache
-def _judgment_insert_sql() -> str:
-    return (f"INSERT INTO {table(Judgment)} (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
-            "first_shown_at, submitted_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, 1, (SELECT v.first_shown_at "
-            f"FROM {table(ItemVisit)} v WHERE v.assignment_id = %s AND v.item_id = %s), %s, %s)")
-
-
-def _visit_and_judgments_insert(assignment: Assignment, item_id: str, rows: Sequence[tuple[str, str, str, str]], *,
-                                now, add_seconds: float, completed_at, user, active: float, source: str) -> None:
-    """PostgreSQL: what the plain path writes with _visit_update or item_visit, _judgment_insert and _revision, in
-    one statement: the visit (made, shown `now`, when missing; else `add_seconds` added and marked complete when
-    `completed_at` is given, an earlier completion time kept), then the new judgments (formula id, post id, grade,
-    comment), revision 1 each with their first-shown time from that visit, and the revision row of each."""
-    at = db_datetime(now)
-    params = [assignment.pk, item_id, at, add_seconds, db_datetime(completed_at), assignment.pk, item_id, at, at]
-    for formula_id, post_id, grade, comment in rows:
-        params += [formula_id, post_id, grade, comment]
-    params += [user.pk, at, active, source]
-    with connection.cursor() as cursor:
-        cursor.execute(_visit_and_judgments_insert_sql(len(rows)), params)
-
-
-@functools.lru_cache(maxsize=32)  # keyed by the number of new judgments: one, or a formula's instances
-def _visit_and_judgments_insert_sql(count: int) -> str:
-    visit, judgment, revision = table(ItemVisit), table(Judgment), table(JudgmentRevision)
-    values = ", ".join(["(%s, %s, %s, %s)"] * count)
-    # Data-modifying CTEs run once each, in one snapshot: the judgments read the visit from its RETURNING (the row
-    # kept or made), the revisions the judgments from theirs.
-    return (
-        f"WITH v AS (INSERT INTO {visit} AS old (assignment_id, item_id, first_shown_at, active_seconds, "
-        "completed_at) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (assignment_id, item_id) DO UPDATE SET "
-        "active_seconds = old.active_seconds + EXCLUDED.active_seconds, "
-        "completed_at = COALESCE(old.completed_at, EXCLUDED.completed_at) RETURNING first_shown_at), "
-        f"j AS (INSERT INTO {judgment} (assignment_id, item_id, formula_id, post_id, grade, comment, revision, "
-        "first_shown_at, submitted_at, updated_at) SELECT %s, %s, g.formula_id, g.post_id, g.grade, g.comment, 1, "
-        f"v.first_shown_at, %s, %s FROM v, (VALUES {values}) AS g (formula_id, post_id, grade, comment) "
-        "RETURNING id, grade, comment) "
-        f"INSERT INTO {revision} (judgment_id, number, user_id, at, old_grade, old_comment, grade, comment, "
-        "active_seconds, source) SELECT j.id, 1, %s, %s, '', '', j.grade, j.comment, %s, %s FROM j")
-
-
-def _revision(judgment: Judgment, user, at, old_grade: str, old_comment: str, active: float, source: str) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(_revision_sql(), [judgment.pk, judgment.revision, user.pk, db_datetime(at), old_grade,
-                                         old_comment, judgment.grade, judgment.comment, active, source])
-
-
-@functools.cache
-def _revision_sql() -> str:
-    return (f"INSERT INTO {table(JudgmentRevision)} (judgment_id, number, user_id, at, old_grade, old_comment, "
-            "grade, comment, active_seconds, source) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
-
-
 # -- import (SPEC 9 import_judgments)
 
 @dataclass
@@ -525,7 +365,6 @@ class _Row:
     round: int
 
 
-ROUND_MAX = 2**31 - 1  # Assignment.round's column
 
 
 def _import_stream(lines: BinaryIO | Iterable[str | bytes]) -> BinaryIO:
@@ -563,26 +402,19 @@ def _parse_import(lines: BinaryIO | Iterable[str | bytes], problems: Problems) -
             problems.add(number, f"'{assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
-        if grade not in Grade.values:
-            problems.add(number, f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
-            bad = True
-        elif grade in GRADES_NEEDING_COMMENT and not comment:
-            problems.add(number, f"a comment is required with {grade}")
-            bad = True
-        if kind not in Assignment.Kind.values:
-            problems.add(number, f"unknown kind '{kind}': use official, training or dual")
-            bad = True
+        wrong = rules.grade_problems(grade, comment)
+        problems.add_all(number, wrong)
+        bad = bad or bool(wrong)
         round_ = 0
-        if round_text:
-            round_ = parse_int(round_text)
-            if round_ is None or not 1 <= round_ <= ROUND_MAX:
-                problems.add(number, f"round '{shown(round_text)}' is not a number from 1 to {ROUND_MAX}")
-                bad = True
-            elif kind != Assignment.Kind.TRAINING:
-                problems.add(number, f"a round is given for training judgments only, not for {kind}")
-                bad = True
-        elif kind == Assignment.Kind.TRAINING:
-            round_ = 1
+        round_number = None
+        if round_text and (round_number := parse_int(round_text)) is None:
+            problems.add(number, f"round '{shown(round_text)}' is not a number")
+            bad = True
+        try:
+            kind, round_ = rules.kind_and_round(kind, round_number)
+        except InputError as exc:
+            problems.add_all(number, exc.messages())
+            bad = True
         if not bad:
             rows.append(_Row(number, assessor, topic, item, grade, comment, kind, round_))
     if not rows and not problems:
@@ -651,18 +483,15 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
         assignments[(kind, round_, topic_id, name)] = (result.created or result.existing)[0]
     problems.raise_if_any()
 
-    items = {(i.topic_id, i.item_id): i for i in PoolItem.objects.filter(campaign=campaign)}
     totals = SubmitResult()
     for row in rows:
         assignment = assignments[(row.kind, row.round, row.topic, row.assessor)]
-        topic = topics[row.topic]
-        visual, _post = pooled[(topic.pk, row.item)]
-        item = items[(topic.pk, visual)]
+        visual, _post = pooled[(topics[row.topic].pk, row.item)]
         grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item if formulas else "")
         try:
-            with transaction.atomic():
-                r = judgment_submit(assignment=assignment, item=item, grades=[grade], user=users[row.assessor],
-                                    source="import")
+            # A savepoint of its own (judgment_submit is atomic): a refused row leaves the others to be checked.
+            r = judgment_submit(assignment_pk=assignment.pk, item_id=visual, grades=[grade],
+                                user=users[row.assessor], source="import")
         except InputError as exc:
             problems.add_all(row.line, exc.messages())
             continue

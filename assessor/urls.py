@@ -1,9 +1,6 @@
-from django.urls import path, register_converter
+from django.urls import path
 
 from . import dashboard_views, views
-from .converters import DbIntConverter
-
-register_converter(DbIntConverter, "dbint")
 
 app_name = "assessor"
 urlpatterns = [
@@ -11,7 +8,7 @@ urlpatterns = [
     path("assess/session/", views.session_check, name="session"),
     path("assess/assignments/<int:pk>/", views.assignment_continue, name="continue"),
     path("assess/assignments/<int:pk>/topic/", views.topic_view, name="topic"),
-    path("assess/assignments/<dbint:pk>/items/<dbint:position>/", views.judge, name="judge"),
+    path("assess/assignments/<int:pk>/items/<int:position>/", views.judge, name="judge"),
     path("assess/assignments/<int:pk>/items/<int:position>/skip/", views.skip, name="skip"),
     path("assess/collections/<int:collection_pk>/posts/<str:post_id>/", views.thread, name="thread"),
     path("campaigns/<int:pk>/assignments/", views.campaign_assignments, name="campaign_assignments"),

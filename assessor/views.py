@@ -1,12 +1,9 @@
 """Assessor pages (assignments, the judging view, thread views) and the organizer's assignment page."""
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -23,7 +20,6 @@ from pooling.permissions import ORGANIZERS
 from pooling.views import organizer_required
 
 from . import selectors, services
-from .converters import db_int_or_none
 from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
 from .rendering import highlight, judging_safe_many, sanitize_cached, thread_url
@@ -57,29 +53,15 @@ def _grades(task: str) -> list[dict]:
             for value, label in Grade.choices]
 
 
-# Fragments of the judging page that depend on nothing but a few fixed values (the task, an input's name, the grade
-# shown as chosen): rendered once per process. Nothing of a user, a request or a CSRF token goes in; the keys are
-# bounded (a grade outside Grade.values is shown as none chosen, and the names follow the instances selected), and
-# so is what is kept: past _RENDERED_MAX (more than every key the pages make) the oldest goes.
-_RENDERED: OrderedDict[tuple, str] = OrderedDict()
-_RENDERED_MAX = 2048
-
-
-def _once(template: str, **context) -> str:
-    key = (template, *sorted(context.items()))
-    html = _RENDERED.get(key)
-    if html is None:
-        html = _RENDERED[key] = mark_safe(render_to_string(  # the output of an autoescaped template
-            template, {**context, "grades": _grades(context["task"])}))
-        while len(_RENDERED) > _RENDERED_MAX:
-            _RENDERED.popitem(last=False)
-    return html
+def _render(template: str, **context) -> str:
+    # The output of an autoescaped template.
+    return mark_safe(render_to_string(template, {**context, "grades": _grades(context["task"])}))
 
 
 def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool) -> str:
     shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
-    return _once("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend, grade_name=grade_name,
-                 checked=shown if shown in Grade.values else "", read_only=read_only)
+    return _render("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend, grade_name=grade_name,
+                   checked=shown if shown in Grade.values else "", read_only=read_only)
 
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -119,8 +101,10 @@ def session_check(request: HttpRequest) -> HttpResponse:
 def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)
-    # A position past the database's integers is after every item: as none given (from the start).
-    return _next_item(request, assignment, db_int_or_none(request.GET.get("after", "")))
+    # A position past every item (or no number) continues from the start.
+    after = request.GET.get("after", "")
+    number = after.isascii() and after.isdigit() and len(after) <= 30
+    return _next_item(request, assignment, int(after) if number else None)
 
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
@@ -136,10 +120,10 @@ def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) 
 MAX_INSTANCE_FIELDS = 100
 
 
-def _grade_inputs(request: HttpRequest, item: PoolItem) -> list[services.GradeInput]:
+def _grade_inputs(request: HttpRequest, item_id: str) -> list[services.GradeInput]:
     """The grades of the form. The form names the item and each instance it showed, so that a page left open
     across a forced pool rebuild cannot put its grades on whatever item or instance now sits at that place."""
-    if request.POST.get("item_id") != item.item_id:
+    if request.POST.get("item_id") != item_id:
         raise InputError("the pools were rebuilt since this page was shown: reload it and grade again")
     if "formula-0" not in request.POST:
         return [services.GradeInput(grade=request.POST.get("grade", ""),
@@ -161,45 +145,40 @@ def _grade_inputs(request: HttpRequest, item: PoolItem) -> list[services.GradeIn
 def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
     if request.method == "GET":
-        # The page shows the progress: counted in the assignment's own query.
-        assignment, item = selectors.judging_assignment_item(user=request.user, pk=pk, position=position)
-        if assignment is None:
-            raise Http404("No such assignment")
-        if item is None:
-            raise Http404("No such item")
-        if not assignment.read_only:
-            services.item_visit(assignment=assignment, item_id=item.item_id)
-        return _judge_page(request, assignment, item)
+        page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)
+        if page is None:
+            raise Http404("No such assignment or item")
+        if not page.assignment.read_only:
+            services.item_visit(assignment=page.assignment, item_id=page.item.item_id)
+        return _judge_page(request, page)
+    item_id = selectors.item_id_at(user=request.user, assignment_pk=pk, position=position)
+    if item_id is None:
+        raise Http404("No such assignment or item")
     try:
         active = float(request.POST.get("active_seconds") or 0)
     except ValueError:
         active = 0.0
-    errors: list[str] = []
-    with transaction.atomic():
-        # The ownership check and the submit's lock in one read: the assignment row stays locked until the commit.
-        assignment, item = selectors.judging_assignment_item(user=request.user, pk=pk, position=position, page=False,
-                                                             lock=True)
-        if assignment is None:
-            raise Http404("No such assignment or item")
-        try:
-            result = services.judgment_submit(assignment=assignment, item=item, grades=_grade_inputs(request, item),
-                                              user=request.user, active_seconds=active, locked=assignment.lock)
-        except InputError as exc:
-            errors = exc.messages()
-    if not errors:
-        if not result.complete:
-            messages.info(request, "Saved. Grade every instance to complete this formula.")
-            return redirect("assessor:judge", pk=pk, position=position)
-        # Straight to the next item, as the continue URL would send the browser: one round trip less.
-        return _next_item(request, assignment, position)
-    # A refused submission: the page again, with why and with the choices made.
-    return _judge_page(request, assignment, item, errors, request.POST)
+    try:
+        result = services.judgment_submit(assignment_pk=pk, item_id=item_id, grades=_grade_inputs(request, item_id),
+                                          user=request.user, active_seconds=active)
+    except InputError as exc:
+        # A refused submission: the page again, with why and with the choices made.
+        page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)
+        if page is None:
+            raise Http404("No such assignment or item") from None
+        return _judge_page(request, page, exc.messages(), request.POST)
+    except (Assignment.DoesNotExist, PoolItem.DoesNotExist):
+        raise Http404("No such assignment or item") from None
+    if not result.complete:
+        messages.info(request, "Saved. Grade every instance to complete this formula.")
+        return redirect("assessor:judge", pk=pk, position=position)
+    # Straight to the next item, as the continue URL would send the browser: one round trip less.
+    return _next_item(request, Assignment.objects.select_related("topic").get(pk=pk), position)
 
 
-def _judge_page(request: HttpRequest, assignment: Assignment, item: PoolItem, errors: list[str] | None = None,
+def _judge_page(request: HttpRequest, page: selectors.JudgingPage, errors: list[str] | None = None,
                 posted=None) -> HttpResponse:
-    view = selectors.judging_item(assignment=assignment, item=item)
-    return render(request, "assessor/judge.html", _judge_context(assignment, view, errors or [], posted),
+    return render(request, "assessor/judge.html", _judge_context(page, errors or [], posted),
                   status=400 if errors else 200)
 
 
@@ -210,24 +189,17 @@ def _shown(posted, grade_name: str, comment_name: str, saved):
     return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
 
 
-def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: list[str], posted=None) -> dict:
+def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) -> dict:
+    assignment = page.assignment
     campaign = assignment.campaign
     collection_pk = campaign.collection_id
     topic = assignment.topic
-    post = view.post
-    # Every fragment of collection HTML on the page, sanitized together (one cache round trip): name -> (html,
-    # formula ids to highlight). Empty fragments stay empty.
-    query_marks = [topic.formula_id] if topic.formula_id else []
-    fragments = {"topic_title": (topic.title, query_marks), "topic_question": (topic.question, query_marks),
-                 "post_body": (post.body if post else "", []), "question_title": (view.question_title, [])}
-    for n, instance in enumerate(view.instances):
-        marks = [instance.formula_id]
-        fragments[f"title-{n}"] = (instance.post.title if instance.post else "", marks)
-        fragments[f"body-{n}"] = (instance.post.body if instance.post else "", marks)
-        fragments[f"comment-{n}"] = (instance.comment.text if instance.comment else "", marks)
+    post = page.shown.post
+    # Every fragment of collection HTML on the page, sanitized together (one cache round trip); sanitized ahead
+    # when the topic was assigned (services.judging_cache_warm), a miss is sanitized here. Empty ones stay empty.
+    fragments = page.fragments
     wanted = [name for name, (html, _marks) in fragments.items() if html]
     safe = dict.fromkeys(fragments, "")
-    # Sanitized ahead when the topic was assigned (services.judging_cache_warm); a miss is sanitized here.
     cleaned = judging_safe_many([fragments[name][0] for name in wanted], collection_pk=collection_pk)
     for name, html in zip(wanted, cleaned, strict=True):
         marks = fragments[name][1]
@@ -235,7 +207,7 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
     post_url = thread_url(collection_pk)
     task, read_only = campaign.task, assignment.read_only
     instances = []
-    for n, instance in enumerate(view.instances):
+    for n, instance in enumerate(page.shown.instances):
         current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
         instances.append({
             "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
@@ -246,21 +218,21 @@ def _judge_context(assignment: Assignment, view: selectors.JudgingItem, errors: 
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
             "thread_url": post_url(instance.post.post_id) if instance.post else "",
         })
-    current = _shown(posted, "grade", "comment", view.judgment)
+    current = _shown(posted, "grade", "comment", page.judgment)
     return {
-        "assignment": assignment, "campaign": campaign, "topic": topic, "item": view.item,
+        "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
         "post_thread_url": post_url(post.post_id) if post else "",
-        "judgment": view.judgment, "current": current,
+        "judgment": page.judgment, "current": current,
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only),
         "instances": instances,
-        "definitions": _once("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
+        "definitions": _render("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
-        "progress": selectors.assignment_progress(assignment=assignment), "previous": view.previous,
-        "errors": errors, "read_only": assignment.read_only,
+        "progress": page.progress, "previous": page.previous,
+        "errors": errors, "read_only": read_only,
     }
 
 

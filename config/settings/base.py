@@ -68,7 +68,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "config.template_backend.DjangoTemplates",   # Django's, without a false start-up warning
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -78,8 +78,6 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "pooling.context_processors.roles",
             ],
-            # {% load static %}: Django's library, with each path's URL found once per process (config/static_tags.py).
-            "libraries": {"static": "config.static_tags"},
         },
     },
 ]
@@ -100,11 +98,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# django-axes first: it refuses a locked-out account or address before any password is checked. The next reads the
-# signed-in user of each request with one written-out query (else ModelBackend as it is); ModelBackend stays listed
-# so that sessions signed in through it before keep working.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "assessor.auth.UserBackend",
-                           "django.contrib.auth.backends.ModelBackend"]
+# django-axes first: it refuses a locked-out account or address before any password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -171,10 +166,9 @@ JOB_SWEEP_SECONDS = float(os.environ.get("JOB_SWEEP_SECONDS", "30"))
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))}
 
-# Job progress lives in the cache so that it is visible while the job's own transaction is still open. Django's
-# Redis cache, keeping its redis-py client between calls (config/cache.py).
+# Job progress lives in the cache so that it is visible while the job's own transaction is still open.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "config.cache.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -80,10 +80,10 @@ def test_a_bad_import_file_is_rejected_with_line_numbers_and_changes_nothing(ans
         "j.tsv:line 2: '5' is not a grade: use 3, 2, 1, 0, SF or DK",
         "j.tsv:line 3: topic 'A.9' is not a topic of campaign 'answers'",
         "j.tsv:line 4: post 77 is not in the pool of topic A.1",
-        "j.tsv:line 5: a comment is required with DK",
+        "j.tsv:line 5: a comment is required with Do not know (DK): say what went wrong",
         "j.tsv:line 6: expected 5 to 7 tab-separated columns (assessor, topic, item_id, grade, comment[, kind[, "
         "round]]), found 4",
-        "j.tsv:line 7: a round is given for training judgments only, not for official",
+        "j.tsv:line 7: a round is given for training assignments only, not for official",
         "j.tsv:line 8: not UTF-8 (byte 9 of the line)",
         "j.tsv:line 9: the same judgment again (first on line 1)",
     ]

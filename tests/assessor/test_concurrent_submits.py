@@ -24,8 +24,8 @@ def test_simultaneous_double_submits_make_one_judgment_and_one_revision(answers,
     def submit():
         try:
             start.wait()
-            results.append(services.judgment_submit(assignment=a, item=item, grades=[services.GradeInput("2")],
-                                                    user=ada))
+            results.append(services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id,
+                                                    grades=[services.GradeInput("2")], user=ada))
         except Exception as exc:  # noqa: BLE001 (reported below)
             errors.append(exc)
         finally:

@@ -20,7 +20,7 @@ def item(campaign, topic, item_id):
 
 
 def submit(assignment, pool_item, *grades, user=None, active=0.0):
-    return services.judgment_submit(assignment=assignment, item=pool_item, grades=list(grades),
+    return services.judgment_submit(assignment_pk=assignment.pk, item_id=pool_item.item_id, grades=list(grades),
                                     user=user or assignment.assessor, active_seconds=active)
 
 
@@ -89,14 +89,16 @@ def test_a_closed_topic_is_read_only(answers, ada):
 
 def test_only_the_assignments_assessor_may_judge(answers, ada, bob):
     a = assign(answers, ada, "A.1")
-    with pytest.raises(InputError, match="only the assessor"):
+    with pytest.raises(Assignment.DoesNotExist):      # as if there were no such assignment: a 404
         submit(a, item(answers, "A.1", "10"), GradeInput("2"), user=bob)
+    assert not Judgment.objects.exists()
 
 
 def test_an_item_of_another_topic_is_refused(answers, ada):
     a = assign(answers, ada, "A.1")
-    with pytest.raises(InputError, match="not in the assignment's topic"):
+    with pytest.raises(PoolItem.DoesNotExist):        # no such item in the topic: a 404
         submit(a, item(answers, "A.2", "20"), GradeInput("2"))
+    assert not Judgment.objects.exists()
 
 
 def test_withdrawing_an_assignment_keeps_its_judgments_and_lets_another_assessor_take_the_topic(answers, ada, bob):

@@ -22,7 +22,7 @@ def test_the_submit_and_the_recount_decide_complete_by_the_same_rule(formulas, a
         return rule(judged, instances)
 
     monkeypatch.setattr(services, "judged_complete", spy)
-    result = services.judgment_submit(assignment=a, item=item, user=ada,
+    result = services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada,
                                       grades=[services.GradeInput(grade="2", formula_id=first.formula_id)])
     assert services.item_complete(assignment=a, item=item) is result.complete is False
     assert len(seen) == 2 and seen[0] == seen[1]
@@ -32,7 +32,7 @@ def test_the_judging_page_reads_a_formulas_judgments_as_the_submit_does(formulas
     a = assign(formulas, ada, "B.1")
     item = PoolItem.objects.filter(topic=a.topic).first()
     instance = PoolInstance.objects.filter(item=item, selected=True).first()
-    services.judgment_submit(assignment=a, item=item, user=ada,
+    services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada,
                              grades=[services.GradeInput(grade="1", formula_id=instance.formula_id)])
     calls = []
     read = selectors.item_judgments
@@ -42,6 +42,6 @@ def test_the_judging_page_reads_a_formulas_judgments_as_the_submit_does(formulas
         return read(**kwargs)
 
     monkeypatch.setattr(selectors, "item_judgments", spy)
-    view = selectors.judging_item(assignment=a, item=item)
-    assert calls == [{"assignment": a, "item_id": item.item_id}]
-    assert {i.formula_id: i.judgment.grade for i in view.instances if i.judgment} == {instance.formula_id: "1"}
+    page = selectors.judging_page(user=ada, assignment_pk=a.pk, position=item.position)
+    assert [call["item_id"] for call in calls] == [item.item_id]
+    assert {i.formula_id: i.judgment.grade for i in page.shown.instances if i.judgment} == {instance.formula_id: "1"}

@@ -250,7 +250,7 @@ def test_api_refuses_other_assessors_work_and_bad_grades(ada_api, answers, ada, 
     assert not Judgment.objects.exists()
     # bob's judgments never show in ada's list
     from assessor import services
-    services.judgment_submit(assignment=theirs, item=PoolItem.objects.get(topic=theirs.topic, item_id="20"),
+    services.judgment_submit(assignment_pk=theirs.pk, item_id="20",
                              grades=[services.GradeInput("3")], user=bob)
     assert ada_api.get("/api/judgments/").json()["results"] == []
     assert ada_api.get(f"/api/judgments/?assignment={theirs.pk}").json()["results"] == []

@@ -137,7 +137,7 @@ def test_the_planner_keeps_its_default_after_two_measured_judgments(client, orga
     assert 'name="seconds" value="60"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
     a = assign(answers, ada, "A.1")
     for item, active in (("10", 20), ("11", 40)):
-        services.judgment_submit(assignment=a, item=a.topic.pool_items.get(item_id=item),
+        services.judgment_submit(assignment_pk=a.pk, item_id=item,
                                  grades=[services.GradeInput(grade="2")], user=ada, active_seconds=active)
     # Two judgments are too few to plan by (tests/assessor/test_planner_sample.py): the default stands.
     assert 'name="seconds" value="60"' in client.get(f"/campaigns/{answers.pk}/pools/").content.decode()
@@ -145,7 +145,6 @@ def test_the_planner_keeps_its_default_after_two_measured_judgments(client, orga
 
 def test_the_measured_time_of_formulas_is_per_instance(formulas, ada):
     a = assign(formulas, ada, "B.1")
-    item = a.topic.pool_items.get(item_id="100")
-    services.judgment_submit(assignment=a, item=item, user=ada, active_seconds=50, grades=[
+    services.judgment_submit(assignment_pk=a.pk, item_id="100", user=ada, active_seconds=50, grades=[
         services.GradeInput(grade="2", formula_id="1"), services.GradeInput(grade="3", formula_id="2")])
     assert progress.seconds_per_judgment(formulas) == 25

@@ -111,7 +111,7 @@ def test_organizer_sets_up_a_round_with_gold_qrels_and_watches_progress(page, li
     # ada judges one item of the round: the progress page shows it, with her time.
     a = ada.assignments.get(kind="training", round=1)
     ItemVisit.objects.create(assignment=a, item_id="10", first_shown_at=timezone.now() - dt.timedelta(seconds=90))
-    services.judgment_submit(assignment=a, item=a.topic.pool_items.get(item_id="10"), user=ada, active_seconds=42,
+    services.judgment_submit(assignment_pk=a.pk, item_id="10", user=ada, active_seconds=42,
                              grades=[services.GradeInput(grade="3")])
     page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
     page.click(".tabs a:has-text('Progress')")

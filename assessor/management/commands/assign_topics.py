@@ -14,7 +14,7 @@ class Command(ServiceCommand):
         parser.add_argument("--campaign", required=True)
         parser.add_argument("--assessor", required=True, action="append",
                             help="an existing account; repeat the option for several assessors")
-        parser.add_argument("--kind", default="official", choices=["official", "training", "dual"])
+        parser.add_argument("--kind", default="official", help="official (default), training or dual")
         parser.add_argument("--round", type=int, help="training round (default 1)")
         parser.add_argument("topics", nargs="+", metavar="TOPIC")
 
