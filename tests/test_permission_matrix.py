@@ -75,7 +75,7 @@ def world(answers, organizer, ada, bob):
     collection; there is a run, a topic and a job."""
     assignment = assign(answers, ada, "A.1")
     item = PoolItem.objects.filter(topic=assignment.topic).order_by("position").first()
-    services.judgment_submit(assignment=assignment, item=item, user=ada,
+    services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, user=ada,
                              grades=[services.GradeInput(grade="2", comment=SECRET)])
     job = job_create(kind=Job.Kind.POOL_BUILD, campaign=answers, user=organizer, params={"force": False})
     judgment = Judgment.objects.get(assignment=assignment)

@@ -63,7 +63,7 @@ def test_a_second_load_demo_changes_nothing_and_prints_the_same_passwords(settin
                                        assignment__round=1).select_related("assignment").first()
     item = PoolItem.objects.get(topic=judgment.assignment.topic, item_id=judgment.item_id)
     revised = "3" if judgment.grade != "3" else "0"
-    judgment_submit(assignment=judgment.assignment, item=item, grades=[GradeInput(grade=revised)],
+    judgment_submit(assignment_pk=judgment.assignment.pk, item_id=item.item_id, grades=[GradeInput(grade=revised)],
                     user=users["assessor1"], source="web")
     before = _everything()
 

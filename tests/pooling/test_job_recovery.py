@@ -209,7 +209,7 @@ def kill(process) -> None:
 
 def api(user) -> APIClient:
     client = APIClient()
-    client.force_authenticate(user)
+    client.force_login(user)  # a session, which the request-body bound sees (force_authenticate passes it by)
     return client
 
 
