@@ -58,7 +58,7 @@ def test_edit_campaign_changes_settings_and_refuses_pool_settings_of_built_pools
 def test_edit_campaign_refuses_values_out_of_the_columns_range(tmp_path):
     answers_campaign(tmp_path)
     assert rejected("edit_campaign", "answers", "--instances", str(2**31)) == \
-        ["instances: Ensure this value is less than or equal to 2147483647."]
+        ["instances must be at most 2,147,483,647, not 2,147,483,648"]
 
 
 def test_delete_campaign_and_its_refusal(judged, tmp_path):  # noqa: F811

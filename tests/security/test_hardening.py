@@ -34,16 +34,28 @@ print(json.dumps({
 """
 
 
-def _production(tmp_path, **env) -> dict:
-    full = {**BASE_ENV, "DJANGO_SETTINGS_MODULE": "config.settings.production", "DATA_DIR": str(tmp_path), **env}
+@pytest.fixture(scope="module")
+def static_root(tmp_path_factory) -> str:
+    """Static files collected as the image collects them: production's storage serves hashed names from a manifest."""
+    root = str(tmp_path_factory.mktemp("static"))
+    env = {**BASE_ENV, "DJANGO_SETTINGS_MODULE": "config.settings.production", "STATIC_ROOT": root}
+    done = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return root
+
+
+def _production(tmp_path, static_root, **env) -> dict:
+    full = {**BASE_ENV, "DJANGO_SETTINGS_MODULE": "config.settings.production", "DATA_DIR": str(tmp_path),
+            "STATIC_ROOT": static_root, **env}
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=full, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_production_redirects_to_https_and_sends_hsts(tmp_path):
-    found = _production(tmp_path, BEHIND_PROXY="1")
+def test_production_redirects_to_https_and_sends_hsts(tmp_path, static_root):
+    found = _production(tmp_path, static_root, BEHIND_PROXY="1")
     assert found["module"] == "config.settings.production" and found["debug"] is False
     assert found["redirect"] is True and found["hsts"] == 365 * 24 * 3600 and found["secure_cookies"] is True
     assert found["plain"]["status"] == 301
@@ -54,25 +66,25 @@ def test_production_redirects_to_https_and_sends_hsts(tmp_path):
     assert found["health"]["status"] == 200
 
 
-def test_forwarded_proto_is_believed_only_when_a_proxy_is_declared(tmp_path):
-    found = _production(tmp_path)
+def test_forwarded_proto_is_believed_only_when_a_proxy_is_declared(tmp_path, static_root):
+    found = _production(tmp_path, static_root)
     assert found["proxy_header"] is None
     # the header sent straight to the port does not make the request secure: no HSTS, and pages still redirect
     assert found["forwarded_https"]["hsts"] is None
-    declared = _production(tmp_path, BEHIND_PROXY="1")
+    declared = _production(tmp_path, static_root, BEHIND_PROXY="1")
     assert declared["proxy_header"] == ["HTTP_X_FORWARDED_PROTO", "https"]
 
 
-def test_redirect_and_hsts_can_be_left_to_a_tls_proxy(tmp_path):
-    found = _production(tmp_path, BEHIND_PROXY="1", SECURE_SSL_REDIRECT="false", SECURE_HSTS_SECONDS="0")
+def test_redirect_and_hsts_can_be_left_to_a_tls_proxy(tmp_path, static_root):
+    found = _production(tmp_path, static_root, BEHIND_PROXY="1", SECURE_SSL_REDIRECT="false", SECURE_HSTS_SECONDS="0")
     assert found["redirect"] is False and found["hsts"] == 0
     assert found["plain"]["status"] == 200
     assert found["forwarded_https"]["hsts"] is None
     assert found["secure_cookies"] is True
 
 
-def test_plain_http_trial_turns_off_redirect_and_hsts(tmp_path):
-    found = _production(tmp_path, SECURE_COOKIES="false")
+def test_plain_http_trial_turns_off_redirect_and_hsts(tmp_path, static_root):
+    found = _production(tmp_path, static_root, SECURE_COOKIES="false")
     assert found["redirect"] is False and found["hsts"] == 0 and found["secure_cookies"] is False
     assert found["plain"]["status"] == 200
 
