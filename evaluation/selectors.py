@@ -6,7 +6,7 @@ import heapq
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 
-from django.db.models import Count, Exists, Max, OuterRef, Subquery
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from assessor.models import GRADE_VALUES, Assignment, Judgment
 from pooling.models import Campaign, Formula, Run, RunEntry, Topic
@@ -120,24 +120,24 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
 
 def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str]
                          ) -> dict[int, list[tuple[str, str, float]]]:
-    """Per answer run (by pk), the (topic id, post id, score) rows the prime filter needs: every row of a post with
+    """Per answer run (by pk), (topic id, post id, score) rows enough for the prime filter: every row of a post with
     an official judgment, and each topic's first 10 by score (score descending, then post id descending, as
     trec_eval orders them), for its Unjudged@10. The rest of a run (about three rows in four of a deep one) stays in
     the database: prime_answers gives on these rows what it gives on the whole run.
 
-    The first 10 are found through the ranks: the rows ranked 1 to 10 are read, and the best score of each topic's
-    other rows; a topic whose other rows all score below its 10th best read row (as in a run whose ranks follow its
-    scores) has its first 10 among those read, and any other topic is read whole."""
-    judged = official_judgments(campaign=campaign).filter(
-        grade__in=GRADE_VALUES, assignment__topic_id=OuterRef("topic_id"), item_id=OuterRef("item_id"))
+    One scan reads the rows ranked 1 to 10 and those of every post judged in the campaign (for any topic: a post
+    judged for another topic only is one more unjudged row, which cannot enter the top 10, see below); a second gives
+    the best score of each topic's rows ranked below 10. A topic whose rows ranked below 10 all score under its 10th
+    best row read (a run whose ranks follow its scores, as nearly all do) has its first 10 among the rows read; any
+    other topic (ranks against the scores, a tie at the 10th place, fewer than 10 rows ranked 1 to 10) is read
+    whole."""
+    judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
     entries = RunEntry.objects.filter(run__in=runs)
     found: dict[tuple[int, int], dict[str, float]] = {}  # (run, topic) -> post -> score
-    for query in (entries.filter(Exists(judged)), entries.filter(rank__lte=TOP)):
-        for run_pk, topic_pk, item_id, score in query.values_list("run_id", "topic_id", "item_id", "score").iterator(
-                chunk_size=CHUNK):
-            found.setdefault((run_pk, topic_pk), {})[item_id] = score
-    rest = entries.filter(rank__gt=TOP).values("run_id", "topic_id").annotate(best=Max("score"))
-    for row in rest.order_by():
+    for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | Q(item_id__in=Subquery(judged))
+                                                           ).values_list("run_id", "topic_id", "item_id", "score"):
+        found.setdefault((run_pk, topic_pk), {})[item_id] = score
+    for row in entries.filter(rank__gt=TOP).values("run_id", "topic_id").annotate(best=Max("score")).order_by():
         key = (row["run_id"], row["topic_id"])
         read = found.setdefault(key, {})
         if len(read) < TOP or row["best"] >= heapq.nlargest(TOP, read.values())[-1]:

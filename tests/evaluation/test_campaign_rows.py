@@ -18,9 +18,9 @@ RUNS = {
     # Rank 11 ties with the judged rank 10 and has the higher id: trec_eval puts it in the top 10 instead.
     "tie": [("A.1", str(300 + i), str(i + 1), str(50 - i)) for i in range(9)]
     + [("A.1", "12", "10", "41"), ("A.1", "399", "11", "41"), ("A.1", "10", "12", "0.5")],
-    # Fewer than 10 rows ranked 1-10, more further down; ranks from 5.
-    "sparse": [("A.1", "10", "5", "3"), ("A.1", "400", "20", "9"), ("A.1", "401", "30", "2"),
-               ("A.2", "20", "40", "1"), ("A.2", "402", "41", "0.5")],
+    # Fewer than 10 rows ranked 1-10, more further down; ranks from 5; posts judged for the other topic only.
+    "sparse": [("A.1", "10", "5", "3"), ("A.1", "400", "20", "9"), ("A.1", "401", "30", "2"), ("A.1", "20", "31", "8"),
+               ("A.2", "20", "40", "1"), ("A.2", "402", "41", "0.5"), ("A.2", "12", "42", "7")],
     # Scores the database writes in other forms; ids with a backslash, a vertical tab, a non-ASCII letter.
     "odd": [("A.1", post, str(rank), score) for rank, (post, score) in enumerate(zip(
         ["10", "a\\b", "11", "a\x0bb", "é", "15", "16", "12"],
