@@ -119,10 +119,10 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
 
 
 def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str]
-                         ) -> dict[int, list[tuple[str, str, float]]]:
-    """Per answer run (by pk), (topic id, post id, score) rows enough for the prime filter: every row of a post with
-    an official judgment, and each topic's first 10 by score (score descending, then post id descending, as
-    trec_eval orders them), for its Unjudged@10. The rest of a run (about three rows in four of a deep one) stays in
+                         ) -> dict[int, dict[str, dict[str, float]]]:
+    """Per answer run (by pk), topic id -> post id -> score of the rows enough for the prime filter: every row of a
+    post with an official judgment, and each topic's first 10 by score (score descending, then post id descending,
+    as trec_eval orders them), for its Unjudged@10. The rest of a run (about three rows in four of a deep one) stays in
     the database: prime_answers gives on these rows what it gives on the whole run.
 
     One scan reads the rows ranked 1 to 10 and those of every post judged in the campaign (for any topic: a post
@@ -142,11 +142,10 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
         read = found.setdefault(key, {})
         if len(read) < TOP or row["best"] >= heapq.nlargest(TOP, read.values())[-1]:
             read.update(RunEntry.objects.filter(run_id=key[0], topic_id=key[1]).values_list("item_id", "score"))
-    rows: dict[int, list[tuple[str, str, float]]] = {run.pk: [] for run in runs}
+    by_run: dict[int, dict[str, dict[str, float]]] = {run.pk: {} for run in runs}
     for (run_pk, topic_pk), items in found.items():
-        topic = topic_ids[topic_pk]
-        rows[run_pk].extend((topic, item_id, score) for item_id, score in items.items())
-    return rows
+        by_run[run_pk][topic_ids[topic_pk]] = items
+    return by_run
 
 
 def formula_run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]

@@ -70,9 +70,13 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     evaluator = Evaluator(qrels)
     if campaign.task == ANSWERS:
-        rows = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
-        scores = [evaluator.scores(run.name, prime_answers(rows[run.pk], qrels), all_topics=all_topics)
-                  for run in runs]
+        found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
+        scores = []
+        for run in runs:
+            rows = found.pop(run.pk)  # each run's rows freed once it is scored
+            scores.append(evaluator.scores(run.name, prime_answers(
+                ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), qrels),
+                all_topics=all_topics))
     else:
         scores = [evaluator.scores(run.name, prime_formulas(selectors.formula_run_rows(
             run=run, campaign=campaign, topic_ids=topic_ids), qrels), all_topics=all_topics) for run in runs]

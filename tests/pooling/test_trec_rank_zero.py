@@ -154,7 +154,8 @@ def test_a_stored_run_ranked_from_zero_is_read_from_its_rows_for_the_campaign_ev
     path.write_text(run_text())
     run = services.run_ingest(campaign=robust, path=path)
     topic_ids = selectors.campaign_topic_ids(campaign=robust)
-    prime = prime_answers(selectors.answer_rows_to_score(campaign=robust, runs=[run], topic_ids=topic_ids)[run.pk],
+    found = selectors.answer_rows_to_score(campaign=robust, runs=[run], topic_ids=topic_ids)[run.pk]
+    prime = prime_answers([(topic, item, score) for topic, items in found.items() for item, score in items.items()],
                           QRELS)
     rows, _, _ = read(run_text())
     expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
