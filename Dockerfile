@@ -1,8 +1,3 @@
-# The compiled run reader of evaluation, built where there is a compiler (the slim image has none).
-FROM python:3.11 AS scanner
-COPY evaluation/runscan.c /src/runscan.c
-RUN cc -O2 -fPIC -shared -o /src/_runscan.so /src/runscan.c
-
 # One image for the web server (gunicorn) and the background worker (celery).
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings.production
@@ -10,7 +5,6 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
-COPY --from=scanner /src/_runscan.so evaluation/_runscan.so
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --create-home app && mkdir -p /data/media && chown -R app /data
 USER app

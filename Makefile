@@ -12,13 +12,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-# The compiled run reader of evaluation (evaluation/runscan.c, loaded through ctypes): without a C compiler the
-# product still works, reading runs with numpy only (slower); `make test` then says it skipped the scanner's tests.
-SCANNER := evaluation/_runscan.so
-$(SCANNER): evaluation/runscan.c
-	$(CC) -O2 -fPIC -shared -o $@ $< || echo "WARNING: $(CC) could not build $@: evaluation reads runs with numpy only"
-
-install: $(VENV)/.installed $(SCANNER)
+install: $(VENV)/.installed
 
 # Embedded SQLite under .data/, jobs in-process (no REDIS_URL), the site on http://127.0.0.1:$(PORT), DEBUG off.
 # `make demo PORT=8001` (or PORT=8001 in the environment) serves on another port. Run again, load_demo changes
@@ -38,4 +32,4 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf .data staticfiles bench/out .pytest_cache $(SCANNER)
+	rm -rf .data staticfiles bench/out .pytest_cache

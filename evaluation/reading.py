@@ -13,8 +13,7 @@ are handled eight bytes at a time: a field is read as the 64-bit words that hold
 at every byte), the bytes outside it masked, digits checked and converted within the word, ids hashed and looked
 up in the qrels all at once. Then the parts' rows go through the prime filter together.
 
-Also here: `read_qrels_plain`, the same idea for a qrels file (falling back to `read_qrels`). The processes that read
-and score several runs at once are in evaluation/processes.py.
+One entry: `read_prime_answers(path, judged)` (with `judged_keys(qrels)` made once for every run of an evaluation).
 """
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ import numpy as np
 from pooling.formats.runs import ARQMATH_TASK1, RANK_MAX, RANK_MIN, TREC, bytes_cut_short
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
-from . import scanner
 from .prime import TOP, Prime, top_unjudged
 
 # Larger files are left to the streaming reader: this one holds a file and a few arrays of its size in memory (a run
@@ -136,7 +134,6 @@ class JudgedKeys:
     words: np.ndarray  # (keys, 8) uint64
     lengths: np.ndarray
     usable: bool
-    item_bytes: np.ndarray  # the same bytes as `words`, flat (for runscan.c)
 
 
 def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
@@ -160,8 +157,7 @@ def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
                       item_topics=numbers[order], topic_names=topic_names,
                       topic_numbers={topic: number for number, topic in enumerate(topic_names)},
                       words=words, lengths=np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))[order],
-                      usable=not (len(keys) > 1 and (keys[1:] == keys[:-1]).any()),
-                      item_bytes=words.view(np.uint8).reshape(-1))
+                      usable=not (len(keys) > 1 and (keys[1:] == keys[:-1]).any()))
 
 
 def _lookup(judged: JudgedKeys, keys: np.ndarray) -> np.ndarray:
@@ -228,9 +224,11 @@ def _plain_text(data: bytes) -> tuple[bytes, int] | None:
     return data, size
 
 
-def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> FastPrime | None:
+def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> Prime | None:
     """The prime filter of a Task 1 (or TREC) run file for an answers evaluation, or None when the file is not in
-    the plain shape, has any problem, or is too large: then `read_run` must read it."""
+    the plain shape, has any problem, is too large, or this reader failed in any way: then `read_run` must read it
+    (and report what it finds). A failure is logged: the scores stay right, but a bug here would otherwise only
+    show as slowness."""
     try:
         with open(path, "rb") as stream:
             size = os.fstat(stream.fileno()).st_size
@@ -243,19 +241,15 @@ def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> FastPrime
                 data += stream.read(FILE_MAX + 1 - len(data))
     except OSError:
         return None  # read_run meets it again and reports it
-    return prime_answers_or_none(data, judged) if len(data) <= FILE_MAX else None
-
-
-def prime_answers_or_none(data: bytes, judged: JudgedKeys) -> FastPrime | None:
-    """`prime_answers_of`, with None also for an error of any kind: whatever went wrong here, the row-by-row path
-    reads the run and reports what it finds. The error is logged: the scores stay right, but a bug here would
-    otherwise only show as slowness."""
+    if len(data) > FILE_MAX:
+        return None
     try:
-        return prime_answers_of(data, judged)
+        found = prime_answers_of(data, judged)
     except Exception:  # noqa: BLE001
         logger.exception("the whole-file reader failed on a run of %d bytes; it is read row by row instead",
                          len(data))
         return None
+    return None if found is None else found.to_prime(judged)
 
 
 def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
@@ -266,17 +260,6 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         data = data[len(BOM):]
     if bytes_cut_short(data):  # a truncated file: read_run says so with its line
         return None
-    if scanner.loaded():
-        # runscan.c checks the bytes itself: a file with CRs or other bytes is left to the code below.
-        size = len(data)
-        while size and data[size - 1] == _NL:
-            size -= 1
-        shape = _columns(data, size) if 0 < size <= FILE_MAX else None
-        if shape is not None:
-            file = _File(data=data, padded=None, words=None, ncols=shape[0], doc_col=shape[1], judged=judged)
-            scanned = _scanned_part(file, size)
-            if scanned is not None:
-                return _prime_filter_parts(file, [scanned])
     found = _plain_text(data)
     if found is None:
         return None
@@ -321,8 +304,8 @@ def _columns(data: bytes, size: int) -> tuple[int, int] | None:
 @dataclass
 class _File:
     data: bytes
-    padded: np.ndarray | None  # the bytes with _PAD zeros on both sides (the numpy code's; None for runscan.c)
-    words: np.ndarray | None  # _word_view(padded)
+    padded: np.ndarray  # the bytes with _PAD zeros on both sides
+    words: np.ndarray  # _word_view(padded)
     ncols: int
     doc_col: int
     judged: JudgedKeys
@@ -340,7 +323,6 @@ class _Part(NamedTuple):
     stretch_names: list[str]
     judged_rows: np.ndarray  # the rows whose (topic, doc) is judged
     judged_items: np.ndarray  # and their index in JudgedKeys
-    repeating: set[int] | None = None  # runscan.c's: the topics where a key repeats (then keys is None)
 
 
 def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
@@ -421,28 +403,6 @@ def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.
     return _Part(scores=scores, doc_start=doc_start, doc_len=doc_len, keys=keys, stretch_first=first + first_row,
                  stretch_topic=stretch_topic, stretch_names=names, judged_rows=hit[same] + first_row,
                  judged_items=item[same])
-
-
-def _scanned_part(file: _File, size: int) -> _Part | None:
-    """The whole file as one part, split, checked and looked up in the qrels by runscan.c (evaluation/scanner.py),
-    or None where it is not built or declines the file (anything outside its strict shape)."""
-    found = scanner.scan(file.data, size, file.ncols, file.doc_col)
-    if found is None:
-        return None
-    data, judged = file.data, file.judged
-    names = [data[a: a + length].decode("ascii") for a, length in zip(found.stretch_start.tolist(),
-                                                                       found.stretch_len.tolist(), strict=True)]
-    stretch_topic, stretch_hash = _stretch_topics(judged, names)
-    looked_up = scanner.judged_rows(data, found, stretch_topic, stretch_hash, keys=judged.keys,
-                                    buckets=judged.buckets, bits=judged.bits, item_topics=judged.item_topics,
-                                    item_lengths=judged.lengths, item_bytes=judged.item_bytes)
-    if looked_up is None:
-        return None
-    rows, items, repeated = looked_up
-    repeated_stretch = np.searchsorted(found.stretch_first, repeated, side="right") - 1
-    return _Part(scores=found.scores, doc_start=found.doc_start, doc_len=found.doc_len, keys=None,
-                 stretch_first=found.stretch_first, stretch_topic=stretch_topic, stretch_names=names,
-                 judged_rows=rows, judged_items=items, repeating=set(stretch_topic[repeated_stretch].tolist()))
 
 
 def _ranks_valid(words, padded, data: bytes, end, length, low: int = 1) -> bool:
@@ -526,10 +486,7 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
             order.setdefault(name, number)
     # The first occurrence of a (topic, doc) counts: a topic where a key repeats (by hash, so also where two keys
     # only share a hash) is filtered row by row, as prime_answers does.
-    if len(parts) == 1 and parts[0].repeating is not None:
-        slow = parts[0].repeating
-    else:
-        slow = _repeating_topics(np.concatenate([p.keys for p in parts]), topic_of, kept)
+    slow = _repeating_topics(np.concatenate([p.keys for p in parts]), topic_of, kept)
     # Unjudged@10. Where a topic is one stretch whose scores never rise (a file in rank order) and its 10th and
     # 11th rows do not tie, its top 10 are its first 10 rows: counted for every such topic at once. Other topics
     # pass their candidates (rows scoring at least the 10th best of their stretch) through prime's own function.
@@ -601,35 +558,3 @@ def _repeating_topics(keys: np.ndarray, topic_of: np.ndarray, kept: np.ndarray) 
     where = np.minimum(np.searchsorted(repeats, keys), len(repeats) - 1)
     return set(topic_of[(repeats[where] == keys) & kept].tolist())
 
-
-def read_qrels_plain(path: str | os.PathLike) -> dict[str, dict[str, int]] | None:
-    """A qrels file in the plain shape (ASCII, `topic<TAB>iteration<TAB>item<TAB>grade` with a grade of digits,
-    no blank line, no item twice for a topic) as `read_qrels` reads it, or None: then read_qrels must read it."""
-    try:
-        if os.path.getsize(path) > LINE_MAX - len(BOM):  # no line can then be too long
-            return None
-        with open(path, "rb") as stream:
-            data = stream.read()
-    except OSError:
-        return None
-    if data.startswith(BOM):
-        data = data[len(BOM):]
-    found = _plain_text(data)
-    if found is None or not found[1]:
-        return None
-    data, size = found
-    qrels: dict[str, dict[str, int]] = {}
-    for line in data[:size].decode("ascii").split("\n"):
-        fields = line.split("\t")
-        if len(fields) != 4:
-            return None
-        topic, _iteration, item, grade = fields
-        items = qrels.get(topic)
-        if items is None:
-            if not topic:
-                return None
-            items = qrels[topic] = {}
-        if not item or item in items or not grade.isdigit() or len(grade) > 18:
-            return None
-        items[item] = int(grade)
-    return qrels

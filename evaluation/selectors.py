@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 import hashlib
-import io
-from collections.abc import Iterator
+import heapq
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 
-from django.db import connection, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from assessor.models import GRADE_VALUES, Assignment, Judgment
 from pooling.models import Campaign, Formula, Run, RunEntry, Topic
 from pooling.services.pools import visual_id_resolver
 
-from .prime import Qrels, natural_key
+from .prime import TOP, Qrels, natural_key
 
 VISUAL, INSTANCE = "visual", "instance"
 LEVELS = (VISUAL, INSTANCE)
@@ -125,56 +124,46 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
     return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
 
 
-def run_text_available() -> bool:
-    """Whether `run_text` gives runs as text here: on PostgreSQL (COPY), not on another database."""
-    return connection.vendor == "postgresql"
+def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str]
+                         ) -> dict[int, dict[str, dict[str, float]]]:
+    """Per answer run (by pk), topic id -> post id -> score of the rows enough for the prime filter: every row of a
+    post with an official judgment, and each topic's first 10 by score (score descending, then post id descending,
+    as trec_eval orders them), for its Unjudged@10. The rest of a run (about three rows in four of a deep one) stays in
+    the database: prime_answers gives on these rows what it gives on the whole run.
+
+    One scan reads the rows ranked 1 to 10 and those of every post judged in the campaign (for any topic: a post
+    judged for another topic only is one more unjudged row, which cannot enter the top 10, see below); a second gives
+    the best score of each topic's rows ranked below 10. A topic whose rows ranked below 10 all score under its 10th
+    best row read (a run whose ranks follow its scores, as nearly all do) has its first 10 among the rows read; any
+    other topic (ranks against the scores, a tie at the 10th place, fewer than 10 rows ranked 1 to 10) is read
+    whole."""
+    judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
+    entries = RunEntry.objects.filter(run__in=runs)
+    found: dict[tuple[int, int], dict[str, float]] = {}  # (run, topic) -> post -> score
+    for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | Q(item_id__in=Subquery(judged))
+                                                           ).values_list("run_id", "topic_id", "item_id", "score"):
+        found.setdefault((run_pk, topic_pk), {})[item_id] = score
+    for row in entries.filter(rank__gt=TOP).values("run_id", "topic_id").annotate(best=Max("score")).order_by():
+        key = (row["run_id"], row["topic_id"])
+        read = found.setdefault(key, {})
+        if len(read) < TOP or row["best"] >= heapq.nlargest(TOP, read.values())[-1]:
+            read.update(RunEntry.objects.filter(run_id=key[0], topic_id=key[1]).values_list("item_id", "score"))
+    by_run: dict[int, dict[str, dict[str, float]]] = {run.pk: {} for run in runs}
+    for (run_pk, topic_pk), items in found.items():
+        by_run[run_pk][topic_ids[topic_pk]] = items
+    return by_run
 
 
-def run_text(*, run: Run) -> bytes | None:
-    """A stored answer run as the text of a Task 1 run file (`topic item rank score tag`, tab-separated), written by
-    PostgreSQL's COPY: what evaluation's whole-file reader takes. Scores are written with every digit they need
-    (`extra_float_digits`), so each reads back as the same double. Rows come in the order the table keeps them
-    (for a run loaded by COPY, the file's), not sorted: a sort would double the query's time, and the reader takes
-    rows in any order (a (topic, item) is stored once, so no row is a repeat whose place would matter). None on
-    another database. A TREC run's rank 0 is written as 1 (the Task 1 shape ranks from 1; the reader orders by score,
-    not rank)."""
-    if not run_text_available():
-        return None
-    entry, topic = RunEntry._meta.db_table, Topic._meta.db_table
-    sql = (f"COPY (SELECT t.topic_id, e.item_id, GREATEST(e.rank, 1), e.score, 'run' FROM {entry} e "
-           f"JOIN {topic} t ON t.id = e.topic_id WHERE e.run_id = {int(run.pk)}) TO STDOUT")
-    out = io.BytesIO()
-    # In a transaction (a savepoint inside the caller's): a COPY that fails takes the setting with it when it rolls
-    # back, and nothing runs after it in the aborted transaction to hide its error. A setting made LOCAL lasts to
-    # the end of the outermost transaction, so after a COPY that succeeds the caller's value is put back.
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SHOW extra_float_digits")
-        previous = cursor.fetchone()[0]
-        cursor.execute("SET LOCAL extra_float_digits = 3")
-        with connection.wrap_database_errors:  # Django's error types, as from execute()
-            cursor.copy_expert(sql, out)
-        cursor.execute("SELECT set_config('extra_float_digits', %s, true)", [previous])
-    return out.getvalue()
-
-
-def run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]) -> Iterator[tuple[str, str | None, float]]:
-    """A stored run's rows for the prime filter, in rank order (the order of the file, for a file in rank order).
-
-    Answers: (topic id, post id, score). Formulas: (topic id, visual id of the instance, score), the visual id
-    given as the pools give it (`visual_id_resolver`): what assessors judged is what the run is scored on."""
-    if campaign.task == Campaign.Task.ANSWERS:
-        rows = (RunEntry.objects.filter(run=run).order_by("topic_id", "rank", "item_id")
-                .values_list("topic_id", "item_id", "score").iterator(chunk_size=CHUNK))
-        for topic_pk, item_id, score in rows:
-            yield topic_ids[topic_pk], item_id, score
-        return
+def formula_run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]
+                     ) -> Iterator[tuple[str, str | None, float]]:
+    """A stored formula run's (topic id, visual id of the instance, score) rows for the prime filter, in rank order
+    (the order of the file, for a file in rank order); the visual id given as the pools give it
+    (`visual_id_resolver`): what assessors judged is what the run is scored on."""
     resolve = visual_id_resolver(campaign)
-    entry, formula = RunEntry._meta.db_table, Formula._meta.db_table
-    sql = (f"SELECT e.topic_id, e.item_id, f.visual_id, e.score FROM {entry} e "
-           f"LEFT JOIN {formula} f ON f.collection_id = %s AND f.formula_id = e.item_id "
-           f"WHERE e.run_id = %s ORDER BY e.topic_id, e.rank, e.item_id")
-    with connection.chunked_cursor() as cursor:  # server-side on PostgreSQL: memory holds one chunk
-        cursor.execute(sql, [campaign.collection_id or 0, run.pk])
-        while chunk := cursor.fetchmany(CHUNK):
-            for topic_pk, formula_id, visual_id, score in chunk:
-                yield topic_ids[topic_pk], resolve(formula_id, visual_id), score
+    visual_id = Formula.objects.filter(collection_id=campaign.collection_id or 0,
+                                       formula_id=OuterRef("item_id")).values("visual_id")
+    rows = (RunEntry.objects.filter(run=run).order_by("topic_id", "rank", "item_id")
+            .annotate(visual_id=Subquery(visual_id)).values_list("topic_id", "item_id", "visual_id", "score")
+            .iterator(chunk_size=CHUNK))
+    for topic_pk, formula_id, visual, score in rows:
+        yield topic_ids[topic_pk], resolve(formula_id, visual), score

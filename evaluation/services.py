@@ -4,13 +4,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Sum
 
 from pooling.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
@@ -19,7 +17,7 @@ from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import processes, reading, selectors
+from . import reading, selectors
 from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
 from .qrels import RELEVANT, QrelsSummary, qrels_lines
 
@@ -65,61 +63,33 @@ class Evaluation:
     version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
 
 
-def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
-                      workers: int = 1) -> Evaluation:
-    """Scores the campaign's runs (or the given ones) against its official judgments. An answer run comes out of
-    PostgreSQL as the text of a run file for the whole-file reader (evaluation/reading.py), with `workers`
-    processes reading and scoring (more than 1 only where forking this process is safe: the command, not a web
-    worker); anything that reader does not take is read row by row."""
+def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
+                      ) -> Evaluation:
+    """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
+    (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval."""
     qrels = selectors.campaign_qrels(campaign=campaign)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     evaluator = Evaluator(qrels)
-    prime = prime_answers if campaign.task == ANSWERS else prime_formulas
-
-    def by_rows(run: Run) -> RunScores:
-        rows = selectors.run_rows(run=run, campaign=campaign, topic_ids=topic_ids)
-        return evaluator.scores(run.name, prime(rows, qrels), all_topics=all_topics)
-
-    if not _read_whole_from_database(campaign):
-        scores = [by_rows(run) for run in runs]
+    if campaign.task == ANSWERS:
+        found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
+        scores = []
+        for run in runs:
+            rows = found.pop(run.pk)  # each run's rows freed once it is scored
+            scores.append(evaluator.scores(run.name, prime_answers(
+                ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), qrels),
+                all_topics=all_topics))
     else:
-        judged = reading.judged_keys(qrels)
-
-        def read_whole(item: tuple[str, bytes | None]) -> RunScores | None:
-            name, text = item
-            # COPY writes a backslash in an id as two: such a run is read row by row.
-            found = reading.prime_answers_or_none(text, judged) if text is not None and b"\\" not in text else None
-            return None if found is None else evaluator.scores(name, found.to_prime(judged), all_topics=all_topics)
-
-        texts = ((run.name, selectors.run_text(run=run)) for run in runs)
-        with closing(processes.in_processes(read_whole, texts, workers=workers)) as results:
-            scores = [found if found is not None else by_rows(run) for run, found in zip(runs, results, strict=True)]
+        scores = [evaluator.scores(run.name, prime_formulas(selectors.formula_run_rows(
+            run=run, campaign=campaign, topic_ids=topic_ids), qrels), all_topics=all_topics) for run in runs]
     counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
                       judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances)
-
-
-def _read_whole_from_database(campaign: Campaign) -> bool:
-    """Whether the campaign's runs come out of the database as run-file text for the whole-file reader: answer runs,
-    on PostgreSQL (COPY)."""
-    return campaign.task == ANSWERS and selectors.run_text_available()
-
-
-def campaign_workers(*, campaign: Campaign) -> int:
-    """Processes for `evaluate --campaign`: one per core for answer runs with enough rows to pay for them, where
-    they can be read whole (PostgreSQL); else 1."""
-    if not _read_whole_from_database(campaign):
-        return 1
-    rows = Run.objects.filter(campaign=campaign).aggregate(rows=Sum("row_count"), runs=Count("pk"),
-                                                           largest=Max("row_count"))
-    # About 32 bytes a row as text.
-    return processes.workers_for(rows["runs"], (rows["rows"] or 0) * 32, largest=(rows["largest"] or 0) * 32)
 
 
 LEADERBOARD_SECONDS = 24 * 3600
@@ -170,11 +140,6 @@ def _now() -> float:
 # --- evaluation of files: `evaluate --qrels FILE RUN...` -------------------------------------------------------
 
 
-def files_workers(*, run_paths: Sequence[str | os.PathLike]) -> int:
-    """Processes for `evaluate --qrels`: one per core for several run files with enough to read to pay for them."""
-    return processes.workers_for_files(run_paths)
-
-
 class _AnyTopic(dict):
     """Takes every topic id: evaluation drops the topics its qrels do not have instead of rejecting the run."""
 
@@ -183,15 +148,12 @@ class _AnyTopic(dict):
 
 
 def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], task: str | None = None,
-                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False,
-                   workers: int = 1) -> Evaluation:
+                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False) -> Evaluation:
     """Scores run files against a qrels file, as the official scripts do. Runs are named by their file names.
 
     The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
     formula index files map each formula id to its visual id and the qrels are by visual id; without them each
-    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all.
-    `workers`: forked reader processes for answer runs (`files_workers` gives the command's number); 1, the
-    default, reads in this process."""
+    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all."""
     if not run_paths:
         raise InputError("no run files given")
     task = task or _task_of(run_paths[0])
@@ -206,43 +168,26 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
-    # must give, then to score them. Answer runs in the plain shape are read whole and scored by `read_whole`
-    # (evaluation/reading.py), in `workers` forked processes (evaluation/processes.py); any other file, or any file
-    # with a problem, is read here by read_run.
+    # must give, then to score them. An answer run is read by `reading.read_prime_answers` where it can (the plain
+    # shape, read whole with numpy), else by read_run, which also gives the problems.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
     evaluator = Evaluator(qrels) if qrels and not any(problems) else None
     judged = reading.judged_keys(qrels) if task == ANSWERS else None
-
-    def read_whole(item: tuple[str, str | os.PathLike]) -> _ReadWhole | None:
-        """The run read whole (and scored, if the qrels are clean), or None: read_run reads it."""
-        name, path = item
-        found = reading.read_prime_answers(path, judged)
-        if found is None:
-            return None
-        return _ReadWhole(None if evaluator is None else
-                          evaluator.scores(name, found.to_prime(judged), all_topics=all_topics))
-
-    if judged is not None:
-        results = processes.in_processes(read_whole, list(zip(names, run_paths, strict=True)), workers=workers)
-    else:
-        results = (None for _ in run_paths)
     scores: list[RunScores | None] = []
-    primes: dict[int, Prime] = {}  # the runs read here, until they are scored
-    with closing(results):
-        for i, (name, path, found) in enumerate(zip(names, run_paths, results, strict=True)):
-            if found is not None:
-                problems.append(Problems(file=name))
-                scores.append(found.scores)
-                continue
+    primes: dict[int, Prime] = {}  # the runs read, until they are scored
+    for i, (name, path) in enumerate(zip(names, run_paths, strict=True)):
+        prime = reading.read_prime_answers(path, judged) if judged is not None else None
+        if prime is None:
             rows = _read_run(path, task, problems)
             if mapped:
                 needed.update(formula_id for _topic, formula_id, _score in rows)
                 continue
-            primes[i] = _prime_filter_by_task(task, rows, qrels, None)
-            scores.append(None)
-            if evaluator is not None and not any(problems):
-                scores[i] = evaluator.scores(name, primes.pop(i), all_topics=all_topics)
+            prime = _prime_filter_by_task(task, rows, qrels, None)
+        primes[i] = prime
+        scores.append(None)
+        if evaluator is not None and not any(problems):
+            scores[i] = evaluator.scores(name, primes.pop(i), all_topics=all_topics)
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
         primes = {i: _prime_filter_by_task(task, _read_run(path, task, []), qrels, visual_of)
@@ -255,14 +200,6 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     done = [run if run is not None else evaluator.scores(names[i], primes[i], all_topics=all_topics)
             for i, run in enumerate(scores)]
     return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics)
-
-
-@dataclass
-class _ReadWhole:
-    """A run file the whole-file reader took: clean, with its scores, or None for them where the qrels have a
-    problem or no judgment (the evaluation is then rejected)."""
-
-    scores: RunScores | None
 
 
 def _prime_filter_by_task(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
@@ -297,10 +234,7 @@ def _task_of(path: str | os.PathLike) -> str:
 def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
     found = Problems(file=Path(path).name)
     problems.append(found)
-    qrels = reading.read_qrels_plain(path)
-    if qrels is not None:
-        return qrels
-    qrels = {}
+    qrels: dict[str, dict[str, int]] = {}
     with open_binary(path) as stream:
         for record in read_qrels(stream, found):
             qrels.setdefault(record.topic_id, {})[record.item_id] = record.grade

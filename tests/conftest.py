@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from evaluation import scanner
-
 DATA = Path(__file__).resolve().parent / "data"
 # Real ARQMath files cut to what the tests need (CC BY-SA 4.0, ARQMath lab / Math Stack Exchange; README.md there).
 ARQMATH = DATA / "arqmath"
@@ -23,7 +21,6 @@ def _available() -> dict[str, bool]:
     if settings.configured:
         services.update(getattr(settings, "SERVICES", {}))
     services["browser"] = Path(CHROMIUM).exists()
-    services["scanner"] = scanner.loaded()  # the compiled run reader of evaluation (`make install`)
     return services
 
 
@@ -41,7 +38,7 @@ def pytest_sessionstart(session):
 def pytest_collection_modifyitems(config, items):
     found = _available()
     for item in items:
-        for name in ("postgresql", "redis", "browser", "scanner"):
+        for name in ("postgresql", "redis", "browser"):
             if item.get_closest_marker(name) and not found[name]:
                 item.add_marker(pytest.mark.skip(reason=f"SKIPPED: no {name} on this machine"))
 

@@ -1,5 +1,5 @@
 """The whole-file reader of evaluation (evaluation/reading.py) against read_run and the prime filter it stands in for:
-the same prime runs, scores and messages on generated valid and invalid files, in one process and in several."""
+the same prime runs, scores and messages on generated valid and invalid files."""
 import dataclasses
 import logging
 import os
@@ -12,13 +12,11 @@ from hypothesis import strategies as st
 
 from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
-from evaluation import reading, scanner, selectors, services
+from evaluation import reading, selectors, services
 from evaluation.prime import Evaluator, prime_answers
 from pooling.errors import InputError, Problems
-from pooling.formats.qrels import read_qrels
 from pooling.formats.runs import read_run
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
-from tests.pooling.run_files import ingest
 
 QRELS = {"A.1": {"1": 2, "2": 0, "3": 3, "x" * 64: 1, "10": 1},
          "A.10": {"1": 1, "5": 2, "7": 0},
@@ -101,8 +99,6 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
     expected, problems = by_read_run(data, tmp_path)
     fast = reading.prime_answers_of(data, reading.judged_keys(QRELS))
     event("read whole" if fast is not None else "left to read_run")
-    if fast is not None and scanner.loaded():
-        event("scanned by runscan.c" if scanned(data) else "left to the numpy code")
     if fast is None:
         return  # evaluate_files reads it with read_run: the same by construction (next test)
     assert not problems, problems.messages()
@@ -118,11 +114,10 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
 
 
 def in_parts(data: bytes, qrels, part_bytes: int = 40):
-    """The numpy code alone (no runscan.c), in parts of `part_bytes`."""
+    """The whole-file reader, in parts of `part_bytes`."""
     saved, reading.PART_BYTES = reading.PART_BYTES, part_bytes
     try:
-        with scanner.unloaded():
-            found = reading.prime_answers_of(data, reading.judged_keys(qrels))
+        found = reading.prime_answers_of(data, reading.judged_keys(qrels))
     finally:
         reading.PART_BYTES = saved
     prime = found.to_prime(reading.judged_keys(qrels))
@@ -174,10 +169,10 @@ def check_evaluate_files(files, all_topics, folder: Path, monkeypatch):
     for i, data in enumerate(files):
         runs.append(folder / f"run{i}.tsv")
         runs[-1].write_bytes(data)
-    fused = outcome(qrels, runs, task="answers", all_topics=all_topics, workers=1)
+    fused = outcome(qrels, runs, task="answers", all_topics=all_topics)
     with monkeypatch.context() as patch:
         patch.setattr(reading, "read_prime_answers", lambda path, judged: None)
-        alone = outcome(qrels, runs, task="answers", all_topics=all_topics, workers=1)
+        alone = outcome(qrels, runs, task="answers", all_topics=all_topics)
     assert fused == alone
 
 
@@ -189,25 +184,9 @@ def test_a_problem_in_one_file_gives_read_runs_line_numbered_message(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("A.1\t1\t1\t2.0\trun\nA.1\t2\t2\tinf\trun\nA.1\t3\t0\t1.0\trun\n")
     with pytest.raises(InputError) as info:
-        services.evaluate_files(qrels_path=qrels, run_paths=[good, bad], workers=2)
+        services.evaluate_files(qrels_path=qrels, run_paths=[good, bad])
     assert info.value.messages() == ["bad.tsv:line 2: score 'inf' is not a finite number",
                                      "bad.tsv:line 3: rank '0' is not a whole number >= 1"]
-
-
-def test_several_reader_processes_give_the_scores_of_one(tmp_path):
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text(QRELS_LINES)
-    runs = []
-    for i in range(5):
-        runs.append(tmp_path / f"run{i}.tsv")
-        # Run 3 repeats a post (whole-file path, topic filtered row by row); run 4 has spaces (read_run).
-        sep = " " if i == 4 else "\t"
-        rows = [("A.1", d, r, 10 - r + i / 10) for r, d in enumerate(["3", "1", "12", "2", "x" * 64], 1)]
-        rows += [("A.10", d, r, 1 / r) for r, d in enumerate(["5", "7", "1", "1" if i == 3 else "4"], 1)]
-        runs[-1].write_text("".join(sep.join([t, d, str(r), repr(s), "run"]) + "\n" for t, d, r, s in rows))
-    one = outcome(qrels, runs, workers=1)
-    assert outcome(qrels, runs, workers=2) == one
-    assert len(one) == 5 and one[3][2] != one[0][2]
 
 
 def test_real_runs_are_read_whole_with_the_scores_of_read_run(shared_data, tmp_path):
@@ -256,70 +235,6 @@ def test_top_ten_with_tied_scores_across_long_stretches(stretches, scores, repea
     assert in_parts(data, qrels, 200) == (expected.run, expected.unjudged)
 
 
-@st.composite
-def qrels_files(draw) -> bytes:
-    odd = draw(st.integers(0, 3)) == 0
-    end = draw(plain(["\n", "\r\n", "\r\r\n"] if odd else ["\n", "\r\n"]))
-    sep = draw(plain(["\t", " ", "\t "])) if odd and draw(st.booleans()) else "\t"
-    lines = []
-    for _ in range(draw(st.integers(0, 30))):
-        fields = [draw(plain(TOPICS[:3] + ([""] if odd else []))), draw(plain(["0", "Q0", ""] if odd else ["0"])),
-                  draw(plain(DOCS)) if odd else str(draw(st.integers(1, 300))),
-                  draw(plain(["0", "1", "2", "3", "-1", "x", "", "01", "٣", "1_0"] if odd else ["0", "1", "2", "3"]))]
-        if odd and draw(st.integers(0, 10)) == 0:
-            fields = fields[:3] if draw(st.booleans()) else [*fields, "extra"]
-        line = sep.join(fields)
-        if odd and draw(st.integers(0, 10)) == 0:
-            line = draw(plain(["", " ", line + "\t", line + " "]))
-        lines.append(line + end)
-    data = "".join(lines).encode()
-    if draw(st.integers(0, 20)) == 0:
-        data = b"\xef\xbb\xbf" + data
-    return data
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=qrels_files())
-def test_the_plain_qrels_reader_reads_what_read_qrels_reads(data, tmp_path):
-    path = tmp_path / "qrels.txt"
-    path.write_bytes(data)
-    fast = reading.read_qrels_plain(path)
-    event("read whole" if fast is not None else "left to read_qrels")
-    if fast is None:
-        return
-    problems = Problems()
-    expected: dict[str, dict[str, int]] = {}
-    with open(path, "rb") as stream:
-        for record in read_qrels(stream, problems):
-            expected.setdefault(record.topic_id, {})[record.item_id] = record.grade
-    assert not problems, problems.messages()
-    assert fast == expected
-    assert [list(items) for items in fast.values()] == [list(items) for items in expected.values()]
-
-
-@pytest.mark.postgresql
-def test_campaign_runs_read_whole_from_copy_score_as_row_by_row(judged_answers, tmp_path, monkeypatch):  # noqa: F811
-    # Scores PostgreSQL writes in other forms (exponents, -0, more digits than a double keeps), repeated scores,
-    # and a run with a backslash in an id (COPY doubles it: that run is read row by row).
-    scores = ["1e-05", "-0", "0.1", "123456789.123456789", "2.5e+300", "0.30000000000000004", "7", "7"]
-    lines = [("A.1", post, str(rank), score, "odd") for rank, (post, score) in
-             enumerate(zip(["10", "12", "11", "13", "14", "15", "16", "17"], scores, strict=True), 1)]
-    lines += [("A.2", "20", "1", "-1.5", "odd"), ("A.2", "99", "2", "-2.25", "odd")]
-    ingest(judged_answers, tmp_path, "odd", lines)
-    ingest(judged_answers, tmp_path, "slash", [("A.1", "a\\b", "1", "3", "s"), ("A.1", "10", "2", "2", "s")])
-    text = selectors.run_text(run=judged_answers.runs.get(name="odd"))
-    assert b"1e-05" in text and b"\t-0\t" in text
-    assert reading.prime_answers_of(text, reading.judged_keys(selectors.campaign_qrels(campaign=judged_answers)))
-    whole = services.evaluate_campaign(campaign=judged_answers, workers=1)
-    assert services.evaluate_campaign(campaign=judged_answers, workers=2).runs == whole.runs
-    with monkeypatch.context() as patch:
-        patch.setattr(selectors, "run_text", lambda run: None)
-        by_rows = services.evaluate_campaign(campaign=judged_answers, workers=1)
-    assert [(s.name, s.per_topic, s.means) for s in whole.runs] == [(s.name, s.per_topic, s.means)
-                                                                     for s in by_rows.runs]
-    assert [s.name for s in whole.runs] == ["odd", "r1", "slash"]
-
-
 def test_campaign_qrels_in_one_query_are_the_exports_topic_by_topic(judged_answers, judged_formulas, ada):  # noqa: F811
     def by_topic(campaign):
         return [(topic, rows) for topic, rows in selectors.qrels_by_topic(campaign=campaign)]
@@ -357,8 +272,8 @@ def test_a_run_that_grows_while_it_is_read_is_read_whole(tmp_path, monkeypatch):
     expected = reading.read_prime_answers(path, keys)
     real = os.fstat
     monkeypatch.setattr(reading.os, "fstat", lambda fd: os.stat_result((*real(fd)[:6], 5, *real(fd)[7:])))
-    assert same_prime(reading.read_prime_answers(path, keys), expected)
-    assert expected.to_prime(keys).run == {"A.1": {"1": 2.0, "2": 1.0}, "A.10": {"5": 3.0}}
+    assert reading.read_prime_answers(path, keys) == expected
+    assert expected.run == {"A.1": {"1": 2.0, "2": 1.0}, "A.10": {"5": 3.0}}
     # Grown past the reader's limit: left to read_run.
     monkeypatch.setattr(reading, "FILE_MAX", 20)
     assert reading.read_prime_answers(path, keys) is None
@@ -369,148 +284,12 @@ def test_an_error_in_the_whole_file_reader_is_logged_and_the_run_read_row_by_row
     qrels.write_text(QRELS_LINES)
     run = tmp_path / "run.tsv"
     run.write_text("A.1\t1\t1\t2.0\trun\nA.1\t2\t2\t1.0\trun\n")
-    expected = outcome(qrels, [run], workers=1)
+    expected = outcome(qrels, [run])
 
     def bug(data, judged):
         raise IndexError("a bug in the reader")
 
     monkeypatch.setattr(reading, "prime_answers_of", bug)
     with caplog.at_level(logging.ERROR, logger="evaluation.reading"):
-        assert outcome(qrels, [run], workers=1) == expected
+        assert outcome(qrels, [run]) == expected
     assert "read row by row instead" in caplog.text and "IndexError: a bug in the reader" in caplog.text
-
-
-def scanned(data: bytes, qrels=QRELS) -> bool:
-    """Whether runscan.c took the file (rather than leaving it to the numpy code)."""
-    taken = []
-    real = reading._prime_filter_parts
-
-    def spy(file, parts):
-        taken.append(parts[0].repeating is not None)
-        return real(file, parts)
-
-    reading._prime_filter_parts = spy
-    try:
-        reading.prime_answers_of(data, reading.judged_keys(qrels))
-    finally:
-        reading._prime_filter_parts = real
-    return taken == [True]
-
-
-def numpy_only(data: bytes, keys):
-    with scanner.unloaded():
-        return reading.prime_answers_of(data, keys)
-
-
-def same_prime(a, b) -> bool:
-    if a is None or b is None:
-        return a is b
-    # Scores bit for bit (== would take 0.0 for -0.0).
-    return (a.topics == b.topics and a.unjudged == b.unjudged and a.indexes.tolist() == b.indexes.tolist()
-            and a.scores.tobytes() == b.scores.tobytes())
-
-
-# What runscan.c takes, what it leaves to the numpy code, and the edges of both: ranks and scores at their longest,
-# signs, dots, exponents, ids of 64 and 65 bytes, the longest judged id at the very end of the file.
-EDGES = [b"A.1\t1\t1\t1\tr", b"A.1\t1\t1\t1\tr\n\n\n", b"A.1\t1\t99999999\t-0\tr\nA.1\t2\t100000000\t+5\tr\n",
-         b"A.1\t1\t01\t.5\tr\n", b"A.1\t1\t1\t5.\tr\nA.1\t3\t2\t-.25\tr\n",
-         b"A.1\t1\t1\t123456789012345\tr\nA.1\t2\t2\t1234567890123456\tr\n",
-         b"A.1\t1\t1\t0.12345678901234\tr\nA.1\t2\t2\t1.234567890123456\tr\n", b"A.1\t1\t1\t1e5\tr\n",
-         b"A.1\t1\t1\t1.2.3\tr\n", b"A.1\t1\t1\t+\tr\n", b"A.1\t1\t1\t-\tr\n", b"A.1\t1\t1\t.\tr\n",
-         b"A.1\t" + b"x" * 64 + b"\t1\t1\tr", b"A.1\t" + b"x" * 65 + b"\t1\t1\tr\n",
-         b"A.1\t1\t1\t1\tr\r\nA.1\t3\t2\t0.5\tr\r\n", b"A.1\t1\t1\t1\tr\nA.1\t1\t2\t3\tr\n",
-         b"A.1\tQ0\t1\t1\t2.5\tr\nA.10\tQ0\t5\t1\t2\tr\nA.1\tQ0\t3\t2\t1\tr\n",
-         b"A.1\t1\t1\t1\tr\textra\n", b"A.1\t1\t1\t1\n", b"A.1\t1\t1\t1\tr\n\tA.1\t2\t2\t1\tr\n",
-         b"A.1\t1\t1\t1\tr\x7f\n", b"A.1\t1\t1\t1\tr\x00\n", b"\xef\xbb\xbfA.1\t3\t1\t1\tr\n"]
-
-
-@pytest.mark.scanner
-@pytest.mark.parametrize("data", EDGES)
-def test_runscan_changes_nothing_but_the_speed_at_the_edges(data, tmp_path):
-    keys = reading.judged_keys(QRELS)
-    found = reading.prime_answers_of(data, keys)
-    assert same_prime(found, numpy_only(data, keys))
-    if found is not None:
-        expected, problems = by_read_run(data, tmp_path)
-        assert not problems
-        assert (found.to_prime(keys).run, found.to_prime(keys).unjudged) == (expected.run, expected.unjudged)
-
-
-@pytest.mark.scanner
-def test_runscan_takes_the_plain_shape_and_leaves_the_rest():
-    taken = [data for data in EDGES if scanned(data)]
-    assert taken == [EDGES[i] for i in (0, 1, 4, 12, 15, 16, 22)]
-
-
-@pytest.mark.scanner
-@settings(max_examples=500, deadline=None)
-@given(data=run_files())
-def test_runscan_gives_what_the_numpy_code_gives(data):
-    keys = reading.judged_keys(QRELS)
-    assert same_prime(reading.prime_answers_of(data, keys), numpy_only(data, keys))
-
-
-@pytest.mark.scanner
-@settings(max_examples=200, deadline=None)
-@given(rows=plain_rows, trec=st.booleans())
-def test_runscan_reads_plain_runs_as_the_numpy_code(rows, trec):
-    q0 = "Q0\t" if trec else ""
-    data = "".join(f"{t}\t{q0}{d}\t{r}\t{s}\trun\n" for t, d, r, s in rows).encode()
-    keys = reading.judged_keys(QRELS)
-    assert same_prime(reading.prime_answers_of(data, keys), numpy_only(data, keys))
-
-
-# Runs runscan.c takes (what the generated files above mostly are not: repr scores, CRLF): scores of up to 15
-# digits with the dot anywhere, -0 and +.5, posts of up to 64 bytes, repeated posts, topics in several stretches.
-def decimal(number: int, after: int, minus: bool) -> str:
-    """number / 10**after written with at most 15 digits: `after` digits after the dot, the integer part without
-    leading zeros (none at all when it is 0, as in .5)."""
-    digits = f"{number:015d}"
-    whole = digits[: 15 - after].lstrip("0")
-    return ("-" if minus else "") + ((whole + "." + digits[15 - after:]) if after else (whole or "0"))
-
-
-scan_plain_rows = st.lists(st.tuples(
-    plain(TOPICS[:4]), plain(DOCS[:10]), st.integers(1, 99999999).map(str),
-    st.one_of(st.builds(decimal, st.integers(0, 10**15 - 1), st.integers(0, 15), st.booleans()),
-              plain(["-0", "+.5", "5.", "0", "-0.0"]))), min_size=1, max_size=80)
-
-
-@pytest.mark.scanner
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=scan_plain_rows, trec=st.booleans(), end=plain(["", "\n", "\n\n"]))
-def test_runs_runscan_takes_give_read_runs_prime(rows, trec, end, tmp_path):
-    q0 = "Q0\t" if trec else ""
-    data = ("\n".join(f"{t}\t{q0}{d}\t{r}\t{s}\trun" for t, d, r, s in rows) + end).encode()
-    keys = reading.judged_keys(QRELS)
-    assert scanned(data)
-    found = reading.prime_answers_of(data, keys)
-    assert same_prime(found, numpy_only(data, keys))
-    expected, problems = by_read_run(data, tmp_path)
-    assert not problems
-    prime = found.to_prime(keys)
-    assert (prime.run, list(prime.run), prime.unjudged) == (expected.run, list(expected.run), expected.unjudged)
-    assert [repr(v) for items in prime.run.values() for v in items.values()] == \
-        [repr(v) for items in expected.run.values() for v in items.values()]
-
-
-@pytest.mark.scanner
-def test_the_arrays_runscan_reuses_do_not_leak_into_what_a_file_gives():
-    keys = reading.judged_keys(QRELS)
-    small = b"A.1\t3\t1\t2.5\tr\nA.1\t1\t2\t1.5\tr\nA.10\t5\t1\t9\tr\n"
-    big = b"".join(b"A.1\t%d\t%d\t%d\tr\n" % (d, r, 1000 - r) for r, d in enumerate(range(1, 200), 1))
-    first = reading.prime_answers_of(small, keys)
-    kept = (first.indexes.copy(), first.scores.copy())
-    reading.prime_answers_of(big, keys)
-    reading.prime_answers_of(small[::-1][1:][::-1] + b"\n", keys)
-    assert (first.indexes.tolist(), first.scores.tolist()) == (kept[0].tolist(), kept[1].tolist())
-    assert same_prime(first, numpy_only(small, keys))
-
-
-def test_a_scanner_of_another_version_is_not_used(monkeypatch, caplog, tmp_path):
-    monkeypatch.setattr(scanner, "VERSION", -1)
-    with caplog.at_level(logging.WARNING, logger="evaluation.scanner"):
-        assert scanner.load() is None
-    if scanner.loaded():
-        assert "is not of version -1" in caplog.text
-    assert scanner.load(str(tmp_path / "missing.so")) is None

@@ -1,5 +1,5 @@
 """TREC runs that rank from 0 (as the TREC 2003 Robust runs do): ingested, pooled in trec_eval's order, and
-evaluated as pytrec_eval computes on the same data, with and without the compiled run reader."""
+evaluated as pytrec_eval computes on the same data."""
 from __future__ import annotations
 
 import io
@@ -7,7 +7,7 @@ import io
 import pytest
 import pytrec_eval
 
-from evaluation import reading, scanner, selectors
+from evaluation import reading, selectors
 from evaluation.prime import prime_answers
 from pooling import services
 from pooling.errors import Problems
@@ -33,9 +33,6 @@ QRELS = {
             "FR940104-0-00001": 2, "LA070389-0101": 3},
     "304": {"FT934-5418": 1, "LA052189-0009": 3, "FBIS4-22210": 2, "FBIS4-99999": 2},
 }
-# With runscan.c (skipped, and named in the NOT TESTED line, where `make install` has not built it) and without.
-COMPILED_OR_NOT = [pytest.param(True, marks=pytest.mark.scanner, id="with runscan"),
-                   pytest.param(False, id="numpy only")]
 
 
 def run_text(sep: str = " ", rows=ROBUST) -> str:
@@ -121,18 +118,13 @@ def expected_lines() -> set[str]:
     return lines
 
 
-@pytest.mark.parametrize("compiled", COMPILED_OR_NOT)
 @pytest.mark.parametrize("sep", [" ", "\t"], ids=["spaces", "tabs"])
-def test_evaluate_scores_a_run_ranked_from_zero_as_pytrec_eval(tmp_path, db, sep, compiled):
+def test_evaluate_scores_a_run_ranked_from_zero_as_pytrec_eval(tmp_path, db, sep):
     run = tmp_path / "run.txt"
     run.write_text(run_text(sep))
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(qrels_text())
-    if compiled:
-        out, _ = command_output("evaluate", "--per-topic", "--qrels", str(qrels), str(run))
-    else:
-        with scanner.unloaded():
-            out, _ = command_output("evaluate", "--per-topic", "--qrels", str(qrels), str(run))
+    out, _ = command_output("evaluate", "--per-topic", "--qrels", str(qrels), str(run))
     lines = set(out.splitlines())
     assert expected_lines() <= lines
     assert "run.txt\tunjudged_10\tall\t0.0000" in lines
@@ -147,33 +139,24 @@ def test_evaluate_still_refuses_rank_zero_in_an_arqmath_run(tmp_path, db):
     assert any("line 1: rank '0' is not a whole number >= 1" in line for line in lines)
 
 
-@pytest.mark.parametrize("compiled", COMPILED_OR_NOT)
-def test_the_whole_file_reader_takes_rank_zero_itself_and_agrees_with_read_run(compiled):
-    # runscan.c declines a rank with a leading zero (its strict shape); the numpy reader then takes the file itself
-    # rather than leaving it to read_run row by row.
+def test_the_whole_file_reader_takes_rank_zero_itself_and_agrees_with_read_run():
     keys = reading.judged_keys(QRELS)
-    data = run_text("\t").encode()
-    if compiled:
-        fast = reading.prime_answers_of(data, keys)
-    else:
-        with scanner.unloaded():
-            fast = reading.prime_answers_of(data, keys)
-    assert fast is not None
+    fast = reading.prime_answers_of(run_text("\t").encode(), keys)
+    assert fast is not None  # not left to read_run row by row
     rows, problems, _ = read(run_text("\t"))
     expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
     prime = fast.to_prime(keys)
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
 
 
-@pytest.mark.postgresql
-def test_a_stored_run_ranked_from_zero_is_read_whole_for_the_campaign_evaluation(robust, tmp_path):
+def test_a_stored_run_ranked_from_zero_is_read_from_its_rows_for_the_campaign_evaluation(robust, tmp_path):
     path = tmp_path / "aplrob03a.txt"
     path.write_text(run_text())
     run = services.run_ingest(campaign=robust, path=path)
-    keys = reading.judged_keys(QRELS)
-    fast = reading.prime_answers_of(selectors.run_text(run=run), keys)
-    assert fast is not None  # not left to the row-by-row path
+    topic_ids = selectors.campaign_topic_ids(campaign=robust)
+    found = selectors.answer_rows_to_score(campaign=robust, runs=[run], topic_ids=topic_ids)[run.pk]
+    prime = prime_answers([(topic, item, score) for topic, items in found.items() for item, score in items.items()],
+                          QRELS)
     rows, _, _ = read(run_text())
     expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
-    prime = fast.to_prime(keys)
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)

@@ -30,8 +30,7 @@ class Command(ServiceCommand):
             if o["runs"] or o["formula_index"] or o["task"]:
                 raise InputError("--campaign scores the campaign's own runs: no run files, --task or --formula-index")
             campaign = self.campaign(o["campaign"])
-            result = services.evaluate_campaign(campaign=campaign, all_topics=o["all_topics"],
-                                                workers=services.campaign_workers(campaign=campaign))
+            result = services.evaluate_campaign(campaign=campaign, all_topics=o["all_topics"])
         else:
             # `--formula-index FILE... RUN...` (SPEC 9): the option takes every path after it, so the files
             # without a formula index header are the runs.
@@ -41,7 +40,6 @@ class Command(ServiceCommand):
                 raise InputError("--formula-index: none of the files after it has a formula index header "
                                  f"({' '.join(V2_HEADER)}, or the v3 one)")
             result = services.evaluate_files(qrels_path=o["qrels"], run_paths=runs, task=o["task"],
-                                              formula_index_paths=indexes, all_topics=o["all_topics"],
-                                              workers=services.files_workers(run_paths=runs))
+                                              formula_index_paths=indexes, all_topics=o["all_topics"])
         for line in score_lines(result.runs, per_topic=o["per_topic"]):
             self.stdout.write(line, ending="")
