@@ -14,5 +14,5 @@ def test_the_download_link_is_a_button_level_with_the_rebuild_button(page, live_
     assert page.locator("#judging-started").is_visible()
     rebuild = page.locator("form[action$='/pools/build/'] button").bounding_box()
     download = page.locator("a:has-text('Download pools')").bounding_box()
-    assert abs(download["height"] - rebuild["height"]) <= 2, (download, rebuild)
+    assert abs(download["height"] - rebuild["height"]) <= 2, (download, rebuild)      # one line, not stretched
     assert abs((download["y"] + download["height"]) - (rebuild["y"] + rebuild["height"])) <= 2, (download, rebuild)
