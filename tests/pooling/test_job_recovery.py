@@ -18,6 +18,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.celery_app import app
@@ -208,8 +209,10 @@ def kill(process) -> None:
 
 
 def api(user) -> APIClient:
+    """A client with the user's real token: the upload bound (pooling/uploads.py) must know an organizer before the
+    body is read, through the API's authentication, which force_authenticate leaves out."""
     client = APIClient()
-    client.force_authenticate(user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
     return client
 
 
