@@ -2,7 +2,9 @@
 
 SERVICES records what was found so that the suite can say loudly what it skipped.
 """
+import atexit
 import os
+import shutil
 import socket
 import tempfile
 from pathlib import Path
@@ -51,11 +53,14 @@ DEBUG = False
 AXES_ENABLED = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = Path(os.environ.get("TEST_MEDIA_ROOT") or tempfile.mkdtemp(prefix="assess-media-"))
+if not os.environ.get("TEST_MEDIA_ROOT"):    # made here: gone when this process ends (a worker given one keeps it)
+    atexit.register(shutil.rmtree, MEDIA_ROOT, ignore_errors=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 STATIC_ROOT = Path(tempfile.mkdtemp(prefix="assess-static-"))
+atexit.register(shutil.rmtree, STATIC_ROOT, ignore_errors=True)
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 # The warm-up's tests run on the local-memory cache.
