@@ -3,6 +3,7 @@ and the progress dashboard. Organizers only (assessors get 403)."""
 from __future__ import annotations
 
 import csv
+from typing import TYPE_CHECKING
 
 from django import forms
 from django.conf import settings
@@ -28,6 +29,9 @@ from .models import Grade, TrainingRound
 from .rendering import thread_url as _post_url
 from .views import _safe
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 GRADE_LABELS = dict(Grade.choices)
 
 
@@ -36,17 +40,21 @@ class TrainingRoundForm(forms.Form):
                                 label="Round",
                                 help_text="default: the next round")
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
-    assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
+    assessors: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
+        queryset=None, widget=forms.CheckboxSelectMultiple)
     gold = forms.FileField(required=False, label="Gold qrels",
                            help_text="optional: TREC qrels (topic 0 id grade), say last year's official qrels of these "
                                      "topics; formulas by visual id")
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["topics"].choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
-        self.fields["assessors"].queryset = (get_user_model().objects.filter(is_active=True)
-                                             .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
-                                             .order_by("username"))
+        topics_field, assessors_field = self.fields["topics"], self.fields["assessors"]
+        assert isinstance(topics_field, forms.MultipleChoiceField)
+        assert isinstance(assessors_field, forms.ModelMultipleChoiceField)
+        topics_field.choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
+        assessors_field.queryset = (get_user_model().objects.filter(is_active=True)
+                                    .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
+                                    .order_by("username"))
 
 
 @organizer_required

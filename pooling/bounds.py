@@ -2,11 +2,18 @@
 mistake (a form error, a 400), never a database error (a 500)."""
 from __future__ import annotations
 
+from typing import TypedDict
+
 from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 
-def column_bounds(model: type[models.Model], field_name: str, *, min_value: int | None = None) -> dict[str, int]:
+class Bounds(TypedDict):
+    min_value: int
+    max_value: int
+
+
+def column_bounds(model: type[models.Model], field_name: str, *, min_value: int | None = None) -> Bounds:
     """`min_value` and `max_value` for a forms.IntegerField or a serializers.IntegerField that fills the integer
     column `model.field_name`: the column type's range (PostgreSQL's, the narrowest of the databases we run on, so
     that SQLite refuses the same values), narrowed at the bottom to `min_value` when given."""
