@@ -12,10 +12,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from pooling.bounds import max_chars
 from pooling.errors import InputError
 from pooling.permissions import ORGANIZERS
 
@@ -30,9 +31,7 @@ def username_valid(name: str) -> bool:
         user_model.username_validator(name)
     except ValidationError:
         return False
-    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
-    assert isinstance(field, models.CharField) and field.max_length is not None
-    return len(name) <= field.max_length
+    return len(name) <= max_chars(user_model, user_model.USERNAME_FIELD)
 
 
 def _new_password() -> str:

@@ -20,3 +20,10 @@ def column_bounds(model: type[models.Model], field_name: str, *, min_value: int 
     field = model._meta.get_field(field_name)
     low, high = BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
     return {"min_value": low if min_value is None else max(low, min_value), "max_value": high}
+
+
+def max_chars(model: type[models.Model], field_name: str) -> int:
+    """The most characters the text column `model.field_name` holds (its CharField's max_length)."""
+    field = model._meta.get_field(field_name)
+    assert isinstance(field, models.CharField) and field.max_length is not None, f"{field_name} is no CharField"
+    return field.max_length

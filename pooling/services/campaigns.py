@@ -4,9 +4,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
+from ..bounds import max_chars
 from ..errors import InputError, Problem, Problems
 from ..formats import topics_xml
 from ..formats.textio import open_binary
@@ -34,7 +35,7 @@ def campaign_create(
     selection: str | None = None,
     seed: int | None = None,
     max_depth: int | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> Campaign:
     """Creates a campaign with the ARQMath-3 defaults of its task for every setting not given."""
     problems = []
@@ -43,7 +44,7 @@ def campaign_create(
         problems.append("a campaign needs a name")
     elif Campaign.objects.filter(name=name).exists():
         problems.append(f"a campaign named '{name}' already exists")
-    elif len(name) > Campaign._meta.get_field("name").max_length:
+    elif len(name) > max_chars(Campaign, "name"):
         problems.append("a campaign name has at most 100 characters")
     if task not in Campaign.Task.values:
         problems.append(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
