@@ -74,7 +74,8 @@ def training_round_create(*, campaign: Campaign, topic_ids: Sequence[str], asses
         raise InputError([f"topic '{t}' is not a topic of campaign '{campaign.name}'" for t in missing])
     if not wanted:
         raise InputError("no topic given: a round needs at least one topic")
-    gold_rows, other = ([], 0)
+    gold_rows: list[tuple[Topic, str, int]] = []
+    other = 0
     if gold is not None:
         gold_rows, other = _read_gold(gold, {t: topics[t] for t in wanted}, gold_name or "gold qrels")
     training_round = TrainingRound.objects.create(campaign=campaign, number=number,
