@@ -40,4 +40,4 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf .data staticfiles bench/out .pytest_cache $(SCANNER)
+	rm -rf .data staticfiles bench/out .pytest_cache .mypy_cache $(SCANNER)

@@ -10,5 +10,6 @@ REPLACED = {"static": "config.static_tags"}
 class DjangoTemplates(BaseDjangoTemplates):
     def _check_for_template_tags_with_the_same_name(self):
         replaced = {name for name, module in REPLACED.items() if self.engine.libraries.get(name) == module}
-        return [w for w in super()._check_for_template_tags_with_the_same_name()
+        # A private method of Django's backend (since 5.1) that django-stubs does not declare.
+        return [w for w in super()._check_for_template_tags_with_the_same_name()  # type: ignore[misc]
                 if not any(w.msg.startswith(f"{name!r} is used") for name in replaced)]
