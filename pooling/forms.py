@@ -35,7 +35,7 @@ class CampaignForm(forms.Form):
         collection = self.fields["collection"]
         assert isinstance(collection, forms.ChoiceField)
         collection.choices = ([("", "none yet (choose it later)")] + [(n, n) for n in names]
-                                             + [(self.NEW_COLLECTION, "Create a new collection…")])
+                              + [(self.NEW_COLLECTION, "Create a new collection…")])
 
     def clean(self) -> dict[str, Any]:
         super().clean()
