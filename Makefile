@@ -25,11 +25,13 @@ demo: install
 
 # PostgreSQL and Redis are used when they answer (or DATABASE_URL / REDIS_URL say where);
 # the suite says loudly what it skipped. REQUIRE_SERVICES=1 turns every skip into a failure.
+# mypy first (its settings are in pyproject.toml: a bare `mypy` checks the same).
 test: install
+	$(VENV)/bin/mypy
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf .data staticfiles bench/out .pytest_cache
+	rm -rf .data staticfiles bench/out .pytest_cache .mypy_cache

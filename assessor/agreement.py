@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TypeVar
 
 GRADED = "graded"
 BINARY = "binary"
@@ -18,6 +19,8 @@ SCALES = (GRADED, BINARY)
 GRADE_VALUES = (0, 1, 2, 3)
 # H+M: High and Medium are relevant (ARQMath's binary measures use grade >= 2).
 RELEVANT_FROM = 2
+# What the assessors graded: an item, or (topic, item, formula) in the reports; any key of their grade maps.
+Unit = TypeVar("Unit", bound=Hashable)
 
 
 def binary(grade: int) -> int:
@@ -65,7 +68,7 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> Kappa:
     return Kappa((observed - expected) / (1 - expected), n)
 
 
-def kappa_between(first: Mapping[Hashable, int], second: Mapping[Hashable, int], scale: str) -> Kappa:
+def kappa_between(first: Mapping[Unit, int], second: Mapping[Unit, int], scale: str) -> Kappa:
     """Kappa of two assessors over the units both graded (their keys in common), on a scale."""
     if scale == BINARY:
         return cohen_kappa([(binary(first[u]), binary(second[u])) for u in first.keys() & second.keys()])
@@ -95,7 +98,7 @@ class MeanRow:
         return "n/a" if self.value is None else f"{self.value:.{digits}f}"
 
 
-def pairwise(grades: Mapping[str, Mapping[Hashable, int]], pairs: Sequence[tuple[str, str]] | None = None
+def pairwise(grades: Mapping[str, Mapping[Unit, int]], pairs: Sequence[tuple[str, str]] | None = None
              ) -> list[PairRow]:
     """Kappa for both orders of every pair of assessors (or of the given unordered pairs), on both scales.
 
@@ -111,7 +114,7 @@ def pairwise(grades: Mapping[str, Mapping[Hashable, int]], pairs: Sequence[tuple
     return [PairRow(a, b, scale, kappa) for (a, b, scale), kappa in sorted(computed.items())]
 
 
-def means(grades: Mapping[str, Mapping[Hashable, int]], rows: Sequence[PairRow]) -> list[MeanRow]:
+def means(grades: Mapping[str, Mapping[Unit, int]], rows: Sequence[PairRow]) -> list[MeanRow]:
     """Per assessor and scale, the mean of their defined pairwise kappas (n/a when none is defined)."""
     result = []
     for name in sorted(grades):
@@ -120,7 +123,8 @@ def means(grades: Mapping[str, Mapping[Hashable, int]], rows: Sequence[PairRow])
         for other in partners:
             shared |= grades[name].keys() & grades.get(other, {}).keys()
         for scale in SCALES:
-            values = [r.kappa.value for r in rows if r.assessor == name and r.scale == scale and r.kappa.defined]
+            values = [r.kappa.value for r in rows
+                      if r.assessor == name and r.scale == scale and r.kappa.value is not None]
             if values:
                 result.append(MeanRow(name, scale, sum(values) / len(values), len(shared), len(values)))
             else:
@@ -150,7 +154,7 @@ def alpha_ordinal(rows: Sequence[Sequence[float | None]], domain: Sequence[float
     return float(krippendorff.alpha(reliability_data=data, value_domain=list(domain), level_of_measurement="ordinal"))
 
 
-def krippendorff_alpha(grades: Mapping[str, Mapping[Hashable, int]], scale: str = GRADED) -> Alpha:
+def krippendorff_alpha(grades: Mapping[str, Mapping[Unit, int]], scale: str = GRADED) -> Alpha:
     """Krippendorff's alpha (ordinal) over every assessor and unit; missing grades are missing values, and units
     graded by one assessor only do not count."""
     names = sorted(grades)

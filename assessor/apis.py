@@ -30,7 +30,9 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = AssignmentSerializer
 
     def get_queryset(self):
-        return selectors.assignment_list(user=self.request.user)
+        user = self.request.user
+        assert user.is_authenticated  # IsAuthenticated
+        return selectors.assignment_list(user=user)
 
     @extend_schema(responses={200: NextItemSerializer, 204: None})
     @action(detail=True, methods=["get"])
@@ -57,7 +59,9 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     serializer_class = JudgmentSerializer
 
     def get_queryset(self):
-        judgments = selectors.assessor_judgments(user=self.request.user)
+        user = self.request.user
+        assert user.is_authenticated  # IsAuthenticated
+        judgments = selectors.assessor_judgments(user=user)
         assignment = self.request.query_params.get("assignment", "")
         if assignment.isdigit():
             judgments = judgments.filter(assignment_id=int(assignment))

@@ -3,6 +3,7 @@ and the progress dashboard. Organizers only (assessors get 403)."""
 from __future__ import annotations
 
 import csv
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.conf import settings
@@ -28,6 +29,9 @@ from .models import Grade, TrainingRound
 from .rendering import thread_url as _post_url
 from .views import _safe
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 GRADE_LABELS = dict(Grade.choices)
 
 
@@ -36,17 +40,21 @@ class TrainingRoundForm(forms.Form):
                                 label="Round",
                                 help_text="default: the next round")
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
-    assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
+    assessors: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
+        queryset=None, widget=forms.CheckboxSelectMultiple)
     gold = forms.FileField(required=False, label="Gold qrels",
                            help_text="optional: TREC qrels (topic 0 id grade), say last year's official qrels of these "
                                      "topics; formulas by visual id")
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["topics"].choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
-        self.fields["assessors"].queryset = (get_user_model().objects.filter(is_active=True)
-                                             .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
-                                             .order_by("username"))
+        topics_field, assessors_field = self.fields["topics"], self.fields["assessors"]
+        assert isinstance(topics_field, forms.MultipleChoiceField)
+        assert isinstance(assessors_field, forms.ModelMultipleChoiceField)
+        topics_field.choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
+        assessors_field.queryset = (get_user_model().objects.filter(is_active=True)
+                                    .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
+                                    .order_by("username"))
 
 
 @organizer_required
@@ -56,6 +64,7 @@ def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     form = TrainingRoundForm(request.POST or None, request.FILES or None, campaign=campaign)
     if request.method == "POST" and form.is_valid():
+        assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
         data = form.cleaned_data
         gold = data["gold"]
         try:
@@ -121,7 +130,7 @@ def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     if key is not None:
         group = reports.agreement_of_group(campaign=campaign, key=key)
         gold = {(r.assessor, r.scale): r.kappa for r in group.gold}
-        assessors = []
+        assessors: list[dict[str, Any]] = []
         for name in group.assessors:
             graded, binary = group.mean(name, "graded"), group.mean(name, "binary")
             assessors.append({"name": name, "graded": graded, "binary": binary,
@@ -149,7 +158,7 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
                                            round=int(raw) if raw else None)
     except InputError as exc:
         return HttpResponse("\n".join(exc.messages()) + "\n", status=400, content_type="text/plain")
-    reasons = {}
+    reasons: dict[tuple[str, ...], str] = {}  # (kind, round, assessor, other, scale) -> why n/a
     for g in groups:
         round_text = str(g.key.round) if g.key.round is not None else "-"
         for p in g.pairs:
@@ -178,8 +187,10 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     topic_filter = request.GET.get("topic", "")
     items = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
     collection_pk = campaign.collection_id
-    posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_pk,
-                                                       post_id__in={d.post_id for d in items})}
+    posts = ({p.post_id: p for p in Post.objects.filter(collection_id=collection_pk,
+                                                        post_id__in={d.post_id for d in items})}
+             if collection_pk is not None else {})
+    thread_url = _post_url(collection_pk) if collection_pk is not None else None
     topics = {t.topic_id: t for t in campaign.topics.filter(topic_id__in={d.topic for d in items})}
     sections: list[dict] = []
     for d in items:
@@ -194,7 +205,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         sections[-1]["items"].append({
             "d": d, "post": post, "number": sum(len(s["items"]) for s in sections) + 1,
             "body": _safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
-            "thread_url": _post_url(collection_pk)(post.post_id) if post else "",
+            "thread_url": thread_url(post.post_id) if post and thread_url else "",
             "grades": [{"assessor": a, "grade": g, "label": GRADE_LABELS.get(g, "not judged"), "comment": c}
                        for a, g, c in d.grades]})
     return render(request, "assessor/disagreements.html", {

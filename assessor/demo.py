@@ -17,7 +17,7 @@ DEMO_JUDGED = 24
 DEMO_CARE = (0.8, 0.6, 0.45)
 
 # Per task: (assessor index, kind, round, topic positions in the topic file).
-PLAN = {
+PLAN: dict[str, list[tuple[int, str, int | None, list[int]]]] = {
     Campaign.Task.ANSWERS: [
         (0, Assignment.Kind.OFFICIAL, None, [0, 1]),
         (1, Assignment.Kind.OFFICIAL, None, [2, 3]),

@@ -64,7 +64,7 @@ class Grade(models.TextChoices):
 
 GRADES_NEEDING_COMMENT = frozenset({Grade.SYSTEM_FAILURE, Grade.DO_NOT_KNOW})
 # The grades that are relevance levels, with their values; SF and DK are not (their items count as unjudged).
-GRADE_VALUES = {Grade.HIGH: 3, Grade.MEDIUM: 2, Grade.LOW: 1, Grade.NOT_RELEVANT: 0}
+GRADE_VALUES: dict[str, int] = {Grade.HIGH: 3, Grade.MEDIUM: 2, Grade.LOW: 1, Grade.NOT_RELEVANT: 0}
 
 
 class ItemVisit(models.Model):

@@ -93,6 +93,7 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
     visits = (ItemVisit.objects.filter(assignment_id__in=list(rows), completed_at__isnull=False)
               .values_list("assignment_id", "first_shown_at", "completed_at", "skipped_at", "active_seconds"))
     for pk, first, completed, skipped, active in visits.iterator(chunk_size=5000):
+        assert completed is not None  # completed_at__isnull=False
         row = rows[pk]
         row.days.add(timezone.localdate(completed))
         # Skipped items: the gap is not work. Submitted without having been shown (imports, an API client that
@@ -139,7 +140,7 @@ def judging_time(campaign: Campaign) -> tuple[float, int] | None:
     if not timed:
         timed = [(pk, item, _seconds(first, done)) for pk, item, first, done in visits.filter(
             skipped_at__isnull=True).values_list("assignment_id", "item_id", "first_shown_at", "completed_at")
-            if done > first]
+            if done is not None and done > first]  # done: never None (completed_at__isnull=False)
     if not timed:
         return None
     counts = {(pk, item): n for pk, item, n in Judgment.objects.filter(assignment__campaign=campaign).order_by()

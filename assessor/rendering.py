@@ -12,7 +12,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from itertools import islice
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape  # what html5lib's serializer escapes attribute values with
 
 from bleach import html5lib_shim
 from bleach.sanitizer import Cleaner
@@ -46,6 +49,12 @@ HIGHLIGHT_CLASS = "math-container hl"
 
 PostUrl = Callable[[str], str]
 
+if TYPE_CHECKING:
+    # bleach's vendored html5lib, which its stubs type as html5lib itself without re-exporting Filter.
+    from html5lib.filters.base import Filter
+else:
+    Filter = html5lib_shim.Filter
+
 
 def internal_post_id(href: str) -> str | None:
     """The post id a link points to when it is a link into the collection's site, else None."""
@@ -57,11 +66,13 @@ def internal_post_id(href: str) -> str | None:
     return None
 
 
-class _LinkPolicy(html5lib_shim.Filter):
-    """Rewrites the sanitized token stream; the post-url function and new-tab flag come from the subclass."""
+class _LinkPolicy(Filter):
+    """Rewrites the sanitized token stream: internal links to `post_url(post id)` (in a new tab with `new_tab`)."""
 
-    post_url: PostUrl = staticmethod(lambda post_id: "#")
-    new_tab = False
+    def __init__(self, source, *, post_url: PostUrl, new_tab: bool) -> None:
+        super().__init__(source)
+        self.post_url = post_url
+        self.new_tab = new_tab
 
     def __iter__(self):
         # For each open <a>: whether it was turned into a <span>, so its end tag follows.
@@ -116,7 +127,7 @@ class _LinkPolicy(html5lib_shim.Filter):
 
 
 def _cleaner(post_url: PostUrl, new_tab: bool) -> Cleaner:
-    policy = type("LinkPolicy", (_LinkPolicy,), {"post_url": staticmethod(post_url), "new_tab": new_tab})
+    policy = partial(_LinkPolicy, post_url=post_url, new_tab=new_tab)
     return Cleaner(tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, protocols=frozenset({"http", "https"}),
                    strip=True, strip_comments=True, filters=[policy])
 
@@ -129,7 +140,7 @@ def sanitize(html: str, *, post_url: PostUrl, new_tab: bool = False) -> str:
 def highlight(safe_html: str, formula_ids: Iterable[str]) -> str:
     """Marks the formula spans of the given ids in sanitized HTML (the sanitizer writes their markup)."""
     for formula_id in formula_ids:
-        attr = html5lib_shim.escape(formula_id, {'"': "&quot;"})
+        attr = escape(formula_id, {'"': "&quot;"})
         safe_html = safe_html.replace(f'class="{MATH_CLASS}" data-formula-id="{attr}"',
                                       f'class="{HIGHLIGHT_CLASS}" data-formula-id="{attr}"')
     return safe_html

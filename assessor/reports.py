@@ -91,6 +91,7 @@ class GroupData:
 def _group_assignments(campaign: Campaign, key: GroupKey):
     active = Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
     if key.kind == TRAINING:
+        assert key.round is not None  # a training group is one round
         return active.filter(kind=TRAINING, round=key.round)
     dual_topics = active.filter(kind=DUAL).values("topic_id")
     return active.filter(Q(kind=DUAL) | Q(kind=Assignment.Kind.OFFICIAL, topic_id__in=dual_topics))
@@ -171,7 +172,7 @@ def _pairs_sharing_a_topic(data: GroupData) -> list[tuple[str, str]]:
 
 def _gold(campaign: Campaign, key: GroupKey, grades: dict[str, dict[tuple, int]]) -> tuple[str, list[GoldRow]]:
     training_round = (TrainingRound.objects.filter(campaign=campaign, number=key.round).first()
-                      if key.kind == TRAINING else None)
+                      if key.kind == TRAINING and key.round is not None else None)
     if training_round is None or not training_round.gold_name:
         return "", []
     gold = {(t, i): g for t, i, g in GoldJudgment.objects.filter(round=training_round)
@@ -230,7 +231,7 @@ AGREEMENT_HEADER = ("kind", "round", "assessor", "other", "scale", "kappa", "ite
 def agreement_rows(groups: list[AgreementGroup]) -> list[tuple[str, ...]]:
     """The rows of SPEC 9 (header not included): per assessor, each other assessor then "mean", graded then
     binary. A dual assessment has no round: "-"."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for group in groups:
         round_text = str(group.key.round) if group.key.round is not None else "-"
         for name in group.assessors:
@@ -238,6 +239,7 @@ def agreement_rows(groups: list[AgreementGroup]) -> list[tuple[str, ...]]:
             for other in others:
                 for scale in ag.SCALES:
                     pair = group.pair(name, other, scale)
+                    assert pair is not None  # `others` are the assessor's pairs, computed on every scale
                     rows.append((group.key.kind, round_text, name, other, scale, pair.kappa.text(),
                                  str(pair.kappa.items)))
             for scale in ag.SCALES:

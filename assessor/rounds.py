@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
@@ -55,9 +55,9 @@ def _read_gold(stream: BinaryIO, topics: dict[str, Topic], filename: str) -> tup
 
 
 @transaction.atomic
-def training_round_create(*, campaign: Campaign, topic_ids: Sequence[str], assessors: Sequence[AbstractBaseUser],
+def training_round_create(*, campaign: Campaign, topic_ids: Sequence[str], assessors: Sequence[User],
                           number: int | None = None, gold: BinaryIO | None = None, gold_name: str = "",
-                          user: AbstractBaseUser | None = None) -> RoundResult:
+                          user: User | None = None) -> RoundResult:
     """Creates round `number` (default: the next one) with these topics, reads the gold qrels if given (TREC qrels,
     grades 0 to 3; Task 2 by visual id; lines for other topics are left out and counted) and gives every topic to
     every assessor as a training assignment of that round. Rejected as a whole, with every problem."""
@@ -74,7 +74,8 @@ def training_round_create(*, campaign: Campaign, topic_ids: Sequence[str], asses
         raise InputError([f"topic '{t}' is not a topic of campaign '{campaign.name}'" for t in missing])
     if not wanted:
         raise InputError("no topic given: a round needs at least one topic")
-    gold_rows, other = ([], 0)
+    gold_rows: list[tuple[Topic, str, int]] = []
+    other = 0
     if gold is not None:
         gold_rows, other = _read_gold(gold, {t: topics[t] for t in wanted}, gold_name or "gold qrels")
     training_round = TrainingRound.objects.create(campaign=campaign, number=number,

@@ -106,7 +106,7 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @organizer_required
-def qrels_download(request: HttpRequest, pk: int) -> HttpResponse:
+def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     raw_minimum = request.GET.get("min_relevant", "")
     try:

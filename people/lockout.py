@@ -12,6 +12,7 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     message = (f"Too many failed logins for this account or from this address: try again in {minutes} minutes, "
                "or ask an organizer.")
     status = settings.AXES_HTTP_RESPONSE_CODE
+    response: HttpResponse
     if request.path.startswith("/api/"):
         response = JsonResponse({"detail": message}, status=status)
     else:

@@ -7,7 +7,7 @@ from datetime import datetime
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -17,7 +17,7 @@ from pooling.permissions import ORGANIZERS
 
 @dataclass(frozen=True)
 class Person:
-    account: AbstractBaseUser
+    account: User
     organizer: bool
     token_created: datetime | None
     token_expires: datetime | None
@@ -46,12 +46,13 @@ def failed_logins() -> dict[str, int]:
 
 def people_list() -> tuple[list[Person], list[Person]]:
     """(organizers, assessors), each by name; superusers count as organizers."""
-    User = get_user_model()
-    organizer_pks = set(User.objects.filter(groups__name=ORGANIZERS).values_list("pk", flat=True))
+    user_model = get_user_model()
+    organizer_pks = set(user_model.objects.filter(groups__name=ORGANIZERS).values_list("pk", flat=True))
     tokens = {t.user_id: t for t in Token.objects.all()}
     failures = failed_logins()
-    organizers, assessors = [], []
-    for account in User.objects.order_by("username"):
+    organizers: list[Person] = []
+    assessors: list[Person] = []
+    for account in user_model.objects.order_by("username"):
         token = tokens.get(account.pk)
         organizer = account.is_superuser or account.pk in organizer_pks
         person = Person(account=account, organizer=organizer,

@@ -10,12 +10,13 @@ import secrets
 from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Group
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from pooling.bounds import max_chars
 from pooling.errors import InputError
 from pooling.permissions import ORGANIZERS
 
@@ -25,12 +26,12 @@ PASSWORD_BYTES = 12
 
 def username_valid(name: str) -> bool:
     """Django's own rule for an account name: its validator and the column's length."""
-    User = get_user_model()
+    user_model = get_user_model()
     try:
-        User.username_validator(name)
+        user_model.username_validator(name)
     except ValidationError:
         return False
-    return len(name) <= User._meta.get_field(User.USERNAME_FIELD).max_length
+    return len(name) <= max_chars(user_model, user_model.USERNAME_FIELD)
 
 
 def _new_password() -> str:
@@ -38,22 +39,22 @@ def _new_password() -> str:
 
 
 @transaction.atomic
-def account_create(*, username: str, organizer: bool = False) -> tuple[AbstractBaseUser, str]:
+def account_create(*, username: str, organizer: bool = False) -> tuple[User, str]:
     """A new account (an assessor's, or an organizer's) with a fresh random password, returned once."""
     username = username.strip()
     if not username_valid(username):
         raise InputError(f"'{username[:40]}' cannot be an account name: at most 150 letters, digits and @ . + - _")
-    User = get_user_model()
-    if User.objects.filter(username=username).exists():
+    user_model = get_user_model()
+    if user_model.objects.filter(username=username).exists():
         raise InputError(f"an account named {username} exists already")
     password = _new_password()
-    account = User.objects.create_user(username=username, password=password)
+    account = user_model.objects.create_user(username=username, password=password)
     if organizer:
         account.groups.add(Group.objects.get_or_create(name=ORGANIZERS)[0])
     return account, password
 
 
-def _check_may_change(*, account: AbstractBaseUser, by: AbstractBaseUser) -> None:
+def _check_may_change(*, account: User, by: User) -> None:
     if account.pk == by.pk:
         raise InputError("this is your own account: change your own password on the Password page")
     if account.is_superuser and not by.is_superuser:
@@ -61,7 +62,7 @@ def _check_may_change(*, account: AbstractBaseUser, by: AbstractBaseUser) -> Non
 
 
 @transaction.atomic
-def account_set_active(*, account: AbstractBaseUser, active: bool, by: AbstractBaseUser) -> None:
+def account_set_active(*, account: User, active: bool, by: User) -> None:
     """Deactivating signs the account out everywhere (its sessions stop at their next request, its token is
     deleted) and keeps everything it did; reactivating lets it log in again with the password it had."""
     _check_may_change(account=account, by=by)
@@ -72,7 +73,7 @@ def account_set_active(*, account: AbstractBaseUser, active: bool, by: AbstractB
 
 
 @transaction.atomic
-def account_password_reset(*, account: AbstractBaseUser, by: AbstractBaseUser) -> str:
+def account_password_reset(*, account: User, by: User) -> str:
     """A new random password, returned once. The old one stops working, and so do the account's sessions (Django
     checks a hash of the password on every request) and its API token."""
     _check_may_change(account=account, by=by)
@@ -84,7 +85,7 @@ def account_password_reset(*, account: AbstractBaseUser, by: AbstractBaseUser) -
 
 
 @transaction.atomic
-def token_issue(*, user: AbstractBaseUser) -> Token:
+def token_issue(*, user: User) -> Token:
     """The account's API token: the one it has while that is within TOKEN_LIFETIME, else a new one."""
     Token.objects.filter(user=user, created__lte=timezone.now() - settings.TOKEN_LIFETIME).delete()
     token, _ = Token.objects.get_or_create(user=user)
@@ -92,13 +93,13 @@ def token_issue(*, user: AbstractBaseUser) -> Token:
 
 
 @transaction.atomic
-def token_revoke(*, account: AbstractBaseUser) -> bool:
+def token_revoke(*, account: User) -> bool:
     """Deletes the account's API token; True if it had one. The account may ask /api/token/ for a new one."""
     deleted, _ = Token.objects.filter(user=account).delete()
     return deleted > 0
 
 
-def account_unlock(*, account: AbstractBaseUser) -> int:
+def account_unlock(*, account: User) -> int:
     """Forgets the account's failed logins (django-axes' records of its name), so it may log in at once; an address
     locked by failures stays locked until its cool-off ends (docs/accounts.md). Returns how many records went."""
     return axes_reset(username=account.get_username())

@@ -72,9 +72,11 @@ def person_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             "account": account, "action": action, "verb": verb,
             "consequence": consequence.format(name=account.get_username())})
     name = account.get_username()
+    by = request.user
+    assert by.is_authenticated  # organizer_required let only a signed-in organizer in
     try:
         if action == "reset":
-            password = services.account_password_reset(account=account, by=request.user)
+            password = services.account_password_reset(account=account, by=by)
             return password_once(request, account=account, password=password, done="given a new password",
                                  back_url=reverse("people:list"), back_label="Back to People")
         if action == "unlock":
@@ -84,7 +86,7 @@ def person_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             had = services.token_revoke(account=account)
             messages.info(request, f"{name}'s API token revoked." if had else f"{name} had no API token.")
         else:
-            services.account_set_active(account=account, active=action == "reactivate", by=request.user)
+            services.account_set_active(account=account, active=action == "reactivate", by=by)
             messages.info(request, f"{name} {action}d.")
     except InputError as exc:
         for message in exc.messages():

@@ -74,8 +74,7 @@ class JobAdmin(admin.ModelAdmin):
 
 class PoolInstanceInline(admin.TabularInline):
     model = PoolInstance
-    fields = ["formula_id", "post_id", "vote", "selected"]
-    readonly_fields = fields
+    fields = readonly_fields = ("formula_id", "post_id", "vote", "selected")
     extra = 0
     can_delete = False
 

@@ -2,12 +2,19 @@
 mistake (a form error, a 400), never a database error (a 500)."""
 from __future__ import annotations
 
+from typing import TypedDict
+
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 
-def column_bounds(model: type[models.Model], field_name: str, *, min_value: int | None = None) -> dict[str, int]:
+class Bounds(TypedDict):
+    min_value: int
+    max_value: int
+
+
+def column_bounds(model: type[models.Model], field_name: str, *, min_value: int | None = None) -> Bounds:
     """`min_value` and `max_value` for a forms.IntegerField or a serializers.IntegerField that fills the integer
     column `model.field_name`: the column type's range (PostgreSQL's, the narrowest of the databases we run on, so
     that SQLite refuses the same values), narrowed by the field's own Min/MaxValueValidators (the model's rule, which
@@ -20,3 +27,10 @@ def column_bounds(model: type[models.Model], field_name: str, *, min_value: int 
         elif isinstance(validator, MaxValueValidator):
             high = min(high, validator.limit_value)
     return {"min_value": low if min_value is None else max(low, min_value), "max_value": high}
+
+
+def max_chars(model: type[models.Model], field_name: str) -> int:
+    """The most characters the text column `model.field_name` holds (its CharField's max_length)."""
+    field = model._meta.get_field(field_name)
+    assert isinstance(field, models.CharField) and field.max_length is not None, f"{field_name} is no CharField"
+    return field.max_length

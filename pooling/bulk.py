@@ -10,11 +10,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import islice
+from typing import Any
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 BATCH = 5000
+# A row of column values, in the order of its columns: whatever each column's database adapter takes.
+Row = Sequence[Any]
 # (character, its COPY text escape); backslash first. str.translate with a table is a Python-level loop per
 # character and cost a quarter of a Posts.xml ingest; `in` and replace are C scans.
 _ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"))
@@ -77,34 +80,39 @@ class _LineStream(io.RawIOBase):
         return data[:want]
 
 
-def bulk_insert(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[object]], *,
-                use_copy: bool | None = None, copy_line: Callable[[Sequence[object]], str] | None = None) -> int:
+def bulk_insert(model: type[Model], columns: Sequence[str], rows: Iterable[Row], *,
+                use_copy: bool | None = None, copy_line: Callable[[Row], str] | None = None) -> int:
     """Inserts the rows (tuples in `columns` order) into the model's table; returns how many.
 
     `use_copy` defaults to COPY on PostgreSQL and batched inserts elsewhere. `copy_line` formats one row as
     a line of COPY text (with its newline) faster than the generic formatting can, for a hot path.
     """
     table = model._meta.db_table
-    fields = [model._meta.get_field(name) for name in columns]
-    db_columns = [f.column for f in fields]
+    db_columns: list[str] = []
+    datetimes: list[int] = []  # the positions of datetime columns
+    for i, name in enumerate(columns):
+        field = model._meta.get_field(name)
+        assert isinstance(field, Field) and field.column is not None, f"{name} is not a column of {table}"
+        db_columns.append(field.column)
+        if field.get_internal_type() == "DateTimeField":
+            datetimes.append(i)
     if use_copy is None:
         use_copy = connection.vendor == "postgresql"
     if use_copy:
         return _copy(table, db_columns, rows, copy_line)
-    datetimes = [i for i, f in enumerate(fields) if f.get_internal_type() == "DateTimeField"]
     if datetimes:
         rows = _adapt_datetimes(rows, datetimes)
     return _executemany(table, db_columns, rows)
 
 
-def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
+def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Row]) -> int:
     """Bulk insert into a table that has no model (a temporary table of a check)."""
     if connection.vendor == "postgresql":
         return _copy(table, list(columns), rows)
     return _executemany(table, list(columns), rows)
 
 
-def _adapt_datetimes(rows: Iterable[Sequence[object]], indexes: list[int]) -> Iterator[list[object]]:
+def _adapt_datetimes(rows: Iterable[Row], indexes: list[int]) -> Iterator[list[Any]]:
     adapt = connection.ops.adapt_datetimefield_value
     for row in rows:
         row = list(row)
@@ -113,11 +121,11 @@ def _adapt_datetimes(rows: Iterable[Sequence[object]], indexes: list[int]) -> It
         yield row
 
 
-def copy_line_of(row: Sequence[object]) -> str:
+def copy_line_of(row: Row) -> str:
     return "\t".join(map(copy_value, row)) + "\n"
 
 
-def _copy(table: str, columns: list[str], rows: Iterable[Sequence[object]], copy_line=None) -> int:
+def _copy(table: str, columns: list[str], rows: Iterable[Row], copy_line: Callable[[Row], str] | None = None) -> int:
     count = 0
     format_row = copy_line or copy_line_of
 
@@ -135,7 +143,7 @@ def _copy(table: str, columns: list[str], rows: Iterable[Sequence[object]], copy
     return count
 
 
-def _executemany(table: str, columns: list[str], rows: Iterable[Sequence[object]]) -> int:
+def _executemany(table: str, columns: list[str], rows: Iterable[Row]) -> int:
     qn = connection.ops.quote_name
     sql = (f"INSERT INTO {qn(table)} ({', '.join(qn(c) for c in columns)}) "
            f"VALUES ({', '.join(['%s'] * len(columns))})")

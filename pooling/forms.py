@@ -1,4 +1,6 @@
 """Organizer forms: create a campaign, upload topics, runs and collection files."""
+from typing import Any
+
 from django import forms
 
 from .bounds import column_bounds
@@ -30,11 +32,14 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         names = list(Collection.objects.order_by("name").values_list("name", flat=True))
-        self.fields["collection"].choices = ([("", "none yet (choose it later)")] + [(n, n) for n in names]
-                                             + [(self.NEW_COLLECTION, "Create a new collection…")])
+        collection = self.fields["collection"]
+        assert isinstance(collection, forms.ChoiceField)
+        collection.choices = ([("", "none yet (choose it later)")] + [(n, n) for n in names]
+                              + [(self.NEW_COLLECTION, "Create a new collection…")])
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         chosen, new = data.get("collection"), (data.get("new_collection") or "").strip()
         if chosen == self.NEW_COLLECTION:
             if not new:
@@ -83,7 +88,10 @@ class MultipleFileField(forms.FileField):
 
 class CollectionUploadForm(forms.Form):
     collection = forms.CharField(max_length=100, help_text="created if it does not exist")
-    files = MultipleFileField(help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
+    # The form's metaclass moves declared fields into base_fields, so `self.files` stays the uploaded files' dict;
+    # the stubs cannot know that and see this field shadow BaseForm.files.
+    files = MultipleFileField(  # type: ignore[assignment]
+        help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
 
 
 class CampaignSettingsForm(forms.ModelForm):

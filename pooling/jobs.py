@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from . import services
 from .errors import InputError
-from .models import Job
+from .models import Campaign, Job
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,7 @@ def job_summary(*, job: Job) -> str:
     if job.kind == Job.Kind.COLLECTION_INGEST:
         names = job.params.get("names") or [Path(p).name for p in job.params.get("paths", [])]
         parts = [_count(n, *_COLLECTION_KINDS.get(kind, (kind, None))) for kind, n in r.get("counts", {}).items()]
-        into = f" into collection {job.collection.name}" if job.collection_id else ""
+        into = f" into collection {job.collection.name}" if job.collection is not None else ""
         files = f" from {', '.join(names)}" if names else ""
         return f"Loaded {', '.join(parts) or 'nothing'}{into}{files}."
     if job.kind == Job.Kind.POOL_BUILD:
@@ -303,11 +303,17 @@ def job_summary(*, job: Job) -> str:
     return ""
 
 
+def _campaign(job: Job) -> Campaign:
+    """The campaign of a job of a kind that has one (all but a collection's ingest), given by job_create."""
+    assert job.campaign is not None, f"a {job.kind} job without a campaign"
+    return job.campaign
+
+
 def _run_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     p = job.params
     if p.get("replace"):
         return _run_replace(job, progress)
-    run = services.run_ingest(campaign=job.campaign, path=p["path"], name=p.get("name") or None,
+    run = services.run_ingest(campaign=_campaign(job), path=p["path"], name=p.get("name") or None,
                               filename=p.get("filename"), alternate=p.get("alternate", False),
                               manual=p.get("manual", False), baseline=p.get("baseline", False),
                               user=job.created_by, progress=progress, depth=p.get("depth"))
@@ -318,7 +324,7 @@ def _run_ingest(job: Job, progress) -> tuple[dict, list[str]]:
 def _run_replace(job: Job, progress) -> tuple[dict, list[str]]:
     """A new file for an existing run (params "replace": its pk, "force"): services.run_replace."""
     p = job.params
-    old = job.campaign.runs.filter(pk=p["replace"]).first()
+    old = _campaign(job).runs.filter(pk=p["replace"]).first()
     if old is None:
         raise InputError(f"run '{p.get('name')}' no longer exists: nothing to replace")
     run, after = services.run_replace(run=old, path=p["path"], filename=p.get("filename"),
@@ -332,7 +338,7 @@ def _run_replace(job: Job, progress) -> tuple[dict, list[str]]:
 
 def _topics_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     p = job.params
-    result = services.topics_ingest(campaign=job.campaign, path=p["path"], filename=p.get("filename"))
+    result = services.topics_ingest(campaign=_campaign(job), path=p["path"], filename=p.get("filename"))
     return result, []
 
 
@@ -350,7 +356,7 @@ def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
 def _pool_build(job: Job, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
-    result = services.pool_build(campaign=job.campaign, force=bool(job.params.get("force")))
+    result = services.pool_build(campaign=_campaign(job), force=bool(job.params.get("force")))
     warnings = [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
                 for topic, item in result.get("unpooled", [])]
     return result, warnings

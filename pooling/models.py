@@ -129,7 +129,7 @@ class Campaign(models.Model):
         THREAD_SPREAD = "thread-spread", "thread spread (ARQMath-1)"
 
     # ARQMath-3 defaults (SPEC 4).
-    DEFAULT_DEPTHS = {Task.ANSWERS: (45, 20), Task.FORMULAS: (25, 15)}
+    DEFAULT_DEPTHS: dict[str, tuple[int, int]] = {Task.ANSWERS: (45, 20), Task.FORMULAS: (25, 15)}
 
     name = models.CharField(max_length=100, unique=True)
     task = models.CharField(max_length=10, choices=Task.choices)

@@ -1,19 +1,20 @@
 """Who is an organizer: superusers and members of the `organizers` group."""
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from rest_framework.permissions import BasePermission
 
 ORGANIZERS = "organizers"
 
 
-def is_organizer(user: AbstractBaseUser | AnonymousUser) -> bool:
+def is_organizer(user: User | AnonymousUser) -> bool:
     if not user.is_authenticated or not user.is_active:
         return False
     if user.is_superuser:
         return True
-    cached = getattr(user, "_is_organizer", None)
+    # Remembered on the account object for the rest of its request (as Django's ModelBackend keeps _perm_cache).
+    cached: bool | None = getattr(user, "_is_organizer", None)
     if cached is None:
         cached = user.groups.filter(name=ORGANIZERS).exists()
-        user._is_organizer = cached
+        setattr(user, "_is_organizer", cached)  # noqa: B010 (a private memo the User model does not declare)
     return cached
 
 

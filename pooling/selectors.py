@@ -1,8 +1,9 @@
 """Reads of the pooling app for pages and APIs."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
@@ -30,7 +31,7 @@ def job_list(*, campaign: Campaign | None = None, limit: int = 100) -> QuerySet[
     return jobs[:limit]
 
 
-def pool_export_rows(*, campaign: Campaign) -> Iterator[tuple[str, ...]]:
+def pool_export_rows(*, campaign: Campaign) -> Generator[tuple[str, ...], None, None]:
     """The items to judge, header first (SPEC 9): answers (topic, post_id); formulas (topic, visual_id,
     formula_id, post_id), one per selected instance. Topics in campaign order, items in display order,
     instances by formula id."""
@@ -46,7 +47,8 @@ def pool_export_rows(*, campaign: Campaign) -> Iterator[tuple[str, ...]]:
             .order_by("item__topic__position", "item__topic_id", "item__position")
             .values_list("item_id", "item__topic__topic_id", "item__item_id", "formula_id", "post_id")
             .iterator(chunk_size=5000))
-    item, group = None, []
+    item: int | None = None
+    group: list[tuple[str, ...]] = []
     for item_pk, *row in rows:
         if item_pk != item and group:
             yield from sorted(group, key=lambda r: id_order_key(r[2]))
@@ -62,9 +64,11 @@ def pool_topic_items(*, topic: Topic) -> list[dict]:
     items = list(PoolItem.objects.filter(topic=topic).order_by("position")
                  .values_list("pk", "position", "item_id", "provenance"))
     instances: dict[int, list[dict]] = {}
-    for row in (PoolInstance.objects.filter(item__topic=topic).order_by("item_id", "-vote", "formula_id")
-                .values("item_id", "formula_id", "post_id", "vote", "selected")):
-        instances.setdefault(row.pop("item_id"), []).append(row)
+    for item_pk, formula_id, post_id, vote, selected in (
+            PoolInstance.objects.filter(item__topic=topic).order_by("item_id", "-vote", "formula_id")
+            .values_list("item_id", "formula_id", "post_id", "vote", "selected")):
+        instances.setdefault(item_pk, []).append(
+            {"formula_id": formula_id, "post_id": post_id, "vote": vote, "selected": selected})
     return [{"position": position, "item_id": item_id, "runs": [tuple(pair) for pair in provenance],
              "instances": instances.get(pk, [])} for pk, position, item_id, provenance in items]
 
@@ -80,6 +84,7 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
     runs = list(campaign.runs.order_by("name"))
     items = PoolItem.objects.filter(campaign=campaign)
+    rows: Iterable[tuple[int, str, Any, int, int]]  # topic pk, item id, provenance, candidates, selected
     if campaign.task == Campaign.Task.FORMULAS:
         items = items.annotate(candidates=Count("instances"),
                                selected=Count("instances", filter=Q(instances__selected=True)))
@@ -97,7 +102,8 @@ def pool_statistics(*, campaign: Campaign) -> dict:
         c["overflow"] += candidates > campaign.instances
 
     names = [run.name for run in runs]
-    per_topic = [{"topic_id": topic_id, "items": len(pools[pk]), **counts[pk]} for pk, topic_id in topics]
+    per_topic: list[dict[str, Any]] = [{"topic_id": topic_id, "items": len(pools[pk]), **counts[pk]}
+                                       for pk, topic_id in topics]
     contributions = sum_contributions(run_contributions(pool, names) for pool in pools.values())
     by_name = {run.name: run for run in runs}
     per_run = [{"name": name, "kind": by_name[name].kind if name in by_name else "",
@@ -167,6 +173,7 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
     alternates = set(campaign.runs.filter(alternate=True).values_list("name", flat=True))
     topics = dict(campaign.topics.values_list("pk", "topic_id"))
     ranked: dict[str, dict[str, list]] = {}
+    task: Literal["answers", "formulas"]
     if campaign.task == Campaign.Task.ANSWERS:
         # The same top-k read as pool_build, so the row at the campaign's own depths is its pool.
         for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, deepest):

@@ -1,9 +1,14 @@
 """API representations of campaigns, collections, topics, runs and jobs."""
+from typing import TYPE_CHECKING
+
 from rest_framework import serializers
 
 from .bounds import column_bounds
 from .jobs import job_progress, job_stale
 from .models import Campaign, Collection, Job, Run, Topic
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class CollectionSerializer(serializers.ModelSerializer):
@@ -14,7 +19,8 @@ class CollectionSerializer(serializers.ModelSerializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
-    collection = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    collection: "serializers.SlugRelatedField[Collection]" = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True)
 
     class Meta:
         model = Campaign
@@ -104,9 +110,12 @@ class JobSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
     stale = serializers.SerializerMethodField(help_text="running, but its worker has not been heard from for a "
                                                         "minute: it will be taken again, or can be retried")
-    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
-    collection = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    campaign: "serializers.SlugRelatedField[Campaign]" = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True)
+    collection: "serializers.SlugRelatedField[Collection]" = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True)
+    created_by: "serializers.SlugRelatedField[User]" = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Job

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from django.core.files.move import file_move_safe
@@ -15,6 +16,12 @@ from django.utils import timezone
 
 from .errors import InputError
 from .permissions import is_organizer
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from django.contrib.auth.models import User
+    from rest_framework.authentication import BaseAuthentication
 
 
 def upload_save(*, file: UploadedFile) -> Path:
@@ -28,7 +35,7 @@ def upload_save(*, file: UploadedFile) -> Path:
     path = folder / f"{uuid.uuid4().hex}_{safe}"
     if hasattr(file, "temporary_file_path"):
         # A large upload is already on disk: move it rather than write it a second time.
-        file_move_safe(file.temporary_file_path(), path)
+        file_move_safe(file.temporary_file_path(), str(path))
         return path
     with open(path, "wb") as out:
         for chunk in file.chunks():
@@ -45,18 +52,21 @@ UPLOAD_URL_NAMES = frozenset({
 })
 
 
-def _api_user(request: HttpRequest):
+def _api_user(request: HttpRequest) -> User | None:
     """The user of an API request's token (the API's authentication classes other than the session's, which the
     middleware has already read and whose CSRF check would read the body), else None."""
     from rest_framework.authentication import SessionAuthentication
     from rest_framework.exceptions import APIException
+    from rest_framework.request import Request
     from rest_framework.settings import api_settings
 
-    for auth_class in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
+    # api_settings imports the setting's dotted paths; the stubs type them as the strings of settings.py.
+    auth_classes = cast("Sequence[type[BaseAuthentication]]", api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+    for auth_class in auth_classes:
         if issubclass(auth_class, SessionAuthentication):
             continue
         try:
-            found = auth_class().authenticate(request)
+            found = auth_class().authenticate(Request(request))
         except APIException:
             return None
         if found is not None:

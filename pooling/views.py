@@ -64,6 +64,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
         try:
             campaign = services.campaign_create(
                 name=data["name"], task=data["task"], collection_name=data["collection"] or None,
@@ -176,7 +177,8 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("pooling:job", pk=job.pk)
 
 
-PLAN_DEPTHS = {Campaign.Task.ANSWERS: list(range(5, 51, 5)), Campaign.Task.FORMULAS: list(range(5, 31, 5))}
+PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)),
+                                     Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 PLAN_MAX_DEPTHS = 20
 # Chart geometry, in SVG user units.
 CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}

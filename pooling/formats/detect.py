@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from typing import NoReturn
 
 from pooling.errors import InputError, Problem, Problems
 from pooling.formats.formula_tsv import extra_columns, is_formula_index_header, tsv_header
@@ -46,5 +47,5 @@ def collection_file_kind(path: str | os.PathLike) -> str:
     )
 
 
-def _refuse(path: str | os.PathLike, reason: str) -> None:
+def _refuse(path: str | os.PathLike, reason: str) -> NoReturn:
     raise InputError(Problem(None, f"cannot tell what kind of file this is: {reason}", os.path.basename(path)))

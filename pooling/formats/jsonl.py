@@ -69,7 +69,7 @@ def _post(line: int, obj: dict[str, Any], errors: list[str]) -> PostRecord | Non
     record = PostRecord(
         line=line,
         post_id=post_id,
-        kind=kind,
+        kind=kind if isinstance(kind, str) else "",  # with no kind the record has errors and is not returned
         thread_id=thread_id or post_id,
         title=_text(obj, "title", errors),
         body=_text(obj, "body", errors),

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TextIO
+
+from .textio import TextSink
 
 # The header line SPEC 9 fixes for each task.
 POOL_TSV_HEADERS: dict[str, tuple[str, ...]] = {
@@ -11,7 +12,7 @@ POOL_TSV_HEADERS: dict[str, tuple[str, ...]] = {
 }
 
 
-def write_pool_tsv(rows: Iterable[tuple[str, ...]], task: str, out: TextIO) -> int:
+def write_pool_tsv(rows: Iterable[tuple[str, ...]], task: str, out: TextSink) -> int:
     """Writes the task's header line, then one line per row (the rows without their header); returns the rows.
 
     `out` is anything with a `write(str)` method: a text file, a command's stdout, an HttpResponse.

@@ -42,6 +42,7 @@ def read_qrels(stream: BinaryIO, problems: Problems) -> Iterator[QrelRecord]:
         problems.add_all(line, errors)
         if errors:
             continue
+        assert grade is not None  # _errors refuses a grade that is no integer
         seen[(topic_id, item_id)] = line
         yield QrelRecord(line, topic_id, item_id, grade)
 

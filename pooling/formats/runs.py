@@ -103,7 +103,8 @@ def read_run(
     trec = False
     previous = ("", "")  # the topic and item of the row before
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
-    current_topic, items = None, {}
+    current_topic: str | None = None
+    items: dict[str, int] | None = {}
     # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it)
     last: dict[str, tuple[int, float, float]] = {}
     disorder, unsorted, irregular = summary.disorder, summary.unsorted_topics, summary.irregular_topics
@@ -200,7 +201,8 @@ def read_run(
         yield make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag))
     if last_tag is not None:
         tags[last_tag] = tags.get(last_tag, 0) + tag_rows
-    if tag_rows == 1 and tag_line == lineno and cut_short(tag_before, last_tag) and _no_final_line_end(stream):
+    if (last_tag is not None and tag_before is not None and tag_rows == 1 and tag_line == lineno
+            and cut_short(tag_before, last_tag) and _no_final_line_end(stream)):
         problems.add(lineno, f"the file ends inside this line: its run tag '{_shown(last_tag)}' is the start of the "
                              f"tag '{_shown(tag_before)}' of the line before (the file looks truncated)")
     if fmt is None and not problems:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 from xml.sax import SAXParseException
 from xml.sax.handler import ContentHandler
+from xml.sax.xmlreader import Locator
 
 import defusedxml.sax
 from defusedxml.common import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
@@ -120,6 +121,8 @@ class _RowHandler(ContentHandler):
     A row with an attribute longer than FIELD_MAX bytes is reported and left out; `count` counts every row.
     """
 
+    _locator: Locator  # set by the parser (ContentHandler.setDocumentLocator) before the first element
+
     def __init__(self, root: str, problems: Problems) -> None:
         super().__init__()
         self.root = root
@@ -131,6 +134,7 @@ class _RowHandler(ContentHandler):
     def startElement(self, name, attrs):
         self.depth += 1
         line = self._locator.getLineNumber()
+        assert line is not None  # expat always knows its line
         if self.depth == 1 and name != self.root:
             self.problems.add(line, f"root element is <{name}>, expected <{self.root}>")
             raise StopParsing

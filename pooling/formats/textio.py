@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from pooling.errors import Problems
 
@@ -23,6 +23,13 @@ FIELD_MAX = 1 << 20
 # What a decoded text cannot hold and still be stored: PostgreSQL's text has no NUL, and UTF-8 has no lone surrogate
 # (JSON's "\ud800" decodes to one). One rule for every reader: refused with the line, never dropped.
 _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+
+
+class TextSink(Protocol):
+    """Where a writer of text puts it: anything with a `write(str)` method (a text file, a management command's
+    stdout, an HttpResponse)."""
+
+    def write(self, text: str, /) -> object: ...
 
 
 def open_binary(path: str | os.PathLike) -> BinaryIO:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import BinaryIO, NamedTuple
 from xml.sax.handler import ContentHandler
+from xml.sax.xmlreader import Locator
 
 from pooling.errors import Problems
 from pooling.formats.se_xml import StopParsing, feed_xml, normalize_tags
@@ -28,6 +29,8 @@ class _TopicHandler(ContentHandler):
     """Collects each <Topic>'s line, number attribute and child texts; a text longer than FIELD_MAX bytes is reported
     with its line and not kept (nor more of it than FIELD_MAX characters held meanwhile)."""
 
+    _locator: Locator  # set by the parser (ContentHandler.setDocumentLocator) before the first element
+
     def __init__(self, problems: Problems) -> None:
         super().__init__()
         self.problems = problems
@@ -42,6 +45,7 @@ class _TopicHandler(ContentHandler):
     def startElement(self, name, attrs):
         self.depth += 1
         line = self._locator.getLineNumber()
+        assert line is not None  # expat always knows its line
         if self.depth == 1 and name != "Topics":
             self.problems.add(line, f"root element is <{name}>, expected <Topics>")
             raise StopParsing

@@ -4,10 +4,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from ..bounds import max_chars
 from ..errors import InputError, Problem, Problems
 from ..formats import topics_xml
 from ..formats.textio import open_binary
@@ -35,7 +36,7 @@ def campaign_create(
     selection: str | None = None,
     seed: int | None = None,
     max_depth: int | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> Campaign:
     """Creates a campaign with the ARQMath-3 defaults of its task for every setting not given."""
     name = (name or "").strip()

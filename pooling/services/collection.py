@@ -98,7 +98,8 @@ def _analyze(models) -> None:
 
 def _collection_files(paths, names) -> list[tuple[str, str, str]]:
     """(kind, path, name) of every file in loading order, or InputError for files of no known kind."""
-    files, errors = [], []
+    files: list[tuple[str, str, str]] = []
+    errors: list[Problem] = []
     for path, name in zip(paths, names, strict=True):
         try:
             kind = detect.collection_file_kind(path)

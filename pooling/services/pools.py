@@ -206,6 +206,8 @@ def _formula_rows(campaign: Campaign, start: int, pairs: list[tuple[int, int]] |
 def _unnamed_clusters(campaign: Campaign) -> dict[str, str]:
     """Computed visual ids (SPEC 4.2) of the collection's formulas that have none in the index, clustered with
     every such formula of the collection so that a computed id does not change when a run is added."""
+    if campaign.collection_id is None:
+        return {}
     return cluster_visual_ids(Formula.objects.filter(collection_id=campaign.collection_id, visual_id__regex=r"^\s*$")
                               .values_list("formula_id", "visual_id", "slt", "latex").iterator(chunk_size=BATCH))
 

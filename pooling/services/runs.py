@@ -6,12 +6,13 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from ..bulk import bulk_insert, copy_text
+from ..bounds import max_chars
+from ..bulk import Row, bulk_insert, copy_text
 from ..errors import InputError, Problems
 from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary
@@ -43,7 +44,7 @@ def run_ingest(
     alternate: bool = False,
     manual: bool = False,
     baseline: bool = False,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     progress: Progress = None,
     depth: int | None = None,
 ) -> Run:
@@ -58,7 +59,7 @@ def run_ingest(
         raise InputError("the campaign has no topics yet: ingest its topics before its runs")
     if depth is not None and depth < 1:
         raise InputError(f"a run's pool depth must be at least 1, not {depth}")
-    if len(name) > Run._meta.get_field("name").max_length:
+    if len(name) > max_chars(Run, "name"):
         raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
     checksum = file_checksum(path)
     try:
@@ -109,7 +110,9 @@ def _run_problems(campaign, path, filename, topics) -> InputError:
 def _rank_order_warning(run: Run, summary: RunSummary, topics: dict[str, int], warnings: Problems) -> None:
     """Topics where a rank scores higher than the rank before it. The reader checked the topics whose rows
     came in rank order as they streamed by; the others are checked here in the stored rows, in SQL."""
-    found = {t: found for t, found in summary.disorder.items() if t not in summary.unsorted_topics}
+    # topic -> (the line, None when found in the stored rows; the rank)
+    found: dict[str, tuple[int | None, int]] = {t: found for t, found in summary.disorder.items()
+                                                if t not in summary.unsorted_topics}
     if summary.unsorted_topics:
         found.update(_rank_disorder_in_database(run, [topics[t] for t in summary.unsorted_topics]))
     if not found:
@@ -158,7 +161,7 @@ def _entry_rows(run_id, topics, rows, problems: Problems, stream, size, progress
         yield run_id, topics[row.topic_id], row.item_id, row.post_id, row.rank, row.score
 
 
-def _entry_line(row: tuple) -> str:
+def _entry_line(row: Row) -> str:
     """A run entry as COPY text, without the generic per-value dispatch: ints and floats need no escaping."""
     run_id, topic_pk, item_id, post_id, rank, score = row
     return f"{run_id}\t{topic_pk}\t{copy_text(item_id)}\t{copy_text(post_id)}\t{rank}\t{score!r}\n"
@@ -171,11 +174,11 @@ def _fill_post_ids(run: Run, collection_id: int) -> None:
 
 
 def _collection_warnings(run: Run, campaign: Campaign) -> list[str]:
-    if not campaign.collection_id:
-        return []
     collection = campaign.collection
-    table = collection.posts if campaign.task == Campaign.Task.ANSWERS else collection.formulas
-    if not table.exists():
+    if collection is None:
+        return []
+    ids = collection.posts if campaign.task == Campaign.Task.ANSWERS else collection.formulas
+    if not ids.exists():
         return [f"the collection '{collection}' has no {'posts' if campaign.task == 'answers' else 'formulas'} "
                 "yet: the run's ids were not checked against it"]
     model, noun = (Post, "post") if campaign.task == Campaign.Task.ANSWERS else (Formula, "formula")

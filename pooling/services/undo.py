@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import connection, models, transaction
 
+from ..bounds import max_chars
 from ..errors import InputError, Problem
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from ..signals import campaign_deleting, pools_rebuilt
@@ -97,6 +99,7 @@ def _entries_delete(*, run: Run | None = None, campaign: Campaign | None = None)
         if run is not None:
             cursor.execute(f"DELETE FROM {table} WHERE run_id = %s", [run.pk])
         else:
+            assert campaign is not None, "a run or a campaign"
             runs = connection.ops.quote_name(Run._meta.db_table)
             cursor.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT id FROM {runs} WHERE campaign_id = %s)",
                            [campaign.pk])
@@ -122,7 +125,7 @@ def run_replace(
     path: str | os.PathLike,
     filename: str | None = None,
     force: bool = False,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     progress: Progress = None,
 ) -> tuple[Run, PoolsAfter]:
     """Replaces a run's file: the new file becomes the run of the same name, with the same options (kind, manual,
@@ -131,14 +134,16 @@ def run_replace(
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
-    options = {"name": run.name, "alternate": run.alternate, "manual": run.manual, "baseline": run.baseline,
-               "depth": run.depth}
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
-    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, **options)
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, name=run.name,
+                     alternate=run.alternate, manual=run.manual, baseline=run.baseline, depth=run.depth)
     return new, _pools_redo(campaign, was_built)
 
 
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import connection, models, transaction
 @transaction.atomic
 def campaign_update(
     *,
@@ -162,7 +167,7 @@ def campaign_update(
     campaign.refresh_from_db()
     wanted = {"primary_depth": primary_depth, "alternate_depth": alternate_depth, "instances": instances,
               "selection": selection, "seed": seed, "max_depth": max_depth}
-    changed = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
+    changed: dict[str, object] = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
     if name is not None and name.strip() != campaign.name:
         changed["name"] = name.strip()
     problems: list[str] = []
@@ -172,13 +177,13 @@ def campaign_update(
         if has_runs:
             problems.append(f"the collection cannot change: the campaign's runs were checked against "
                             f"'{collection or 'no collection'}'. Delete its runs first, or create a new campaign")
-        elif len(collection_name.strip()) > Collection._meta.get_field("name").max_length:
+        elif len(collection_name.strip()) > max_chars(Collection, "name"):
             problems.append("collection: a collection name has at most 100 characters")
         elif not collection_name.strip():
             changed["collection"] = None
         else:
             changed["collection"] = collection_get_or_create(name=collection_name)
-    if "max_depth" in changed and has_runs and changed["max_depth"] < campaign.max_depth:
+    if has_runs and max_depth is not None and max_depth < campaign.max_depth:
         problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "
                         "read against it (it may rise)")
     # Pooling answers reads neither the instance count nor the selection.

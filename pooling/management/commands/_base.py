@@ -31,10 +31,11 @@ class ServiceCommand(BaseCommand):
     def _output_closed(self) -> None:
         """The reader of the output went away (`export_pools ... | head`): stop quietly, as Unix tools do, rather
         than report a problem with the input."""
-        if getattr(self.stdout, "_out", None) is sys.stdout:
+        out = getattr(self.stdout, "_out", None)  # the stream an OutputWrapper writes to
+        if out is not None and out is sys.stdout:
             # Python flushes stdout again at exit; pointed at /dev/null, that flush cannot fail a second time.
             devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            os.dup2(devnull, out.fileno())
         raise SystemExit(BROKEN_PIPE_STATUS)
 
     def campaign(self, name: str) -> Campaign:
