@@ -8,7 +8,6 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ..bounds import max_chars
 from ..errors import InputError, Problem, Problems
 from ..formats import topics_xml
 from ..formats.textio import open_binary

@@ -11,8 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 
 from ..bounds import max_chars
 from ..errors import InputError, Problem
@@ -141,9 +140,6 @@ def run_replace(
     return new, _pools_redo(campaign, was_built)
 
 
-from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
-from django.db import connection, models, transaction
 @transaction.atomic
 def campaign_update(
     *,

@@ -24,8 +24,8 @@ def wide(tmp_path):
 
 def judge(assignment, user, count, seconds):
     for item in assignment.topic.pool_items.order_by("position")[:count]:
-        services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, grades=[services.GradeInput(grade="1")],
-                                 user=user, active_seconds=seconds)
+        services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id,
+                                 grades=[services.GradeInput(grade="1")], user=user, active_seconds=seconds)
 
 
 def planner_note(client, campaign) -> str:

@@ -15,7 +15,8 @@ def pooled(campaign, topic="A.1") -> set[str]:
 
 def judge(assignment, topic, item_id, grade="2"):
     item = PoolItem.objects.get(campaign=assignment.campaign, topic__topic_id=topic, item_id=item_id)
-    return judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, grades=[GradeInput(grade)], user=assignment.assessor)
+    return judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, grades=[GradeInput(grade)],
+                           user=assignment.assessor)
 
 
 @pytest.fixture
