@@ -199,16 +199,17 @@ def thread_url(collection_pk: int) -> PostUrl:
     return url
 
 
-def _judging_options(collection_pk: int) -> dict:
-    return {"scope": f"collection-{collection_pk}", "post_url": thread_url(collection_pk), "new_tab": True}
+def _judging_options(collection_pk: int | None) -> dict:
+    # A campaign without a collection: its links go where the topic page's do (views._safe), not to a NoReverseMatch.
+    return {"scope": f"collection-{collection_pk}", "post_url": thread_url(collection_pk or 0), "new_tab": True}
 
 
-def judging_safe_many(htmls: Sequence[str], *, collection_pk: int) -> list[str]:
+def judging_safe_many(htmls: Sequence[str], *, collection_pk: int | None) -> list[str]:
     """The judging page's fragments of a collection, sanitized through the cache (links open in a new tab)."""
     return _through_cache(htmls, **_judging_options(collection_pk))[0]
 
 
-def judging_safe_warm(htmls: Iterable[str], *, collection_pk: int) -> int:
+def judging_safe_warm(htmls: Iterable[str], *, collection_pk: int | None) -> int:
     """Puts the judging page's sanitized form of each fragment in the cache, under the key the page reads, unless it
     is there already, WARM_BATCH fragments per cache round trip. Returns how many were sanitized."""
     options = _judging_options(collection_pk)

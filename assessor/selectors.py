@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -13,13 +14,21 @@ from pooling.permissions import is_organizer
 
 from .models import Assignment, ItemVisit, Judgment
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _Counts(TypedDict):
+    total: int
+    done: int
+
 
 def _subquery_count(queryset) -> Coalesce:
     counted = queryset.order_by().annotate(_n=Count("*")).values("_n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
-def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
+def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, _Counts]]:
     """The one count of an assignment's progress: each annotated with `total` (the items of its topic's pool) and
     `done` (the items it completed, ItemVisit.completed_at)."""
     items = PoolItem.objects.filter(topic=OuterRef("topic")).values("topic")
@@ -27,7 +36,7 @@ def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
     return assignments.annotate(total=_subquery_count(items), done=_subquery_count(done))
 
 
-def assignment_list(*, user: AbstractBaseUser, campaign: Campaign | None = None, include_withdrawn: bool = False):
+def assignment_list(*, user: User, campaign: Campaign | None = None, include_withdrawn: bool = False):
     """The user's assignments, each annotated with `total` items, `done` (complete) items and `skipped` items (skipped
     and not judged since)."""
     assignments = Assignment.objects.filter(assessor=user)
@@ -88,7 +97,7 @@ def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
     return judged
 
 
-def can_view_collection(*, user: AbstractBaseUser, collection: Collection) -> bool:
+def can_view_collection(*, user: User, collection: Collection) -> bool:
     """Thread views are for organizers and for assessors with an assignment in a campaign of that collection."""
     if is_organizer(user):
         return True
@@ -131,7 +140,7 @@ class JudgingPage:
         return judging_fragments(topic=self.assignment.topic, shown=self.shown)
 
 
-def judging_page(*, user: AbstractBaseUser, assignment_pk: int, position: int) -> JudgingPage | None:
+def judging_page(*, user: User, assignment_pk: int, position: int) -> JudgingPage | None:
     """The user's own assignment (with its campaign, topic and progress) and the item at `position` of its topic
     with what the page shows of it; None when the assignment is not the user's (nobody reaches another assessor's
     work) or the topic has no such item."""
@@ -140,10 +149,11 @@ def judging_page(*, user: AbstractBaseUser, assignment_pk: int, position: int) -
     if assignment is None:
         return None
     # The item and the one before it, in one query.
-    item, *before = list(PoolItem.objects.filter(topic_id=assignment.topic_id, position__lte=position)
-                         .order_by("-position")[:2]) or [None]
-    if item is None or item.position != position:
+    items = list(PoolItem.objects.filter(topic_id=assignment.topic_id, position__lte=position)
+                 .order_by("-position")[:2])
+    if not items or items[0].position != position:
         return None
+    item, *before = items
     previous = before[0].position if before else None
     shown = _item_shown(campaign=assignment.campaign, item=item)
     judgments = item_judgments(assignment=assignment, item_id=item.item_id)
@@ -155,7 +165,7 @@ def judging_page(*, user: AbstractBaseUser, assignment_pk: int, position: int) -
                        previous=previous, shown=shown, judgment=judgments.get("") if answers else None)
 
 
-def item_id_at(*, user: AbstractBaseUser, assignment_pk: int, position: int) -> str | None:
+def item_id_at(*, user: User, assignment_pk: int, position: int) -> str | None:
     """The item id at `position` of the topic of the user's own assignment, else None."""
     return (PoolItem.objects.filter(topic__assignments__pk=assignment_pk, topic__assignments__assessor=user,
                                     position=position).values_list("item_id", flat=True).first())
@@ -171,9 +181,11 @@ def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
     collection_id = campaign.collection_id
     if campaign.task == Campaign.Task.ANSWERS:
         post = (Post.objects.filter(collection_id=collection_id, post_id=item.item_id)
-                .annotate(question_title=_question_title()).first())
+                .annotate(question_title=_question_title()).first()) if collection_id is not None else None
         return ItemShown(post=post, question_title=(post.question_title or "") if post else "")
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
+    if collection_id is None:  # a campaign without a collection has no posts to show
+        return ItemShown(instances=[Instance(formula_id=i.formula_id, post=None) for i in selected])
     posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_id,
                                                        post_id__in={i.post_id for i in selected})}
     formulas = {f.formula_id: f for f in Formula.objects.filter(
@@ -241,7 +253,7 @@ def thread_of_post(*, collection: Collection, post_id: str) -> Thread | None:
     return Thread(question=question, answers=answers, comments=comments)
 
 
-def assessor_judgments(*, user: AbstractBaseUser, assignment: Assignment | None = None):
+def assessor_judgments(*, user: User, assignment: Assignment | None = None):
     """The user's own judgments only."""
     judgments = Judgment.objects.filter(assignment__assessor=user).select_related("assignment__topic")
     if assignment is not None:

@@ -6,13 +6,13 @@ import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, Value
+from django.db.models import Expression, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -40,9 +40,9 @@ class AssignResult:
 
 
 @transaction.atomic
-def assignments_create(*, campaign: Campaign, assessors: Sequence[AbstractBaseUser], topic_ids: Sequence[str],
+def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_ids: Sequence[str],
                        kind: str = Assignment.Kind.OFFICIAL, round: int | None = None,
-                       user: AbstractBaseUser | None = None) -> AssignResult:
+                       user: User | None = None) -> AssignResult:
     """Gives every listed topic to every listed assessor. Assigning twice is harmless (the existing assignment is
     reported, not duplicated). Rejected as a whole: unknown topics, a second official assessor for a topic, a
     dual assignment for a topic nobody else judges officially."""
@@ -225,7 +225,7 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
 
 
 @transaction.atomic
-def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: AbstractBaseUser,
+def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: User,
                     active_seconds: float = 0.0, source: str = "web") -> SubmitResult:
     """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
 
@@ -277,7 +277,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         # The page recorded the visit when it showed the item; an API client may submit without one (then it is
         # shown now).
         item_visit(assignment=assignment, item_id=item_id, at=now)
-        changes = {"active_seconds": F("active_seconds") + add} if add else {}
+        changes: dict[str, Expression] = {"active_seconds": F("active_seconds") + add} if add else {}
         if result.complete:
             changes["completed_at"] = Coalesce("completed_at", Value(now))
         if changes:
@@ -371,7 +371,7 @@ def _import_stream(lines: BinaryIO | Iterable[str | bytes]) -> BinaryIO:
     """The import as a binary stream: a file is read as it is (line by line, each line bounded); lines given as a list
     (the tests, a caller with the text at hand) are joined into one, so that both go through the same reader."""
     if hasattr(lines, "readline"):
-        return lines
+        return cast("BinaryIO", lines)  # a file: mypy's hasattr narrowing cannot tell it from an iterable of lines
     return io.BytesIO(b"".join(
         (line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")).rstrip(b"\r\n") + b"\n"
         for line in lines))
@@ -424,7 +424,7 @@ def _parse_import(lines: BinaryIO | Iterable[str | bytes], problems: Problems) -
 
 @transaction.atomic
 def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | bytes],
-                     user: AbstractBaseUser | None = None, filename: str = "") -> ImportResult:
+                     user: User | None = None, filename: str = "") -> ImportResult:
     """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests): every line is
     checked before anything is written, and a file with any problem changes nothing."""
     problems = Problems(file=filename)
@@ -453,18 +453,18 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
         seen.setdefault(key, row.line)
     problems.raise_if_any()
 
-    User = get_user_model()
+    user_model = get_user_model()
     names = sorted({row.assessor for row in rows})
-    users = {u.username: u for u in User.objects.filter(username__in=names)}
+    users = {u.username: u for u in user_model.objects.filter(username__in=names)}
     new_accounts = [name for name in names if name not in users]
     for name in new_accounts:
-        account = User(username=name)
+        account = user_model(username=name)
         account.set_unusable_password()
         account.save()
         users[name] = account
 
     # Official assignments first, so that dual ones in the same file find their official assessor.
-    order = {Assignment.Kind.OFFICIAL: 0, Assignment.Kind.TRAINING: 1, Assignment.Kind.DUAL: 2}
+    order: dict[str, int] = {Assignment.Kind.OFFICIAL: 0, Assignment.Kind.TRAINING: 1, Assignment.Kind.DUAL: 2}
     wanted = sorted({(row.kind, row.round, row.topic, row.assessor) for row in rows},
                     key=lambda k: (order[k[0]], k[1], k[2], k[3]))
     new_assignments = 0

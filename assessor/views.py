@@ -24,7 +24,7 @@ from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
 from .rendering import highlight, judging_safe_many, sanitize_cached, thread_url
 
-GRADE_MEANINGS = {
+GRADE_MEANINGS: dict[str, dict[str, str]] = {
     Campaign.Task.ANSWERS: {
         "3": "Sufficient to answer the complete question on its own",
         "2": "Provides some path towards the solution",
@@ -66,6 +66,7 @@ def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, re
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
     """The signed-in user's own assignment, else 404: nobody reaches another assessor's work."""
+    assert request.user.is_authenticated  # its callers are login_required views
     try:
         return (Assignment.objects.select_related("campaign__collection", "topic")
                 .get(pk=pk, assessor=request.user))
@@ -82,6 +83,7 @@ def _safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> s
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """An assessor's start page: their assignments with progress and a Continue button."""
+    assert request.user.is_authenticated  # login_required
     assignments = list(selectors.assignment_list(user=request.user))
     done = sum(a.done for a in assignments)
     total = sum(a.total for a in assignments)
@@ -144,6 +146,7 @@ def _grade_inputs(request: HttpRequest, item_id: str) -> list[services.GradeInpu
 @require_http_methods(["GET", "POST"])
 def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
+    assert request.user.is_authenticated  # login_required
     if request.method == "GET":
         page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)
         if page is None:
@@ -204,7 +207,8 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
     for name, html in zip(wanted, cleaned, strict=True):
         marks = fragments[name][1]
         safe[name] = highlight(html, marks) if marks else html
-    post_url = thread_url(collection_pk)
+    # A post is shown only from the campaign's collection: without one there is no post to link.
+    post_url = thread_url(collection_pk) if collection_pk is not None else None
     task, read_only = campaign.task, assignment.read_only
     instances = []
     for n, instance in enumerate(page.shown.instances):
@@ -216,7 +220,7 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
             "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=f"grade-{n}",
                                       current=current, read_only=read_only),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
-            "thread_url": post_url(instance.post.post_id) if instance.post else "",
+            "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
         })
     current = _shown(posted, "grade", "comment", page.judgment)
     return {
@@ -224,7 +228,7 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
-        "post_thread_url": post_url(post.post_id) if post else "",
+        "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only),
@@ -249,6 +253,7 @@ def skip(request: HttpRequest, pk: int, position: int) -> HttpResponse:
 @login_required
 def thread(request: HttpRequest, collection_pk: int, post_id: str) -> HttpResponse:
     """A whole thread, opened in its own tab from the judging view or from a link inside another thread."""
+    assert request.user.is_authenticated  # login_required
     collection = get_object_or_404(Collection, pk=collection_pk)
     if not selectors.can_view_collection(user=request.user, collection=collection):
         raise Http404("No such thread")
@@ -301,6 +306,7 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
                       topics=topics, assessors=assessors)
     account_form = AssessorCreateForm(request.POST if request.POST.get("action") == "account" else None)
     if form.is_bound and form.is_valid():
+        assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
         data = form.cleaned_data
         try:
             result = services.assignments_create(

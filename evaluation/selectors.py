@@ -110,7 +110,7 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
                         .order_by("pk").values_list("pk", "withdrawn_at"))
     runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
-    formulas = campaign.collection.formula_count if campaign.collection_id else 0
+    formulas = campaign.collection.formula_count if campaign.collection is not None else 0
     return official["count"], official["last"], assignments, runs, formulas
 
 

@@ -6,7 +6,6 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from django.core.cache import cache
 
@@ -14,7 +13,7 @@ from pooling.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
 from pooling.formats.qrels import read_qrels
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
-from pooling.formats.textio import iter_lines, open_binary
+from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
 from . import reading, selectors
@@ -39,7 +38,7 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
                        summary=summary)
 
 
-def qrels_export(*, campaign: Campaign, out: TextIO, level: str = selectors.VISUAL,
+def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
                  min_relevant: int | None = None) -> QrelsSummary:
     """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
     summary = QrelsSummary()

@@ -20,8 +20,10 @@ def column_bounds(model: type[models.Model], field_name: str, *, min_value: int 
     that SQLite refuses the same values), narrowed by the field's own Min/MaxValueValidators (the model's rule, which
     `full_clean` applies too) and at the bottom to `min_value` when given."""
     field = model._meta.get_field(field_name)
+    assert isinstance(field, models.IntegerField), f"{field_name} is no IntegerField"
     low, high = BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
-    for validator in field._validators:  # the ones the model declares, not the connection's range
+    # The validators the model declares, not the connection's range: Field._validators, which the stubs leave out.
+    for validator in field._validators:  # type: ignore[attr-defined]
         if isinstance(validator, MinValueValidator):
             low = max(low, validator.limit_value)
         elif isinstance(validator, MaxValueValidator):

@@ -102,6 +102,7 @@ def read_answers(stream: BinaryIO, problems: Problems, warnings: Problems, *,
         if run_id:
             run_ids[run_id] = run_ids.get(run_id, 0) + 1
         if problems.count == before:
+            assert rank is not None and score is not None  # else a problem was added above
             rows.append(AnswerRow(line, topic_id, rank, score, run_id, sources, answer))
     if not first_line and not problems:
         problems.add(None, "the file has no answers")

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 
+from ..bounds import max_chars
 from ..errors import InputError, Problem, Problems
 from ..formats import topics_xml
 from ..formats.textio import open_binary
@@ -77,7 +78,7 @@ def campaign_problems(campaign: Campaign) -> list[str]:
         campaign.full_clean(exclude=["created_by", "collection", "name"], validate_unique=False)
     except ValidationError as exc:
         problems += [_sentence(key, error) for key, errors in exc.error_dict.items() for error in errors]
-    if len(campaign.name) > Campaign._meta.get_field("name").max_length:
+    if len(campaign.name) > max_chars(Campaign, "name"):
         problems.append("a campaign name has at most 100 characters")
     return problems
 
@@ -98,7 +99,11 @@ def raise_if_invalid(campaign: Campaign) -> None:
 
 
 def setting_label(name: str) -> str:
-    return str(Campaign._meta.get_field(name).verbose_name) if name != "__all__" else "campaign"
+    if name == "__all__":
+        return "campaign"
+    field = Campaign._meta.get_field(name)
+    assert isinstance(field, models.Field), f"{name} is no column of a campaign"  # settings and error keys are
+    return str(field.verbose_name)
 
 
 def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> dict:
