@@ -88,8 +88,16 @@ def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
             messages.info(request, f"Training round {result.round.number}: {created} "
                                    f"assignment{pluralize(created)} created{note}.")
             return redirect("assessor:training_rounds", pk=pk)
+    round_list = rounds.training_round_list(campaign=campaign)
+    # Which earlier rounds already hold each topic, beside its box (with its title) in the topic grid.
+    used: dict[str, list[str]] = {}
+    for r in round_list:
+        for topic_id in r.topics:
+            used.setdefault(topic_id, []).append(str(r.number))
+    topics = {t.topic_id: t for t in campaign.topics.all()}
     return render(request, "assessor/training_rounds.html", {
-        "campaign": campaign, "form": form, "rounds": rounds.training_round_list(campaign=campaign),
+        "campaign": campaign, "form": form, "rounds": round_list,
+        "topic_boxes": [(box, topics[box.data["value"]], used.get(box.data["value"], [])) for box in form["topics"]],
         "next_round": rounds.training_round_next(campaign=campaign)})
 
 
