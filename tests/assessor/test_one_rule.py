@@ -1,7 +1,9 @@
-"""One rule in one place: completeness for the submit and the recount, the judgments of an item for every reader."""
+"""One rule in one place, seen from outside: the submit, the recount after a pool rebuild and the judging page agree
+on when a formula is complete and on what was graded."""
 import pytest
 
 from assessor import selectors, services
+from assessor.models import ItemVisit
 from pooling.models import PoolInstance, PoolItem
 
 from .fixtures import assign
@@ -9,39 +11,35 @@ from .fixtures import assign
 pytestmark = pytest.mark.django_db
 
 
-def test_the_submit_and_the_recount_decide_complete_by_the_same_rule(formulas, ada, monkeypatch):
+def _item_with_instances(assignment, at_least: int = 2) -> PoolItem:
+    return next(i for i in PoolItem.objects.filter(topic=assignment.topic)
+                if PoolInstance.objects.filter(item=i, selected=True).count() >= at_least)
+
+
+def test_the_submit_and_the_recount_agree_on_when_a_formula_is_complete(formulas, ada):
     a = assign(formulas, ada, "B.1")
-    item = next(i for i in PoolItem.objects.filter(topic=a.topic)
-                if PoolInstance.objects.filter(item=i, selected=True).count() > 1)
-    first = PoolInstance.objects.filter(item=item, selected=True).order_by("formula_id").first()
-    seen = []
-    rule = services.judged_complete
+    item = _item_with_instances(a)
+    instances = list(PoolInstance.objects.filter(item=item, selected=True).order_by("formula_id"))
+    grade = [services.GradeInput(grade="2", formula_id=instances[0].formula_id)]
+    partial = services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada, grades=grade)
+    assert partial.complete is False and services.item_complete(assignment=a, item=item) is False
+    services.visits_recount(campaign=formulas)
+    assert ItemVisit.objects.get(assignment=a, item_id=item.item_id).completed_at is None
 
-    def spy(judged, instances):
-        seen.append((frozenset(judged), None if instances is None else frozenset(instances)))
-        return rule(judged, instances)
-
-    monkeypatch.setattr(services, "judged_complete", spy)
-    result = services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada,
-                                      grades=[services.GradeInput(grade="2", formula_id=first.formula_id)])
-    assert services.item_complete(assignment=a, item=item) is result.complete is False
-    assert len(seen) == 2 and seen[0] == seen[1]
+    rest = [services.GradeInput(grade="1", formula_id=i.formula_id) for i in instances[1:]]
+    whole = services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada, grades=rest)
+    assert whole.complete is True and services.item_complete(assignment=a, item=item) is True
+    done_at = ItemVisit.objects.get(assignment=a, item_id=item.item_id).completed_at
+    services.visits_recount(campaign=formulas)
+    assert ItemVisit.objects.get(assignment=a, item_id=item.item_id).completed_at == done_at is not None
 
 
-def test_the_judging_page_reads_a_formulas_judgments_as_the_submit_does(formulas, ada, monkeypatch):
+def test_the_judging_page_shows_each_instance_as_the_submit_stored_it(formulas, ada):
     a = assign(formulas, ada, "B.1")
-    item = PoolItem.objects.filter(topic=a.topic).first()
-    instance = PoolInstance.objects.filter(item=item, selected=True).first()
+    item = _item_with_instances(a)
+    first, second = PoolInstance.objects.filter(item=item, selected=True).order_by("formula_id")[:2]
     services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada,
-                             grades=[services.GradeInput(grade="1", formula_id=instance.formula_id)])
-    calls = []
-    read = selectors.item_judgments
-
-    def spy(**kwargs):
-        calls.append(kwargs)
-        return read(**kwargs)
-
-    monkeypatch.setattr(selectors, "item_judgments", spy)
+                             grades=[services.GradeInput(grade="1", formula_id=first.formula_id)])
     page = selectors.judging_page(user=ada, assignment_pk=a.pk, position=item.position)
-    assert [call["item_id"] for call in calls] == [item.item_id]
-    assert {i.formula_id: i.judgment.grade for i in page.shown.instances if i.judgment} == {instance.formula_id: "1"}
+    grades = {i.formula_id: i.judgment.grade if i.judgment else None for i in page.shown.instances}
+    assert grades[first.formula_id] == "1" and grades[second.formula_id] is None

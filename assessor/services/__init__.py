@@ -1,0 +1,42 @@
+"""Writes of the judging app, by concern: assignments (and the judging cache warm-up), judgments (what was shown,
+submits with their revisions), imports (import_judgments)."""
+from .assignments import (
+    AssignResult,
+    assignment_withdraw,
+    assignments_create,
+    campaign_rows_delete,
+    judging_cache_warm,
+    topic_close,
+)
+from .imports import ImportResult, judgments_import
+from .judgments import (
+    MAX_ACTIVE_SECONDS,
+    GradeInput,
+    SubmitResult,
+    item_complete,
+    item_skip,
+    item_visit,
+    judged_complete,
+    judgment_submit,
+    visits_recount,
+)
+
+__all__ = [
+    "MAX_ACTIVE_SECONDS",
+    "AssignResult",
+    "GradeInput",
+    "ImportResult",
+    "SubmitResult",
+    "assignment_withdraw",
+    "assignments_create",
+    "campaign_rows_delete",
+    "item_complete",
+    "item_skip",
+    "item_visit",
+    "judged_complete",
+    "judging_cache_warm",
+    "judgment_submit",
+    "judgments_import",
+    "topic_close",
+    "visits_recount",
+]

@@ -1,0 +1,168 @@
+"""Writes of assignments: handing topics to assessors, withdrawing, closing topics, the judging cache warm-up, and
+what goes with a deleted campaign."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pooling.errors import InputError, Problems
+from pooling.models import Campaign, Topic
+
+from .. import rendering, rules, selectors
+from ..models import Assignment, GoldJudgment, ItemVisit, Judgment, TrainingRound
+
+log = logging.getLogger(__name__)
+
+
+
+@dataclass
+class AssignResult:
+    created: list[Assignment]
+    existing: list[Assignment]
+
+
+@transaction.atomic
+def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_ids: Sequence[str],
+                       kind: str = Assignment.Kind.OFFICIAL, round: int | None = None,
+                       user: User | None = None) -> AssignResult:
+    """Gives every listed topic to every listed assessor. Assigning twice is harmless (the existing assignment is
+    reported, not duplicated). Rejected as a whole: unknown topics, a second official assessor for a topic, a
+    dual assignment for a topic nobody else judges officially."""
+    kind, round_ = rules.kind_and_round(kind, round)
+    if not assessors:
+        raise InputError("no assessor given")
+    if not topic_ids:
+        raise InputError("no topic given")
+    topics = {t.topic_id: t for t in Topic.objects.filter(campaign=campaign, topic_id__in=set(topic_ids))}
+    problems = Problems()
+    for topic_id in dict.fromkeys(topic_ids):
+        if topic_id not in topics:
+            problems.add(None, f"topic '{topic_id}' is not a topic of campaign '{campaign.name}'")
+    problems.raise_if_any()
+
+    active = Assignment.objects.filter(topic__in=topics.values(), withdrawn_at__isnull=True)
+    official = {a.topic_id: a for a in active.filter(kind=Assignment.Kind.OFFICIAL).select_related("assessor")}
+    dual = set(active.filter(kind=Assignment.Kind.DUAL).values_list("topic_id", "assessor_id"))
+    closed = set(active.filter(closed_at__isnull=False).values_list("topic_id", flat=True))
+    existing = {(a.topic_id, a.assessor_id): a for a in active.filter(kind=kind, round=round_)}
+    # A withdrawn assignment given back to the same assessor comes back with its judgments.
+    withdrawn = {(a.topic_id, a.assessor_id): a for a in Assignment.objects.filter(
+        topic__in=topics.values(), kind=kind, round=round_, withdrawn_at__isnull=False).order_by("withdrawn_at")}
+    created, kept, revived = [], [], []
+    for topic_id in dict.fromkeys(topic_ids):
+        topic = topics[topic_id]
+        for assessor in assessors:
+            if (topic.pk, assessor.pk) in existing:
+                kept.append(existing[(topic.pk, assessor.pk)])
+                continue
+            owner = official.get(topic.pk)
+            if kind == Assignment.Kind.OFFICIAL and (topic.pk, assessor.pk) in dual:
+                problems.add(None, f"{assessor} judges topic {topic_id} as the dual assessor: the official and the "
+                                   "dual judging must be by different assessors")
+                continue
+            if kind == Assignment.Kind.OFFICIAL and owner is not None:
+                problems.add(None, f"topic {topic_id} is already assigned officially to {owner.assessor}; "
+                                   "withdraw that assignment first")
+                continue
+            if kind == Assignment.Kind.DUAL and (owner is None or owner.assessor_id == assessor.pk):
+                reason = ("has no official assessor yet" if owner is None
+                          else f"is judged officially by {assessor} already")
+                problems.add(None, f"topic {topic_id} {reason}: a dual assessment is a second, independent "
+                                   "judging by another assessor")
+                continue
+            assignment = withdrawn.get((topic.pk, assessor.pk))
+            if assignment is not None:
+                assignment.withdrawn_at = None
+                revived.append(assignment)
+            else:
+                assignment = Assignment(campaign=campaign, topic=topic, assessor=assessor, kind=kind,
+                                        round=round_, created_by=user)
+                created.append(assignment)
+            # A closed topic stays closed for whoever joins it.
+            assignment.closed_at = timezone.now() if topic.pk in closed else None
+            if kind == Assignment.Kind.OFFICIAL:
+                official[topic.pk] = assignment
+    problems.raise_if_any()
+    try:
+        with transaction.atomic():
+            Assignment.objects.bulk_create(created)
+            for assignment in revived:
+                assignment.save(update_fields=["withdrawn_at", "closed_at"])
+    except IntegrityError:
+        # Another organizer assigned the same topic at the same moment: the constraint kept it single.
+        raise InputError("these topics were assigned by someone else meanwhile; reload and try again") from None
+    given = created + revived
+    if given and settings.JUDGING_CACHE_WARM:
+        transaction.on_commit(lambda: _judging_cache_warm_enqueue([a.pk for a in given]))
+    return AssignResult(created=given, existing=kept)
+
+
+def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
+    from ..tasks import judging_cache_warm_task  # tasks import this module
+
+    # Only a head start for the pages (a page sanitizes what it misses): a broker or cache that is down must not
+    # turn an assignment that was made into an error.
+    try:
+        judging_cache_warm_task.delay(assignment_pks)
+    except Exception:
+        log.exception("the judging cache warm-up of assignments %s could not run", assignment_pks)
+
+
+def judging_cache_warm(*, assignment_pks: Sequence[int]) -> int:
+    """Sanitizes, into the cache the judging page reads, every fragment of collection and topic HTML that the
+    pages of these assignments' topics show, so that bleach does not run while an assessor waits. Fragments already
+    cached are left alone. Returns how many were sanitized."""
+    topics = (Topic.objects.filter(assignments__pk__in=list(assignment_pks)).distinct()
+              .select_related("campaign").order_by("pk"))
+    made = 0
+    for topic in topics:
+        # One topic that fails (a fragment the sanitizer chokes on, a cache hiccup) leaves the others warmed.
+        try:
+            made += rendering.judging_safe_warm(selectors.judging_texts(topic=topic),
+                                                collection_pk=topic.campaign.collection_id)
+        except Exception:
+            log.exception("the judging cache warm-up of topic %s (pk %s) failed", topic.topic_id, topic.pk)
+    return made
+
+
+@transaction.atomic
+def assignment_withdraw(*, assignment: Assignment) -> str:
+    """Takes a topic away from an assessor. An assignment with no work is deleted; one with judgments is kept,
+    read-only, with all of them (nothing submitted is ever deleted). Returns "deleted" or "withdrawn"."""
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if not assignment.judgments.exists():
+        assignment.visits.all().delete()
+        assignment.delete()
+        return "deleted"
+    if assignment.withdrawn_at is None:
+        assignment.withdrawn_at = timezone.now()
+        assignment.save(update_fields=["withdrawn_at"])
+    return "withdrawn"
+
+
+@transaction.atomic
+def topic_close(*, topic: Topic, closed: bool = True) -> int:
+    """Closes (or reopens) a topic for all its assessors: closed assignments are read-only. Returns how many."""
+    assignments = Assignment.objects.filter(topic=topic, withdrawn_at__isnull=True)
+    if closed:
+        return assignments.filter(closed_at__isnull=True).update(closed_at=timezone.now())
+    return assignments.exclude(closed_at__isnull=True).update(closed_at=None)
+
+
+def campaign_rows_delete(sender, *, campaign: Campaign, **kwargs) -> None:
+    """pooling's campaign_delete, before it deletes the campaign: its assignments (and what each assessor was shown)
+    and its training rounds go with it. Refused if any judgment exists: nothing an assessor submitted is ever
+    deleted (campaign_delete checks first; this is the check where the judgments live)."""
+    if Judgment.objects.filter(assignment__campaign=campaign).exists():
+        raise InputError(f"campaign '{campaign.name}' has judgments and is kept: nothing an assessor submitted is "
+                         "ever deleted")
+    GoldJudgment.objects.filter(round__campaign=campaign).delete()
+    TrainingRound.objects.filter(campaign=campaign).delete()
+    ItemVisit.objects.filter(assignment__campaign=campaign).delete()
+    Assignment.objects.filter(campaign=campaign).delete()

@@ -1,0 +1,194 @@
+"""Writes of judging: what an assessor was shown and skipped, judgments with every revision, and the recount of
+completed items after a pool rebuild."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Expression, F, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from pooling.errors import InputError
+from pooling.models import Campaign, PoolInstance, PoolItem
+
+from .. import rules, selectors
+from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision
+
+# Longest active time one submission may report: a page left open over a weekend is not a day of work.
+MAX_ACTIVE_SECONDS = 4 * 3600
+
+
+
+def item_visit(*, assignment: Assignment, item_id: str, at=None) -> None:
+    """Records when the server first showed this item to this assessor (now, or `at`: a submit's own time when it
+    makes the visit); later showings keep the first time."""
+    # INSERT ... ON CONFLICT DO NOTHING: the unique constraint keeps the first time when the item is shown again,
+    # or twice at the same moment.
+    ItemVisit.objects.bulk_create([ItemVisit(assignment_id=assignment.pk, item_id=item_id,
+                                             first_shown_at=at or timezone.now())], ignore_conflicts=True)
+
+
+def item_skip(*, assignment: Assignment, item_id: str) -> None:
+    """Puts an unjudged item at the back of the queue: "next item" offers it again once the others are done."""
+    item_visit(assignment=assignment, item_id=item_id)
+    ItemVisit.objects.filter(assignment=assignment, item_id=item_id).update(skipped_at=timezone.now())
+
+
+
+@dataclass(frozen=True)
+class GradeInput:
+    """One grade submitted from the page or the API; formula_id is empty for answers."""
+    grade: str
+    comment: str = ""
+    formula_id: str = ""
+
+
+@dataclass
+class SubmitResult:
+    created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+    complete: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.revised)
+
+
+def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None) -> list[str]:
+    problems = []
+    seen = set()
+    for g in grades:
+        unit = f"instance {g.formula_id}: " if g.formula_id else ""
+        problems += [unit + problem for problem in rules.grade_problems(g.grade, g.comment)]
+        if instances is None and g.formula_id:
+            problems.append("answers are judged as a whole: no formula instance is expected")
+        if instances is not None and g.formula_id not in instances:
+            problems.append(f"formula {g.formula_id or '(none)'} is not an instance to judge for this formula")
+        if g.formula_id in seen:
+            problems.append(f"{unit}graded twice in one submission")
+        seen.add(g.formula_id)
+    if not grades:
+        problems.append("no grade given")
+    return problems
+
+
+@transaction.atomic
+def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: User,
+                    active_seconds: float = 0.0, source: str = "web") -> SubmitResult:
+    """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
+
+    Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
+    identical submissions, and a resubmission of the current value changes nothing. A different value is a new
+    revision, and the revision rows keep the old and the new value.
+
+    Assignment.DoesNotExist when the assignment is not the user's, PoolItem.DoesNotExist when its topic has no such
+    item (a 404 to the pages and the API); InputError for grades refused or a closed topic.
+    """
+    # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
+    # write, two submissions for instances of one formula both see each other when they decide "complete", and
+    # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
+    # below stay as read until the commit. Only the assignment's row: no FOR UPDATE across the joined campaign.
+    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign")
+                  .get(pk=assignment_pk, assessor=user))
+    if assignment.read_only:
+        raise InputError("this topic is closed: its judgments can no longer be changed")
+    item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
+    instances = None
+    if assignment.campaign.task == Campaign.Task.FORMULAS:
+        instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
+    problems = _check_grades(grades, instances)
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
+
+    now = timezone.now()
+    existing = selectors.item_judgments(assignment=assignment, item_id=item_id)
+    result = SubmitResult()
+    new, revised = [], []
+    for g in grades:
+        comment = g.comment.strip()
+        judgment = existing.get(g.formula_id)
+        if judgment is None:
+            new.append(Judgment(assignment=assignment, item_id=item_id, formula_id=g.formula_id,
+                                post_id=instances[g.formula_id] if instances is not None else item_id,
+                                grade=g.grade, comment=comment, revision=1, submitted_at=now, updated_at=now))
+        elif judgment.grade == g.grade and judgment.comment == comment:
+            result.unchanged += 1
+        else:
+            revised.append((judgment, g, comment))
+    result.complete = judged_complete(set(existing) | {g.formula_id for g in grades}, instances)
+
+    active = float(active_seconds or 0.0)
+    active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
+    add = active if (new or revised) else 0.0
+    visit = ItemVisit.objects.filter(assignment=assignment, item_id=item_id)
+    if new or add or result.complete:
+        # The page recorded the visit when it showed the item; an API client may submit without one (then it is
+        # shown now).
+        item_visit(assignment=assignment, item_id=item_id, at=now)
+        changes: dict[str, Expression] = {"active_seconds": F("active_seconds") + add} if add else {}
+        if result.complete:
+            changes["completed_at"] = Coalesce("completed_at", Value(now))
+        if changes:
+            visit.update(**changes)
+    revisions = []
+    if new:
+        first_shown = visit.values_list("first_shown_at", flat=True).get()
+        for judgment in new:
+            judgment.first_shown_at = first_shown
+        # Under the assignment's lock nobody else inserts these judgments; the unique constraint backs that up.
+        for judgment in Judgment.objects.bulk_create(new):
+            revisions.append(JudgmentRevision(judgment=judgment, number=1, user=user, at=now, grade=judgment.grade,
+                                              comment=judgment.comment, active_seconds=active, source=source))
+        result.created = len(new)
+    for judgment, g, comment in revised:
+        revisions.append(JudgmentRevision(judgment=judgment, number=judgment.revision + 1, user=user, at=now,
+                                          old_grade=judgment.grade, old_comment=judgment.comment, grade=g.grade,
+                                          comment=comment, active_seconds=active, source=source))
+        judgment.grade, judgment.comment = g.grade, comment
+        judgment.revision += 1
+        judgment.updated_at = now
+        judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
+        result.revised += 1
+    JudgmentRevision.objects.bulk_create(revisions)
+    return result
+
+
+def judged_complete(judged: set[str], instances: dict[str, str] | None) -> bool:
+    """The rule of a complete item, from the formula ids judged ('' for an answer): answers (`instances` None) have
+    a judgment; formulas have one for every instance selected now (with none selected, never complete)."""
+    return "" in judged if instances is None else bool(instances) and set(instances) <= judged
+
+
+def item_complete(*, assignment: Assignment, item: PoolItem, instances: dict[str, str] | None = None) -> bool:
+    """Whether the item is complete now (judged_complete); `instances`: the formula's selected ones when the caller
+    has them already."""
+    judged = set(Judgment.objects.filter(assignment=assignment, item_id=item.item_id)
+                 .values_list("formula_id", flat=True))
+    if assignment.campaign.task == Campaign.Task.ANSWERS:
+        instances = None
+    elif instances is None:
+        instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
+    return judged_complete(judged, instances)
+
+
+@transaction.atomic
+def visits_recount(*, campaign: Campaign) -> int:
+    """Recomputes which items each assessor has completed, after the pools changed under them (a forced rebuild):
+    an item that left the pool, or a formula with a newly selected instance, is no longer complete. Returns how
+    many visits changed."""
+    items = {(i.topic_id, i.item_id): i for i in PoolItem.objects.filter(campaign=campaign)}
+    changed = 0
+    now = timezone.now()
+    for visit in ItemVisit.objects.filter(assignment__campaign=campaign).select_related("assignment__campaign"):
+        item = items.get((visit.assignment.topic_id, visit.item_id))
+        complete = item is not None and item_complete(assignment=visit.assignment, item=item)
+        if complete != (visit.completed_at is not None):
+            visit.completed_at = now if complete else None
+            visit.save(update_fields=["completed_at"])
+            changed += 1
+    return changed
