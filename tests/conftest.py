@@ -75,7 +75,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 @pytest.fixture
-def shared_data() -> Path:
+def arqmath_data() -> Path:
     """The real ARQMath files kept in the repository (tests/data/arqmath): always there, never skipped."""
     return ARQMATH
 

@@ -14,24 +14,24 @@ def write(path: Path, lines: list[str]) -> str:
     return str(path)
 
 
-def test_real_task1_runs_score_as_checked_in(shared_data):
+def test_real_task1_runs_score_as_checked_in(arqmath_data):
     # Our own values for two real ARQMath-1 runs against the official 2020 qrels, per topic and mean: a change in
     # the filter, the ordering or the measures shows here. The files are cut to the topics A.1-A.5
     # (tests/data/arqmath/README.md); each per-topic line is the one the full files gave, only the means differ.
     out, _err = command_output("evaluate", "--per-topic", "--qrels",
-                               str(shared_data / "qrels" / "qrels.arqmath-2020-task1.txt"),
-                               str(shared_data / "runs" / "psu-task1-auto-both-A.tsv"),
-                               str(shared_data / "runs" / "ensemble-task1.tsv"))
+                               str(arqmath_data / "qrels" / "qrels.arqmath-2020-task1.txt"),
+                               str(arqmath_data / "runs" / "psu-task1-auto-both-A.tsv"),
+                               str(arqmath_data / "runs" / "ensemble-task1.tsv"))
     assert out == (GOLDEN / "arqmath1-task1.tsv").read_text()
     assert "psu-task1-auto-both-A.tsv\tndcg_prime\tall\t0.2789\n" in out
     assert "ensemble-task1.tsv\tp10_prime\tall\t0.1500\n" in out
 
 
-def test_real_task2_run_scores_as_checked_in(shared_data):
+def test_real_task2_run_scores_as_checked_in(arqmath_data):
     # The 2020 Task 2 qrels are by formula id: without a formula index each formula is its own visual id.
     out, _err = command_output("evaluate", "--per-topic", "--qrels",
-                               str(shared_data / "qrels" / "qrels.arqmath-2020-task2.txt"),
-                               str(shared_data / "runs" / "ensemble-task2.tsv"))
+                               str(arqmath_data / "qrels" / "qrels.arqmath-2020-task2.txt"),
+                               str(arqmath_data / "runs" / "ensemble-task2.tsv"))
     assert out == (GOLDEN / "arqmath1-task2.tsv").read_text()
 
 

@@ -189,20 +189,20 @@ def test_a_problem_in_one_file_gives_read_runs_line_numbered_message(tmp_path):
                                      "bad.tsv:line 3: rank '0' is not a whole number >= 1"]
 
 
-def test_real_runs_are_read_whole_with_the_scores_of_read_run(shared_data, tmp_path):
-    qrels = shared_data / "qrels" / "qrels.arqmath-2020-task1.txt"
+def test_real_runs_are_read_whole_with_the_scores_of_read_run(arqmath_data, tmp_path):
+    qrels = arqmath_data / "qrels" / "qrels.arqmath-2020-task1.txt"
     judged: dict[str, dict[str, int]] = {}
     for line in qrels.read_text().splitlines():
         t, _zero, d, g = line.split()
         judged.setdefault(t, {})[d] = int(g)
     keys = reading.judged_keys(judged)
     for name in ("psu-task1-auto-both-A.tsv", "ensemble-task1.tsv"):
-        data = (shared_data / "runs" / name).read_bytes()
+        data = (arqmath_data / "runs" / name).read_bytes()
         fast = reading.prime_answers_of(data, keys)
         assert fast is not None, name  # CRLF, TREC shape: still the whole-file path
         prime = fast.to_prime(keys)
         problems = Problems()
-        with open(shared_data / "runs" / name, "rb") as stream:
+        with open(arqmath_data / "runs" / name, "rb") as stream:
             rows = [(r.topic_id, r.item_id, r.score) for r in read_run(
                 stream, problems, Problems(), topics=services._AnyTopic(), task="answers", max_depth=2**31,
                 find_duplicates=False)]

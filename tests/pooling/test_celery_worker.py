@@ -56,13 +56,13 @@ def wait_for(job_id: int, deadline_s: float, process) -> Job:
 @pytest.mark.postgresql
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
-def test_uploaded_run_is_ingested_by_a_celery_worker(worker, organizer, shared_data):
+def test_uploaded_run_is_ingested_by_a_celery_worker(worker, organizer, arqmath_data):
     process, log = worker
     campaign = services.campaign_create(name="celery", task="answers")
-    services.topics_ingest(campaign=campaign, path=shared_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
+    services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
     client = APIClient()
     client.force_authenticate(organizer)
-    with open(shared_data / "runs" / "ensemble-task1.tsv", "rb") as f:
+    with open(arqmath_data / "runs" / "ensemble-task1.tsv", "rb") as f:
         response = client.post(f"/api/campaigns/{campaign.pk}/runs/", {"file": f, "alternate": "true"})
     assert response.status_code == 202, response.content
     assert response.json()["status"] == "queued"

@@ -26,8 +26,8 @@ def real_topics(prefix: str, n: int) -> dict:
     ("ensemble-task1.tsv", "answers", ARQMATH_TASK1, "A"),
     ("ensemble-task2.tsv", "formulas", ARQMATH_TASK2, "B"),
 ])
-def test_real_runs_are_read_whole(shared_data, name, task, fmt, prefix):
-    with open(shared_data / "runs" / name, "rb") as stream:
+def test_real_runs_are_read_whole(arqmath_data, name, task, fmt, prefix):
+    with open(arqmath_data / "runs" / name, "rb") as stream:
         problems, warnings, summary = Problems(), Problems(), RunSummary()
         rows = list(read_run(stream, problems, warnings, topics=real_topics(prefix, 200), task=task,
                              summary=summary))

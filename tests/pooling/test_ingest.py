@@ -16,9 +16,9 @@ def counts() -> dict:
 
 
 @pytest.fixture
-def task1(shared_data):
+def task1(arqmath_data):
     campaign = services.campaign_create(name="arq1", task="answers", collection_name="mse")
-    services.topics_ingest(campaign=campaign, path=shared_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
+    services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
     return campaign
 
 
@@ -58,9 +58,9 @@ def test_campaign_with_zero_depth_is_refused():
     ("topics.arqmath-2020-task1-origin.xml", "answers", 98, "A.1"),
     ("topics.arqmath-2022-task2-origin.xml", "formulas", 100, "B.301"),
 ])
-def test_real_topic_files_load(shared_data, name, task, count, first):
+def test_real_topic_files_load(arqmath_data, name, task, count, first):
     campaign = services.campaign_create(name="c", task=task)
-    result = services.topics_ingest(campaign=campaign, path=shared_data / "topics" / name)
+    result = services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / name)
     assert result == {"created": count, "updated": 0, "total": count}
     topic = campaign.topics.first()
     assert topic.topic_id == first
@@ -68,8 +68,8 @@ def test_real_topic_files_load(shared_data, name, task, count, first):
         assert topic.formula_id == "q_6" and topic.latex.startswith("\\|A\\|_2")
 
 
-def test_topics_loaded_again_are_updated_not_doubled(task1, shared_data):
-    path = shared_data / "topics" / "topics.arqmath-2020-task1-origin.xml"
+def test_topics_loaded_again_are_updated_not_doubled(task1, arqmath_data):
+    path = arqmath_data / "topics" / "topics.arqmath-2020-task1-origin.xml"
     result = services.topics_ingest(campaign=task1, path=path)
     assert result == {"created": 0, "updated": 0, "total": 98}
     assert task1.topics.count() == 98
@@ -86,8 +86,8 @@ def test_broken_topic_file_writes_nothing(tmp_path):
 
 # --- runs --------------------------------------------------------------------------------------
 
-def test_real_run_is_stored_with_its_rows(task1, shared_data):
-    out, _ = run_command("ingest_run", "--campaign", "arq1", str(shared_data / "runs" / "ensemble-task1.tsv"))
+def test_real_run_is_stored_with_its_rows(task1, arqmath_data):
+    out, _ = run_command("ingest_run", "--campaign", "arq1", str(arqmath_data / "runs" / "ensemble-task1.tsv"))
     run = Run.objects.get(campaign=task1)
     assert (run.name, run.format, run.alternate, run.tag) == ("ensemble-task1", "arqmath1", False, "Run_Ensemble_0")
     assert run.row_count == RunEntry.objects.filter(run=run).count() == 5000  # five whole topics of the real run
@@ -97,9 +97,9 @@ def test_real_run_is_stored_with_its_rows(task1, shared_data):
     assert "rows for" in out
 
 
-def test_alternate_and_name_options(task1, shared_data):
+def test_alternate_and_name_options(task1, arqmath_data):
     run_command("ingest_run", "--campaign", "arq1", "--alternate", "--name", "psu-alt",
-                str(shared_data / "runs" / "psu-task1-auto-both-A.tsv"))
+                str(arqmath_data / "runs" / "psu-task1-auto-both-A.tsv"))
     run = Run.objects.get(name="psu-alt")
     assert run.alternate and run.kind == "alternate" and run.format == "trec"
 
@@ -132,8 +132,8 @@ def test_run_before_topics_is_refused(tmp_path):
         services.run_ingest(campaign=campaign, path=path)
 
 
-def test_run_warnings_are_kept_with_the_run(task1, tmp_path, shared_data):
-    services.collection_ingest(collection_name="mse", paths=[shared_data / "posts" / "posts_sample.xml"])
+def test_run_warnings_are_kept_with_the_run(task1, tmp_path, arqmath_data):
+    services.collection_ingest(collection_name="mse", paths=[arqmath_data / "posts" / "posts_sample.xml"])
     path = tmp_path / "w.tsv"
     path.write_text("A.1\t1\t1\t1\ta\nA.1\t999999\t2\t3\tb\n")
     run = services.run_ingest(campaign=task1, path=path)
@@ -149,11 +149,11 @@ def test_run_warnings_are_kept_with_the_run(task1, tmp_path, shared_data):
     assert "the file is identical to run 'w'" in services.run_ingest(campaign=task1, path=second).warnings
 
 
-def test_trec_formula_run_takes_post_ids_from_the_formula_index(shared_data, tmp_path):
+def test_trec_formula_run_takes_post_ids_from_the_formula_index(arqmath_data, tmp_path):
     campaign = services.campaign_create(name="f", task="formulas", collection_name="mse")
-    services.topics_ingest(campaign=campaign, path=shared_data / "topics" / "topics.arqmath-2022-task2-origin.xml")
+    services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / "topics.arqmath-2022-task2-origin.xml")
     services.collection_ingest(collection_name="mse",
-                               paths=[shared_data / "formulas" / "formula_index_v2_sample.tsv"])
+                               paths=[arqmath_data / "formulas" / "formula_index_v2_sample.tsv"])
     path = tmp_path / "f.tsv"
     path.write_text("B.301 Q0 14395887 1 2.0 t\nB.301 Q0 123 2 1.0 t\n")
     run = services.run_ingest(campaign=campaign, path=path)
@@ -165,12 +165,12 @@ def test_trec_formula_run_takes_post_ids_from_the_formula_index(shared_data, tmp
 
 # --- collection --------------------------------------------------------------------------------
 
-def test_collection_files_load_together(shared_data, tmp_path):
+def test_collection_files_load_together(arqmath_data, tmp_path):
     comments = tmp_path / "Comments.xml"
     comments.write_text('<?xml version="1.0"?>\n<comments>\n<row Id="9" PostId="1" Score="2" Text="nice" '
                         'UserId="4" CreationDate="2010-07-20T19:09:27.200"/>\n</comments>\n')
-    out, _ = run_command("ingest_collection", "--collection", "mse", str(shared_data / "posts" / "posts_sample.xml"),
-                         str(comments), str(shared_data / "formulas" / "formula_index_v2_sample.tsv"))
+    out, _ = run_command("ingest_collection", "--collection", "mse", str(arqmath_data / "posts" / "posts_sample.xml"),
+                         str(comments), str(arqmath_data / "formulas" / "formula_index_v2_sample.tsv"))
     assert Post.objects.count() == 7
     assert Comment.objects.get().created_at.year == 2010
     assert Formula.objects.count() == 1000
@@ -180,11 +180,11 @@ def test_collection_files_load_together(shared_data, tmp_path):
     assert "loaded" in out
 
 
-def test_collection_with_one_bad_file_writes_none(shared_data, tmp_path):
+def test_collection_with_one_bad_file_writes_none(arqmath_data, tmp_path):
     bad = tmp_path / "formulas.tsv"
     bad.write_text("id\tpost_id\tthread_id\ttype\tvisual_id\tformula\n1\t2\t3\tanswer\t4\tx\n2\t2\t3\tpicture\t5\ty\n")
     before = counts()
-    lines = rejected("ingest_collection", "--collection", "mse", str(shared_data / "posts" / "posts_sample.xml"),
+    lines = rejected("ingest_collection", "--collection", "mse", str(arqmath_data / "posts" / "posts_sample.xml"),
                      str(bad))
     assert len(lines) == 1 and lines[0].startswith("formulas.tsv:line 3:")
     assert counts() == before  # not even the collection named on the command line
@@ -201,18 +201,18 @@ def test_duplicate_post_id_is_reported_with_both_lines(tmp_path):
     assert Post.objects.count() == 0
 
 
-def test_posts_already_in_the_collection_are_refused(shared_data):
-    services.collection_ingest(collection_name="mse", paths=[shared_data / "posts" / "posts_sample.xml"])
+def test_posts_already_in_the_collection_are_refused(arqmath_data):
+    services.collection_ingest(collection_name="mse", paths=[arqmath_data / "posts" / "posts_sample.xml"])
     with pytest.raises(InputError, match="post id '1' is already in the collection"):
-        services.collection_ingest(collection_name="mse", paths=[shared_data / "posts" / "posts_sample.xml"])
+        services.collection_ingest(collection_name="mse", paths=[arqmath_data / "posts" / "posts_sample.xml"])
     assert Post.objects.count() == 7
 
 
-def test_slt_file_fills_the_formulas_it_names(shared_data, tmp_path):
+def test_slt_file_fills_the_formulas_it_names(arqmath_data, tmp_path):
     slt = tmp_path / "slt.tsv"
     slt.write_text("id\tslt\n14395887\tV!x\n42\tV!y\n")
     result = services.collection_ingest(collection_name="mse",
-                                        paths=[slt, shared_data / "formulas" / "formula_index_v2_sample.tsv"])
+                                        paths=[slt, arqmath_data / "formulas" / "formula_index_v2_sample.tsv"])
     assert Formula.objects.get(formula_id="14395887").slt == "V!x"
     assert any("1 formula ids are not in the collection" in w for w in result["warnings"])
 
@@ -234,9 +234,9 @@ def test_every_problem_of_a_posts_file_is_reported_including_repeated_ids(tmp_pa
     assert "appears twice (first on line 3)" in info.value.problems[1].message
 
 
-def test_ids_of_another_collection_are_not_reported_as_repeated(shared_data):
-    services.collection_ingest(collection_name="a", paths=[shared_data / "posts" / "posts_sample.xml"])
-    services.collection_ingest(collection_name="b", paths=[shared_data / "posts" / "posts_sample.xml"])
+def test_ids_of_another_collection_are_not_reported_as_repeated(arqmath_data):
+    services.collection_ingest(collection_name="a", paths=[arqmath_data / "posts" / "posts_sample.xml"])
+    services.collection_ingest(collection_name="b", paths=[arqmath_data / "posts" / "posts_sample.xml"])
     assert Post.objects.filter(collection__name="b").count() == 7
     assert Collection.objects.get(name="b").post_count == 7
 
@@ -268,12 +268,12 @@ def test_missing_path_exits_2_with_one_line():
     assert lines == ["/no/such/Posts.xml: No such file or directory"]
 
 
-def test_arqmath_slt_representation_file_fills_the_slt_column(shared_data, tmp_path):
+def test_arqmath_slt_representation_file_fills_the_slt_column(arqmath_data, tmp_path):
     slt = tmp_path / "slt_representation_v2.tsv"
     slt.write_text("id\tpost_id\tthread_id\ttype\tvisual_id\tformula\n14395887\t1597292\t1558734\tanswer\t16029\t"
                    "V!x\n")
     out, _ = run_command("ingest_collection", "--collection", "mse",
-                         str(shared_data / "formulas" / "formula_index_v2_sample.tsv"), str(slt))
+                         str(arqmath_data / "formulas" / "formula_index_v2_sample.tsv"), str(slt))
     assert Formula.objects.get(formula_id="14395887").slt == "V!x"
     assert Formula.objects.count() == 1000
 

@@ -137,9 +137,9 @@ def test_a_rejected_collection_upload_leaves_no_collection(client, organizer, tm
     assert not Collection.objects.exists()
 
 
-def test_api_collection_upload(organizer, shared_data):
+def test_api_collection_upload(organizer, arqmath_data):
     collection = api(organizer).post("/api/collections/", {"name": "mse"}, format="json").json()
-    with open(shared_data / "posts" / "posts_sample.xml", "rb") as f:
+    with open(arqmath_data / "posts" / "posts_sample.xml", "rb") as f:
         response = api(organizer).post(f"/api/collections/{collection['id']}/files/", {"files": [f]})
     assert response.status_code == 202
     job = Job.objects.get(pk=response.json()["id"])

@@ -284,10 +284,10 @@ def top(path, depth: int) -> dict[str, set[str]]:
     return {topic: {post for _, post in sorted(rows)[:depth]} for topic, rows in ranked.items()}
 
 
-def test_real_arqmath1_runs_pool_each_runs_top_45(shared_data):
+def test_real_arqmath1_runs_pool_each_runs_top_45(arqmath_data):
     campaign = services.campaign_create(name="arq1", task="answers", primary_depth=45)
-    services.topics_ingest(campaign=campaign, path=shared_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
-    runs = [shared_data / "runs" / "ensemble-task1.tsv", shared_data / "runs" / "psu-task1-auto-both-A.tsv"]
+    services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
+    runs = [arqmath_data / "runs" / "ensemble-task1.tsv", arqmath_data / "runs" / "psu-task1-auto-both-A.tsv"]
     for path in runs:
         services.run_ingest(campaign=campaign, path=path)
 
