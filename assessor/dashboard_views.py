@@ -16,11 +16,10 @@ from django.views.decorators.http import require_http_methods
 
 from pooling import selectors as pooling_selectors
 from pooling.bounds import column_bounds
-from pooling.downloads import attachment
+from pooling.downloads import attachment, spreadsheet_safe
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
-from pooling.permissions import ORGANIZERS
-from pooling.views import organizer_required, spreadsheet_safe
+from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import progress as progress_reports
 from . import reports, rounds

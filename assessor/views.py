@@ -16,8 +16,7 @@ from people import services as people_services
 from people.views import password_once
 from pooling.errors import InputError
 from pooling.models import Campaign, Collection, PoolItem, Topic
-from pooling.permissions import ORGANIZERS
-from pooling.views import organizer_required
+from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from pooling.downloads import attachment
+from pooling.downloads import attachment, spreadsheet_safe
 from pooling.errors import InputError
 from pooling.models import Campaign, Run
-from pooling.views import organizer_required, spreadsheet_safe
+from pooling.permissions import organizer_required
 
 from . import selectors, services
 from .prime import MEASURES, REPORTED, RunScores, format_value

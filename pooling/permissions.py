@@ -1,5 +1,11 @@
-"""Who is an organizer: superusers and members of the `organizers` group."""
+"""Who is an organizer (superusers and members of the `organizers` group), and the checks of every organizer page
+and API: the one place any app takes them from."""
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import BasePermission
 
 ORGANIZERS = "organizers"
@@ -23,3 +29,16 @@ class IsOrganizer(BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return is_organizer(request.user)
+
+
+def organizer_required(view):
+    """Anonymous users go to the login page; signed-in non-organizers get 403."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not is_organizer(request.user):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper

@@ -14,8 +14,9 @@ from .errors import InputError
 from .forms import CampaignSettingsForm, RunReplaceForm
 from .jobs import job_create
 from .models import Campaign, Job, Run
+from .permissions import organizer_required
 from .uploads import upload_save
-from .views import _add_problems, organizer_required
+from .views import _add_problems
 
 
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:

@@ -1,11 +1,8 @@
 """Organizer pages: campaigns, collections, uploads with their validation report, jobs."""
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,28 +13,8 @@ from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
-from .permissions import is_organizer
+from .permissions import is_organizer, organizer_required
 from .uploads import upload_save
-
-
-def organizer_required(view):
-    """Anonymous users go to the login page; signed-in non-organizers get 403."""
-
-    @login_required
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not is_organizer(request.user):
-            raise PermissionDenied
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-def spreadsheet_safe(value) -> str:
-    """A CSV cell that a spreadsheet will not run as a formula: text starting with = + - @ (or a tab or CR) gets a
-    leading apostrophe. Usernames and run names come from uploads, so they may start so."""
-    text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _add_problems(form, exc: InputError) -> None:
