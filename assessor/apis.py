@@ -63,7 +63,7 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         assert user.is_authenticated  # IsAuthenticated
         judgments = selectors.assessor_judgments(user=user)
         assignment = self.request.query_params.get("assignment", "")
-        if assignment.isdigit():
+        if assignment.isascii() and assignment.isdigit():  # int() refuses other scripts' digits ("²")
             judgments = judgments.filter(assignment_id=int(assignment))
         return judgments
 

@@ -50,7 +50,9 @@ class RunScores:
 
 def natural_key(text: str) -> tuple:
     """Orders ids as people read them: A.2 before A.10, post 9 before post 10."""
-    return tuple((0, int(part), part) if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
+    # ASCII digits: int() refuses some of what str.isdigit() takes ("²").
+    return tuple((0, int(part), part) if part.isascii() and part.isdigit() else (1, 0, part)
+                 for part in re.split(r"([0-9]+)", text) if part)
 
 
 def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:

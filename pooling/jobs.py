@@ -209,7 +209,10 @@ def job_execute(*, job_id: int, heartbeat: bool = False) -> Job | None:
         # Throttled: one cache write per percent is plenty for a progress bar.
         if fraction - last[0] >= 0.01 or fraction >= 1.0:
             last[0] = fraction
-            cache.set(_progress_key(job.pk), round(fraction, 3), timeout=24 * 3600)
+            try:
+                cache.set(_progress_key(job.pk), round(fraction, 3), timeout=24 * 3600)
+            except Exception:  # only the progress bar: a cache that is away must not fail (roll back) the job
+                log.warning("progress of job %s not stored", job.pk, exc_info=True)
 
     try:
         result, warnings = _HANDLERS[job.kind](job, progress)

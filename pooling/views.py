@@ -168,7 +168,9 @@ def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: floa
     raw = request.GET.get("depths", "").strip()
     if raw:
         parts = [p for p in raw.replace(",", " ").split() if p]
-        if all(p.isdigit() and 0 < int(p) <= campaign.max_depth for p in parts) and len(parts) <= PLAN_MAX_DEPTHS:
+        # ASCII digits only: int() refuses other scripts' digits ("²"), which str.isdigit() takes.
+        numbers = all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts)
+        if numbers and len(parts) <= PLAN_MAX_DEPTHS and all(0 < int(p) <= campaign.max_depth for p in parts):
             depths = sorted({int(p) for p in parts})
         else:
             errors.append(f"depths: give up to {PLAN_MAX_DEPTHS} whole numbers from 1 to {campaign.max_depth}, "

@@ -182,13 +182,26 @@ def visits_recount(*, campaign: Campaign) -> int:
     an item that left the pool, or a formula with a newly selected instance, is no longer complete. Returns how
     many visits changed."""
     items = {(i.topic_id, i.item_id): i for i in PoolItem.objects.filter(campaign=campaign)}
-    changed = 0
+    # The judgments and the selected instances read once for the campaign, not once per visit.
+    judged: dict[tuple[int, str], set[str]] = {}
+    for assignment_id, item_id, formula_id in (Judgment.objects.filter(assignment__campaign=campaign)
+                                               .values_list("assignment_id", "item_id", "formula_id")):
+        judged.setdefault((assignment_id, item_id), set()).add(formula_id)
+    selected: dict[int, dict[str, str]] | None = None
+    if campaign.task != Campaign.Task.ANSWERS:
+        selected = {}
+        for item_pk, formula_id, post_id in (PoolInstance.objects.filter(item__campaign=campaign, selected=True)
+                                             .values_list("item_id", "formula_id", "post_id")):
+            selected.setdefault(item_pk, {})[formula_id] = post_id
+    changed = []
     now = timezone.now()
-    for visit in ItemVisit.objects.filter(assignment__campaign=campaign).select_related("assignment__campaign"):
+    for visit in ItemVisit.objects.filter(assignment__campaign=campaign).select_related("assignment"):
         item = items.get((visit.assignment.topic_id, visit.item_id))
-        complete = item is not None and item_complete(assignment=visit.assignment, item=item)
+        complete = item is not None and judged_complete(
+            judged.get((visit.assignment_id, visit.item_id), set()),
+            None if selected is None else selected.get(item.pk, {}))
         if complete != (visit.completed_at is not None):
             visit.completed_at = now if complete else None
-            visit.save(update_fields=["completed_at"])
-            changed += 1
-    return changed
+            changed.append(visit)
+    ItemVisit.objects.bulk_update(changed, ["completed_at"], batch_size=1000)
+    return len(changed)

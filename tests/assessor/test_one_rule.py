@@ -43,3 +43,23 @@ def test_the_judging_page_shows_each_instance_as_the_submit_stored_it(formulas, 
     page = selectors.judging_page(user=ada, assignment_pk=a.pk, position=item.position)
     grades = {i.formula_id: i.judgment.grade if i.judgment else None for i in page.shown.instances}
     assert grades[first.formula_id] == "1" and grades[second.formula_id] is None
+
+
+def test_the_recount_after_a_rebuild_reads_the_campaign_once_not_once_per_visit(formulas, ada,
+                                                                                django_assert_max_num_queries):
+    a = assign(formulas, ada, "B.1")
+    items = [i for i in PoolItem.objects.filter(topic=a.topic).order_by("position")
+             if PoolInstance.objects.filter(item=i, selected=True).exists()][:3]
+    assert len(items) == 3
+    for item in items:
+        first = PoolInstance.objects.filter(item=item, selected=True).order_by("formula_id").first()
+        services.judgment_submit(assignment_pk=a.pk, item_id=item.item_id, user=ada,
+                                 grades=[services.GradeInput(grade="2", formula_id=first.formula_id)])
+    # A visit marked complete that is not (a formula with an instance left ungraded): the recount corrects it.
+    ItemVisit.objects.filter(assignment=a).update(completed_at="2026-01-01T00:00:00Z")
+    expected = sum(PoolInstance.objects.filter(item=i, selected=True).count() > 1 for i in items)
+    # Four reads and one bulk write (and the savepoint of the atomic service), however many visits there are.
+    with django_assert_max_num_queries(8):
+        changed = services.visits_recount(campaign=formulas)
+    assert changed == expected
+    assert ItemVisit.objects.filter(assignment=a, completed_at__isnull=True).count() == expected

@@ -237,6 +237,18 @@ def test_api_double_post_makes_one_judgment(ada_api, answers, ada):
     assert [j["grade"] for j in ada_api.get(f"/api/judgments/?assignment={a.pk}").json()["results"]] == ["2"]
 
 
+def test_api_judgments_filtered_by_a_non_ascii_digit_answer_200_not_500(ada_api, answers, ada):
+    a = assign(answers, ada, "A.1")
+    body = {"assignment": a.pk, "item_id": "10", "grades": [{"grade": "2"}]}
+    assert ada_api.post("/api/judgments/", body, content_type="application/json").status_code == 201
+    # "²" is a digit to str.isdigit(), not to int(): no number, so no filter, as for "x" (a 500 before).
+    for value in ("²", "x"):
+        response = ada_api.get("/api/judgments/", {"assignment": value})
+        assert response.status_code == 200 and len(response.json()["results"]) == 1
+    # A number past the column's range is no assignment's.
+    assert ada_api.get("/api/judgments/", {"assignment": "9" * 30}).json()["results"] == []
+
+
 def test_api_refuses_other_assessors_work_and_bad_grades(ada_api, answers, ada, bob):
     theirs = assign(answers, bob, "A.2")
     mine = assign(answers, ada, "A.1")

@@ -174,3 +174,8 @@ def test_measures_agree_with_pytrec_eval_on_the_prime_run(qrels_rows, run_rows, 
             assert result.means[ours] == pytest.approx(sum(expected) / len(expected))
         for topic in filtered:
             assert result.per_topic[topic][ours] == pytest.approx(source[topic][theirs])
+
+
+def test_ids_with_other_scripts_digits_sort_without_an_error():
+    # "²" is a digit to str.isdigit(), not to int(); a topic id of a run file may hold anything.
+    assert sorted(["A.2", "²", "A.1"], key=natural_key) == ["A.1", "A.2", "²"]

@@ -332,3 +332,24 @@ def test_assessors_and_anonymous_cannot_retry(client, assessor_user, tmp_path, e
     client.force_login(assessor_user)
     assert client.post(f"/jobs/{job.pk}/retry/").status_code == 403
     assert Job.objects.get(pk=job.pk).status == Job.Status.RUNNING and enqueued == []
+
+
+@pytest.mark.django_db
+def test_a_cache_that_fails_during_a_job_costs_the_progress_bar_not_the_job(tmp_path, enqueued, monkeypatch):
+    from tests.pooling.run_files import task1_lines
+
+    campaign = answers_campaign(tmp_path)
+    path = tmp_path / "r9.tsv"
+    path.write_text("".join("\t".join(line) + "\n" for line in task1_lines("A.1", ["30", "31"], "r9")))
+    job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, params={"path": str(path), "filename": "r9.tsv"})
+    failed = []
+
+    def cache_set(*args, **kwargs):
+        failed.append(args[0])
+        raise ConnectionError("Redis went away")
+
+    monkeypatch.setattr("pooling.jobs.cache.set", cache_set)
+    monkeypatch.setattr("pooling.services.runs.PROGRESS_EVERY", 1)
+    done = job_execute(job_id=job.pk)
+    assert failed, "the run's ingest reported no progress: the test tests nothing"
+    assert done.status == Job.Status.DONE and Run.objects.filter(campaign=campaign, name="r9").exists()

@@ -150,3 +150,11 @@ def test_organizer_sets_and_clears_a_runs_pool_depth_on_the_pools_page(client, o
 def test_assessors_cannot_change_a_runs_depth(client, assessor_user):
     client.force_login(assessor_user)
     assert client.post("/campaigns/1/runs/1/depth/", {"depth": "5"}).status_code == 403
+
+
+def test_planner_depths_in_other_scripts_digits_are_a_form_error_not_a_500(client, organizer, answers):
+    client.force_login(organizer)
+    # "²" is a digit to str.isdigit(), not to int().
+    response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "1, ²"})
+    assert response.status_code == 200
+    assert "depths: give up to" in response.content.decode()
