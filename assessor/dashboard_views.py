@@ -74,8 +74,7 @@ def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
                 number=data["number"], gold=gold.file if gold is not None else None,
                 gold_name=gold.name if gold is not None else "", user=request.user)
         except InputError as exc:
-            for message in exc.messages():
-                form.add_error(None, message)
+            exc.add_to_form(form)
         else:
             note = ""
             if gold is not None:

@@ -312,8 +312,7 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
                 campaign=campaign, assessors=list(data["assessors"]), topic_ids=data["topics"],
                 kind=data["kind"], round=data["round"], user=request.user)
         except InputError as exc:
-            for message in exc.messages():
-                form.add_error(None, message)
+            exc.add_to_form(form)
         else:
             created, existing = len(result.created), len(result.existing)
             note = f" ({existing} {'was' if existing == 1 else 'were'} already assigned)" if existing else ""
@@ -323,8 +322,7 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             account, password = people_services.account_create(username=account_form.cleaned_data["username"])
         except InputError as exc:
-            for message in exc.messages():
-                account_form.add_error("username", message)
+            exc.add_to_form(account_form, "username")
         else:
             # Shown on this response only: a message would keep the password in the session (and its cache).
             return password_once(request, account=account, password=password, done="created",

@@ -38,8 +38,7 @@ def people(request: HttpRequest) -> HttpResponse:
             account, password = services.account_create(
                 username=form.cleaned_data["username"], organizer=form.cleaned_data["role"] == "organizer")
         except InputError as exc:
-            for message in exc.messages():
-                form.add_error("username", message)
+            exc.add_to_form(form, "username")
         else:
             return password_once(request, account=account, password=password, done="created",
                                  back_url=reverse("people:list"), back_label="Back to People")

@@ -239,6 +239,12 @@ class InputError(Exception):
         where a kind is frequent, then how many were counted but not kept."""
         return [text for text, _ in self._grouped()] + _more(self.total, sum(g.count for g in self.groups))
 
+    def add_to_form(self, form, field: str | None = None) -> None:
+        """The web UI's mapping: every line of `messages` as an error of a Django form (of `field`, else the form's
+        own), so the page shows what the command and the API would say."""
+        for message in self.messages():
+            form.add_error(field, message)
+
     def as_dicts(self) -> list[dict]:
         """The same lines, structured: `line`, `message` and `file` of the line's (first) problem, the message
         followed, for a group, by its count and lines; `kind`, `count`, `lines` (the first few) and `last_line`."""

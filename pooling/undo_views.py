@@ -16,7 +16,6 @@ from .jobs import job_create
 from .models import Campaign, Job, Run
 from .permissions import organizer_required
 from .uploads import upload_save
-from .views import _add_problems
 
 
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
@@ -72,7 +71,7 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
                     "path": str(path), "filename": data["file"].name, "name": run.name, "replace": run.pk,
                     "force": bool(data.get("force"))})
         except InputError as exc:
-            _add_problems(form, exc)
+            exc.add_to_form(form)
         else:
             return redirect("pooling:job", pk=job.pk)
     return render(request, "pooling/run_replace.html", {**context, "run": run, "form": form})
@@ -95,7 +94,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
                 instances=data.get("instances"), selection=data.get("selection"), seed=data["seed"],
                 max_depth=data["max_depth"], force=bool(data.get("force")))
         except InputError as exc:
-            _add_problems(form, exc)
+            exc.add_to_form(form)
         else:
             messages.success(request, f"The settings of {campaign.name} were saved.")
             _pools_message(request, after)

@@ -17,11 +17,6 @@ from .permissions import is_organizer, organizer_required
 from .uploads import upload_save
 
 
-def _add_problems(form, exc: InputError) -> None:
-    for message in exc.messages():
-        form.add_error(None, message)
-
-
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness for load balancers and compose health checks: no database, no session. The judging benchmark
     also uses it as the framework's floor (the trivial view the judging page is measured against)."""
@@ -49,7 +44,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
                 instances=data["instances"], selection=data["selection"] or None, seed=data["seed"],
                 user=request.user)
         except InputError as exc:
-            _add_problems(form, exc)
+            exc.add_to_form(form)
         else:
             return redirect("pooling:campaign", pk=campaign.pk)
     return render(request, "pooling/campaign_list.html",
@@ -74,7 +69,7 @@ def _upload_view(request, *, campaign, form_class, template, make_job):
             with transaction.atomic():
                 job = make_job(form.cleaned_data)
         except InputError as exc:
-            _add_problems(form, exc)
+            exc.add_to_form(form)
         else:
             return redirect("pooling:job", pk=job.pk)
     return render(request, template, {"campaign": campaign, "form": form})
@@ -123,7 +118,7 @@ def collection_list(request: HttpRequest) -> HttpResponse:
                     "collection": data["collection"].strip(), "paths": paths,
                     "names": [f.name for f in data["files"]]})
         except InputError as exc:
-            _add_problems(form, exc)
+            exc.add_to_form(form)
         else:
             return redirect("pooling:job", pk=job.pk)
     return render(request, "pooling/collection_list.html",
