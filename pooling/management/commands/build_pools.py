@@ -1,5 +1,5 @@
 """build_pools --campaign NAME: SPEC 9."""
-from pooling import services
+from assessor.services import pools_rebuild
 
 from ._base import ServiceCommand
 
@@ -15,7 +15,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = self.campaign(o["campaign"])
-        result = services.pool_build(campaign=campaign, force=o["force"])
+        result = pools_rebuild(campaign=campaign, force=o["force"])
         for topic_id, item_id in result.get("unpooled", []):
             self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")
         overflow = result.get("overflow")

@@ -1,5 +1,5 @@
 """delete_campaign NAME: deletes a campaign that has no judgment (docs/pooling.md, "Undoing a mistake")."""
-from pooling import services
+from assessor.services import campaign_delete
 
 from ._base import ServiceCommand
 
@@ -13,6 +13,6 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = self.campaign(o["name"])
-        c = services.campaign_delete(campaign=campaign)
+        c = campaign_delete(campaign=campaign)
         self.stdout.write(f"deleted campaign '{o['name']}': {c.topics} topics, {c.runs} runs ({c.run_rows} rows), "
                           f"{c.pool_items} pool items, {c.jobs} jobs")

@@ -1,5 +1,5 @@
 """delete_run --campaign NAME RUN [--force]: deletes a wrongly uploaded run (docs/pooling.md, "Undoing a mistake")."""
-from pooling import services
+from assessor.services import run_delete
 
 from ._base import ServiceCommand
 from ._undo import report_pools, run_named
@@ -18,6 +18,6 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         run = run_named(self.campaign(o["campaign"]), o["run"])
-        after = services.run_delete(run=run, force=o["force"])
+        after = run_delete(run=run, force=o["force"])
         self.stdout.write(f"deleted run '{run.name}' ({run.row_count} rows)")
         report_pools(self, after)

@@ -1,5 +1,5 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
-from pooling import services
+from assessor.services import campaign_update
 from pooling.models import Campaign
 
 from ._base import ServiceCommand
@@ -25,7 +25,7 @@ class Command(ServiceCommand):
                             help="change pooling settings of built pools: the pools are rebuilt at once")
 
     def handle(self, *args, **o):
-        campaign, after = services.campaign_update(
+        campaign, after = campaign_update(
             campaign=self.campaign(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
             primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
             selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"], force=o["force"])
