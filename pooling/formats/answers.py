@@ -29,7 +29,7 @@ COLUMNS = "topic rank score run_id sources answer"
 ANSWER_MAX = 1200  # Unicode characters (code points), as the organizers count them: len() of the text
 RUN_ID_MAX = 200  # Run.tag's length
 # A `$` that no backslash escapes: preceded by an even number of backslashes (none, or `\\` an escaped backslash).
-_DOLLAR = re.compile(r"(?<!\\)(?:\\\\)*\$")
+UNESCAPED_DOLLAR = re.compile(r"(?<!\\)(?:\\\\)*\$")
 
 
 class AnswerRow(NamedTuple):
@@ -97,7 +97,7 @@ def read_answers(stream: BinaryIO, problems: Problems, warnings: Problems, *,
             first_line[topic_id] = line
         if rank is not None and rank != 1:
             warnings.add(line, f"rank {rank_s} for topic {topic_id}: every answer should have rank 1")
-        if len(_DOLLAR.findall(answer)) % 2:
+        if len(UNESCAPED_DOLLAR.findall(answer)) % 2:
             warnings.add(line, f"an odd number of $ in the answer to topic {topic_id}: the TeX may be broken")
         if run_id:
             run_ids[run_id] = run_ids.get(run_id, 0) + 1
