@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.errors import InputError
+from core.errors import InputError
 from pooling.models import Campaign
 from pooling.permissions import IsOrganizer
 

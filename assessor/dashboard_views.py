@@ -14,10 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
+from core.errors import InputError
 from pooling import selectors as pooling_selectors
 from pooling.bounds import column_bounds
 from pooling.downloads import attachment, spreadsheet_safe
-from pooling.errors import InputError
 from pooling.models import Campaign, Post
 from pooling.permissions import ORGANIZERS, organizer_required
 

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.errors import InputError
 from people import services as people_services
 from people.views import password_once
-from pooling.errors import InputError
 from pooling.models import Campaign, Collection, PoolItem, Topic
 from pooling.permissions import ORGANIZERS, organizer_required
 

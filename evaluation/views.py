@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from core.errors import InputError
 from pooling.downloads import attachment, spreadsheet_safe
-from pooling.errors import InputError
 from pooling.models import Campaign, Run
 from pooling.permissions import organizer_required
 

@@ -16,8 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from core.errors import InputError
 from pooling.bounds import max_chars
-from pooling.errors import InputError
 from pooling.permissions import ORGANIZERS
 
 # secrets.token_urlsafe(12): 16 characters, 96 random bits.

@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from pooling.errors import InputError
+from core.errors import InputError
 from pooling.permissions import organizer_required
 
 from . import selectors, services

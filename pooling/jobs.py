@@ -27,8 +27,9 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.errors import InputError
+
 from . import services
-from .errors import InputError
 from .models import Campaign, Job
 
 log = logging.getLogger(__name__)

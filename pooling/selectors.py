@@ -8,9 +8,10 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
+from core.errors import InputError
+
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
-from .errors import InputError
 from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
 from .services.pools import formula_prefixes, run_depth, top_entries
 

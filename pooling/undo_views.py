@@ -9,8 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from core.errors import InputError
+
 from . import services
-from .errors import InputError
 from .forms import CampaignSettingsForm, RunReplaceForm
 from .jobs import job_create
 from .models import Campaign, Job, Run

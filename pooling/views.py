@@ -8,8 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.errors import InputError
+
 from . import selectors, services
-from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI's files, served by the service itself (/api/docs/)
     "axes",
     "mathjax",
+    "core",
     "pooling",
     "assessor",
     "evaluation",

@@ -20,7 +20,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 
 from .formula_tsv import _records
 from .textio import ID_MAX, open_binary, shown

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.textio import BOM, iter_lines
 
 V2_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]

@@ -6,13 +6,14 @@ from collections.abc import Callable, Iterator
 
 from django.db import connection, transaction
 
+from core.errors import InputError
+
 from ..algorithms.answers import pool_answers
 from ..algorithms.formulas import overflow_count, pool_formulas, rr_vote, select_instances
 from ..algorithms.ids import id_order_key
 from ..algorithms.order import display_order
 from ..algorithms.visual import cluster_visual_ids
 from ..bulk import bulk_insert
-from ..errors import InputError
 from ..models import Campaign, Formula, PoolInstance, PoolItem, Post, Run, RunEntry
 from ..signals import pools_rebuilt
 

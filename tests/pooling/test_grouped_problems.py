@@ -7,8 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from core.errors import GROUP_AFTER, InputError, Problem, Problems, kind_of
 from pooling import services
-from pooling.errors import GROUP_AFTER, InputError, Problem, Problems, kind_of
 from pooling.formats.runs import read_run
 from pooling.models import Job, Run, RunEntry
 from tests.commands import rejected

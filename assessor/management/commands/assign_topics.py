@@ -3,7 +3,7 @@ from django.contrib.auth import get_user_model
 from django.template.defaultfilters import pluralize
 
 from assessor import services
-from pooling.errors import InputError
+from core.errors import InputError
 from pooling.management.commands._base import ServiceCommand
 
 

@@ -1,8 +1,8 @@
 """evaluate --qrels FILE [--task answers|formulas] [--formula-index FILE...] [--all-topics] RUN...
 evaluate --campaign NAME [--all-topics]: SPEC 9."""
+from core.errors import InputError
 from evaluation import services
 from evaluation.prime import score_lines
-from pooling.errors import InputError
 from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from pooling.management.commands._base import ServiceCommand
 

@@ -6,7 +6,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from pooling.errors import InputError
+from core.errors import InputError
 from pooling.models import Campaign
 
 # Exit status of a program whose output pipe closed (128 + SIGPIPE), as shells report `yes | head`.

@@ -1,8 +1,8 @@
 """load_demo: the demo campaigns of the README (SPEC 9)."""
 from django.conf import settings
 
+from core.errors import InputError
 from pooling.demo.load import ORGANIZER, demo_load
-from pooling.errors import InputError
 
 from ._base import ServiceCommand
 
