@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import InputError
+from core.permissions import IsOrganizer
 from pooling.models import Campaign
-from pooling.permissions import IsOrganizer
 
 from . import progress, reports
 

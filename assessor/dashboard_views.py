@@ -15,11 +15,11 @@ from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
 from core.errors import InputError
+from core.permissions import ORGANIZERS, organizer_required
 from pooling import selectors as pooling_selectors
 from pooling.bounds import column_bounds
 from pooling.downloads import attachment, spreadsheet_safe
 from pooling.models import Campaign, Post
-from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import progress as progress_reports
 from . import reports, rounds

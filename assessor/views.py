@@ -13,10 +13,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import InputError
+from core.permissions import ORGANIZERS, organizer_required
 from people import services as people_services
 from people.views import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
-from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm

@@ -9,9 +9,9 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, render
 
 from core.errors import InputError
+from core.permissions import organizer_required
 from pooling.downloads import attachment, spreadsheet_safe
 from pooling.models import Campaign, Run
-from pooling.permissions import organizer_required
 
 from . import selectors, services
 from .prime import MEASURES, REPORTED, RunScores, format_value

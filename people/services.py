@@ -17,8 +17,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from core.errors import InputError
+from core.permissions import ORGANIZERS
 from pooling.bounds import max_chars
-from pooling.permissions import ORGANIZERS
 
 # secrets.token_urlsafe(12): 16 characters, 96 random bits.
 PASSWORD_BYTES = 12

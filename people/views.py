@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from core.errors import InputError
-from pooling.permissions import organizer_required
+from core.permissions import organizer_required
 
 from . import selectors, services
 from .forms import AccountCreateForm

@@ -10,12 +10,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.errors import InputError
+from core.permissions import organizer_required
 
 from . import services
 from .forms import CampaignSettingsForm, RunReplaceForm
 from .jobs import job_create
 from .models import Campaign, Job, Run
-from .permissions import organizer_required
 from .uploads import upload_save
 
 

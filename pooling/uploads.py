@@ -15,8 +15,7 @@ from django.urls import Resolver404, resolve
 from django.utils import timezone
 
 from core.errors import InputError
-
-from .permissions import is_organizer
+from core.permissions import is_organizer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -9,12 +9,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import InputError
+from core.permissions import is_organizer, organizer_required
 
 from . import selectors, services
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
-from .permissions import is_organizer, organizer_required
 from .uploads import upload_save
 
 

@@ -13,9 +13,9 @@ from django.contrib.auth.hashers import check_password
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from core.permissions import ORGANIZERS
 from pooling import services
 from pooling.models import Campaign, Collection
-from pooling.permissions import ORGANIZERS
 from pooling.signals import demo_deleting, demo_loaded
 
 from .generate import DemoFiles, generate_demo
