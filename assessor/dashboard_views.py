@@ -14,11 +14,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
+from core.bounds import column_bounds
+from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
 from pooling import selectors as pooling_selectors
-from pooling.bounds import column_bounds
-from pooling.downloads import attachment, spreadsheet_safe
 from pooling.models import Campaign, Post
 
 from . import progress as progress_reports

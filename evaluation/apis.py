@@ -10,9 +10,9 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.downloads import attachment
 from core.errors import InputError
 from pooling.apis import TSVRenderer, _flag
-from pooling.downloads import attachment
 from pooling.models import Campaign
 
 from . import selectors, services

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import organizer_required
-from pooling.downloads import attachment, spreadsheet_safe
 from pooling.models import Campaign, Run
 
 from . import selectors, services

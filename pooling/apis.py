@@ -15,10 +15,10 @@ from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRen
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.downloads import attachment
 from core.errors import InputError
 
 from . import selectors, services
-from .downloads import attachment
 from .formats.pools import write_pool_tsv
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job

@@ -11,9 +11,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from core.bounds import max_chars
 from core.errors import InputError, Problems
 
-from ..bounds import max_chars
 from ..bulk import Row, bulk_insert, copy_text
 from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 
+from core.bounds import max_chars
 from core.errors import InputError, Problem
 
-from ..bounds import max_chars
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from ..signals import campaign_deleting, pools_rebuilt
 from .campaigns import campaign_problems, collection_get_or_create, setting_label
