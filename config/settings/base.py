@@ -192,10 +192,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["core.permissions.IsOrganizer"],
-    "DEFAULT_SCHEMA_CLASS": "pooling.schema.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "pooling.pagination.Pagination",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.Pagination",
     "PAGE_SIZE": 100,
-    "EXCEPTION_HANDLER": "pooling.apis.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Relevance assessment service API",
