@@ -16,6 +16,14 @@ from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
 from .services.pools import formula_prefixes, run_depth, top_entries
 
 
+def campaign_named(name: str) -> Campaign:
+    """The campaign of a command's argument, with its collection; an unknown name is rejected input."""
+    try:
+        return Campaign.objects.select_related("collection").get(name=name)
+    except Campaign.DoesNotExist:
+        raise InputError(f"no campaign named '{name}'") from None
+
+
 def campaign_list() -> QuerySet[Campaign]:
     return (Campaign.objects.select_related("collection")
             .annotate(topic_count=Count("topics", distinct=True), run_count=Count("runs", distinct=True)))
