@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
 from people import services as people_services
-from people.views import password_once
+from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import selectors, services
