@@ -182,7 +182,7 @@ JUDGING_CACHE_WARM = bool(REDIS_URL)
 # less on every request of an assessor's day.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # Messages live in the session, not in a cookie. No password ever goes through them: a new or reset password is shown
-# on the response to the POST that made it, and nowhere else (people.views).
+# on the response to the POST that made it, and nowhere else (people.pages.password_once).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 REST_FRAMEWORK = {

@@ -1,4 +1,4 @@
-"""Problems of one kind grouped into one line with their count and lines, once (pooling/errors.py), on every
+"""Problems of one kind grouped into one line with their count and lines, once (core/errors.py), on every
 surface: the command's standard error, the API (a job's problems, a 400 body) and the job page."""
 import io
 import re
