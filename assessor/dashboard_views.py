@@ -228,6 +228,6 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
         "seconds": progress_reports.seconds_per_judgment(campaign),
-        "plan_time": pooling_selectors.plan_seconds_per_judgment(campaign=campaign),
+        "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=progress_reports.judging_time(campaign)),
         "plan_min_judgments": pooling_selectors.PLAN_MIN_JUDGMENTS,
         "formulas": campaign.task == Campaign.Task.FORMULAS})

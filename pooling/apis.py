@@ -13,6 +13,7 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
+from assessor import services as assessor_services
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 
@@ -94,15 +95,15 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         data = CampaignUpdateSerializer(campaign, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
-        campaign, after = services.campaign_update(campaign=campaign, collection_name=values.pop("collection", None),
-                                                   **values)
+        campaign, after = assessor_services.campaign_update(
+            campaign=campaign, collection_name=values.pop("collection", None), **values)
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
     @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})
     def destroy(self, request, pk=None):
         """Deletes a campaign with its topics, runs, pools, jobs and assignments; refused (400) once any item is
         judged: nothing an assessor submitted is ever deleted."""
-        services.campaign_delete(campaign=self.get_object())
+        assessor_services.campaign_delete(campaign=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
@@ -121,7 +122,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if request.method == "GET":
             return Response(RunSerializer(run).data)
         if request.method == "DELETE":
-            after = services.run_delete(run=run, force=flag(request.query_params.get("force")))
+            after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
             return Response({"deleted": run.name, "pools": pools_after_data(after)})
         upload = RunReplaceSerializer(data=request.data)
         upload.is_valid(raise_exception=True)

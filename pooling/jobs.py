@@ -27,6 +27,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from assessor import services as assessor_services
 from core.errors import InputError
 
 from . import services
@@ -331,8 +332,8 @@ def _run_replace(job: Job, progress) -> tuple[dict, list[str]]:
     old = _campaign(job).runs.filter(pk=p["replace"]).first()
     if old is None:
         raise InputError(f"run '{p.get('name')}' no longer exists: nothing to replace")
-    run, after = services.run_replace(run=old, path=p["path"], filename=p.get("filename"),
-                                      force=bool(p.get("force")), user=job.created_by, progress=progress)
+    run, after = assessor_services.run_replace(run=old, path=p["path"], filename=p.get("filename"),
+                                               force=bool(p.get("force")), user=job.created_by, progress=progress)
     services.run_collection_check(run=run)
     result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True}
     if after.rebuilt is not None:
@@ -360,7 +361,7 @@ def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
 def _pool_build(job: Job, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
-    result = services.pool_build(campaign=_campaign(job), force=bool(job.params.get("force")))
+    result = assessor_services.pools_rebuild(campaign=_campaign(job), force=bool(job.params.get("force")))
     warnings = [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
                 for topic, item in result.get("unpooled", [])]
     return result, warnings

@@ -1,7 +1,7 @@
 """Reads of the pooling app for pages and APIs."""
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -13,7 +13,7 @@ from core.errors import InputError
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
-from .services.pools import formula_prefixes, run_depth, top_entries
+from .ranking import formula_prefixes, run_depth, top_entries
 
 
 def campaign_named(name: str) -> Campaign:
@@ -125,10 +125,6 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     return {"built": total["items"] > 0, "topics": per_topic, "runs": per_run, "total": total}
 
 
-# Functions campaign -> (mean seconds per judgment, judgments measured) from the judging data (None before there is
-# any): the judging app registers one at start-up, so that the planner uses the measured time and pooling never
-# imports it.
-SECONDS_PER_JUDGMENT_SOURCES: list[Callable[[Campaign], tuple[float, int] | None]] = []
 # The planner's time per judgment before judging measures it (SPEC 4.4); setting POOL_PLAN_SECONDS_PER_JUDGMENT.
 PLAN_SECONDS_PER_JUDGMENT = 60.0
 # The fewest judgments whose mean time the planner trusts: a handful of judgments (the first ones, read slowly, or a
@@ -146,16 +142,17 @@ class PlanTime:
     judgments: int
 
 
-def plan_seconds_per_judgment(*, campaign: Campaign) -> PlanTime:
+def plan_seconds_per_judgment(*, measured: tuple[float, int] | None) -> PlanTime:
     """The measured mean seconds per judgment once at least PLAN_MIN_JUDGMENTS judgments measure it, else the
-    default. The one rule for the planner, the pools page and the progress page."""
-    for source in SECONDS_PER_JUDGMENT_SOURCES:
-        found = source(campaign)
-        if found:
-            seconds, judgments = found
-            if judgments >= PLAN_MIN_JUDGMENTS:
-                return PlanTime(round(seconds, 1), True, judgments)
-            return PlanTime(_default_seconds(), False, judgments)
+    default. The one rule for the planner, the pools page and the progress page.
+
+    `measured` is (mean seconds per judgment, judgments measured), None before anything is judged: the judging
+    app's measure (assessor.progress.judging_time), which the caller reads and gives."""
+    if measured:
+        seconds, judgments = measured
+        if judgments >= PLAN_MIN_JUDGMENTS:
+            return PlanTime(round(seconds, 1), True, judgments)
+        return PlanTime(_default_seconds(), False, judgments)
     return PlanTime(_default_seconds(), False, 0)
 
 

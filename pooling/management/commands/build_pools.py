@@ -1,6 +1,6 @@
 """build_pools --campaign NAME: SPEC 9."""
+from assessor.services import pools_rebuild
 from core.commands import ServiceCommand
-from pooling import services
 from pooling.selectors import campaign_named
 
 
@@ -15,7 +15,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
-        result = services.pool_build(campaign=campaign, force=o["force"])
+        result = pools_rebuild(campaign=campaign, force=o["force"])
         for topic_id, item_id in result.get("unpooled", []):
             self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")
         overflow = result.get("overflow")

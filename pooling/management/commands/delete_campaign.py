@@ -1,6 +1,6 @@
 """delete_campaign NAME: deletes a campaign that has no judgment (docs/pooling.md, "Undoing a mistake")."""
+from assessor.services import campaign_delete
 from core.commands import ServiceCommand
-from pooling import services
 from pooling.selectors import campaign_named
 
 
@@ -13,6 +13,6 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["name"])
-        c = services.campaign_delete(campaign=campaign)
+        c = campaign_delete(campaign=campaign)
         self.stdout.write(f"deleted campaign '{o['name']}': {c.topics} topics, {c.runs} runs ({c.run_rows} rows), "
                           f"{c.pool_items} pool items, {c.jobs} jobs")

@@ -1,6 +1,6 @@
 """delete_run --campaign NAME RUN [--force]: deletes a wrongly uploaded run (docs/pooling.md, "Undoing a mistake")."""
+from assessor.services import run_delete
 from core.commands import ServiceCommand
-from pooling import services
 from pooling.selectors import campaign_named
 
 from ._undo import report_pools, run_named
@@ -19,6 +19,6 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         run = run_named(campaign_named(o["campaign"]), o["run"])
-        after = services.run_delete(run=run, force=o["force"])
+        after = run_delete(run=run, force=o["force"])
         self.stdout.write(f"deleted run '{run.name}' ({run.row_count} rows)")
         report_pools(self, after)

@@ -1,6 +1,6 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
+from assessor.services import campaign_update
 from core.commands import ServiceCommand
-from pooling import services
 from pooling.models import Campaign
 from pooling.selectors import campaign_named
 
@@ -26,7 +26,7 @@ class Command(ServiceCommand):
                             help="change pooling settings of built pools: the pools are rebuilt at once")
 
     def handle(self, *args, **o):
-        campaign, after = services.campaign_update(
+        campaign, after = campaign_update(
             campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
             primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
             selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"], force=o["force"])
