@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.cache import cache
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
 from pooling.formats.qrels import qrels_by_topic
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
