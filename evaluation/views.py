@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from assessor.characterisation import characterisation_report
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import organizer_required
@@ -28,6 +29,7 @@ class Row:
     means: dict[str, float | None]
     topics: int
     per_topic: dict[str, dict[str, float | None]]
+    characterised: list[float | None] = field(default_factory=list)  # the leaderboard's MG, UI, ... columns
 
 
 def _finite(values: dict[str, float]) -> dict[str, float | None]:
@@ -59,11 +61,17 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     _, version = selectors.scores_version(campaign=campaign)
     evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
     counts = evaluation.topic_counts if evaluation else []
+    rows = scores_table(campaign=campaign, evaluation=evaluation) if evaluation else []
+    characterised = characterisation_report(campaign=campaign)
+    for row in rows:
+        found = characterised.of(row.name)
+        row.characterised = [found.fractions[label] if found else None for label in characterised.labels]
     return render(request, "evaluation/leaderboard.html", {
         "campaign": campaign,
         "all_topics": all_topics,
         "evaluation": evaluation,
-        "rows": scores_table(campaign=campaign, evaluation=evaluation) if evaluation else [],
+        "rows": rows,
+        "characterised": characterised,
         "judgments": evaluation.judgments if evaluation else 0,
         "version": evaluation.version if evaluation else version,
         "topic_counts": counts,

@@ -1,11 +1,14 @@
 """evaluate --qrels FILE [--task answers|formulas] [--formula-index FILE...] [--all-topics] RUN...
-evaluate --campaign NAME [--all-topics]: SPEC 9.
+evaluate --campaign NAME [--all-topics]: SPEC 9; with characterised topics, rows run<TAB>char:LABEL<TAB>all<TAB>fraction
+after the scores (docs/evaluation.md).
 evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--bertscore-model DIR] [RUN...]: ARQMath-3
 Task 3 runs (issue 17)."""
+from assessor.characterisation import characterisation_report
 from core.commands import ServiceCommand
 from core.errors import InputError
 from evaluation import answers, services
 from evaluation.answer_files import evaluate_answer_files
+from evaluation.characterisation import characterisation_lines
 from evaluation.prime import FIRST_RESULT, REPORTED, score_lines
 from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from pooling.selectors import campaign_named
@@ -61,6 +64,10 @@ class Command(ServiceCommand):
         measures = REPORTED + FIRST_RESULT if o["ar_p1"] else REPORTED
         for line in score_lines(result.runs, per_topic=o["per_topic"], measures=measures):
             self.stdout.write(line, ending="")
+        if o["campaign"]:
+            # The characterised topics' yes fractions (ARQMath-3's MG and UI), docs/evaluation.md.
+            for line in characterisation_lines(characterisation_report(campaign=campaign)):
+                self.stdout.write(line, ending="")
 
     def _answers(self, o) -> None:
         if not (o["qrels"] and o["answer_ids"]) or o["campaign"] or o["task"] or o["formula_index"]:
