@@ -4,6 +4,7 @@ marked yes to each question: ARQMath-3's MG and UI; docs/evaluation.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import User
 
@@ -11,6 +12,11 @@ from pooling.models import Campaign, PoolItem, Run
 
 from .models import Assignment, CharacterisationAnswer, CharacterisationQuestion, SampleItem
 from .selectors import ItemShown, Progress, _item_shown, with_progress
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    from .selectors import _Counts
 
 
 def questions_of(campaign: Campaign) -> list[CharacterisationQuestion]:
@@ -30,7 +36,7 @@ class CharacterisationPage:
     previous: int | None                # number of the sample item before, for "back"
 
 
-def own_characterisation(*, user: User, assignment_pk: int) -> Assignment | None:
+def own_characterisation(*, user: User, assignment_pk: int) -> WithAnnotations[Assignment, _Counts] | None:
     """The user's own characterisation assignment (with campaign, topic and progress), else None."""
     return with_progress(Assignment.objects.filter(pk=assignment_pk, assessor=user,
                                                    kind=Assignment.Kind.CHARACTERISATION)

@@ -2,7 +2,6 @@
 of their sample; for organizers, a campaign's questions with the per-run report, and characterisation assignments."""
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, OpenApiTypes, extend_schema
@@ -14,6 +13,7 @@ from rest_framework.views import APIView
 
 from core.errors import InputError
 from core.permissions import IsOrganizer
+from people.selectors import accounts_named
 from pooling.models import Campaign
 
 from . import characterisation, services
@@ -141,12 +141,7 @@ class CharacterisationAssignApi(APIView):
         data = CharacterisationAssignSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        names = list(dict.fromkeys(values["assessors"]))
-        users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}
-        missing = [name for name in names if name not in users]
-        if missing:
-            raise InputError([f"no account named '{name}'" for name in missing])
-        result = services.characterisation_assign(campaign=campaign, assessors=[users[n] for n in names],
+        result = services.characterisation_assign(campaign=campaign, assessors=accounts_named(values["assessors"]),
                                                   topic_ids=values["topics"], size=values["sample"],
                                                   sizes=values["sizes"], user=request.user)
 

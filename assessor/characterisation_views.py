@@ -85,7 +85,10 @@ def _page(request: HttpRequest, page: characterisation.CharacterisationPage, err
     questions = []
     for q in page.questions:
         saved = page.answers.get(q.label)
-        shown = posted.get(ANSWER + q.label, "") if posted is not None else {True: "yes", False: "no"}.get(saved, "")
+        if posted is not None:  # what was just submitted when it was refused, else the saved answer
+            shown = posted.get(ANSWER + q.label, "")
+        else:
+            shown = "" if saved is None else "yes" if saved else "no"
         questions.append({"question": q, "name": ANSWER + q.label, "current": shown, "saved": saved})
     return render(request, "assessor/characterise.html", {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item, "sample": page.sample,

@@ -94,7 +94,8 @@ class CharacteriseResultSerializer(serializers.Serializer):
 
 
 class QuestionSerializer(serializers.Serializer):
-    label = serializers.CharField()
+    # DRF's metaclass takes declared fields off the class: `label` does not replace Field.label.
+    label = serializers.CharField()  # type: ignore[assignment]
     text = serializers.CharField()
 
 
@@ -108,7 +109,8 @@ class NextSampleItemSerializer(serializers.Serializer):
 class QuestionAddSerializer(serializers.Serializer):
     arqmath = serializers.BooleanField(required=False, default=False,
                                        help_text="add ARQMath-3's two questions (MG, UI) the campaign lacks")
-    label = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    label = serializers.CharField(  # type: ignore[assignment]  # a declared field, as in QuestionSerializer
+        required=False, allow_blank=True, default="", trim_whitespace=False)
     text = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
 
 

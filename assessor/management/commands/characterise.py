@@ -1,7 +1,6 @@
 """characterise --campaign NAME [--arqmath-questions] [--question LABEL=TEXT]... [--assessor USER... --sample N
 [--size TOPIC=N]... TOPIC...]: a campaign's yes/no questions and characterisation assignments (docs/judging.md,
 "Characterising answers"). With neither questions nor assessors, lists the questions."""
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.template.defaultfilters import pluralize
 
@@ -9,6 +8,8 @@ from assessor import rules, services
 from assessor.characterisation import questions_of
 from core.commands import ServiceCommand
 from core.errors import InputError
+from people.selectors import accounts_named
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -30,7 +31,7 @@ class Command(ServiceCommand):
         parser.add_argument("topics", nargs="*", metavar="TOPIC")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         assigning = bool(o["assessor"] or o["topics"] or o["sample"] is not None or o["size"])
         questions = []
         for given in o["question"]:
@@ -60,11 +61,6 @@ class Command(ServiceCommand):
     def _assign(self, campaign, o):
         if not o["assessor"] or not o["topics"]:
             raise InputError("to assign, give --assessor and the topics (with --sample N or --size TOPIC=N)")
-        users = {u.username: u for u in get_user_model().objects.filter(username__in=o["assessor"])}
-        missing = [name for name in o["assessor"] if name not in users]
-        if missing:
-            raise InputError([f"no account named '{name}': create it first (the assignments page creates accounts)"
-                              for name in missing])
         return services.characterisation_assign(
-            campaign=campaign, assessors=[users[n] for n in dict.fromkeys(o["assessor"])], topic_ids=o["topics"],
+            campaign=campaign, assessors=accounts_named(o["assessor"]), topic_ids=o["topics"],
             size=o["sample"], sizes=rules.sizes_parse(" ".join(o["size"])))
