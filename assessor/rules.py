@@ -45,6 +45,12 @@ def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
     return kind, 0
 
 
+def graded_kind(kind: str) -> None:
+    """InputError for grades given to an assignment of a kind that takes none (characterisation: yes/no answers)."""
+    if kind == Assignment.Kind.CHARACTERISATION:
+        raise InputError("a characterisation assignment is answered with its yes/no questions, not graded")
+
+
 # -- characterisation (docs/judging.md, "Characterising answers")
 
 LABEL_PATTERN = re.compile(r"[A-Za-z0-9_-]+")

@@ -92,6 +92,7 @@ def _parse_import(lines: BinaryIO | Iterable[str | bytes], problems: Problems) -
             bad = True
         try:
             kind, round_ = rules.kind_and_round(kind, round_number)
+            rules.graded_kind(kind)
         except InputError as exc:
             problems.add_all(number, exc.messages())
             bad = True

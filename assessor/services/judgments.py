@@ -97,8 +97,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
                   .get(pk=assignment_pk, assessor=user))
     if assignment.read_only:
         raise InputError("this topic is closed: its judgments can no longer be changed")
-    if assignment.kind == Assignment.Kind.CHARACTERISATION:
-        raise InputError("a characterisation assignment is answered with its yes/no questions, not graded")
+    rules.graded_kind(assignment.kind)
     item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
     instances = None
     if assignment.campaign.task == Campaign.Task.FORMULAS:

@@ -143,6 +143,30 @@ def test_characterisation_needs_questions_a_pool_and_its_own_path(answers, ada, 
     assert not Assignment.objects.exists()
 
 
+def test_grades_never_go_to_a_characterisation_assignment(asked, ada):
+    lines = rejected("assign_topics", "--campaign", "answers", "--assessor", "ada", "--kind", "characterisation",
+                     "A.1")
+    assert lines == ["a characterisation assignment is made with a sample size (the Characterisation page, "
+                     "`characterise`), and only it"]
+    with pytest.raises(InputError) as info:
+        services.judgments_import(campaign=asked, lines=["ada\tA.1\t10\t2\t\tcharacterisation"])
+    assert info.value.messages() == ["line 1: a characterisation assignment is answered with its yes/no questions, "
+                                     "not graded"]
+    assert not Assignment.objects.exists()
+
+
+def test_a_campaign_is_deleted_with_its_questions_and_samples_until_something_is_answered(asked, ada):
+    a = characterise(asked, ada, "A.1")
+    services.characterisation_submit(assignment_pk=a.pk, item_id=_item(a, 0), answers={"MG": "no"}, user=ada)
+    with pytest.raises(InputError, match="kept"):
+        services.campaign_delete(campaign=asked)
+    CharacterisationRevision.objects.all().delete()  # (a test's shortcut: nothing else ever deletes an answer)
+    CharacterisationAnswer.objects.all().delete()
+    services.campaign_delete(campaign=asked)
+    assert not (CharacterisationQuestion.objects.exists() or SampleItem.objects.exists()
+                or Assignment.objects.exists())
+
+
 def test_home_counts_the_sample_and_withdrawing_an_unanswered_one_removes_it(asked, ada, client):
     a = characterise(asked, ada, "A.1", size=2)
     client.force_login(ada)
