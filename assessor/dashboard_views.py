@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from pooling import selectors as pooling_selectors
 from pooling.bounds import column_bounds
+from pooling.charts import kappa_bars
 from pooling.downloads import attachment, spreadsheet_safe
 from pooling.errors import InputError
 from pooling.models import Campaign, Post
@@ -23,7 +24,6 @@ from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import progress as progress_reports
 from . import reports, rounds
-from .charts import kappa_bars
 from .models import Grade, TrainingRound
 from .rendering import thread_url as _post_url
 from .views import _safe

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import selectors, services
+from .charts import plan_bars
 from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .jobs import job_create, job_retry, job_view
@@ -152,8 +153,6 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
 PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)),
                                      Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 PLAN_MAX_DEPTHS = 20
-# Chart geometry, in SVG user units.
-CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
@@ -183,23 +182,6 @@ def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: floa
     return depths, seconds, errors
 
 
-def _plan_chart(rows) -> dict:
-    """Bar positions of hours against depth, computed here so the template only places them."""
-    c = CHART
-    plot_w = c["width"] - c["left"] - c["right"]
-    plot_h = c["height"] - c["top"] - c["bottom"]
-    top = max((row.hours or 0 for row in rows), default=0) or 1
-    slot = plot_w / max(len(rows), 1)
-    bars = []
-    for i, row in enumerate(rows):
-        h = (row.hours or 0) / top * plot_h
-        x = c["left"] + i * slot + slot * 0.15
-        bars.append({"x": round(x, 1), "y": round(c["top"] + plot_h - h, 1), "width": round(slot * 0.7, 1),
-                     "height": round(h, 1), "cx": round(x + slot * 0.35, 1), "row": row})
-    return {**c, "bars": bars, "top_hours": top, "base": c["top"] + plot_h, "plot_right": c["width"] - c["right"],
-            "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8, "depth_y": c["top"] + plot_h + 16}
-
-
 @organizer_required
 def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
@@ -214,7 +196,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "stats": stats,
         "topic_rows": [{**row, "topic": topics[row["topic_id"]]} for row in stats["topics"]],
         "plan": plan,
-        "chart": _plan_chart(plan),
+        "chart": plan_bars(plan),
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
         "default_seconds": f"{default_seconds:g}",
