@@ -18,6 +18,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -335,14 +336,14 @@ def _run_replace(job: Job, progress) -> tuple[dict, list[str]]:
     services.run_collection_check(run=run)
     result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True}
     if after.rebuilt is not None:
-        result["pool_items"] = after.rebuilt["items"]
+        result["pool_items"] = after.rebuilt.items
     return result, run.warnings + after.messages()
 
 
 def _topics_ingest(job: Job, progress) -> tuple[dict, list[str]]:
     p = job.params
     result = services.topics_ingest(campaign=_campaign(job), path=p["path"], filename=p.get("filename"))
-    return result, []
+    return asdict(result), []
 
 
 def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
@@ -351,18 +352,16 @@ def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
                                         names=p.get("names") or [Path(x).name for x in p["paths"]],
                                         progress=progress)
     # The collection may have been created by this job: link it now that it exists.
-    job.collection_id = result["collection"]
+    job.collection_id = result.collection
     job.save(update_fields=["collection"])
-    return {"counts": result["counts"]}, result["warnings"]
+    return {"counts": result.counts}, result.warnings
 
 
 def _pool_build(job: Job, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
     result = services.pool_build(campaign=_campaign(job), force=bool(job.params.get("force")))
-    warnings = [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
-                for topic, item in result.get("unpooled", [])]
-    return result, warnings
+    return result.as_json(), services.unpooled_warnings(result.unpooled or [])
 
 
 _HANDLERS: dict[str, Callable] = {

@@ -21,7 +21,7 @@ from .uploads import upload_save
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
     if after.rebuilt is None:
         return
-    messages.info(request, f"The pools were rebuilt: {after.rebuilt['items']} items.")
+    messages.info(request, f"The pools were rebuilt: {after.rebuilt.items} items.")
     if after.unpooled:
         shown = ", ".join(f"{topic} {item}" for topic, item in after.unpooled[:10])
         more = f" and {len(after.unpooled) - 10} more" if len(after.unpooled) > 10 else ""

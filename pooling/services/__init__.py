@@ -1,8 +1,8 @@
 """Writes of the pooling app. Every ingest validates the whole file and writes in the same pass, inside one
 transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote."""
-from .campaigns import campaign_create, collection_get_or_create, topics_ingest
-from .collection import collection_ingest
-from .pools import judged_items, pool_build, run_depth
+from .campaigns import TopicsIngestResult, campaign_create, collection_get_or_create, topics_ingest
+from .collection import CollectionIngestResult, collection_ingest
+from .pools import PoolBuildResult, judged_items, pool_build, run_depth, unpooled_warnings
 from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
 from .undo import (
     PoolsAfter,
@@ -16,7 +16,10 @@ from .undo import (
 )
 
 __all__ = [
+    "CollectionIngestResult",
+    "PoolBuildResult",
     "PoolsAfter",
+    "TopicsIngestResult",
     "campaign_contents",
     "campaign_create",
     "campaign_delete",
@@ -35,4 +38,5 @@ __all__ = [
     "run_ingest",
     "run_replace",
     "topics_ingest",
+    "unpooled_warnings",
 ]

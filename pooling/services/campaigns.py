@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth.models import User
@@ -106,7 +107,14 @@ def setting_label(name: str) -> str:
     return str(field.verbose_name)
 
 
-def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> dict:
+@dataclass(frozen=True)
+class TopicsIngestResult:
+    created: int
+    updated: int
+    total: int  # topics in the file
+
+
+def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> TopicsIngestResult:
     """Adds the topics of an ARQMath topic file to a campaign; topics already there are updated."""
     problems = Problems(file=filename or Path(path).name)
     with open_binary(path) as stream:
@@ -129,4 +137,4 @@ def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str 
     Topic.objects.bulk_create(created, batch_size=1000)
     Topic.objects.bulk_update(updated, ["position", "title", "question", "tags", "formula_id", "latex"],
                               batch_size=1000)
-    return {"created": len(created), "updated": len(updated), "total": len(records)}
+    return TopicsIngestResult(created=len(created), updated=len(updated), total=len(records))

@@ -19,7 +19,7 @@ from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from ..signals import campaign_deleting, pools_rebuilt
 from .campaigns import campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
-from .pools import _pool_delete, judged_items, pool_build
+from .pools import PoolBuildResult, _pool_delete, judged_items, pool_build, unpooled_warnings
 from .runs import run_ingest
 
 # The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
@@ -30,13 +30,12 @@ POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "
 class PoolsAfter:
     """What a change did to the campaign's pools: None when they had not been built (nothing to redo)."""
 
-    rebuilt: dict | None = None
+    rebuilt: PoolBuildResult | None = None
     unpooled: list[list[str]] = field(default_factory=list)
 
     def messages(self) -> list[str]:
         """The judged items the new pools left out, as job warnings and command lines say them."""
-        return [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
-                for topic, item in self.unpooled]
+        return unpooled_warnings(self.unpooled)
 
 
 def _lock(campaign: Campaign) -> None:
@@ -80,14 +79,14 @@ def _pools_redo(campaign: Campaign, was_built: bool) -> PoolsAfter:
         return PoolsAfter()
     if campaign.runs.exists():
         result = pool_build(campaign=campaign, force=True)
-        return PoolsAfter(rebuilt=result, unpooled=result.get("unpooled", []))
+        return PoolsAfter(rebuilt=result, unpooled=result.unpooled or [])
     # The last run went: no pools, and every judged item is out of them (its judgments stay).
     judged = judged_items(campaign=campaign)
     _pool_delete(campaign)
     topic_ids = dict(campaign.topics.values_list("pk", "topic_id"))
     if judged:
         pools_rebuilt.send(sender=Campaign, campaign=campaign)
-    return PoolsAfter(rebuilt={"sizes": {}, "items": 0},
+    return PoolsAfter(rebuilt=PoolBuildResult(sizes={}, items=0),
                       unpooled=sorted([topic_ids[pk], item] for pk, items in judged.items() for item in items))
 
 
