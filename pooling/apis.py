@@ -117,9 +117,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def create(self, request):
         data = CampaignCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        campaign = services.campaign_create(collection_name=values.pop("collection", None) or None,
-                                            user=request.user, **values)
+        values = data.validated_data
+        campaign = services.campaign_create(name=values["name"], task=values["task"],
+                                            collection_name=values.get("collection") or None, user=request.user,
+                                            **services.campaign_settings(values))
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=CampaignUpdateSerializer, responses={200: CampaignUpdateResultSerializer})
@@ -129,9 +130,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         data = CampaignUpdateSerializer(campaign, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        campaign, after = services.campaign_update(campaign=campaign, collection_name=values.pop("collection", None),
-                                                   **values)
+        values = data.validated_data
+        campaign, after = services.campaign_update(
+            campaign=campaign, name=values.get("name"), collection_name=values.get("collection"),
+            force=values.get("force", False), **services.campaign_settings(values))
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
     @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})

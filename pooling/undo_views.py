@@ -90,9 +90,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             campaign, after = services.campaign_update(
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
-                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
-                instances=data.get("instances"), selection=data.get("selection"), seed=data["seed"],
-                max_depth=data["max_depth"], force=bool(data.get("force")))
+                force=bool(data.get("force")), **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:

@@ -40,10 +40,8 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
         assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
         try:
             campaign = services.campaign_create(
-                name=data["name"], task=data["task"], collection_name=data["collection"] or None,
-                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
-                instances=data["instances"], selection=data["selection"] or None, seed=data["seed"],
-                user=request.user)
+                name=data["name"], task=data["task"], collection_name=data["collection"] or None, user=request.user,
+                **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:

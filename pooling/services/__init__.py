@@ -1,6 +1,13 @@
 """Writes of the pooling app. Every ingest validates the whole file and writes in the same pass, inside one
 transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote."""
-from .campaigns import TopicsIngestResult, campaign_create, collection_get_or_create, topics_ingest
+from .campaigns import (
+    CampaignSettings,
+    TopicsIngestResult,
+    campaign_create,
+    campaign_settings,
+    collection_get_or_create,
+    topics_ingest,
+)
 from .collection import CollectionIngestResult, collection_ingest
 from .pools import PoolBuildResult, judged_items, pool_build, run_depth, unpooled_warnings
 from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
@@ -16,6 +23,7 @@ from .undo import (
 )
 
 __all__ = [
+    "CampaignSettings",
     "CollectionIngestResult",
     "PoolBuildResult",
     "PoolsAfter",
@@ -23,6 +31,7 @@ __all__ = [
     "campaign_contents",
     "campaign_create",
     "campaign_delete",
+    "campaign_settings",
     "campaign_update",
     "collection_get_or_create",
     "collection_ingest",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -17,7 +18,7 @@ from ..bounds import max_chars
 from ..errors import InputError, Problem
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from ..signals import campaign_deleting, pools_rebuilt
-from .campaigns import campaign_problems, collection_get_or_create, setting_label
+from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
 from .pools import PoolBuildResult, _pool_delete, judged_items, pool_build, unpooled_warnings
 from .runs import run_ingest
@@ -145,13 +146,8 @@ def campaign_update(
     campaign: Campaign,
     name: str | None = None,
     collection_name: str | None = None,
-    primary_depth: int | None = None,
-    alternate_depth: int | None = None,
-    instances: int | None = None,
-    selection: str | None = None,
-    seed: int | None = None,
-    max_depth: int | None = None,
     force: bool = False,
+    **settings: Unpack[CampaignSettings],
 ) -> tuple[Campaign, PoolsAfter]:
     """Changes a campaign's settings; None leaves a setting as it is. The task never changes (its topics and runs
     were read for it). The name may always change. The pooling settings change freely until the pools are built;
@@ -160,9 +156,7 @@ def campaign_update(
     only rises once runs are in (they were read against it)."""
     _lock(campaign)
     campaign.refresh_from_db()
-    wanted = {"primary_depth": primary_depth, "alternate_depth": alternate_depth, "instances": instances,
-              "selection": selection, "seed": seed, "max_depth": max_depth}
-    changed: dict[str, object] = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
+    changed: dict[str, object] = {k: v for k, v in settings.items() if v is not None and v != getattr(campaign, k)}
     if name is not None and name.strip() != campaign.name:
         changed["name"] = name.strip()
     problems: list[str] = []
@@ -178,6 +172,7 @@ def campaign_update(
             changed["collection"] = None
         else:
             changed["collection"] = collection_get_or_create(name=collection_name)
+    max_depth = settings.get("max_depth")
     if has_runs and max_depth is not None and max_depth < campaign.max_depth:
         problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "
                         "read against it (it may rise)")

@@ -27,8 +27,7 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign, after = services.campaign_update(
             campaign=self.campaign(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
-            primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
-            selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"], force=o["force"])
+            force=o["force"], **services.campaign_settings(o))
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
