@@ -19,6 +19,7 @@ from . import selectors, services
 from .downloads import attachment
 from .errors import InputError
 from .formats.pools import write_pool_tsv
+from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
 from .serializers import (
@@ -99,9 +100,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         files = upload.validated_data["files"]
         with transaction.atomic():
             paths = [str(upload_save(file=f)) for f in files]
-            job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
-                             params={"collection": collection.name, "paths": paths,
-                                     "names": [f.name for f in files]})
+            job = job_create(collection=collection, user=request.user, params=CollectionIngestParams(
+                collection=collection.name, paths=paths, names=[f.name for f in files]))
         return _accepted(job, request)
 
 
@@ -166,9 +166,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         file = upload.validated_data["file"]
         with transaction.atomic():
             path = upload_save(file=file)
-            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-                "path": str(path), "filename": file.name, "name": run.name, "replace": run.pk,
-                "force": upload.validated_data["force"]})
+            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams.replacing(
+                run, path=str(path), filename=file.name, force=upload.validated_data["force"]))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
@@ -185,8 +184,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         file = upload.validated_data["file"]
         with transaction.atomic():
             path = upload_save(file=file)
-            job = job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
-                             params={"path": str(path), "filename": file.name})
+            job = job_create(campaign=campaign, user=request.user,
+                             params=TopicsIngestParams(path=str(path), filename=file.name))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer(many=True))
@@ -203,10 +202,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         values = upload.validated_data
         with transaction.atomic():
             path = upload_save(file=values["file"])
-            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-                "path": str(path), "filename": values["file"].name, "name": values.get("name") or "",
-                "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"],
-                "depth": values.get("depth")})
+            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams(
+                path=str(path), filename=values["file"].name, options=services.run_options(values)))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)
@@ -221,8 +218,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if request.method == "GET":
             return Response(PoolSizesSerializer(selectors.pool_sizes(campaign=campaign)).data)
         with transaction.atomic():
-            job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
-                             params={"force": _flag(request.data.get("force"))})
+            job = job_create(campaign=campaign, user=request.user,
+                             params=PoolBuildParams(force=_flag(request.data.get("force"))))
         return _accepted(job, request)
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(

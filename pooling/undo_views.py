@@ -12,8 +12,9 @@ from django.views.decorators.http import require_http_methods
 from . import services
 from .errors import InputError
 from .forms import CampaignSettingsForm, RunReplaceForm
+from .job_params import RunIngestParams
 from .jobs import job_create
-from .models import Campaign, Job, Run
+from .models import Campaign, Run
 from .permissions import organizer_required
 from .uploads import upload_save
 
@@ -67,9 +68,8 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         try:
             with transaction.atomic():
                 path = upload_save(file=data["file"])
-                job = job_create(kind=Job.Kind.RUN_INGEST, campaign=run.campaign, user=request.user, params={
-                    "path": str(path), "filename": data["file"].name, "name": run.name, "replace": run.pk,
-                    "force": bool(data.get("force"))})
+                job = job_create(campaign=run.campaign, user=request.user, params=RunIngestParams.replacing(
+                    run, path=str(path), filename=data["file"].name, force=bool(data.get("force"))))
         except InputError as exc:
             exc.add_to_form(form)
         else:

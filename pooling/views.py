@@ -12,6 +12,7 @@ from . import selectors, services
 from .charts import plan_bars
 from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
+from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
 from .permissions import is_organizer, organizer_required
@@ -81,10 +82,8 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
 
     def make_job(data):
         path = upload_save(file=data["file"])
-        return job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-            "path": str(path), "filename": data["file"].name, "name": data["name"],
-            "alternate": data["alternate"], "manual": data["manual"], "baseline": data["baseline"],
-            "depth": data["depth"]})
+        return job_create(campaign=campaign, user=request.user, params=RunIngestParams(
+            path=str(path), filename=data["file"].name, options=services.run_options(data)))
 
     return _upload_view(request, campaign=campaign, form_class=RunUploadForm,
                         template="pooling/run_upload.html", make_job=make_job)
@@ -97,8 +96,8 @@ def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
 
     def make_job(data):
         path = upload_save(file=data["file"])
-        return job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
-                          params={"path": str(path), "filename": data["file"].name})
+        return job_create(campaign=campaign, user=request.user,
+                          params=TopicsIngestParams(path=str(path), filename=data["file"].name))
 
     return _upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
                         template="pooling/topics_upload.html", make_job=make_job)
@@ -113,9 +112,8 @@ def collection_list(request: HttpRequest) -> HttpResponse:
         try:
             with transaction.atomic():
                 paths = [str(upload_save(file=f)) for f in data["files"]]
-                job = job_create(kind=Job.Kind.COLLECTION_INGEST, user=request.user, params={
-                    "collection": data["collection"].strip(), "paths": paths,
-                    "names": [f.name for f in data["files"]]})
+                job = job_create(user=request.user, params=CollectionIngestParams(
+                    collection=data["collection"].strip(), paths=paths, names=[f.name for f in data["files"]]))
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -221,8 +219,8 @@ def pool_topic(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
 @require_POST
 def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
-                     params={"force": request.POST.get("force") == "1"})
+    job = job_create(campaign=campaign, user=request.user,
+                     params=PoolBuildParams(force=request.POST.get("force") == "1"))
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
 

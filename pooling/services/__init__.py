@@ -10,7 +10,7 @@ from .campaigns import (
 )
 from .collection import CollectionIngestResult, collection_ingest
 from .pools import PoolBuildResult, judged_items, pool_build, run_depth, unpooled_warnings
-from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
+from .runs import RunIngestOptions, file_checksum, run_collection_check, run_depth_set, run_ingest, run_options
 from .undo import (
     PoolsAfter,
     campaign_contents,
@@ -27,6 +27,7 @@ __all__ = [
     "CollectionIngestResult",
     "PoolBuildResult",
     "PoolsAfter",
+    "RunIngestOptions",
     "TopicsIngestResult",
     "campaign_contents",
     "campaign_create",
@@ -45,6 +46,7 @@ __all__ = [
     "run_depth_set",
     "run_depth",
     "run_ingest",
+    "run_options",
     "run_replace",
     "topics_ingest",
     "unpooled_warnings",

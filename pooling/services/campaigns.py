@@ -16,7 +16,7 @@ from ..errors import InputError, Problem, Problems
 from ..formats import topics_xml
 from ..formats.textio import open_binary
 from ..models import Campaign, Collection, Topic
-from .common import fits
+from .common import fits, given_keys
 
 
 def collection_get_or_create(*, name: str) -> Collection:
@@ -42,7 +42,7 @@ class CampaignSettings(TypedDict, total=False):
 
 def campaign_settings(values: Mapping[str, Any]) -> CampaignSettings:
     """The settings among other values: a form's cleaned data, a serializer's validated data, a command's options."""
-    return cast(CampaignSettings, {key: values[key] for key in CampaignSettings.__annotations__ if key in values})
+    return cast(CampaignSettings, given_keys(CampaignSettings, values))
 
 
 @transaction.atomic

@@ -21,7 +21,7 @@ from ..signals import campaign_deleting, pools_rebuilt
 from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
 from .pools import PoolBuildResult, _pool_delete, judged_items, pool_build, unpooled_warnings
-from .runs import run_ingest
+from .runs import run_ingest, run_options
 
 # The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
 POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "seed")
@@ -135,8 +135,8 @@ def run_replace(
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
-    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, name=run.name,
-                     alternate=run.alternate, manual=run.manual, baseline=run.baseline, depth=run.depth)
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress,
+                     **run_options(run))
     return new, _pools_redo(campaign, was_built)
 
 
