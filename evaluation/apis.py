@@ -10,9 +10,9 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.apis import TSVRenderer, _flag
-from pooling.downloads import attachment
-from pooling.errors import InputError
+from core.api import TSVRenderer, flag
+from core.downloads import attachment
+from core.errors import InputError
 from pooling.models import Campaign
 
 from . import selectors, services
@@ -91,8 +91,8 @@ class EvaluationApi(APIView):
         fraction of the top 10); recomputed once after each change of the judgments. 400 before the first
         official judgment."""
         campaign = get_object_or_404(Campaign, pk=pk)
-        all_topics = _flag(request.query_params.get("all_topics"))
-        per_topic = _flag(request.query_params.get("per_topic"))
+        all_topics = flag(request.query_params.get("all_topics"))
+        per_topic = flag(request.query_params.get("per_topic"))
         _, version = selectors.scores_version(campaign=campaign)
         evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
         if evaluation is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pytrec_eval
@@ -25,6 +25,10 @@ MEASURES = (NDCG, MAP, P10)
 REPORTED = (*MEASURES, UNJUDGED)  # what the command, the API and the pages report, in this order
 TREC_NAMES = {NDCG: "ndcg", MAP: "map", P10: "P_10"}
 RELEVANCE_LEVEL = 2
+# ARQMath-3's measures of one answer per topic (Task 3; Task 1 runs on their first result): AR, the average grade, and
+# P@1, the share of topics where it is relevant (grade >= 2). evaluation/answers.py computes them for Task 3 runs.
+AR, P1 = "ar", "p1"
+FIRST_RESULT = (AR, P1)
 TOP = 10  # the depth of the unjudged fraction
 MEAN = "all"  # the topic name of a mean in the output (SPEC 9)
 
@@ -36,6 +40,9 @@ class Prime:
 
     run: PrimeRun = field(default_factory=dict)
     unjudged: dict[str, float] = field(default_factory=dict)
+    # Task 1: per topic with qrels, the run's first result (trec_eval's order, as for the unjudged fraction), judged or
+    # not, for AR and P@1. None for formula runs.
+    first: dict[str, str] | None = None
 
 
 @dataclass
@@ -53,6 +60,29 @@ def natural_key(text: str) -> tuple:
     # ASCII digits: int() refuses some of what str.isdigit() takes ("²").
     return tuple((0, int(part), part) if part.isascii() and part.isdigit() else (1, 0, part)
                  for part in re.split(r"([0-9]+)", text) if part)
+
+
+def first_item(items: Mapping[str, float]) -> str:
+    """The first item in trec_eval's order: the highest score, a tie to the greater id (as strings)."""
+    return max(items.items(), key=lambda pair: (pair[1], pair[0]))[0]
+
+
+def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False
+                        ) -> dict[str, dict[str, float]]:
+    """AR and P@1 per topic, in natural order: the grade of the run's answer (its first result for Task 1), 0 when it
+    is not judged (SF and DK, which evaluation reads as unjudged or, for Task 3, as 0). Over the qrels topics the
+    run answered, as the organizers' scripts average; `all_topics`: over every qrels topic, one not answered 0."""
+    topics = qrels if all_topics else [topic for topic in first if topic in qrels]
+    per_topic: dict[str, dict[str, float]] = {}
+    for topic in sorted(topics, key=natural_key):
+        grade = qrels[topic].get(first[topic], 0) if topic in first else 0
+        per_topic[topic] = {AR: float(grade), P1: 1.0 if grade >= RELEVANCE_LEVEL else 0.0}
+    return per_topic
+
+
+def mean_of(per_topic: Mapping[str, Mapping[str, float]], measures: Iterable[str]) -> dict[str, float]:
+    """Each measure's mean over the topics given (NaN over none)."""
+    return {measure: _mean([row[measure] for row in per_topic.values()]) for measure in measures}
 
 
 def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:
@@ -73,7 +103,7 @@ def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime
             items = lists[topic] = {}
         if item not in items:
             items[item] = score
-    return _drop_unjudged(lists, qrels)
+    return _drop_unjudged(lists, qrels, first=True)
 
 
 def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> Prime:
@@ -96,14 +126,17 @@ def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) 
     return _drop_unjudged(lists, qrels)
 
 
-def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels) -> Prime:
-    """Each topic's Unjudged@10 taken from its items, then the items its qrels do not judge dropped."""
-    prime = Prime()
+def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels, *, first: bool = False) -> Prime:
+    """Each topic's Unjudged@10 (and with `first`, its first item) taken from its items, then the items its qrels do
+    not judge dropped."""
+    prime = Prime(first={} if first else None)
     for topic, items in lists.items():
         judged = qrels[topic]
         if not items:
             continue
         prime.unjudged[topic] = top_unjudged(items, judged)
+        if prime.first is not None:
+            prime.first[topic] = first_item(items)
         kept = {item: score for item, score in items.items() if item in judged}
         if kept:
             prime.run[topic] = kept
@@ -138,9 +171,14 @@ class Evaluator:
             if topic in prime.unjudged:  # not for a topic the run did not retrieve at all
                 row[UNJUDGED] = prime.unjudged[topic]
             per_topic[topic] = row
-        means = {measure: _mean([row[measure] for row in per_topic.values()]) for measure in MEASURES}
+        means = mean_of(per_topic, MEASURES)
         # Over every topic the run retrieved that has qrels, judged items or not.
         means[UNJUDGED] = _mean(list(prime.unjudged.values()))
+        if prime.first is not None:  # answers: AR and P@1 of the first result, over the topics it answered
+            firsts = first_result_scores(prime.first, self.qrels, all_topics=all_topics)
+            for topic, row in per_topic.items():
+                row.update(firsts.get(topic, {}))
+            means.update(mean_of(firsts, FIRST_RESULT))
         return RunScores(name=name, per_topic=per_topic, means=means, topics=len(counted))
 
 
@@ -153,14 +191,16 @@ def format_value(value: float | None) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
-def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False) -> Iterator[str]:
+def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False, measures: Sequence[str] = REPORTED
+                ) -> Iterator[str]:
     """The `evaluate` output (SPEC 9): run<TAB>measure<TAB>topic<TAB>value, the per-topic rows (on request) before
-    each run's means, whose topic is "all"."""
+    each run's means, whose topic is "all"; the measures a run has of those asked for, in their order."""
     for scores in runs:
         if per_topic:
             for topic, values in scores.per_topic.items():
-                for measure in REPORTED:
+                for measure in measures:
                     if measure in values:
                         yield f"{scores.name}\t{measure}\t{topic}\t{format_value(values[measure])}\n"
-        for measure in REPORTED:
-            yield f"{scores.name}\t{measure}\t{MEAN}\t{format_value(scores.means[measure])}\n"
+        for measure in measures:
+            if measure in scores.means:
+                yield f"{scores.name}\t{measure}\t{MEAN}\t{format_value(scores.means[measure])}\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from django.core.cache import cache
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
-from pooling.formats.qrels import read_qrels
+from pooling.formats.qrels import qrels_by_topic
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
@@ -231,13 +231,11 @@ def _task_of(path: str | os.PathLike) -> str:
 
 
 def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
+    """SF and DK lines (5, 6) left out: unjudged, as in a campaign's own qrels."""
     found = Problems(file=Path(path).name)
     problems.append(found)
-    qrels: dict[str, dict[str, int]] = {}
     with open_binary(path) as stream:
-        for record in read_qrels(stream, found):
-            qrels.setdefault(record.topic_id, {})[record.item_id] = record.grade
-    return qrels
+        return qrels_by_topic(stream, found)
 
 
 def _read_run(path: str | os.PathLike, task: str, problems: list[Problems]) -> Iterator[tuple[str, str, float]]:

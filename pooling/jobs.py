@@ -28,8 +28,10 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from assessor import services as assessor_services
+from core.errors import InputError
+
 from . import services
-from .errors import InputError
 from .job_params import (
     CollectionIngestParams,
     JobParams,
@@ -336,8 +338,8 @@ def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[d
     old = _campaign(job).runs.filter(pk=run_pk).first()
     if old is None:
         raise InputError(f"run '{p.options.get('name')}' no longer exists: nothing to replace")
-    run, after = services.run_replace(run=old, path=p.path, filename=p.filename, force=p.force, user=job.created_by,
-                                      progress=progress)
+    run, after = assessor_services.run_replace(run=old, path=p.path, filename=p.filename, force=p.force,
+                                               user=job.created_by, progress=progress)
     services.run_collection_check(run=run)
     result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True}
     if after.rebuilt is not None:
@@ -361,7 +363,7 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
 def _pool_build(job: Job, p: PoolBuildParams, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
-    result = services.pool_build(campaign=_campaign(job), **asdict(p))
+    result = assessor_services.pools_rebuild(campaign=_campaign(job), **asdict(p))
     return result.as_json(), services.unpooled_warnings(result.unpooled or [])
 
 

@@ -8,14 +8,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from assessor.progress import judging_time
+from assessor.selectors import judged_items_of_campaign
+from core.errors import InputError
+from core.permissions import is_organizer, organizer_required
+
 from . import selectors, services
 from .charts import plan_bars
-from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
-from .permissions import is_organizer, organizer_required
 from .uploads import upload_save
 
 
@@ -181,7 +184,8 @@ def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: floa
 @organizer_required
 def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    plan_time = selectors.plan_seconds_per_judgment(campaign=campaign)  # reads the timing data: once per request
+    # Reads the judging app's timing data: once per request.
+    plan_time = selectors.plan_seconds_per_judgment(measured=judging_time(campaign))
     default_seconds = plan_time.seconds
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
@@ -200,7 +204,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
-        "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),
+        "judged": services.judged_count(judged_items_of_campaign(campaign))[0],
     })
 
 

@@ -34,7 +34,7 @@ def test_the_undo_pages_carry_the_campaign_trail(client, organizer, tmp_path):
 
 def test_a_job_page_and_a_people_confirmation_have_their_trail(client, organizer, tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     job = Job.objects.create(kind=Job.Kind.POOL_BUILD, campaign=campaign, created_by=organizer)
     other = get_user_model().objects.create_user("ada", password="assessor-pass-1")
     client.force_login(organizer)

@@ -10,7 +10,7 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple, cast
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.se_xml import parse_int
 from pooling.formats.textio import FIELD_MAX, iter_lines, shown
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import Problems
+from core.errors import Problems
+
 from ..formats.textio import ID_MAX
 
 Progress = Callable[[float], None] | None

@@ -13,9 +13,10 @@ from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.forms.models import model_to_dict
 
-from ..bounds import max_chars
+from core.bounds import max_chars
+from core.errors import InputError, Problems
+
 from ..bulk import Row, bulk_insert, copy_text
-from ..errors import InputError, Problems
 from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic

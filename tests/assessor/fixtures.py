@@ -56,7 +56,7 @@ def answers(collection, tmp_path):
     TopicFactory(campaign=campaign, topic_id="A.2", position=1, title="Euler", question="<p>Why?</p>")
     ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11", "12"], "r1")
            + task1_lines("A.2", ["20", "99"], "r1"))
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 
@@ -70,7 +70,7 @@ def formulas(collection, tmp_path):
                  formula_id="q_1")
     ingest(campaign, tmp_path, "f1", [("B.1", formula, post, str(rank), str(10 - rank), "f1") for rank, (formula, post)
                                       in enumerate([("1", "20"), ("2", "30"), ("3", "30"), ("4", "40")], 1)])
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from assessor import progress, reports, rounds, services
 from assessor.models import Assignment, GoldJudgment, ItemVisit, TrainingRound
-from pooling.errors import InputError
+from core.errors import InputError
 from tests.commands import command_output
 
 from .fixtures import assign
@@ -36,8 +36,8 @@ def test_a_round_is_created_with_its_topics_gold_and_assessors_in_one_step(answe
 def test_a_bad_gold_qrels_is_rejected_with_line_numbers_and_nothing_is_created(answers, ada):
     with pytest.raises(InputError) as info:
         rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada], gold_name="gold.txt",
-                                     gold=io.BytesIO(b"A.1 0 10 3\nA.1 0 11 5\nA.1 0 12\n"))
-    assert info.value.messages() == ["gold.txt:line 2: grade 5 is not a grade of 0 to 3",
+                                     gold=io.BytesIO(b"A.1 0 10 3\nA.1 0 11 4\nA.1 0 12\n"))
+    assert info.value.messages() == ["gold.txt:line 2: grade 4 is not a grade of 0 to 3",
                                      "gold.txt:line 3: expected 4 columns (topic iteration doc_id grade), found 3"]
     with pytest.raises(InputError, match="no line of the gold qrels is for a topic of this round"):
         rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada],

@@ -58,7 +58,7 @@ def test_topics_and_items_come_in_natural_order(db, tmp_path, ada):
     TopicFactory(campaign=campaign, topic_id="A.10", position=0)
     TopicFactory(campaign=campaign, topic_id="A.2", position=1)
     ingest(campaign, tmp_path, "r", task1_lines("A.10", ["100", "9", "20"], "r") + task1_lines("A.2", ["5"], "r"))
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     judge(campaign, ("ada", "A.10", "100", "1", ""), ("ada", "A.10", "9", "2", ""), ("ada", "A.10", "20", "0", ""),
           ("ada", "A.2", "5", "3", ""))
     assert export(campaign) == "A.2\t0\t5\t3\nA.10\t0\t9\t2\nA.10\t0\t20\t0\nA.10\t0\t100\t1\n"
@@ -98,7 +98,7 @@ def test_formulas_without_visual_ids_in_the_index_are_scored_by_their_computed_o
     # The index has no visual ids: pooling computes them (SPEC 4.2), assessors judge those, and evaluation must
     # map the run the same way.
     Formula.objects.filter(collection=formulas.collection).update(visual_id="")
-    pooling_services.pool_build(campaign=formulas)
+    pooling_services.pool_build(campaign=formulas, judged_items={})
     selected = PoolInstance.objects.filter(item__campaign=formulas, selected=True)
     judge(formulas, *[("ada", "B.1", instance.formula_id, "3", "") for instance in selected])
     assert PoolItem.objects.filter(campaign=formulas).count() == 1  # the four same-LaTeX formulas: one cluster

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 
 

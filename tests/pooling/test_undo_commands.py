@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def test_delete_run_reports_the_rebuilt_pools(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     out, err = command_output("delete_run", "--campaign", "answers", "r3")
     assert out.splitlines() == ["deleted run 'r3' (4 rows)", "pools rebuilt: 8 items in 2 topics"]
     assert err == "" and not campaign.runs.filter(name="r3").exists()
@@ -47,7 +47,7 @@ def test_edit_campaign_changes_settings_and_refuses_pool_settings_of_built_pools
     campaign = answers_campaign(tmp_path)
     out, _ = command_output("edit_campaign", "answers", "--name", "a2", "--primary-depth", "2", "--seed", "-5")
     assert out.startswith("campaign 'a2' (answers): depth 2 primary / 2 alternate, 5 instances, rr-vote, seed -5")
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     lines = rejected("edit_campaign", "a2", "--alternate-depth", "1")
     assert lines[0].startswith("the pools are built: alternate depth would change what they hold")
     out, _ = command_output("edit_campaign", "a2", "--alternate-depth", "1", "--force")

@@ -22,7 +22,7 @@ def jobs_run_on_commit(monkeypatch):
 @pytest.fixture
 def campaign(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 
@@ -118,7 +118,7 @@ def test_settings_page_saves_before_pools_and_refuses_after(client, organizer, t
     assert "The settings of renamed were saved." in page(response)
     assert Campaign.objects.filter(pk=campaign.pk, name="renamed", primary_depth=2, seed=9).exists()
 
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     html = page(client.get(url))
     assert "The pools are built" in html and 'name="force"' in html
     response = client.post(url, {**form, "primary_depth": "3"})

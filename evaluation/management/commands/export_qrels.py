@@ -1,8 +1,9 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [-o FILE]: SPEC 9."""
 import os
 
+from core.commands import ServiceCommand
 from evaluation import selectors, services
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 DEFAULT_MIN_RELEVANT = 2
 
@@ -21,7 +22,7 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"]}
         if o["output"]:
             partial = f"{o['output']}.partial"

@@ -1,8 +1,10 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
+from assessor.services import campaign_update
+from core.commands import ServiceCommand
 from pooling import services
 from pooling.models import Campaign
+from pooling.selectors import campaign_named
 
-from ._base import ServiceCommand
 from ._undo import report_pools
 
 
@@ -25,8 +27,8 @@ class Command(ServiceCommand):
                             help="change pooling settings of built pools: the pools are rebuilt at once")
 
     def handle(self, *args, **o):
-        campaign, after = services.campaign_update(
-            campaign=self.campaign(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
+        campaign, after = campaign_update(
+            campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
             force=o["force"], **services.campaign_settings(o))
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
