@@ -49,7 +49,7 @@ def main(argv: list[str]) -> None:
         names.append(run.name)
         if run.warnings:
             print(f"warnings for {run.name}: {run.warnings[:5]}", file=sys.stderr)
-    result = services.pool_build(campaign=campaign)
+    result = services.pool_build(campaign=campaign, judged_items={})
 
     only: dict[str, dict[str, int]] = {}
     shared: dict[str, int] = {}
@@ -60,7 +60,7 @@ def main(argv: list[str]) -> None:
             counts[provenance[0][0]] += 1
         else:
             shared[topic_id] = shared.get(topic_id, 0) + 1
-    sizes = result["sizes"]
+    sizes = result.sizes
     print(f"| Topic | Pool size | {' | '.join(f'Only {name}' for name in names)} | From both |")
     print("|---|---:|" + "---:|" * (len(names) + 1))
     for topic_id, size in sizes.items():
@@ -70,7 +70,7 @@ def main(argv: list[str]) -> None:
     pooled = [size for size in sizes.values() if size]
     values = list(sizes.values())
     print()
-    print(f"{len(values)} topics ({len(pooled)} with a pool), {result['items']:,} items at depth {args.depth}; "
+    print(f"{len(values)} topics ({len(pooled)} with a pool), {result.items:,} items at depth {args.depth}; "
           f"pool size min {min(values)}, mean {statistics.mean(values):.1f}, max {max(values)}"
           + (f" (over the {len(pooled)} pooled topics: min {min(pooled)}, mean {statistics.mean(pooled):.1f})"
              if len(pooled) != len(values) and pooled else ""))

@@ -530,7 +530,7 @@ def child_main(args: argparse.Namespace) -> None:
         result.update(rows=done.row_count, check_seconds=time.perf_counter() - start, check_base_kb=check_base,
                       check_peak_kb=peak_rss_kb(), warnings=done.warnings, check_warnings=found)
     else:
-        result.update(rows=done["counts"]["posts"], warnings=done["warnings"])
+        result.update(rows=done.counts["posts"], warnings=done.warnings)
     print(RESULT_PREFIX + json.dumps(result), flush=True)
 
 

@@ -109,13 +109,13 @@ def timed_pool_build(campaign) -> tuple[float, dict]:
 
     campaign = Campaign.objects.get(pk=campaign.pk)
     start = time.perf_counter()
-    result = services.pool_build(campaign=campaign)  # one transaction: committed when it returns
+    result = services.pool_build(campaign=campaign, judged_items={})  # one transaction: committed when it returns
     return time.perf_counter() - start, result
 
 
 def timed_read(campaign) -> float:
     """Seconds to read what pool_build reads: each run's first 45 entries per topic (top_entries)."""
-    from pooling.services.pools import top_entries
+    from pooling.ranking import top_entries
 
     start = time.perf_counter()
     for _row in top_entries(campaign, DEPTH):
@@ -240,8 +240,8 @@ def main(argv: list[str]) -> None:
         "",
         f"{'':<78}{'seconds':>9}  rounds",
         _row("product: pool_build, ARQMath-3 (half alternate, 45 / 20), "
-             f"{arqmath3_result['items']:,} items", figures["product arqmath3"]),
-        _row(f"product: pool_build, all runs depth 45, {depth45_result['items']:,} items [compared]",
+             f"{arqmath3_result.items:,} items", figures["product arqmath3"]),
+        _row(f"product: pool_build, all runs depth 45, {depth45_result.items:,} items [compared]",
              figures["product depth45"]),
         _row("  of which at most: reading the run entries (top_entries, alone)", figures["product read"]),
         _row(f"reference: first {DEPTH} entries per run and topic, cut in SQL (row_number)",
@@ -260,7 +260,7 @@ def main(argv: list[str]) -> None:
     print("\n".join(lines))
     result = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "rows": rows,
               "figures": figures, "median": median, "ratio": ratio, "ratio_with_load": ratio_load,
-              "items_arqmath3": arqmath3_result["items"], "items_depth45": depth45_result["items"],
+              "items_arqmath3": arqmath3_result.items, "items_depth45": depth45_result.items,
               "differing_topics": differing, "wall_seconds": time.perf_counter() - started}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = out / f"pooling-{args.runs}x{args.topics}x{args.depth}-{stamp}.json"

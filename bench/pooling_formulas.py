@@ -236,7 +236,7 @@ def timed_pool_build(campaign) -> tuple[float, dict]:
 
     campaign = Campaign.objects.get(pk=campaign.pk)
     start = time.perf_counter()
-    result = services.pool_build(campaign=campaign)  # one transaction: committed when it returns
+    result = services.pool_build(campaign=campaign, judged_items={})  # one transaction: committed when it returns
     return time.perf_counter() - start, result
 
 
@@ -245,10 +245,11 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
     entries with their visual ids (time spent waiting for its rows, first read and deeper reads together), the
     deletes and the bulk inserts. What is left is Python: cutting the runs, pooling, rr-vote selection, display
     order, building rows."""
+    from pooling import ranking
     from pooling.services import pools
 
     spent = dict.fromkeys(("entries with visual ids query", "delete old pool", "insert pool rows"), 0.0)
-    originals = {"rows": pools._formula_rows, "delete": pools._pool_delete, "bulk": pools.bulk_insert}
+    originals = {"rows": ranking._formula_rows, "delete": pools._pool_delete, "bulk": pools.bulk_insert}
 
     def timed(key, function):
         def wrapper(*args, **kwargs):
@@ -271,14 +272,14 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
             spent["entries with visual ids query"] += time.perf_counter() - start
             yield row
 
-    pools._formula_rows = rows
+    ranking._formula_rows = rows
     pools._pool_delete = timed("delete old pool", originals["delete"])
     # bulk_insert (COPY) stores the items and then the instances; the item pks are read back in between.
     pools.bulk_insert = timed("insert pool rows", originals["bulk"])
     try:
         total, _result = timed_pool_build(campaign)
     finally:
-        pools._formula_rows = originals["rows"]
+        ranking._formula_rows = originals["rows"]
         pools._pool_delete, pools.bulk_insert = originals["delete"], originals["bulk"]
     spent["python (the rest)"] = total - sum(spent.values())
     spent["total"] = total
@@ -318,8 +319,8 @@ def main(argv: list[str]) -> None:
     parts = instrumented_pool_build(campaign)
     counts = pool_counts(campaign)
     facts["load_after"] = bench_ingest.load()
-    overflow = sum(result["overflow"].values())
-    overflow_topics = sum(1 for v in result["overflow"].values() if v)
+    overflow = sum(result.overflow.values())
+    overflow_topics = sum(1 for v in result.overflow.values() if v)
     median = statistics.median(seconds)
     lines = [
         f"Pooling benchmark (Task 2): {args.runs} formula runs x {args.topics} topics x {args.depth} rows "
@@ -333,8 +334,8 @@ def main(argv: list[str]) -> None:
         + (f"; runs ingested in {ingest_seconds:.1f} s" if ingest_seconds else "; runs: reused"),
         "",
         f"  pool_build, median of {args.rounds}: {median:.2f} s  (" + " ".join(f"{v:.2f}" for v in seconds) + ")",
-        f"  pool items (visual ids): {result['items']:,}; candidate instances stored: {counts['instances']:,}; "
-        f"selected instances: {result['selected']:,}",
+        f"  pool items (visual ids): {result.items:,}; candidate instances stored: {counts['instances']:,}; "
+        f"selected instances: {result.selected:,}",
         f"  visual ids with more than {INSTANCES} candidates (overflow): {overflow:,} in {overflow_topics} topics",
         "",
         f"  where the time goes (one more, instrumented build: {parts['total']:.2f} s)",
@@ -344,7 +345,7 @@ def main(argv: list[str]) -> None:
     print("\n".join(lines))
     data = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "rows": rows,
             "visual_ids": len(starts) - 1, "index_seconds": index_seconds, "ingest_seconds": ingest_seconds,
-            "seconds": seconds, "median": median, "items": result["items"], "selected": result["selected"],
+            "seconds": seconds, "median": median, "items": result.items, "selected": result.selected,
             "instances": counts["instances"], "overflow": overflow, "overflow_topics": overflow_topics,
             "parts": parts, "wall_seconds": time.perf_counter() - started}
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -21,8 +21,9 @@ from drf_spectacular.generators import SchemaGenerator
 
 from assessor import services
 from assessor.models import Judgment
+from pooling.job_params import PoolBuildParams
 from pooling.jobs import job_create
-from pooling.models import Job, PoolItem
+from pooling.models import PoolItem
 from tests.assessor.fixtures import assign
 
 # Routes anyone may reach, signed in or not.
@@ -81,7 +82,7 @@ def world(answers, organizer, ada, bob):
                              grades=[services.GradeInput(grade="2", comment=SECRET)])
     services.questions_arqmath(campaign=answers)
     sample = services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=answers, user=organizer, params={"force": False})
+    job = job_create(campaign=answers, user=organizer, params=PoolBuildParams(force=False))
     judgment = Judgment.objects.get(assignment=assignment)
     # The object each path parameter stands for, by the path segment before it.
     by_segment = {
