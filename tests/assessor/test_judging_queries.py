@@ -64,8 +64,8 @@ def test_a_closed_topic_refuses_a_post(client, answers, ada):
 
 def test_a_deactivated_user_is_signed_out(client, ada):
     client.post("/login/", {"username": "ada", "password": "assessor-pass-1"})
-    response = client.get("/assess/session/")
+    response = client.get("/assess/")
     assert response.status_code == 200 and response.wsgi_request.user.username == "ada"
     ada.is_active = False
     ada.save()
-    assert client.get("/assess/session/").status_code == 302        # to the login page
+    assert client.get("/assess/").status_code == 302        # to the login page
