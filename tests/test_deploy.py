@@ -20,8 +20,8 @@ from django.db import connection
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 
 from people.services import token_issue
-from pooling import services
 from pooling.models import RunEntry
+from tests.factories import TopicFactory
 from tests.pooling.run_files import task1_lines
 from tests.security.test_hardening import static_root  # noqa: F401 (fixture: collected as the image does)
 
@@ -144,10 +144,7 @@ def test_the_web_service_serves_the_site_behind_the_proxy_and_redirects_plain_ht
 @pytest.mark.django_db(transaction=True)
 def test_a_run_uploaded_to_the_web_service_is_ingested_by_the_worker(deployment, organizer, tmp_path):
     base, logs = deployment
-    campaign = services.campaign_create(name="deployed", task="answers")
-    topics = tmp_path / "topics.xml"
-    topics.write_text('<Topics><Topic number="A.1"><Title>t</Title><Question>q</Question></Topic></Topics>')
-    services.topics_ingest(campaign=campaign, path=topics)
+    campaign = TopicFactory(topic_id="A.1").campaign
     # The token issued here: the tests' password hasher is not production's.
     token = {"Authorization": f"Token {token_issue(user=organizer).key}"}
     run = tmp_path / "deployed.tsv"
