@@ -31,7 +31,7 @@ PUBLIC = {"login", "logout", "healthz", "api-token"}
 # Routes an assessor may reach (besides PUBLIC): their start page and judging pages, and the assessor API. Keep it
 # small: every other route is an organizer's.
 ASSESSOR_ROUTES = {
-    "home", "assessor:home", "assessor:session", "assessor:continue", "assessor:topic", "assessor:judge",
+    "home", "assessor:home", "assessor:continue", "assessor:topic", "assessor:judge",
     "assessor:skip", "assessor:thread", "password_change", "password_change_done",
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
     "assessor:characterise_continue", "assessor:characterise", "characterisation-list", "characterisation-next",
