@@ -11,7 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .errors import InputError
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
+from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Run, RunAnswer, Topic
 from .ranking import formula_prefixes, run_depth, top_entries
 
 
@@ -56,6 +56,15 @@ def pool_export_rows(*, campaign: Campaign) -> Generator[tuple[str, ...], None, 
         item = item_pk
         group.append(tuple(row))
     yield from sorted(group, key=lambda r: id_order_key(r[2]))
+
+
+def answer_id_rows(*, campaign: Campaign) -> QuerySet[RunAnswer, tuple[str, str, str]]:
+    """(run name, topic id, answer id) of every answer of the campaign's ARQMath-3 Task 3 runs, runs by name and topics
+    in campaign order: the organizers' map from run and topic to answer id (teams_document_id.tsv)."""
+    if not RunAnswer.objects.filter(run__campaign=campaign).exists():
+        raise InputError(f"campaign '{campaign.name}' has no ARQMath-3 Task 3 runs: there are no answer ids")
+    return (RunAnswer.objects.filter(run__campaign=campaign).order_by("run__name", "topic__position", "topic_id")
+            .values_list("run__name", "topic__topic_id", "answer__answer_id"))
 
 
 def pool_topic_items(*, topic: Topic) -> list[dict]:
@@ -167,7 +176,9 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
 
     deepest = max(max(depths), *(alternate_depth(d) for d in depths))
     runs = dict(campaign.runs.values_list("pk", "name"))
-    alternates = set(campaign.runs.filter(alternate=True).values_list("name", flat=True))
+    # A Task 3 run has one answer per topic, pooled whatever its depth (at least 1): never scaled down to 0.
+    alternates = set(campaign.runs.filter(alternate=True).exclude(format=Run.Format.ARQMATH_TASK3)
+                     .values_list("name", flat=True))
     topics = dict(campaign.topics.values_list("pk", "topic_id"))
     ranked: dict[str, dict[str, list]] = {}
     task: Literal["answers", "formulas"]
