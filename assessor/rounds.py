@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.qrels import read_qrels
 from pooling.models import Campaign, Topic
 

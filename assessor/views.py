@@ -12,16 +12,16 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.errors import InputError
+from core.permissions import ORGANIZERS, organizer_required
 from people import services as people_services
-from people.views import password_once
-from pooling.errors import InputError
+from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
-from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
-from .rendering import highlight, judging_safe_many, sanitize_cached, thread_url
+from .rendering import collection_safe, highlight, judging_safe_many, thread_url
 
 GRADE_MEANINGS: dict[str, dict[str, str]] = {
     Campaign.Task.ANSWERS: {
@@ -71,12 +71,6 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
                 .get(pk=pk, assessor=request.user))
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None
-
-
-def _safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
-    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk or 0),
-                           new_tab=new_tab)
-    return highlight(safe, marks) if marks else safe
 
 
 @login_required
@@ -264,14 +258,14 @@ def thread(request: HttpRequest, collection_pk: int, post_id: str) -> HttpRespon
         return render(request, "assessor/thread_missing.html", {"post_id": post_id}, status=404)
 
     def render_post(post):
-        return {"post": post, "body": _safe(post.body, collection.pk, new_tab=False),
-                "comments": [{"comment": c, "text": _safe(c.text, collection.pk, new_tab=False)}
+        return {"post": post, "body": collection_safe(post.body, collection.pk, new_tab=False),
+                "comments": [{"comment": c, "text": collection_safe(c.text, collection.pk, new_tab=False)}
                              for c in found.comments.get(post.post_id, [])],
                 "accepted": post.post_id == found.question.accepted_answer_id}
 
     return render(request, "assessor/thread.html", {
         "question": render_post(found.question),
-        "title": _safe(found.question.title, collection.pk, new_tab=False),
+        "title": collection_safe(found.question.title, collection.pk, new_tab=False),
         "tags": found.question.tags.split(),
         "answers": [render_post(a) for a in found.answers],
         "target": post_id,
@@ -287,8 +281,8 @@ def topic_view(request: HttpRequest, pk: int) -> HttpResponse:
     marks = [topic.formula_id] if topic.formula_id else []
     return render(request, "assessor/topic.html", {
         "topic": topic, "tags": topic.tags.split(),
-        "title": _safe(topic.title, collection_pk, new_tab=False, marks=marks),
-        "question": _safe(topic.question, collection_pk, new_tab=False, marks=marks),
+        "title": collection_safe(topic.title, collection_pk, new_tab=False, marks=marks),
+        "question": collection_safe(topic.question, collection_pk, new_tab=False, marks=marks),
     })
 
 

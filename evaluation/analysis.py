@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from core.errors import InputError, Problem, Problems
 from evaluation.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
-from pooling.errors import InputError, Problem, Problems
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.answer_ids import AnswerIds, read_answer_ids, read_teams
 from pooling.formats.answers import AnswerRow, read_answers
 from pooling.formats.qrels import qrels_by_topic

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from scipy import stats
 
+from core.errors import InputError
 from evaluation.analysis import kendall_tau, parse_run_name
 from evaluation.prime import AR, P1, RELEVANCE_LEVEL, RunScores, first_result_scores, format_value, mean_of, natural_key
-from pooling.errors import InputError
 from pooling.formats.answers import ANSWER_MAX, UNESCAPED_DOLLAR
 
 LO, CS = "lo", "cs"

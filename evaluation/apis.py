@@ -10,9 +10,9 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.apis import TSVRenderer, _flag
-from pooling.downloads import attachment
-from pooling.errors import InputError
+from core.api import TSVRenderer, flag
+from core.downloads import attachment
+from core.errors import InputError
 from pooling.models import Campaign
 
 from . import selectors, services
@@ -51,7 +51,7 @@ class QrelsApi(APIView):
         level = request.query_params.get("level", selectors.VISUAL)
         minimum = _min_relevant(request.query_params.get("min_relevant"))
         lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum,
-                                            complete=_flag(request.query_params.get("complete")))
+                                            complete=flag(request.query_params.get("complete")))
         response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
         if minimum is not None:
@@ -108,8 +108,8 @@ class EvaluationApi(APIView):
         fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO);
         recomputed once after each change of the judgments. 400 before the first official judgment."""
         campaign = get_object_or_404(Campaign, pk=pk)
-        all_topics = _flag(request.query_params.get("all_topics"))
-        per_topic = _flag(request.query_params.get("per_topic"))
+        all_topics = flag(request.query_params.get("all_topics"))
+        per_topic = flag(request.query_params.get("per_topic"))
         _, version = selectors.scores_version(campaign=campaign)
         evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
         if evaluation is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.cache import cache
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
 from pooling.formats.qrels import MARKS, qrels_by_topic
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
@@ -114,7 +114,7 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
     which), so a busy judging day does not make every open leaderboard recompute at once. None before the first
     official judgment."""
     version = version or selectors.scores_version(campaign=campaign)[1]
-    # v2: since the Evaluation holds the qrels counts; v3: its Task 3 runs (answer_runs). Scores cached before lack them.
+    # v2: since the Evaluation holds the qrels counts; v3: its Task 3 runs (answer_runs). Older scores lack them.
     base = f"leaderboard:v3:{campaign.pk}:{int(all_topics)}"
     found = cache.get(f"{base}:{version}")
     if found is not None:

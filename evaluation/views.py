@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from pooling.apis import _flag as flag
-from pooling.downloads import attachment, spreadsheet_safe
-from pooling.errors import InputError
+from core.api import flag
+from core.downloads import attachment, spreadsheet_safe
+from core.errors import InputError
+from core.permissions import organizer_required
 from pooling.models import Campaign, Run
-from pooling.permissions import organizer_required
 
 from . import selectors, services
 from .answers import TASK3_REPORTED

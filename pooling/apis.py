@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from assessor import services as assessor_services
+from core.api import TSVRenderer, flag
+from core.downloads import attachment
 
 from . import selectors, services
-from .downloads import attachment
-from .errors import InputError
 from .formats.pools import write_pool_tsv
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
@@ -43,43 +41,8 @@ from .serializers import (
 from .uploads import upload_save
 
 
-def exception_handler(exc, context):
-    """InputError is the client's mistake: 400 with every problem and its line, problems of a frequent kind grouped:
-    `problems` the lines as text, `problem_groups` the same lines structured (as a job's `problems`), `total` the
-    number of problems."""
-    if isinstance(exc, InputError):
-        return Response({"detail": "rejected input", "problems": exc.messages(), "problem_groups": exc.as_dicts(),
-                         "total": exc.total}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
-
-
-@csrf_exempt  # a 404 whatever the method: nothing to protect, and no HTML CSRF page in the API
-def not_found(request, *args, **kwargs) -> JsonResponse:
-    """Any address under /api/ that no route takes: a JSON 404 like the API's own (not the site's HTML page)."""
-    return JsonResponse({"detail": "Not found."}, status=404)
-
-
-def _flag(value) -> bool:
-    """A boolean from JSON (true) or a form ("true", "1", "on")."""
-    return value is True or str(value).lower() in ("true", "1", "on", "yes")
-
-
 def _accepted(job: Job, request) -> Response:
     return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
-
-
-class TSVRenderer(BaseRenderer):
-    """Lets a client ask for `Accept: text/tab-separated-values`; error bodies are then plain text."""
-    media_type = "text/tab-separated-values"
-    format = "tsv"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        if isinstance(data, bytes | str):
-            return data
-        if isinstance(data, dict) and "detail" in data:
-            return str(data["detail"])
-        return str(data)
 
 
 class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -159,7 +122,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if request.method == "GET":
             return Response(RunSerializer(run).data)
         if request.method == "DELETE":
-            after = assessor_services.run_delete(run=run, force=_flag(request.query_params.get("force")))
+            after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
             return Response({"deleted": run.name, "pools": pools_after_data(after)})
         upload = RunReplaceSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
@@ -222,7 +185,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             return Response(PoolSizesSerializer(selectors.pool_sizes(campaign=campaign)).data)
         with transaction.atomic():
             job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
-                             params={"force": _flag(request.data.get("force"))})
+                             params={"force": flag(request.data.get("force"))})
         return _accepted(job, request)
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(

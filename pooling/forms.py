@@ -3,7 +3,8 @@ from typing import Any
 
 from django import forms
 
-from .bounds import column_bounds
+from core.bounds import column_bounds
+
 from .models import Campaign, Collection, Run
 
 

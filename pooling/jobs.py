@@ -28,9 +28,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from assessor import services as assessor_services
+from core.errors import InputError
 
 from . import services
-from .errors import InputError
 from .models import Campaign, Job
 
 log = logging.getLogger(__name__)

@@ -8,11 +8,20 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
+from core.errors import InputError
+
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
-from .errors import InputError
 from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Run, RunAnswer, Topic
 from .ranking import formula_prefixes, run_depth, top_entries
+
+
+def campaign_named(name: str) -> Campaign:
+    """The campaign of a command's argument, with its collection; an unknown name is rejected input."""
+    try:
+        return Campaign.objects.select_related("collection").get(name=name)
+    except Campaign.DoesNotExist:
+        raise InputError(f"no campaign named '{name}'") from None
 
 
 def campaign_list() -> QuerySet[Campaign]:

@@ -3,7 +3,8 @@ from typing import TYPE_CHECKING
 
 from rest_framework import serializers
 
-from .bounds import column_bounds
+from core.bounds import column_bounds
+
 from .jobs import job_progress, job_stale
 from .models import Campaign, Collection, Job, Run, Topic
 

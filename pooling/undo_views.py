@@ -11,13 +11,13 @@ from django.views.decorators.http import require_http_methods
 
 from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
+from core.errors import InputError
+from core.permissions import organizer_required
 
 from . import services
-from .errors import InputError
 from .forms import CampaignSettingsForm, RunReplaceForm
 from .jobs import job_create
 from .models import Campaign, Job, Run
-from .permissions import organizer_required
 from .uploads import upload_save
 
 

@@ -10,13 +10,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from assessor.progress import judging_time
 from assessor.selectors import judged_items_of_campaign
+from core.errors import InputError
+from core.permissions import is_organizer, organizer_required
 
 from . import selectors, services
-from .errors import InputError
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
-from .permissions import is_organizer, organizer_required
 from .uploads import upload_save
 
 

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from core.errors import InputError, Problems
 from people.services import username_valid as _valid_username
-from pooling.errors import InputError, Problems
 from pooling.formats.se_xml import parse_int
 from pooling.formats.textio import FIELD_MAX, iter_lines, shown
 from pooling.models import Campaign, PoolInstance, PoolItem

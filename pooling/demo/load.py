@@ -16,9 +16,9 @@ from django.db import transaction
 
 from assessor.demo import demo_assign, demo_delete
 from assessor.services import pools_rebuild
+from core.permissions import ORGANIZERS
 from pooling import services
 from pooling.models import Campaign, Collection
-from pooling.permissions import ORGANIZERS
 
 from .generate import DemoFiles, generate_demo
 

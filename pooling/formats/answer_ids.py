@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from pooling.errors import Problems
+from core.errors import Problems
 
 from .textio import iter_lines, shown
 

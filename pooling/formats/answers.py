@@ -20,9 +20,9 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 
-from .formula_tsv import _records
+from .formula_tsv import tsv_records
 from .textio import ID_MAX, open_binary, shown
 
 COLUMNS = "topic rank score run_id sources answer"
@@ -63,7 +63,7 @@ def read_answers(stream: BinaryIO, problems: Problems, warnings: Problems, *,
     rows: list[AnswerRow] = []
     first_line: dict[str, int] = {}
     run_ids: dict[str, int] = {}
-    for line, fields in _records(stream, problems):
+    for line, fields in tsv_records(stream, problems):
         if len(fields) != 6:
             problems.add(line, f"expected 6 columns ({COLUMNS}), found {len(fields)}"
                                + (" (a tab inside an answer must be quoted)" if len(fields) > 6 else ""))

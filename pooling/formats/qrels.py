@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.se_xml import int_refusal, parse_int
 from pooling.formats.textio import iter_lines, shown
 

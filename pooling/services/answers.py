@@ -13,8 +13,9 @@ import os
 
 from django.db.models import Max
 
+from core.errors import Problems
+
 from ..bulk import bulk_insert
-from ..errors import Problems
 from ..formats.answers import AnswerRow, read_answers
 from ..formats.runs import ARQMATH_TASK3, uncovered_warning
 from ..formats.textio import open_binary

@@ -8,8 +8,9 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
-from ..bounds import max_chars
-from ..errors import InputError, Problem, Problems
+from core.bounds import max_chars
+from core.errors import InputError, Problem, Problems
+
 from ..formats import topics_xml
 from ..formats.textio import open_binary
 from ..models import Campaign, Collection, Topic

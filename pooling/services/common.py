@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import Problems
+from core.errors import Problems
+
 from ..formats.textio import ID_MAX
 
 Progress = Callable[[float], None] | None

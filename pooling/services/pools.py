@@ -10,12 +10,13 @@ import json
 
 from django.db import connection, transaction
 
+from core.errors import InputError
+
 from ..algorithms.answers import pool_answers
 from ..algorithms.formulas import overflow_count, pool_formulas, rr_vote, select_instances
 from ..algorithms.ids import id_order_key
 from ..algorithms.order import display_order
 from ..bulk import bulk_insert
-from ..errors import InputError
 from ..models import Campaign, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
 

@@ -11,9 +11,10 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from ..bounds import max_chars
+from core.bounds import max_chars
+from core.errors import InputError, Problems
+
 from ..bulk import Row, bulk_insert, copy_text
-from ..errors import InputError, Problems
 from ..formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 
-from ..bounds import max_chars
-from ..errors import InputError, Problem
+from core.bounds import max_chars
+from core.errors import InputError, Problem
+
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
 from .campaigns import campaign_problems, collection_get_or_create, setting_label
 from .common import Progress

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from assessor import progress, reports, rounds, services
 from assessor.models import Assignment, GoldJudgment, ItemVisit, TrainingRound
-from pooling.errors import InputError
+from core.errors import InputError
 from tests.commands import command_output
 
 from .fixtures import assign

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
+from core.errors import InputError, Problems
 from evaluation import reading, selectors, services
 from evaluation.prime import Evaluator, prime_answers
-from pooling.errors import InputError, Problems
 from pooling.formats.runs import read_run
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 

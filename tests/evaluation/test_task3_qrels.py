@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assessor import rounds
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.qrels import qrels_by_topic, read_qrels
 from tests.commands import command_output
 

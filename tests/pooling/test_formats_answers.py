@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.answers import ANSWER_MAX, read_answers, read_answers_file
 from pooling.formats.runs import ARQMATH_TASK2, ARQMATH_TASK3, TREC, detect_format, read_run
 

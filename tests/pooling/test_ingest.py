@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
 from pooling.models import Campaign, Collection, Comment, Formula, Post, Run, RunEntry, Topic
 from tests.commands import command_output as run_command
 from tests.commands import rejected

@@ -8,10 +8,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from assessor import services as assessor_services
+from core.errors import Problems
 from pooling import selectors, services
 from pooling.algorithms.order import display_order
 from pooling.formats.answer_ids import read_answer_ids
-from pooling.errors import Problems
 from pooling.models import AnswerText, Campaign, PoolItem, Run, RunAnswer, RunEntry
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
@@ -68,7 +68,7 @@ def test_a_task3_run_is_stored_with_its_answers_and_their_ids(campaign):
         4, 1, 12.1, "synthetic-task3-generate-A", "GPT-like")
     assert answer.text.startswith("Write $z = re^{i\\theta}$. The $n$-th roots of $z$ are\n$$w_k")
     assert answer.answer.text == answer.text
-    assert run.warnings == ["synthetic-task3-generate-A.tsv: the run does not cover 1 of the campaign's 5 topics: A.399"]
+    assert run.warnings == [f"{SYNTHETIC.name}: the run does not cover 1 of the campaign's 5 topics: A.399"]
 
 
 def test_ingest_run_takes_a_task3_file_beside_task1_runs(campaign, tmp_path):
@@ -102,7 +102,8 @@ def test_identical_answers_are_one_answer_id_within_a_topic(campaign, tmp_path):
         "A.301": "The norm is $\\|A\\|_2$.\nSee above.", "A.302": "Use polar form."}))
     # The same texts but for white space, a new text, and a known text given to another topic.
     second = services.run_ingest(campaign=campaign, path=task3_file(tmp_path, "second", {
-        "A.301": "  The norm is   $\\|A\\|_2$. See\tabove. ", "A.302": "Use the polar form.", "A.305": "Use polar form."}))
+        "A.301": "  The norm is   $\\|A\\|_2$. See\tabove. ", "A.302": "Use the polar form.",
+        "A.305": "Use polar form."}))
     assert answer_ids(first) == {"A.301": "d_1", "A.302": "d_2"}
     assert answer_ids(second) == {"A.301": "d_1", "A.302": "d_3", "A.305": "d_4"}
     # The distinct answer keeps the first run's text (assessors see it); each run keeps its own.
@@ -183,7 +184,7 @@ def test_the_upload_page_and_the_api_take_task3_runs(client, organizer, campaign
     assert Run.objects.get(name="gen").format == "arqmath3"
     api = APIClient()
     api.force_authenticate(organizer)
-    good = "A.301\t1\t1.0\tapi\tsrc\tAn answer from the API.\n".encode()
+    good = b"A.301\t1\t1.0\tapi\tsrc\tAn answer from the API.\n"
     response = api.post(f"/api/campaigns/{campaign.pk}/runs/", {"file": SimpleUploadedFile("api.tsv", good)})
     assert response.status_code == 202
     assert answer_ids(Run.objects.get(name="api")) == {"A.301": "d_5"}

@@ -7,10 +7,10 @@ import io
 import pytest
 import pytrec_eval
 
+from core.errors import Problems
 from evaluation import reading, selectors
 from evaluation.prime import prime_answers
 from pooling import services
-from pooling.errors import Problems
 from pooling.formats.runs import TREC, RunSummary, read_run
 from pooling.models import PoolItem, Run, RunEntry
 from tests.commands import command_output, rejected

@@ -3,8 +3,8 @@ import pytest
 
 from assessor import services as assessor_services
 from assessor.models import Assignment, ItemVisit
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
 from pooling.models import Campaign, PoolItem, Run, RunEntry, Topic
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign, ingest, task1_lines

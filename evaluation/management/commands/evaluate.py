@@ -2,12 +2,13 @@
 evaluate --campaign NAME [--all-topics]: SPEC 9; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and lo.
 evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--bertscore-model DIR] [RUN...]: ARQMath-3
 Task 3 runs (issue 17)."""
+from core.commands import ServiceCommand
+from core.errors import InputError
 from evaluation import answers, services
 from evaluation.answer_files import evaluate_answer_files
 from evaluation.prime import FIRST_RESULT, REPORTED, score_lines
-from pooling.errors import InputError
 from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -45,7 +46,7 @@ class Command(ServiceCommand):
         if o["campaign"]:
             if o["runs"] or o["formula_index"] or o["task"]:
                 raise InputError("--campaign scores the campaign's own runs: no run files, --task or --formula-index")
-            campaign = self.campaign(o["campaign"])
+            campaign = campaign_named(o["campaign"])
             result = services.evaluate_campaign(campaign=campaign, all_topics=o["all_topics"])
         else:
             # `--formula-index FILE... RUN...` (SPEC 9): the option takes every path after it, so the files

@@ -1,8 +1,9 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete] [-o FILE]: SPEC 9."""
 import os
 
+from core.commands import ServiceCommand
 from evaluation import selectors, services
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 DEFAULT_MIN_RELEVANT = 2
 
@@ -25,7 +26,7 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"],
                    "complete": o["complete"]}
         if o["output"]:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
 from pooling.models import Campaign, Run
 
 

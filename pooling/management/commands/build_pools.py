@@ -1,7 +1,7 @@
 """build_pools --campaign NAME: SPEC 9."""
 from assessor.services import pools_rebuild
-
-from ._base import ServiceCommand
+from core.commands import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -14,7 +14,7 @@ class Command(ServiceCommand):
                                  "items the new pools leave out are listed")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         result = pools_rebuild(campaign=campaign, force=o["force"])
         for topic_id, item_id in result.get("unpooled", []):
             self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")

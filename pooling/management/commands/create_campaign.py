@@ -1,8 +1,7 @@
 """create_campaign NAME --task answers|formulas [pooling settings]: SPEC 9."""
+from core.commands import ServiceCommand
 from pooling import services
 from pooling.models import Campaign
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):

@@ -1,8 +1,9 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
 from assessor.services import campaign_update
+from core.commands import ServiceCommand
 from pooling.models import Campaign
+from pooling.selectors import campaign_named
 
-from ._base import ServiceCommand
 from ._undo import report_pools
 
 
@@ -26,7 +27,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign, after = campaign_update(
-            campaign=self.campaign(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
+            campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
             primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
             selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"], force=o["force"])
         self.stdout.write(

@@ -1,7 +1,6 @@
 """export_answer_ids --campaign NAME [-o FILE]: the answer id of each Task 3 run's answer to each topic (issue 17)."""
+from core.commands import ServiceCommand
 from pooling import selectors
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):
@@ -13,7 +12,8 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        rows = selectors.answer_id_rows(campaign=self.campaign(o["campaign"]))  # InputError before any file is made
+        # InputError (no such campaign, no Task 3 run) before any file is made.
+        rows = selectors.answer_id_rows(campaign=selectors.campaign_named(o["campaign"]))
         lines = (f"{run}\t{topic}\t{answer_id}\n" for run, topic, answer_id in rows.iterator(chunk_size=5000))
         if o["output"]:
             with open(o["output"], "w", encoding="utf-8", newline="\n") as stream:

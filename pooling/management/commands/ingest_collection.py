@@ -1,7 +1,6 @@
 """ingest_collection --collection NAME PATH...: SPEC 9."""
+from core.commands import ServiceCommand
 from pooling import services
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):
