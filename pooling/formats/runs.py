@@ -13,7 +13,7 @@ from typing import BinaryIO, NamedTuple
 from core.errors import Problems
 
 from .answers import is_answer_row
-from .formula_tsv import _records
+from .formula_tsv import tsv_records
 from .textio import ID_MAX, iter_lines
 
 ARQMATH_TASK1 = "arqmath1"
@@ -80,7 +80,7 @@ def file_format(stream: BinaryIO) -> str | None:
     """A run file's format by its first record (read as tab-separated values with quoting, as a Task 3 answer
     may be quoted over several lines); None when it has none or no known shape. The stream is read from the start;
     the caller reads it again from the start."""
-    for _line, fields in _records(stream, Problems()):
+    for _line, fields in tsv_records(stream, Problems()):
         return detect_format(fields)
     return None
 
