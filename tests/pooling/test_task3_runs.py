@@ -15,7 +15,7 @@ from pooling.formats.answer_ids import read_answer_ids
 from pooling.models import AnswerText, Campaign, PoolItem, Run, RunAnswer, RunEntry
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
-from tests.pooling.run_files import ingest, task1_lines
+from tests.pooling.run_files import ingest, task1_lines, task3_file
 
 pytestmark = pytest.mark.django_db
 
@@ -35,16 +35,6 @@ def campaign():
     for n, topic_id in enumerate(TOPICS):
         TopicFactory(campaign=campaign, topic_id=topic_id, position=n)
     return campaign
-
-
-def task3_file(tmp_path, name, answers: dict[str, str], run_id=None, rank="1") -> Path:
-    """A Task 3 run file: one line per topic (answers with a line break or a quote are quoted, as csv writes them)."""
-    def quoted(text):
-        return '"' + text.replace('"', '""') + '"' if any(c in text for c in '\n\t"') else text
-    path = tmp_path / f"{name}.tsv"
-    path.write_text("".join(f"{topic}\t{rank}\t1.5\t{run_id or name}\tsrc\t{quoted(text)}\n"
-                            for topic, text in answers.items()), encoding="utf-8")
-    return path
 
 
 def answer_ids(run: Run) -> dict[str, str]:
