@@ -19,11 +19,11 @@ from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
 from pooling import selectors as pooling_selectors
+from pooling.charts import kappa_bars
 from pooling.models import AnswerText, Campaign, Post
 
 from . import progress as progress_reports
 from . import reports, rounds
-from .charts import kappa_bars
 from .models import Grade, TrainingRound
 from .rendering import collection_safe
 from .rendering import thread_url as _post_url

@@ -86,13 +86,6 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def session_check(request: HttpRequest) -> HttpResponse:
-    """Whether the browser is still signed in: "ok", else the login redirect. The cheapest signed-in request (session
-    and user, nothing else): bench/judging.py measures it beside /healthz/ as the floor of any assessor's page."""
-    return HttpResponse("ok", content_type="text/plain")
-
-
-@login_required
 def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)

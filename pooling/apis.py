@@ -19,6 +19,7 @@ from core.downloads import attachment
 
 from . import selectors, services
 from .formats.pools import write_pool_tsv
+from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
 from .serializers import (
@@ -64,9 +65,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         files = upload.validated_data["files"]
         with transaction.atomic():
             paths = [str(upload_save(file=f)) for f in files]
-            job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
-                             params={"collection": collection.name, "paths": paths,
-                                     "names": [f.name for f in files]})
+            job = job_create(collection=collection, user=request.user, params=CollectionIngestParams(
+                collection=collection.name, paths=paths, names=[f.name for f in files]))
         return _accepted(job, request)
 
 
@@ -82,9 +82,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def create(self, request):
         data = CampaignCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        campaign = services.campaign_create(collection_name=values.pop("collection", None) or None,
-                                            user=request.user, **values)
+        values = data.validated_data
+        campaign = services.campaign_create(name=values["name"], task=values["task"],
+                                            collection_name=values.get("collection") or None, user=request.user,
+                                            **services.campaign_settings(values))
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=CampaignUpdateSerializer, responses={200: CampaignUpdateResultSerializer})
@@ -94,9 +95,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         data = CampaignUpdateSerializer(campaign, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
+        values = data.validated_data
         campaign, after = assessor_services.campaign_update(
-            campaign=campaign, collection_name=values.pop("collection", None), **values)
+            campaign=campaign, name=values.get("name"), collection_name=values.get("collection"),
+            force=values.get("force", False), **services.campaign_settings(values))
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
     @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})
@@ -129,9 +131,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         file = upload.validated_data["file"]
         with transaction.atomic():
             path = upload_save(file=file)
-            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-                "path": str(path), "filename": file.name, "name": run.name, "replace": run.pk,
-                "force": upload.validated_data["force"]})
+            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams.replacing(
+                run, path=str(path), filename=file.name, force=upload.validated_data["force"]))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
@@ -148,8 +149,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         file = upload.validated_data["file"]
         with transaction.atomic():
             path = upload_save(file=file)
-            job = job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
-                             params={"path": str(path), "filename": file.name})
+            job = job_create(campaign=campaign, user=request.user,
+                             params=TopicsIngestParams(path=str(path), filename=file.name))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer(many=True))
@@ -166,10 +167,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         values = upload.validated_data
         with transaction.atomic():
             path = upload_save(file=values["file"])
-            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-                "path": str(path), "filename": values["file"].name, "name": values.get("name") or "",
-                "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"],
-                "depth": values.get("depth")})
+            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams(
+                path=str(path), filename=values["file"].name, options=services.run_options(values)))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)
@@ -184,8 +183,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if request.method == "GET":
             return Response(PoolSizesSerializer(selectors.pool_sizes(campaign=campaign)).data)
         with transaction.atomic():
-            job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
-                             params={"force": flag(request.data.get("force"))})
+            job = job_create(campaign=campaign, user=request.user,
+                             params=PoolBuildParams(force=flag(request.data.get("force"))))
         return _accepted(job, request)
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(

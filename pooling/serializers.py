@@ -155,4 +155,4 @@ class RunReplaceSerializer(FileUploadSerializer):
 def pools_after_data(after) -> dict:
     """services.PoolsAfter as PoolsAfterSerializer shows it."""
     return {"rebuilt": after.rebuilt is not None,
-            "items": after.rebuilt["items"] if after.rebuilt is not None else None, "unpooled": after.unpooled}
+            "items": after.rebuilt.items if after.rebuilt is not None else None, "unpooled": after.unpooled}

@@ -16,15 +16,16 @@ from core.permissions import organizer_required
 
 from . import services
 from .forms import CampaignSettingsForm, RunReplaceForm
+from .job_params import RunIngestParams
 from .jobs import job_create
-from .models import Campaign, Job, Run
+from .models import Campaign, Run
 from .uploads import upload_save
 
 
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
     if after.rebuilt is None:
         return
-    messages.info(request, f"The pools were rebuilt: {after.rebuilt['items']} items.")
+    messages.info(request, f"The pools were rebuilt: {after.rebuilt.items} items.")
     if after.unpooled:
         shown = ", ".join(f"{topic} {item}" for topic, item in after.unpooled[:10])
         more = f" and {len(after.unpooled) - 10} more" if len(after.unpooled) > 10 else ""
@@ -70,9 +71,8 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         try:
             with transaction.atomic():
                 path = upload_save(file=data["file"])
-                job = job_create(kind=Job.Kind.RUN_INGEST, campaign=run.campaign, user=request.user, params={
-                    "path": str(path), "filename": data["file"].name, "name": run.name, "replace": run.pk,
-                    "force": bool(data.get("force"))})
+                job = job_create(campaign=run.campaign, user=request.user, params=RunIngestParams.replacing(
+                    run, path=str(path), filename=data["file"].name, force=bool(data.get("force"))))
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -93,9 +93,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             campaign, after = assessor_services.campaign_update(
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
-                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
-                instances=data.get("instances"), selection=data.get("selection"), seed=data["seed"],
-                max_depth=data["max_depth"], force=bool(data.get("force")))
+                force=bool(data.get("force")), **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:

@@ -8,7 +8,7 @@ and commands that build pools, change runs or settings, or delete a campaign cal
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -36,7 +36,7 @@ def _recounted(campaign: Campaign, judged: pooling.JudgedItems, after: pooling.P
 
 
 @transaction.atomic
-def pools_rebuild(*, campaign: Campaign, force: bool = False) -> dict:
+def pools_rebuild(*, campaign: Campaign, force: bool = False) -> pooling.PoolBuildResult:
     """Builds (or rebuilds) the campaign's pools: pooling.services.pool_build told what is judged. Once judging has
     started only with `force`, which keeps every judgment; the visits are then recounted against the new pools."""
     judged = _judged_locked(campaign)
@@ -72,12 +72,18 @@ def run_replace(
 
 @transaction.atomic
 def campaign_update(
-    *, campaign: Campaign, force: bool = False, **settings: Any
+    *,
+    campaign: Campaign,
+    name: str | None = None,
+    collection_name: str | None = None,
+    force: bool = False,
+    **settings: Unpack[pooling.CampaignSettings],
 ) -> tuple[Campaign, pooling.PoolsAfter]:
-    """pooling.services.campaign_update (the same settings: name, collection_name, primary_depth, ...) told what is
-    judged; the visits recounted if judged pools were rebuilt."""
+    """pooling.services.campaign_update (the same name, collection and settings) told what is judged; the visits
+    recounted if judged pools were rebuilt."""
     judged = _judged_locked(campaign)
-    campaign, after = pooling.campaign_update(campaign=campaign, judged_items=judged, force=force, **settings)
+    campaign, after = pooling.campaign_update(campaign=campaign, judged_items=judged, name=name,
+                                              collection_name=collection_name, force=force, **settings)
     return campaign, _recounted(campaign, judged, after)
 
 

@@ -73,7 +73,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
     judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection."""
     result = services.collection_ingest(collection_name=COLLECTION,
                                         paths=[files.posts, files.comments, files.formulas])
-    report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result["counts"].items()))
+    report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result.counts.items()))
     campaigns = {}
     # The Task 1 campaign takes the Task 3 runs too: their answers are pooled and judged among the posts.
     for task, topics, runs in (("answers", files.task1_topics, files.task1_runs + files.task3_runs),
@@ -84,14 +84,14 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
         for path, alternate in runs:
             run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
             services.run_collection_check(run=run)
-        report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(runs)} runs")
+        report.say(f"campaign '{campaign.name}': {loaded.total} topics, {len(runs)} runs")
         pools = pools_rebuild(campaign=campaign)
         if task == "formulas":
-            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} visual ids in "
-                       f"{len(pools['sizes'])} topics, {pools['selected']} formula instances to judge")
+            report.say(f"campaign '{campaign.name}': pools built, {pools.items} visual ids in "
+                       f"{len(pools.sizes)} topics, {pools.selected} formula instances to judge")
         else:
-            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} answers to judge in "
-                       f"{len(pools['sizes'])} topics")
+            report.say(f"campaign '{campaign.name}': pools built, {pools.items} answers to judge in "
+                       f"{len(pools.sizes)} topics")
     # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
     demo_assign(campaigns=campaigns, assessors=assessors, say=report.say)
 

@@ -3,10 +3,17 @@ transaction: a file with any problem raises InputError after the pass, which rol
 
 The writes that could take judged items out of the pools are told what is judged (`judged_items`); their callers are
 the judging app's services (assessor/services/pools.py), which read it. Pooling never imports assessor."""
-from .campaigns import campaign_create, collection_get_or_create, topics_ingest
-from .collection import collection_ingest
-from .pools import JudgedItems, campaign_lock, judged_count, pool_build
-from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
+from .campaigns import (
+    CampaignSettings,
+    TopicsIngestResult,
+    campaign_create,
+    campaign_settings,
+    collection_get_or_create,
+    topics_ingest,
+)
+from .collection import CollectionIngestResult, collection_ingest
+from .pools import JudgedItems, PoolBuildResult, campaign_lock, judged_count, pool_build, unpooled_warnings
+from .runs import RunIngestOptions, file_checksum, run_collection_check, run_depth_set, run_ingest, run_options
 from .undo import (
     CampaignContents,
     PoolsAfter,
@@ -20,12 +27,18 @@ from .undo import (
 
 __all__ = [
     "CampaignContents",
+    "CampaignSettings",
+    "CollectionIngestResult",
     "JudgedItems",
+    "PoolBuildResult",
     "PoolsAfter",
+    "RunIngestOptions",
+    "TopicsIngestResult",
     "campaign_contents",
     "campaign_create",
     "campaign_delete",
     "campaign_lock",
+    "campaign_settings",
     "campaign_update",
     "collection_get_or_create",
     "collection_ingest",
@@ -37,6 +50,8 @@ __all__ = [
     "run_delete",
     "run_depth_set",
     "run_ingest",
+    "run_options",
     "run_replace",
     "topics_ingest",
+    "unpooled_warnings",
 ]

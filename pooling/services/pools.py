@@ -7,6 +7,7 @@ completed after a rebuild (docs/architecture.md, "Which app imports which").
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass, replace
 
 from django.db import connection, transaction
 
@@ -36,16 +37,34 @@ def judged_count(judged_items: JudgedItems) -> tuple[int, int]:
     return sum(len(items) for items in judged_items.values()), len(judged_items)
 
 
+@dataclass(frozen=True)
+class PoolBuildResult:
+    """What a build made. None: not for this build (a field of formulas only, or of a rebuild once judging has
+    started); `as_json` leaves those out, as the job's result and the API show it."""
+
+    sizes: dict[str, int]  # topic id -> pooled items (post ids, or visual ids)
+    items: int
+    overflow: dict[str, int] | None = None  # formulas: topic id -> visual ids with more than N candidate instances
+    selected: int | None = None  # formulas: instances selected to judge
+    unpooled: list[list[str]] | None = None  # a forced rebuild: [topic id, item id] of judged items left out
+
+    def as_json(self) -> dict:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+def unpooled_warnings(unpooled: list[list[str]]) -> list[str]:
+    """The judged items new pools left out, as job warnings, command lines and pages say them."""
+    return [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
+            for topic, item in unpooled]
+
+
 @transaction.atomic
-def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = False) -> dict:
+def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = False) -> PoolBuildResult:
     """Pools every topic of the campaign and replaces its pool rows; building twice gives identical rows.
 
     `judged_items` says what is judged so far (nothing: {}). Once judging has started it refuses, unless `force`:
-    then the judgments stay as they are (they name their items by id), and the result lists under "unpooled" the
+    then the judgments stay as they are (they name their items by id), and the result lists under `unpooled` the
     judged items the new pools no longer hold.
-
-    Returns {"sizes": {topic_id: items}, "items": total} and, for formulas, also
-    {"overflow": {topic_id: visual ids with more than `instances` candidates}, "selected": instances to judge}.
     """
     campaign_lock(campaign=campaign)
     runs = {run.pk: run for run in campaign.runs.all()}
@@ -66,7 +85,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     else:
         result = _build_formulas(campaign, depths, topics)
     if judged_items:
-        result["unpooled"] = _unpooled(campaign, judged_items, dict(topics))
+        result = replace(result, unpooled=_unpooled(campaign, judged_items, dict(topics)))
     return result
 
 
@@ -96,7 +115,7 @@ def _items_insert(campaign: Campaign, rows: list[tuple[int, str, int, list]]) ->
                  for topic_pk, item_id, position, provenance in rows))
 
 
-def _build_answers(campaign, runs, depths, topics) -> dict:
+def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
     # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small.
     ranked: dict[int, dict[str, list[str]]] = {}
     for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, max(depths.values())):
@@ -113,7 +132,7 @@ def _build_answers(campaign, runs, depths, topics) -> dict:
         rows += [(topic_pk, item_id, position, pool[item_id]) for position, item_id in enumerate(order)]
         sizes[topic_id] = len(order)
     _items_insert(campaign, rows)
-    return {"sizes": sizes, "items": len(rows)}
+    return PoolBuildResult(sizes=sizes, items=len(rows))
 
 
 def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
@@ -129,7 +148,7 @@ def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
     return found
 
 
-def _build_formulas(campaign, depths, topics) -> dict:
+def _build_formulas(campaign, depths, topics) -> PoolBuildResult:
     ranked, post_of, thread_of = formula_prefixes(campaign, depths)
 
     posts: dict[str, tuple[str, str]] | None = None
@@ -163,7 +182,7 @@ def _build_formulas(campaign, depths, topics) -> dict:
     bulk_insert(PoolInstance, ["item", "formula_id", "post_id", "vote", "selected"],
                 ((item_pk[(topic_pk, visual_id)], formula_id, post_id, vote, selected)
                  for topic_pk, visual_id, formula_id, post_id, vote, selected in candidates))
-    return {"sizes": sizes, "items": len(items), "overflow": overflow, "selected": selected_total}
+    return PoolBuildResult(sizes=sizes, items=len(items), overflow=overflow, selected=selected_total)
 
 
 def _best_ranks(instances: dict[str, list[tuple[str, int]]]) -> list[list]:

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any, TypedDict, Unpack, cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.forms.models import model_to_dict
 
 from core.bounds import max_chars
 from core.errors import InputError, Problems
@@ -19,13 +21,36 @@ from ..formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
 from .answers import answer_run_store
-from .common import PROGRESS_EVERY, Progress, Rejected
+from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
+
+
+class RunIngestOptions(TypedDict, total=False):
+    """What an organizer says about a run besides its file, whichever way it comes in: the upload page, the API,
+    ingest_run, a job; a replaced run keeps them. A key not given: the run is named after its file, primary,
+    automatic, not a baseline, and pooled to the campaign's depth for its kind."""
+
+    name: str | None
+    alternate: bool
+    manual: bool
+    baseline: bool
+    depth: int | None
+
+
+def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
+    """The options among other values (a form's cleaned data, a serializer's validated data, a command's options,
+    a job's parameters), or a run's own."""
+    return cast(RunIngestOptions, given_keys(RunIngestOptions, model_to_dict(values) if isinstance(values, Run)
+                                             else values))
+
+
+def _check_depth(depth: int | None) -> None:
+    if depth is not None and depth < 1:
+        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
 
 
 def run_depth_set(*, run: Run, depth: int | None) -> Run:
     """Gives a run a pool depth of its own (None: the campaign's depth for its kind again)."""
-    if depth is not None and depth < 1:
-        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
+    _check_depth(depth)
     run.depth = depth
     run.save(update_fields=["depth"])
     return run
@@ -41,33 +66,28 @@ def run_ingest(
     *,
     campaign: Campaign,
     path: str | os.PathLike,
-    name: str | None = None,
     filename: str | None = None,
-    alternate: bool = False,
-    manual: bool = False,
-    baseline: bool = False,
     user: User | None = None,
     progress: Progress = None,
-    depth: int | None = None,
+    **options: Unpack[RunIngestOptions],
 ) -> Run:
     """Validates a run file and stores its rows; the run is named after the file unless `name` is given."""
     filename = filename or Path(path).name
-    name = (name or Path(filename).stem).strip()
+    name = (options.get("name") or Path(filename).stem).strip()
     if Run.objects.filter(campaign=campaign, name=name).exists():
         raise InputError(f"the campaign already has a run named '{name}': replace that run to give it a new file "
                          "(Replace on the campaign page, replace_run, or PUT on the run in the API)")
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     if not topics:
         raise InputError("the campaign has no topics yet: ingest its topics before its runs")
-    if depth is not None and depth < 1:
-        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
+    _check_depth(options.get("depth"))
     if len(name) > max_chars(Run, "name"):
         raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
     checksum = file_checksum(path)
     try:
         with transaction.atomic():
-            run = Run.objects.create(campaign=campaign, name=name, alternate=alternate, manual=manual,
-                                     baseline=baseline, checksum=checksum, uploaded_by=user, depth=depth)
+            run = Run.objects.create(campaign=campaign, checksum=checksum, uploaded_by=user,
+                                     **{**options, "name": name})
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
     if campaign.task == Campaign.Task.ANSWERS and _file_format(path) == ARQMATH_TASK3:

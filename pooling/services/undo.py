@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -20,10 +21,18 @@ from core.bounds import max_chars
 from core.errors import InputError, Problem
 
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
-from .campaigns import campaign_problems, collection_get_or_create, setting_label
+from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
-from .pools import JudgedItems, _pool_delete, campaign_lock, judged_count, pool_build
-from .runs import run_ingest
+from .pools import (
+    JudgedItems,
+    PoolBuildResult,
+    _pool_delete,
+    campaign_lock,
+    judged_count,
+    pool_build,
+    unpooled_warnings,
+)
+from .runs import run_ingest, run_options
 
 # The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
 POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "seed")
@@ -33,13 +42,12 @@ POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "
 class PoolsAfter:
     """What a change did to the campaign's pools: None when they had not been built (nothing to redo)."""
 
-    rebuilt: dict | None = None
+    rebuilt: PoolBuildResult | None = None
     unpooled: list[list[str]] = field(default_factory=list)
 
     def messages(self) -> list[str]:
         """The judged items the new pools left out, as job warnings and command lines say them."""
-        return [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
-                for topic, item in self.unpooled]
+        return unpooled_warnings(self.unpooled)
 
 
 def pools_built(*, campaign: Campaign) -> bool:
@@ -72,11 +80,11 @@ def _pools_redo(campaign: Campaign, was_built: bool, judged: JudgedItems) -> Poo
         return PoolsAfter()
     if campaign.runs.exists():
         result = pool_build(campaign=campaign, judged_items=judged, force=True)
-        return PoolsAfter(rebuilt=result, unpooled=result.get("unpooled", []))
+        return PoolsAfter(rebuilt=result, unpooled=result.unpooled or [])
     # The last run went: no pools, and every judged item is out of them (its judgments stay).
     _pool_delete(campaign)
     topic_ids = dict(campaign.topics.values_list("pk", "topic_id"))
-    return PoolsAfter(rebuilt={"sizes": {}, "items": 0},
+    return PoolsAfter(rebuilt=PoolBuildResult(sizes={}, items=0),
                       unpooled=sorted([topic_ids[pk], item] for pk, items in judged.items() for item in items))
 
 
@@ -125,8 +133,8 @@ def run_replace(
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
-    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, name=run.name,
-                     alternate=run.alternate, manual=run.manual, baseline=run.baseline, depth=run.depth)
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress,
+                     **run_options(run))
     return new, _pools_redo(campaign, was_built, judged_items)
 
 
@@ -137,13 +145,8 @@ def campaign_update(
     judged_items: JudgedItems,
     name: str | None = None,
     collection_name: str | None = None,
-    primary_depth: int | None = None,
-    alternate_depth: int | None = None,
-    instances: int | None = None,
-    selection: str | None = None,
-    seed: int | None = None,
-    max_depth: int | None = None,
     force: bool = False,
+    **settings: Unpack[CampaignSettings],
 ) -> tuple[Campaign, PoolsAfter]:
     """Changes a campaign's settings; None leaves a setting as it is. The task never changes (its topics and runs
     were read for it). The name may always change. The pooling settings change freely until the pools are built;
@@ -152,9 +155,7 @@ def campaign_update(
     only rises once runs are in (they were read against it)."""
     campaign_lock(campaign=campaign)
     campaign.refresh_from_db()
-    wanted = {"primary_depth": primary_depth, "alternate_depth": alternate_depth, "instances": instances,
-              "selection": selection, "seed": seed, "max_depth": max_depth}
-    changed: dict[str, object] = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
+    changed: dict[str, object] = {k: v for k, v in settings.items() if v is not None and v != getattr(campaign, k)}
     if name is not None and name.strip() != campaign.name:
         changed["name"] = name.strip()
     problems: list[str] = []
@@ -170,6 +171,7 @@ def campaign_update(
             changed["collection"] = None
         else:
             changed["collection"] = collection_get_or_create(name=collection_name)
+    max_depth = settings.get("max_depth")
     if has_runs and max_depth is not None and max_depth < campaign.max_depth:
         problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "
                         "read against it (it may rise)")

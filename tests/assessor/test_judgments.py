@@ -231,7 +231,7 @@ def test_pool_rebuild_is_refused_once_judging_started_and_a_forced_one_keeps_jud
     pooling_services.run_depth_set(run=run, depth=1)
     assert selectors.assignment_progress(assignment=a) == selectors.Progress(done=1, total=2)
     result = services.pools_rebuild(campaign=answers, force=True)
-    assert result["unpooled"] == [["A.2", "99"]]
+    assert result.unpooled == [["A.2", "99"]]
     assert Judgment.objects.get().item_id == "99"
     assert not PoolItem.objects.filter(campaign=answers, item_id="99").exists()
     # The rebuild recounted the assessor's visits: 99 is no longer a completed item.

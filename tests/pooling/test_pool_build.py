@@ -49,7 +49,7 @@ def answers(tmp_path):
 def test_answer_pool_is_each_runs_top_depth_with_provenance(answers):
     result = services.pool_build(campaign=answers, judged_items={})
 
-    assert result == {"sizes": {"A.1": 5, "A.2": 4}, "items": 9}
+    assert result == services.PoolBuildResult(sizes={"A.1": 5, "A.2": 4}, items=9)
     assert pool_of(answers) == {
         # 13 is below r1's depth 3, r2 (alternate) found 10 at rank 3 > 2, r3 (depth 1) found 10 at rank 2
         "A.1": {"10": [["r1", 1]], "11": [["r1", 2]], "12": [["r1", 3], ["r2", 1]], "14": [["r2", 2]],
@@ -185,8 +185,8 @@ def formulas(tmp_path):
 def test_formula_pool_groups_instances_by_visual_id_and_selects_by_rr_vote(formulas):
     result = services.pool_build(campaign=formulas, judged_items={})
 
-    assert result == {"sizes": {"B.1": 3, "B.2": 2}, "items": 5, "overflow": {"B.1": 1, "B.2": 0},
-                      "selected": 7}
+    assert result == services.PoolBuildResult(sizes={"B.1": 3, "B.2": 2}, items=5, overflow={"B.1": 1, "B.2": 0},
+                                              selected=7)
     assert pool_of(formulas) == {
         "B.1": {"100": [["ra", 1], ["rb", 1]], "200": [["ra", 3]], "6": [["rb", 3], ["rc", 1]]},
         "B.2": {"100": [["ra", 1]], "8": [["ra", 2], ["rc", 1]]},
@@ -301,6 +301,6 @@ def test_real_arqmath1_runs_pool_each_runs_top_45(arqmath_data):
         expected = tops[0].get(topic_id, set()) | tops[1].get(topic_id, set())
         assert set(pool[topic_id]) == expected
         assert len(pool[topic_id]) <= 90
-        assert result["sizes"][topic_id] == len(expected)
+        assert result.sizes[topic_id] == len(expected)
     # the two runs overlap: some topics pool fewer than 90 answers, none more
     assert any(len(items) < 90 for items in pool.values())

@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from pooling import services
 from pooling.formats.pools import write_pool_tsv
+from pooling.job_params import PoolBuildParams
 from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Collection, Formula, Job, PoolItem
 from tests.factories import CampaignFactory, TopicFactory
@@ -81,7 +82,7 @@ def command_output(campaign) -> str:
 # --- the job -----------------------------------------------------------------------------------
 
 def test_pool_build_job_returns_the_services_result(answers):
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=answers, params={})
+    job = job_create(campaign=answers, params=PoolBuildParams())
     job = Job.objects.get(pk=job.pk)
     assert job.status == Job.Status.DONE and job.progress == 1.0 and job.warnings == []
     assert job.result == {"sizes": {"A.1": 4, "A.2": 4, "A.3": 0}, "items": 8}

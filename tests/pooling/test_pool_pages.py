@@ -139,12 +139,12 @@ def test_organizer_sets_and_clears_a_runs_pool_depth_on_the_pools_page(client, o
     page = client.post(url, {"depth": "60"}, follow=True).content.decode()
     assert Run.objects.get(pk=run.pk).depth == 60 and "Rebuild the pools" in page
     services.pool_build(campaign=campaign, judged_items={})
-    assert services.pool_build(campaign=campaign, judged_items={})["sizes"] == {"A.1": 60}
+    assert services.pool_build(campaign=campaign, judged_items={}).sizes == {"A.1": 60}
     page = client.post(url, {"depth": "deep"}, follow=True).content.decode()
     assert "a pool depth is a whole number" in page and Run.objects.get(pk=run.pk).depth == 60
     client.post(url, {"depth": ""})
     assert Run.objects.get(pk=run.pk).depth is None
-    assert services.pool_build(campaign=campaign, judged_items={})["sizes"] == {"A.1": 45}
+    assert services.pool_build(campaign=campaign, judged_items={}).sizes == {"A.1": 45}
 
 
 def test_assessors_cannot_change_a_runs_depth(client, assessor_user):

@@ -33,7 +33,7 @@ def test_deleting_a_run_before_judging_removes_its_rows_and_rebuilds_the_pools(t
     after = assessor_services.run_delete(run=r3)
     assert not Run.objects.filter(pk=r3.pk).exists() and not RunEntry.objects.filter(run_id=r3.pk).exists()
     assert pooled(campaign) == {"10", "11", "12", "14"}  # 15 came from r3 alone
-    assert after.rebuilt["items"] == PoolItem.objects.filter(campaign=campaign).count() and after.unpooled == []
+    assert after.rebuilt.items == PoolItem.objects.filter(campaign=campaign).count() and after.unpooled == []
     assert all("r3" not in str(p) for p in PoolItem.objects.filter(campaign=campaign).values_list("provenance"))
 
 

@@ -3,8 +3,9 @@ import pytest
 
 from assessor.models import Judgment
 from pooling import services
-from pooling.models import Campaign, PoolItem
+from pooling.models import Campaign, PoolItem, RunEntry
 from tests.commands import command_output, rejected
+from tests.factories import CampaignFactory, RunEntryFactory, RunFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign, task1_lines
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
@@ -30,7 +31,7 @@ def test_delete_run_once_judged_exits_2_unless_forced(judged):  # noqa: F811
 
 
 def test_delete_run_names_an_unknown_run():
-    Campaign.objects.create(name="c", task="answers", primary_depth=1, alternate_depth=1)
+    CampaignFactory(name="c")
     assert rejected("delete_run", "--campaign", "c", "nope") == ["campaign 'c' has no run named 'nope'"]
 
 
@@ -64,7 +65,9 @@ def test_edit_campaign_refuses_values_out_of_the_columns_range(tmp_path):
 def test_delete_campaign_and_its_refusal(judged, tmp_path):  # noqa: F811
     lines = rejected("delete_campaign", "answers")
     assert lines[0].startswith("campaign 'answers' has judgments (2 judged items) and is kept")
-    other = Campaign.objects.create(name="empty", task="formulas", primary_depth=1, alternate_depth=1)
-    out, _ = command_output("delete_campaign", "empty")
-    assert out.strip() == "deleted campaign 'empty': 0 topics, 0 runs (0 rows), 0 pool items, 0 jobs"
-    assert not Campaign.objects.filter(pk=other.pk).exists() and Campaign.objects.filter(name="answers").exists()
+    run = RunFactory(campaign__name="unjudged", campaign__task="formulas", row_count=3)
+    RunEntryFactory.create_batch(3, run=run, topic=TopicFactory(campaign=run.campaign))
+    out, _ = command_output("delete_campaign", "unjudged")
+    assert out.strip() == "deleted campaign 'unjudged': 1 topics, 1 runs (3 rows), 0 pool items, 0 jobs"
+    assert not Campaign.objects.filter(pk=run.campaign_id).exists() and Campaign.objects.filter(name="answers").exists()
+    assert not RunEntry.objects.filter(run_id=run.pk).exists()

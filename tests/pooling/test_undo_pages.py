@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 from assessor.models import Judgment, JudgmentRevision
 from pooling import services
 from pooling.models import Campaign, Job, PoolItem, Run
+from tests.factories import CampaignFactory
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
@@ -217,7 +218,7 @@ def test_api_deletes_a_campaign_without_judgments_and_keeps_one_with(organizer, 
     client = token_client(organizer)
     response = client.delete(f"/api/campaigns/{judged.pk}/")
     assert response.status_code == 400 and "has judgments" in response.json()["problems"][0]
-    other = Campaign.objects.create(name="empty", task="answers", primary_depth=1, alternate_depth=1)
+    other = CampaignFactory(name="empty")
     assert client.delete(f"/api/campaigns/{other.pk}/").status_code == 204
     assert list(Campaign.objects.values_list("name", flat=True)) == ["answers"]
 

@@ -20,4 +20,4 @@ def report_pools(command: BaseCommand, after: services.PoolsAfter) -> None:
     for line in after.messages():
         command.stderr.write(line)
     if after.rebuilt is not None:
-        command.stdout.write(f"pools rebuilt: {after.rebuilt['items']} items in {len(after.rebuilt['sizes'])} topics")
+        command.stdout.write(f"pools rebuilt: {after.rebuilt.items} items in {len(after.rebuilt.sizes)} topics")

@@ -16,16 +16,16 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
         result = pools_rebuild(campaign=campaign, force=o["force"])
-        for topic_id, item_id in result.get("unpooled", []):
+        for topic_id, item_id in result.unpooled or []:
             self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")
-        overflow = result.get("overflow")
+        overflow = result.overflow
         noun = "visual ids" if overflow is not None else "items"
-        for topic_id, size in result["sizes"].items():
+        for topic_id, size in result.sizes.items():
             line = f"{topic_id}\t{size} {noun}"
             if overflow is not None:
                 line += f", {overflow[topic_id]} with more than {campaign.instances} instances"
             self.stdout.write(line)
-        summary = f"campaign '{campaign.name}': {result['items']} {noun} in {len(result['sizes'])} topics"
+        summary = f"campaign '{campaign.name}': {result.items} {noun} in {len(result.sizes)} topics"
         if overflow is not None:
-            summary += f", {result['selected']} instances to judge"
+            summary += f", {result.selected} instances to judge"
         self.stdout.write(summary)

@@ -19,10 +19,8 @@ class Command(ServiceCommand):
         parser.add_argument("--collection")
 
     def handle(self, *args, **o):
-        campaign = services.campaign_create(
-            name=o["name"], task=o["task"], collection_name=o["collection"], primary_depth=o["primary_depth"],
-            alternate_depth=o["alternate_depth"], instances=o["instances"], selection=o["selection"],
-            seed=o["seed"], max_depth=o["max_depth"])
+        campaign = services.campaign_create(name=o["name"], task=o["task"], collection_name=o["collection"],
+                                            **services.campaign_settings(o))
         self.stdout.write(
             f"created campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "

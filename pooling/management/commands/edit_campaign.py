@@ -1,6 +1,7 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
 from assessor.services import campaign_update
 from core.commands import ServiceCommand
+from pooling import services
 from pooling.models import Campaign
 from pooling.selectors import campaign_named
 
@@ -28,8 +29,7 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign, after = campaign_update(
             campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
-            primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
-            selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"], force=o["force"])
+            force=o["force"], **services.campaign_settings(o))
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "

@@ -19,8 +19,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
-        run = services.run_ingest(campaign=campaign, path=o["path"], name=o["name"], alternate=o["alternate"],
-                                  manual=o["manual"], baseline=o["baseline"], depth=o["depth"])
+        run = services.run_ingest(campaign=campaign, path=o["path"], **services.run_options(o))
         services.run_collection_check(run=run)
         self.report_warnings(run.warnings)
         self.stdout.write(f"run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "

@@ -14,5 +14,5 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
         result = services.topics_ingest(campaign=campaign, path=o["path"])
-        self.stdout.write(f"campaign '{campaign.name}': {result['total']} topics in the file, "
-                          f"{result['created']} added, {result['updated']} updated")
+        self.stdout.write(f"campaign '{campaign.name}': {result.total} topics in the file, "
+                          f"{result.created} added, {result.updated} updated")
