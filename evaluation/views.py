@@ -104,7 +104,8 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = attachment(campaign.name, "leaderboard", extension="csv")
     writer = csv.writer(response)
-    tables = [("run", REPORTED, scores_table(campaign=campaign, evaluation=evaluation))]
+    tables: list[tuple[str, tuple[str, ...], list[Row]]] = [
+        ("run", REPORTED, scores_table(campaign=campaign, evaluation=evaluation))]
     answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True)
     if answer_rows:  # an answers campaign's ARQMath-3 Task 3 runs: a second table below the first
         tables.append(("task3_run", TASK3_REPORTED, answer_rows))

@@ -132,7 +132,7 @@ def test_answers_are_pooled_among_the_posts_in_the_seeded_order(campaign, tmp_pa
     services.run_ingest(campaign=campaign, path=task3_file(tmp_path, "extract", {"A.301": "Extracted text."}),
                         alternate=True)
     result = assessor_services.pools_rebuild(campaign=campaign)
-    assert result["sizes"] == {"A.301": 4, "A.302": 2, "A.305": 1, "A.330": 1, "A.399": 0}
+    assert result.sizes == {"A.301": 4, "A.302": 2, "A.305": 1, "A.330": 1, "A.399": 0}
     order = list(PoolItem.objects.filter(topic__topic_id="A.301").order_by("position").values_list("item_id",
                                                                                                    flat=True))
     assert order == display_order(["10", "11", "d_1", "d_5"], seed=7, topic_id="A.301")
