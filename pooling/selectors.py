@@ -12,7 +12,7 @@ from core.errors import InputError
 
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Run, RunAnswer, Topic
+from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Run, RunAnswer, Topic
 from .ranking import formula_prefixes, run_depth, top_entries
 
 
@@ -78,7 +78,8 @@ def answer_id_rows(*, campaign: Campaign) -> QuerySet[RunAnswer, tuple[str, str,
 
 def pool_topic_items(*, topic: Topic) -> list[dict]:
     """One topic's pool in display order: [{"position", "item_id", "runs": [(run name, rank), ...],
-    "instances": [{"formula_id", "post_id", "vote", "selected"}, ...] (formulas; best vote first)}]."""
+    "instances": [{"formula_id", "post_id", "vote", "selected"}, ...] (formulas; best vote first),
+    "answer": the text of an ARQMath-3 Task 3 answer (answers; None for a post)}]."""
     items = list(PoolItem.objects.filter(topic=topic).order_by("position")
                  .values_list("pk", "position", "item_id", "provenance"))
     instances: dict[int, list[dict]] = {}
@@ -87,8 +88,10 @@ def pool_topic_items(*, topic: Topic) -> list[dict]:
             .values_list("item_id", "formula_id", "post_id", "vote", "selected")):
         instances.setdefault(item_pk, []).append(
             {"formula_id": formula_id, "post_id": post_id, "vote": vote, "selected": selected})
+    answers = dict(AnswerText.objects.filter(topic=topic).values_list("answer_id", "text"))
     return [{"position": position, "item_id": item_id, "runs": [tuple(pair) for pair in provenance],
-             "instances": instances.get(pk, [])} for pk, position, item_id, provenance in items]
+             "instances": instances.get(pk, []), "answer": answers.get(item_id)}
+            for pk, position, item_id, provenance in items]
 
 
 def pool_statistics(*, campaign: Campaign) -> dict:

@@ -67,3 +67,15 @@ def test_task3_answers_count_in_agreement_and_show_in_the_disagreement_review(cl
     assert "1 item" in page and "answer d_1" in page  # the organizer may see the id
     assert '<div class="answer-text">By the power rule,\n$$\\int_0^1' in page
     assert GENERATED.splitlines()[-1] in page
+
+
+def test_the_pool_page_shows_an_answer_as_text_with_its_runs_and_no_thread(client, organizer, task3):
+    client.force_login(organizer)
+    topic = task3.topics.get(topic_id="A.2")
+    page = client.get(f"/campaigns/{task3.pk}/pools/topics/{topic.pk}/").content.decode()
+    row = page[page.index("answer d_2"):]
+    row = row[:row.index("</tr>")]
+    assert "Because $e^{i\\pi}=-1$." in row  # the first run's text, escaped
+    assert "other-task3-se-auto-both-extract-A: 1, team-task3-gpt-auto-both-generate-P: 1" in row  # by run name
+    assert "/posts/d_2/" not in page  # no link to a thread the answer does not have
+    assert f"/assess/collections/{task3.collection_id}/posts/20/" in page  # the posts keep theirs
