@@ -194,3 +194,10 @@ def test_a_formula_campaign_refuses_task3_files(tmp_path):
         services.run_ingest(campaign=campaign, path=SYNTHETIC)
     assert "the file is in ARQMath-3 Task 3 (answers) format; a campaign of task 'formulas' takes" in str(caught.value)
     assert not Run.objects.exists()
+
+
+def test_deleting_the_campaign_takes_its_answers_and_ids(campaign, tmp_path):
+    services.run_ingest(campaign=campaign, path=SYNTHETIC)
+    assessor_services.pools_rebuild(campaign=campaign)
+    assessor_services.campaign_delete(campaign=campaign)
+    assert stored() == {"Run": 0, "RunEntry": 0, "RunAnswer": 0, "AnswerText": 0}
