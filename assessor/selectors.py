@@ -10,7 +10,7 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from django.db.models.functions import Coalesce
 
 from core.permissions import is_organizer
-from pooling.models import Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
+from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 
 from .models import Assignment, CharacterisationAnswer, ItemVisit, Judgment, SampleItem
 
@@ -130,6 +130,7 @@ class ItemShown:
     """What the judging page shows of an item, whoever judges it."""
     post: Post | None = None            # answers: the candidate answer
     question_title: str = ""            # answers: the title of the candidate answer's question
+    answer: AnswerText | None = None    # answers: an ARQMath-3 Task 3 answer (plain text), when the item is one
     instances: list[Instance] = field(default_factory=list)   # formulas: the selected instances
 
 
@@ -190,7 +191,9 @@ def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
     if campaign.task == Campaign.Task.ANSWERS:
         post = (Post.objects.filter(collection_id=collection_id, post_id=item.item_id)
                 .annotate(question_title=_question_title()).first()) if collection_id is not None else None
-        return ItemShown(post=post, question_title=(post.question_title or "") if post else "")
+        if post is None:  # a Task 3 answer, pooled under its answer id (or a post the collection lacks)
+            return ItemShown(answer=AnswerText.objects.filter(topic_id=item.topic_id, answer_id=item.item_id).first())
+        return ItemShown(post=post, question_title=post.question_title or "")
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
     if collection_id is None:  # a campaign without a collection has no posts to show
         return ItemShown(instances=[Instance(formula_id=i.formula_id, post=None) for i in selected])

@@ -212,6 +212,7 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
+        "answer": page.shown.answer,
         "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",

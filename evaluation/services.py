@@ -11,22 +11,23 @@ from django.core.cache import cache
 
 from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
-from pooling.formats.qrels import qrels_by_topic
+from pooling.formats.qrels import MARKS, qrels_by_topic
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import reading, selectors
+from . import reading, selectors, task3
 from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
-from .qrels import RELEVANT, QrelsSummary, qrels_lines
+from .qrels import QrelsSummary, is_relevant, qrels_lines
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
 NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 
 
 def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
-                       summary: QrelsSummary | None = None) -> Iterator[str]:
+                       summary: QrelsSummary | None = None, complete: bool = False) -> Iterator[str]:
     """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
+    SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
     The arguments are checked before the first line; `summary` fills in as the lines go."""
     if level not in selectors.LEVELS:
         raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
@@ -34,15 +35,16 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
         raise InputError("the instance level is for formula campaigns; answer qrels are by post")
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
-    return qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level), min_relevant=min_relevant,
-                       summary=summary)
+    return qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level, complete=complete),
+                       min_relevant=min_relevant, summary=summary)
 
 
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
-                 min_relevant: int | None = None) -> QrelsSummary:
+                 min_relevant: int | None = None, complete: bool = False) -> QrelsSummary:
     """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
     summary = QrelsSummary()
-    for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary):
+    for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary,
+                                   complete=complete):
         out.write(line)
     return summary
 
@@ -60,18 +62,25 @@ class Evaluation:
     judgments: int = 0
     instances: int | None = None
     version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
+    # An answers campaign's ARQMath-3 Task 3 runs: AR, P@1 and LO (evaluation/task3.py); `runs` are its Task 1 runs.
+    answer_runs: list[RunScores] = field(default_factory=list)
 
 
 def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
                       ) -> Evaluation:
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
     (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval."""
-    qrels = selectors.campaign_qrels(campaign=campaign)
+    complete = selectors.campaign_qrels(campaign=campaign, complete=True)
+    qrels = task3.kept(complete, lambda _item, grade: grade not in MARKS)  # SF and DK are unjudged (SPEC 6.1)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
-    evaluator = Evaluator(qrels)
+    answer_runs = [run for run in runs if run.format == Run.Format.ARQMATH_TASK3]
+    answer_ids = selectors.campaign_answer_ids(campaign=campaign) if campaign.task == ANSWERS else set()
+    runs = [run for run in runs if run.format != Run.Format.ARQMATH_TASK3]
+    # Task 1 runs are scored on the posts, Task 3 runs on their answers (evaluation/task3.py).
+    evaluator = Evaluator(task3.kept(qrels, lambda item, _grade: item not in answer_ids) if answer_ids else qrels)
     if campaign.task == ANSWERS:
         found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
         scores = []
@@ -83,12 +92,14 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     else:
         scores = [evaluator.scores(run.name, prime_formulas(selectors.formula_run_rows(
             run=run, campaign=campaign, topic_ids=topic_ids), qrels), all_topics=all_topics) for run in runs]
-    counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
+    counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade)))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
-                      judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances)
+                      judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
+                      answer_runs=task3.task3_scores(runs=answer_runs, qrels=task3.answer_qrels(complete, answer_ids),
+                                                     all_topics=all_topics))
 
 
 LEADERBOARD_SECONDS = 24 * 3600
@@ -103,8 +114,8 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
     which), so a busy judging day does not make every open leaderboard recompute at once. None before the first
     official judgment."""
     version = version or selectors.scores_version(campaign=campaign)[1]
-    # v2: since the Evaluation holds the qrels counts; scores cached before lack them.
-    base = f"leaderboard:v2:{campaign.pk}:{int(all_topics)}"
+    # v2: since the Evaluation holds the qrels counts; v3: its Task 3 runs (answer_runs). Older scores lack them.
+    base = f"leaderboard:v3:{campaign.pk}:{int(all_topics)}"
     found = cache.get(f"{base}:{version}")
     if found is not None:
         return found or None

@@ -110,3 +110,29 @@ def test_no_columns_before_anything_is_characterised(characterised, ada, client,
     assert ">MG</th>" not in client.get(f"/campaigns/{characterised.pk}/leaderboard/").content.decode()
     out, _ = command_output("evaluate", "--campaign", "chars")
     assert "char:" not in out
+
+
+def test_task3_answers_are_sampled_shown_blind_and_reported_per_run(task3, ada, bob, client, organizer):
+    services.questions_arqmath(campaign=task3)
+    a = services.characterisation_assign(campaign=task3, assessors=[ada], topic_ids=["A.1"], size=10).created[0]
+    sample = list(a.sample.values_list("item_id", flat=True))
+    assert set(sample) == {"10", "11", "12", "d_1", "d_3"}  # posts and Task 3 answers, one pool
+    client.force_login(ada)
+    page = client.get(f"/assess/characterisations/{a.pk}/items/{sample.index('d_3')}/").content.decode()
+    assert "&lt;script&gt;window.__pwned = 4&lt;/script&gt;" in page and "<b>not bold</b>" not in page
+    assert "d_3" not in page.replace('value="d_3"', "") and "task3" not in page  # no id, no run
+    for item, mg in (("d_1", "yes"), ("d_3", "no"), ("10", "no")):
+        services.characterisation_submit(assignment_pk=a.pk, item_id=item, answers={"MG": mg, "UI": "no"}, user=ada)
+    _report, runs = _fractions(task3)
+    assert runs["team-task3-gpt-auto-both-generate-P"][0] == {"MG": 1.0, "UI": 0.0}
+    assert runs["other-task3-se-auto-both-extract-A"][0] == {"MG": 0.0, "UI": 0.0}
+    assert runs["r1"] == ({"MG": 0.0, "UI": 0.0}, {"MG": 1, "UI": 1})
+    official = assign(task3, bob, "A.1")
+    services.judgment_submit(assignment_pk=official.pk, item_id="d_1", user=bob,
+                             grades=[services.GradeInput(grade="2")])
+    client.force_login(organizer)
+    board = client.get(f"/campaigns/{task3.pk}/leaderboard/").content.decode()
+    table = board[board.index('id="task3-leaderboard"'):]
+    row = table[table.index('data-run="team-task3-gpt-auto-both-generate-P"'):]
+    row = row[:row.index("</tr>")]
+    assert ">MG</th>" in table and '<td class="num characterised" data-value="1.0">1.0000</td>' in row

@@ -23,5 +23,5 @@ def test_a_slower_request_on_older_judgments_does_not_replace_the_newer_previous
     assert services.leaderboard_scores(campaign=judged_answers, version="old").version == "old"
     assert overtaken == {"new": "new"}
     # A third request while a newer version is being computed gets the previous scores: the newest, not "old".
-    assert cache.add(f"leaderboard:v2:{judged_answers.pk}:0:newest:computing", True)
+    assert cache.add(f"leaderboard:v3:{judged_answers.pk}:0:newest:computing", True)
     assert services.leaderboard_scores(campaign=judged_answers, version="newest").version == "new"

@@ -1,6 +1,6 @@
 """evaluate --qrels FILE [--task answers|formulas] [--formula-index FILE...] [--all-topics] RUN...
-evaluate --campaign NAME [--all-topics]: SPEC 9; with characterised topics, rows run<TAB>char:LABEL<TAB>all<TAB>fraction
-after the scores (docs/evaluation.md).
+evaluate --campaign NAME [--all-topics]: SPEC 9; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and lo;
+with characterised topics, rows run<TAB>char:LABEL<TAB>all<TAB>fraction after the scores (docs/evaluation.md).
 evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--bertscore-model DIR] [RUN...]: ARQMath-3
 Task 3 runs (issue 17)."""
 from assessor.characterisation import characterisation_report
@@ -63,6 +63,9 @@ class Command(ServiceCommand):
                                               formula_index_paths=indexes, all_topics=o["all_topics"])
         measures = REPORTED + FIRST_RESULT if o["ar_p1"] else REPORTED
         for line in score_lines(result.runs, per_topic=o["per_topic"], measures=measures):
+            self.stdout.write(line, ending="")
+        # A campaign's ARQMath-3 Task 3 runs: AR, P@1 and LO (evaluation/task3.py).
+        for line in score_lines(result.answer_runs, per_topic=o["per_topic"], measures=answers.MEASURES):
             self.stdout.write(line, ending="")
         if o["campaign"]:
             # The characterised topics' yes fractions (ARQMath-3's MG and UI), docs/evaluation.md.
