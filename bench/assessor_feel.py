@@ -152,7 +152,7 @@ def load_demo(work: Path) -> str:
     bench_judging.run_jobs_here()
     call_command("migrate", interactive=False, verbosity=0)
     note("loading the demo (about a minute)")
-    report = demo_load(out_dir=work / "demo")
+    report = demo_load(out_dir=work / "demo", passwords_file=work / "demo-passwords.txt")
     note("collecting the static files (about half a minute)")
     call_command("collectstatic", interactive=False, verbosity=0)
     return report.passwords[ASSESSOR]

@@ -1,6 +1,7 @@
 """An assessor judges in headless Chromium: by mouse and by keyboard, revises, opens threads, and nothing planted in
 the collection runs (SPEC 5.2, 5.3)."""
 import pytest
+from playwright.sync_api import expect
 
 from assessor.models import Judgment, JudgmentRevision
 from pooling.models import PoolItem
@@ -18,6 +19,11 @@ def item_url(live_server, assignment, item_id):
 def typeset(page) -> None:
     """Waits for MathJax (served by the service itself) to have rendered the page's formulas."""
     page.wait_for_selector(".topic-pane mjx-container", timeout=20000)
+
+
+def sent(page) -> None:
+    """Waits until the server has every submit the page kept (the page moves on before the server answers)."""
+    expect(page.locator("#sync-status")).to_have_text("Saved", timeout=20000)
 
 
 def test_assessor_judges_answers_by_mouse_and_keyboard_and_revises(page, live_server, answers, ada, screenshot):
@@ -46,10 +52,11 @@ def test_assessor_judges_answers_by_mouse_and_keyboard_and_revises(page, live_se
     # Back ("b") to the item just judged, revise it to Low by keyboard.
     with page.expect_navigation():
         page.keyboard.press("b")
-    assert "Saved: Medium" in page.inner_text(".saved")
+    page.wait_for_selector(".item-pane .saved:has-text('Saved: Medium')")
     page.keyboard.press("1")
     with page.expect_navigation():
         page.keyboard.press("Enter")
+    sent(page)
     judgments = dict(Judgment.objects.filter(assignment=a).values_list("item_id", "grade"))
     assert judgments == {order[0]: "3", order[1]: "1"}
     assert JudgmentRevision.objects.filter(judgment__item_id=order[1]).count() == 2
@@ -104,9 +111,9 @@ def test_formula_view_highlights_query_and_instances_and_takes_one_grade_each(pa
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(item_url(live_server, a, "100"))
     typeset(page)
-    page.wait_for_selector(".instance mjx-container")
+    page.wait_for_selector(".item-pane .instance mjx-container")
     assert page.locator(".topic-pane .math-container.hl mjx-container").count() == 1
-    assert page.locator(".instance").count() == 2
+    assert page.locator(".item-pane .instance").count() == 2   # (items fetched ahead wait off-screen)
     assert page.locator("#instance-0 .math-container.hl").count() == 1
     assert page.locator("#instance-1 .math-container.hl").count() == 1
     assert page.locator("#instance-1 .math-container:not(.hl)").count() == 1   # formula 3 in the same post
@@ -117,5 +124,6 @@ def test_formula_view_highlights_query_and_instances_and_takes_one_grade_each(pa
     page.keyboard.press("1")
     with page.expect_navigation():
         page.keyboard.press("Enter")
+    sent(page)
     assert sorted(Judgment.objects.filter(assignment=a).values_list("formula_id", "grade")) == [("1", "3"),
                                                                                                  ("2", "1")]
