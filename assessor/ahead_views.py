@@ -2,6 +2,8 @@
 ahead so that Enter swaps the next one in at once, and its reports of the items it showed."""
 from __future__ import annotations
 
+import time
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, JsonResponse
 from django.template.loader import render_to_string
@@ -35,6 +37,9 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     if assignment.read_only:
         return JsonResponse({"items": []})
     have = _ids(request.GET.get("have", ""))
+    # Every item stamped with the time the request came in (not the moment its own page was rendered, later): the
+    # first-shown time the page reports is then at most the network's delay after the true moment.
+    asked = time.time()
     items = []
     for item in selectors.items_ahead(assignment=assignment, position=position, count=AHEAD):
         entry = {"position": item.position, "pool_item": item.pk,
@@ -43,7 +48,8 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
             page = selectors.judging_page(user=request.user, assignment_pk=pk, position=item.position)
             if page is None or page.item.pk != item.pk:  # the pools were rebuilt a moment ago: fetched next time
                 break
-            entry["html"] = render_to_string("assessor/_judge_item.html", _judge_context(page, []), request=request)
+            context = _judge_context(page, [], rendered_at=asked)
+            entry["html"] = render_to_string("assessor/_judge_item.html", context, request=request)
         items.append(entry)
     return JsonResponse({"items": items})
 

@@ -24,8 +24,10 @@ class Stamp:
     rendered_at: float   # epoch seconds, the server's clock
 
 
-def item_stamp(*, assignment_pk: int, position: int, pool_item_pk: int) -> str:
-    return signing.dumps([assignment_pk, position, pool_item_pk, round(time.time(), 3)], salt=SALT)
+def item_stamp(*, assignment_pk: int, position: int, pool_item_pk: int, at: float | None = None) -> str:
+    """The stamp of the pool item rendered now (or at `at`, epoch seconds)."""
+    return signing.dumps([assignment_pk, position, pool_item_pk, round(time.time() if at is None else at, 3)],
+                         salt=SALT)
 
 
 def stamp_read(token: str) -> Stamp | None:
@@ -39,9 +41,10 @@ def stamp_read(token: str) -> Stamp | None:
 
 
 def shown_at(stamp: Stamp, elapsed_ms: int) -> datetime:
-    """When the page showed the item: the render time plus what the page measured from receiving the item to showing
-    it (its own clock's difference, so no clock needs to agree with the server's), never before the render nor after
-    now."""
+    """When the page showed the item: the render time plus what the page measured from asking for the item to showing
+    it (a difference on its own clock, so no clock needs to agree with the server's). The render came after the
+    asking, so the time is never before the true moment (at most the request's duration after it); and never before
+    the render nor after now, whatever the page says."""
     now = time.time()
     at = min(max(stamp.rendered_at + elapsed_ms / 1000, stamp.rendered_at), now)
     return datetime.fromtimestamp(at, tz=UTC)

@@ -201,7 +201,8 @@ def _shown(posted, grade_name: str, comment_name: str, saved):
     return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
 
 
-def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) -> dict:
+def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *,
+                   rendered_at: float | None = None) -> dict:
     assignment = page.assignment
     campaign = assignment.campaign
     collection_pk = campaign.collection_id
@@ -252,7 +253,8 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
         "item_label": f"item {item.position + 1} of {page.progress.total}",
         "complete": services.judged_complete(judged, None if task == Campaign.Task.ANSWERS else {
             i.formula_id: "" for i in page.shown.instances}),
-        "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk),
+        "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
+                            at=rendered_at),
     }
 
 

@@ -22,8 +22,8 @@ def typeset(page) -> None:
 
 
 def sent(page) -> None:
-    """Waits until the server has every submit the page kept (the page moves on before the server answers)."""
-    expect(page.locator("#sync-status")).to_have_text("Saved", timeout=20000)
+    """Waits until the server has everything the page kept to send (the page moves on before the server answers)."""
+    expect(page.locator("#sync-status")).to_have_attribute("data-outbox", "0", timeout=20000)
 
 
 def test_assessor_judges_answers_by_mouse_and_keyboard_and_revises(page, live_server, answers, ada, screenshot):

@@ -1,9 +1,10 @@
 // The items after the one shown, fetched ahead and typeset off-screen (issue 16), so that Enter swaps the next one in
 // at once. The server says what comes next (ahead_views.ahead: the items next_item gives in turn); the address bar,
 // Back (b), the browser's back button and reload follow the item shown (history.pushState). Showing an item is
-// reported through the outbox with the item's stamp (ahead_views.shown): its first-shown time is when it was shown,
-// not when it was fetched, and an item the pools no longer hold (a forced rebuild since it was fetched) is loaded
-// anew.
+// reported through the outbox with the item's stamp and the time from asking for the item to showing it (this
+// browser's clock; ahead_views.shown adds it to the time the server rendered the item): its first-shown time is when
+// it was shown, not when it was fetched, and an item the pools no longer hold (a forced rebuild since it was
+// fetched) is loaded anew.
 (function () {
   "use strict";
   const pane = document.getElementById("item-pane");
@@ -13,7 +14,7 @@
   const FRESH_MS = 5000;       // a list older than this is asked again when the assessor picks a grade
   const REFRESH_MS = 60000;    // and this often while the page is seen
   const KEEP = 30;             // items shown in this page that Back and the back button swap in without a request
-  const held = new Map();      // position -> {view, received (Date.now()), ready (typeset), shown, lastShown}
+  const held = new Map();      // position -> {view, asked (Date.now() when requested), ready (typeset), shown, lastShown}
   const done = new Set();      // positions submitted complete from this page
   const suffix = document.title.slice(document.title.indexOf(" · "));
   const label = document.getElementById("item-label");
@@ -60,13 +61,13 @@
     });
     pane.prepend(view);
   }
-  function adopt(entry) {
+  function adopt(entry, asked) {
     const template = document.createElement("template");
     template.innerHTML = entry.html;
     const view = template.content.querySelector(".item-view");
     if (!view) return null;
     park(view);
-    const item = {view, received: Date.now(), ready: typeset(view), shown: false, lastShown: 0};
+    const item = {view, asked, ready: typeset(view), shown: false, lastShown: 0};
     held.set(entry.position, item);
     return item;
   }
@@ -91,9 +92,13 @@
     if (!navigator.onLine) return Promise.resolve(false);
     if (pending && pending.view === view) return pending.promise;
     const have = Array.from(held.values(), (item) => item.view.dataset.poolItem).join(",");
+    let asked = 0;
     const promise = Outbox.idle(10000)
-      .then(() => fetch(view.dataset.url + "ahead/?have=" + have,
-                        {credentials: "same-origin", redirect: "manual", headers: {Accept: "application/json"}}))
+      .then(() => {
+        asked = Date.now();
+        return fetch(view.dataset.url + "ahead/?have=" + have,
+                     {credentials: "same-origin", redirect: "manual", headers: {Accept: "application/json"}});
+      })
       .then((response) => (response.ok ? response.json() : null))
       .then((body) => {
         if (!body || current() !== view) return false;
@@ -101,7 +106,7 @@
         for (const entry of body.items) {
           const item = held.get(entry.position);
           if (item && item.view.dataset.poolItem !== String(entry.pool_item)) drop(entry.position);  // rebuilt
-          if (!held.has(entry.position) && !(entry.html && adopt(entry))) break;
+          if (!held.has(entry.position) && !(entry.html && adopt(entry, asked))) break;
           next.push(entry.position);
         }
         held.forEach((item, position) => { if (!item.shown && !next.includes(position)) drop(position); });
@@ -121,7 +126,7 @@
     const item = held.get(position);
     const old = current();
     const from = positionOf(old);
-    if (!held.has(from)) held.set(from, {view: old, received: Date.now(), ready: Promise.resolve(), shown: true});
+    if (!held.has(from)) held.set(from, {view: old, asked: Date.now(), ready: Promise.resolve(), shown: true});
     held.get(from).lastShown = Date.now();
     park(old);
     unpark(item.view);
@@ -139,7 +144,7 @@
     Outbox.add({kind: "shown", url: item.view.dataset.url + "shown/", label: item.view.dataset.title,
                 itemUrl: item.view.dataset.url,
                 fields: [["stamp", item.view.dataset.stamp],
-                         ["elapsed_ms", String(Math.max(0, Date.now() - item.received))]]});
+                         ["elapsed_ms", String(Math.max(0, Date.now() - item.asked))]]});
     evict();
     document.dispatchEvent(new CustomEvent("judge:shown", {detail: {view: item.view, position, ready: item.ready}}));
     refresh();
@@ -217,7 +222,7 @@
   setInterval(() => { if (document.visibilityState === "visible") refresh(); }, REFRESH_MS);
 
   const first = current();
-  held.set(positionOf(first), {view: first, received: Date.now(), ready: Promise.resolve(), shown: true,
+  held.set(positionOf(first), {view: first, asked: performance.timeOrigin, ready: Promise.resolve(), shown: true,
                                lastShown: Date.now()});
   history.replaceState({judge: positionOf(first)}, "", location.href);
   refresh();

@@ -39,6 +39,7 @@
     const body = new FormData();
     record.fields.forEach(([name, value]) => body.append(name, value));
     body.set("csrfmiddlewaretoken", csrfToken());   // this page's: a token kept from before a new sign-in is stale
+    if (record.kind === "submit") body.set("submit_key", record.key);
     let response;
     try {
       response = await fetch(record.url, {method: "POST", body, credentials: "same-origin", redirect: "manual",
@@ -105,6 +106,7 @@
     status.textContent = text;
     status.hidden = !text;
     status.dataset.state = waiting ? "waiting" : "saved";
+    status.dataset.outbox = String(read(STORE).length);   // every record, reports of items shown included
     renderProblems();
     if (!waiting && !sending && !read(STORE).length) idleWaiters.splice(0).forEach((resolve) => resolve(true));
   }
