@@ -74,11 +74,11 @@ PROBE = """
     enter = performance.timeOrigin + event.timeStamp;
     sessionStorage.setItem(KEY, String(enter));
   }, true);
-  function measure(start, kind, ready) {
+  function measure(start, kind, ready, shown) {
     Promise.resolve(ready).then(() => document.fonts.ready).then(() => requestAnimationFrame(() => {
       const end = performance.timeOrigin + performance.now();
       const nav = performance.getEntriesByType("navigation")[0];
-      window.__feelSamples.push({kind, start, end, url: location.href, origin: performance.timeOrigin,
+      window.__feelSamples.push({kind, start, end, shown, url: location.href, origin: performance.timeOrigin,
                                  responseEnd: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventStart,
                                  math: document.querySelectorAll(".item-pane mjx-container").length,
                                  instances: document.querySelectorAll("#judge-form .instance").length});
@@ -88,7 +88,7 @@ PROBE = """
     const start = enter;
     enter = null;
     sessionStorage.removeItem(KEY);
-    measure(start, "swap", event.detail.ready);
+    measure(start, "swap", event.detail.ready, performance.timeOrigin + performance.now());
   });
   document.addEventListener("DOMContentLoaded", async () => {
     const start = sessionStorage.getItem(KEY);
@@ -247,8 +247,9 @@ def judge(page, base: str, pk: int, *, measured: int, warmup: int, read_ms: int,
 def phases(sample: dict) -> dict[str, float]:
     """A navigation's parts (the page after Enter loaded anew); an item swapped in has only its total."""
     start, origin = sample["start"], sample["origin"]
-    if sample["kind"] == "swap":
-        return {"total": sample["end"] - start}
+    if sample["kind"] == "swap":   # Enter to the item swapped in (the page's script), then to typeset and painted
+        return {"total": sample["end"] - start, "to_swapped": sample["shown"] - start,
+                "to_painted": sample["end"] - sample["shown"]}
     return {"total": sample["end"] - start, "to_navigation": origin - start,
             "to_last_byte": sample["responseEnd"], "to_dom": sample["domContentLoaded"] - sample["responseEnd"],
             "to_typeset": sample["end"] - origin - sample["domContentLoaded"]}
@@ -264,12 +265,16 @@ def nearest_rank(values: list[float], p: float) -> float:
 def summary(task: str, samples: list[dict]) -> dict:
     split = [phases(s) for s in samples]
     navigated = [p for p in split if "to_navigation" in p]
+    swapped = [p for p in split if "to_swapped" in p]
     totals = [s["total"] for s in split]
     p95 = nearest_rank(totals, 95)
     return {"task": task, "items": len(totals), "p50_ms": round(statistics.median(totals), 1),
             "p95_ms": round(p95, 1), "max_ms": round(max(totals), 1), "goal_p95_ms": GOALS_MS[task],
             "goal_met": p95 <= GOALS_MS[task],
-            "swapped": sum(1 for s in samples if s["kind"] == "swap"),
+            "swapped": len(swapped),
+            "swap_parts_ms": {k: [round(statistics.median(p[k] for p in swapped), 1),
+                                  round(max(p[k] for p in swapped), 1)]
+                              for k in ("to_swapped", "to_painted")} if swapped else {},
             "median_phases_ms": {k: round(statistics.median(p[k] for p in navigated), 1)
                                  for k in (navigated[0] if navigated else {})},
             "math_in_item_pane": sum(1 for s in samples if s["math"]),
@@ -296,6 +301,10 @@ def report(results: list[dict], facts: dict) -> None:
         m = r["median_phases_ms"]
         parts = (f"; navigations: {m['to_navigation']:.0f} / {m['to_last_byte']:.0f} / {m['to_dom']:.0f} / "
                  f"{m['to_typeset']:.0f}") if m else ""
+        w = r["swap_parts_ms"]
+        if w:
+            parts = (f" (Enter to swapped in: median {w['to_swapped'][0]:.0f}, max {w['to_swapped'][1]:.0f}; then to "
+                     f"typeset and painted: median {w['to_painted'][0]:.0f}, max {w['to_painted'][1]:.0f})") + parts
         print(f"- {r['task']}: {r['swapped']} of {r['items']} swapped in{parts}; items with math in the item pane: "
               f"{r['math_in_item_pane']} of {r['items']} "
               f"({'-'.join(map(str, r['formulae_in_item_pane']))} formulae typeset there"

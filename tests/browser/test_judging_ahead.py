@@ -38,12 +38,12 @@ def pool(a) -> list[str]:
     return list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
 
 
-def open_first(page, live_server, a):
-    """The assignment's first item, once the three items after it wait off-screen."""
+def open_first(page, live_server, a, fetched=3):
+    """The assignment's first item, once the items after it (three, or `fetched`) wait off-screen."""
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
     page.wait_for_selector(".topic-pane mjx-container", timeout=20000)
-    expect(page.locator("#judge-ahead .item-view")).to_have_count(3, timeout=20000)
+    expect(page.locator("#judge-ahead .item-view")).to_have_count(fetched, timeout=20000)
 
 
 def on_item(page, live_server, a, position, item_id) -> None:
@@ -90,6 +90,23 @@ def test_items_judged_with_the_network_down_are_stored_once_each_when_it_is_back
     # Items shown offline are recorded as shown when they were, not when the network came back.
     for item_id, (before, after) in zip(order[1:4], times, strict=True):
         assert before <= first_shown(a, item_id) <= after + 0.5 < back_online, item_id
+
+
+def test_past_the_items_fetched_offline_the_page_goes_on_by_itself_when_the_network_is_back(page, live_server,
+                                                                                            answers, ada):
+    a = assign(answers, ada, "A.1")                                  # three items: two fetched after the first
+    open_first(page, live_server, a, fetched=2)
+    page.context.set_offline(True)
+    judge(page, "3")
+    judge(page, "2")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")                                      # nothing fetched after the third
+    expect(page.locator("#item-pane .item-sync")).to_contain_text("the next one opens when the network is back")
+    assert not Judgment.objects.exists()
+    with page.expect_navigation(url=f"{live_server.url}/assess/"):
+        page.context.set_offline(False)
+    assert "every item is judged" in page.inner_text("main")
+    assert sorted(Judgment.objects.filter(assignment=a).values_list("grade", flat=True)) == ["1", "2", "3"]
 
 
 def test_a_reload_while_a_submit_waits_sends_it_and_it_is_stored_once(page, live_server, six, ada):

@@ -41,9 +41,17 @@
       else setTimeout(wait, 25, resolve);
     });
   }
+  const breather = () => new Promise((resolve) => setTimeout(resolve, 0));
   function typeset(view) {
     const parts = Array.from(view.querySelectorAll(".tex2jax_process"));
-    math = math.then(mathJax).then(() => parts.length && MathJax.typesetPromise(parts)).catch((e) => console.error(e));
+    // One part (a post, a comment, a title) at a time, with a pause between: a key pressed meanwhile (Enter) waits
+    // for one part's typesetting at most, not for a whole item's.
+    math = math.then(mathJax).then(async () => {
+      for (const part of parts) {
+        await breather();
+        await MathJax.typesetPromise([part]);
+      }
+    }).catch((e) => console.error(e));
     // Without MathJax (it failed to load) the item still comes, its TeX as text, as the page itself would show it.
     return Promise.race([math, new Promise((resolve) => setTimeout(resolve, 5000))]);
   }
