@@ -23,7 +23,9 @@
   function read(name) {
     try { return JSON.parse(localStorage.getItem(name) || "[]"); } catch (error) { return []; }
   }
-  function write(name, list) { localStorage.setItem(name, JSON.stringify(list)); }
+  function write(name, list) {   // false when the browser keeps nothing (storage disabled or full)
+    try { localStorage.setItem(name, JSON.stringify(list)); return true; } catch (error) { return false; }
+  }
 
   function newKey() {   // 128 random bits; crypto.randomUUID needs a secure context, getRandomValues does not
     return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -135,10 +137,11 @@
   }
 
   window.JudgeOutbox = {
-    // Keeps a record ({kind, url, fields: [[name, value]], label, itemUrl}) and sends it; returns it with its key.
+    // Keeps a record ({kind, url, fields: [[name, value]], label, itemUrl}) and sends it; returns it with its key,
+    // or null when this browser cannot keep it (the page then posts the plain form).
     add(record) {
       const kept = Object.assign({key: newKey(), at: Date.now()}, record);
-      write(STORE, read(STORE).concat([kept]));
+      if (!write(STORE, read(STORE).concat([kept]))) return null;
       render();
       drain();
       return kept;

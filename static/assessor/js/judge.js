@@ -124,6 +124,7 @@
       .filter(([name]) => name !== "csrfmiddlewaretoken");
     const record = Outbox.add({kind: "submit", url: form.action, fields, label: view.dataset.title,
                                itemUrl: view.dataset.url});
+    if (!record) { plainSubmit(form); return; }   // this browser keeps nothing: the server answers first
     pendingMark(view, record);
     if (view.dataset.complete !== "1" && !view.dataset.counted) {
       view.dataset.counted = "1";
