@@ -153,9 +153,8 @@
                 itemUrl: item.view.dataset.url,
                 fields: [["stamp", item.view.dataset.stamp],
                          ["elapsed_ms", String(Math.max(0, Date.now() - item.asked))]]});
-    evict();
     document.dispatchEvent(new CustomEvent("judge:shown", {detail: {view: item.view, position, ready: item.ready}}));
-    refresh();
+    setTimeout(() => { evict(); refresh(); }, 0);   // after the item is on screen
   }
 
   // After a complete submit of `view`: the next item of the list, at once when it is here; when the server has

@@ -142,8 +142,7 @@
     add(record) {
       const kept = Object.assign({key: newKey(), at: Date.now()}, record);
       if (!write(STORE, read(STORE).concat([kept]))) return null;
-      render();
-      drain();
+      setTimeout(() => { render(); drain(); }, 0);   // kept already; sent once the page has shown what comes next
       return kept;
     },
     // The last submit of an item still waiting for the server (a reload shows it, not the page's older state).
