@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction

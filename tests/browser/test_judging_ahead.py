@@ -39,17 +39,17 @@ def pool(a) -> list[str]:
 
 
 def open_first(page, live_server, a, fetched=3):
-    """The assignment's first item, once the items after it (three, or `fetched`) wait off-screen."""
+    """The assignment's first item, once the items after it (three, or `fetched`) wait in the page, unseen."""
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
     page.wait_for_selector(".topic-pane mjx-container", timeout=20000)
-    expect(page.locator("#judge-ahead .item-view")).to_have_count(fetched, timeout=20000)
+    expect(page.locator("#item-pane .item-view.parked")).to_have_count(fetched, timeout=20000)
 
 
 def on_item(page, live_server, a, position, item_id) -> None:
     """The item at `position` is the one on screen, in the address bar and the title."""
     expect(page).to_have_url(f"{live_server.url}/assess/assignments/{a.pk}/items/{position}/")
-    expect(page.locator("#item-pane .item-view")).to_have_attribute("data-item-id", item_id)
+    expect(page.locator("#item-pane .item-view:not(.parked)")).to_have_attribute("data-item-id", item_id)
     expect(page.locator("#item-label")).to_have_text(re.compile(rf"^item {position + 1} of "))
     assert page.title().startswith(f"A.9: item {position + 1} ")
 
@@ -101,7 +101,7 @@ def test_past_the_items_fetched_offline_the_page_goes_on_by_itself_when_the_netw
     judge(page, "2")
     page.keyboard.press("1")
     page.keyboard.press("Enter")                                      # nothing fetched after the third
-    expect(page.locator("#item-pane .item-sync")).to_contain_text("the next one opens when the network is back")
+    expect(page.locator("#judge-form .item-sync")).to_contain_text("the next one opens when the network is back")
     assert not Judgment.objects.exists()
     with page.expect_navigation(url=f"{live_server.url}/assess/"):
         page.context.set_offline(False)
@@ -150,21 +150,21 @@ def test_back_the_back_button_and_reload_show_the_right_item_after_swaps(page, l
     on_item(page, live_server, a, 2, order[2])
     page.keyboard.press("b")                                          # Back: the item judged just before
     on_item(page, live_server, a, 1, order[1])
-    expect(page.locator("#item-pane .saved")).to_have_text("Saved: Medium.")
-    assert page.locator("#item-pane input[value='2']").is_checked()
+    expect(page.locator("#judge-form .saved")).to_have_text("Saved: Medium.")
+    assert page.locator("#judge-form input[value='2']").is_checked()
     page.go_back()                                                    # the browser's back button
     on_item(page, live_server, a, 2, order[2])
     page.go_back()
     page.go_back()
     on_item(page, live_server, a, 0, order[0])
-    expect(page.locator("#item-pane .saved")).to_have_text("Saved: High.")
+    expect(page.locator("#judge-form .saved")).to_have_text("Saved: High.")
     page.go_forward()
     on_item(page, live_server, a, 1, order[1])
     sent(page)
     page.reload()
     on_item(page, live_server, a, 1, order[1])
-    assert page.locator("#item-pane input[value='2']").is_checked()
-    assert "Saved: Medium" in page.inner_text("#item-pane .saved")
+    assert page.locator("#judge-form input[value='2']").is_checked()
+    assert "Saved: Medium" in page.inner_text("#judge-form .saved")
     # Revised after Back: one more revision, and on to the item not judged yet.
     page.keyboard.press("1")
     page.keyboard.press("Enter")
@@ -195,13 +195,14 @@ def test_an_item_fetched_before_the_pools_were_rebuilt_is_loaded_anew(page, live
     a = assign(six, ada, "A.9")
     order = pool(a)
     open_first(page, live_server, a)
-    stale = page.get_attribute("#judge-ahead .item-view[data-position='1']", "data-pool-item")
+    stale = page.get_attribute("#item-pane .item-view.parked[data-position='1']", "data-pool-item")
     pooling_services.pool_build(campaign=six, force=True)           # new pool rows while the page is open
     fresh = str(PoolItem.objects.get(topic=a.topic, position=1).pk)
     assert fresh != stale
     page.keyboard.press("3")
     page.keyboard.press("Enter")
-    expect(page.locator("#item-pane .item-view")).to_have_attribute("data-pool-item", fresh, timeout=20000)
+    shown = page.locator("#item-pane .item-view:not(.parked)")
+    expect(shown).to_have_attribute("data-pool-item", fresh, timeout=20000)
     on_item(page, live_server, a, 1, order[1])
     sent(page)
     assert Judgment.objects.get(assignment=a, item_id=order[0]).grade == "3"
@@ -215,8 +216,8 @@ def test_without_javascript_the_plain_form_judges_and_moves_on(browser, live_ser
         order = pool(a)
         log_in(page, live_server, "ada", "assessor-pass-1")
         page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
-        assert page.locator("#judge-ahead .item-view").count() == 0
-        page.click("#item-pane .grade-2")
+        assert page.locator("#item-pane .item-view.parked").count() == 0
+        page.click("#judge-form .grade-2")
         with page.expect_navigation():
             page.click("#submit")
         assert page.url.endswith(f"/assess/assignments/{a.pk}/items/1/")

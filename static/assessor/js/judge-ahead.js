@@ -8,9 +8,9 @@
 (function () {
   "use strict";
   const pane = document.getElementById("item-pane");
-  const parking = document.getElementById("judge-ahead");
+  const stack = document.getElementById("item-stack");
   const Outbox = window.JudgeOutbox;
-  if (!pane || !parking || !Outbox) return;
+  if (!pane || !stack || !Outbox) return;
   const FRESH_MS = 5000;       // a list older than this is asked again when the assessor picks a grade
   const REFRESH_MS = 60000;    // and this often while the page is seen
   const KEEP = 30;             // items shown in this page that Back and the back button swap in without a request
@@ -24,7 +24,7 @@
   let waiting = null;          // the view whose next item is awaited (nothing fetched, the network down)
   let moving = false;          // between Enter and the next item shown
 
-  const current = () => pane.querySelector(":scope > .item-view");
+  const current = () => stack.querySelector(":scope > .item-view:not(.parked)");
   const positionOf = (view) => Number(view.dataset.position);
 
   function tell(view, text) {
@@ -56,18 +56,24 @@
     return Promise.race([math, new Promise((resolve) => setTimeout(resolve, 5000))]);
   }
 
-  // -- the items held off-screen: their ids parked, so that the page's ids name the item shown only
+  // -- the items held: in the item pane, under the one shown, unseen and inert (judge.css: .parked), their ids parked
+  // so that the page's ids name the item shown only. They stay where they are in the page: showing one changes its
+  // class, not its place, so that the browser keeps its layout and its typeset math as they are.
   function park(view) {
     [view, ...view.querySelectorAll("[id]")].forEach((el) => {
       if (el.id) { el.dataset.parkedId = el.id; el.removeAttribute("id"); }
     });
-    parking.append(view);
+    view.classList.add("parked");
+    view.inert = true;
+    view.setAttribute("aria-hidden", "true");
   }
   function unpark(view) {
     [view, ...view.querySelectorAll("[data-parked-id]")].forEach((el) => {
       if (el.dataset.parkedId) { el.id = el.dataset.parkedId; delete el.dataset.parkedId; }
     });
-    pane.prepend(view);
+    view.classList.remove("parked");
+    view.inert = false;
+    view.removeAttribute("aria-hidden");
   }
   function adopt(entry, asked) {
     const template = document.createElement("template");
@@ -75,6 +81,7 @@
     const view = template.content.querySelector(".item-view");
     if (!view) return null;
     park(view);
+    stack.append(view);
     const item = {view, asked, ready: typeset(view), shown: false, lastShown: 0};
     held.set(entry.position, item);
     return item;
