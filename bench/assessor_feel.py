@@ -14,7 +14,7 @@ What is measured, in the page (an init script that Playwright adds to every docu
 - end: once the next item is on screen with its math typeset, document.fonts.ready (MathJax's web fonts) has
   resolved and the next animation frame (the frame that shows it) has come, performance.timeOrigin +
   performance.now(). The next item comes one of two ways, and each sample says which:
-  - swapped in by the page's script (issue 16: fetched ahead and typeset off-screen; its "judge:shown" event, whose
+  - swapped in by the page's script (issue 16: fetched ahead and typeset unseen; its "judge:shown" event, whose
     `ready` promise is the item's typesetting);
   - or as a new page (no script, or nothing fetched yet): after MathJax's startup promise (its first typeset of the
     page, `startup: {typeset: true}`). The navigation timing of the new page splits those samples into: Enter to the
