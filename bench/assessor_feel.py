@@ -80,8 +80,8 @@ PROBE = """
       const nav = performance.getEntriesByType("navigation")[0];
       window.__feelSamples.push({kind, start, end, shown, url: location.href, origin: performance.timeOrigin,
                                  responseEnd: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventStart,
-                                 math: document.querySelectorAll(".item-pane .item-view:not(.parked) mjx-container")
-                                         .length,
+                                 math: Array.from(document.querySelectorAll(".item-pane mjx-container"))
+                                         .filter((e) => !e.closest(".parked")).length,
                                  instances: document.querySelectorAll("#judge-form .instance").length});
     }));
   }
