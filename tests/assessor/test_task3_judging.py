@@ -32,7 +32,8 @@ def test_a_task3_answer_is_pooled_and_shown_like_a_post_but_blind(client, task3,
     candidate = page[page.index('aria-label="Candidate"'):]
     for tell in ("generate", "extract", "team-task3", "other-task3", "sources", "Thread</a>", "score ", "d_3"):
         assert tell not in page if tell != "Thread</a>" else tell not in candidate, tell
-    assert page.count("d_1") == 1 and 'name="item_id" value="d_1"' in page  # only what the form sends back
+    # Only in what the form sends back and what the page's script keys its outbox by, never in the text shown.
+    assert page.count("d_1") == 2 and 'name="item_id" value="d_1"' in page and 'data-item-id="d_1"' in page
     planted = client.get(f"/assess/assignments/{a.pk}/items/{position(task3, 'A.1', 'd_3')}/").content.decode()
     assert "&lt;script&gt;window.__pwned = 4&lt;/script&gt;&lt;b&gt;not bold&lt;/b&gt; &amp; $x&lt;y$" in planted
     assert "<script>window.__pwned" not in planted and "<b>not bold" not in planted

@@ -23,20 +23,20 @@ def test_a_task3_answer_is_judged_among_posts_typeset_and_escaped(page, live_ser
     # The generated answer: inline and display math typeset, its line breaks kept, no thread link, no run named.
     page.goto(item_url(live_server, a, "d_1"))
     typeset(page)
-    answer = page.locator(".item-pane .answer-text")
+    answer = page.locator("#item-pane .item-view:not(.parked) .answer-text")
     expect(answer.locator("mjx-container[display='true']")).to_have_count(1)
     expect(answer.locator("mjx-container:not([display='true'])")).to_have_count(1)
     assert answer.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
     assert answer.inner_text().startswith("By the power rule,\n")  # the break after the first line is on screen
-    assert page.locator(".item-pane .thread-link").count() == 0
-    pane = page.inner_text(".item-pane")
+    assert page.locator("#item-pane .item-view:not(.parked) .thread-link").count() == 0
+    pane = page.inner_text("#item-pane .item-view:not(.parked)")
     assert "generate" not in pane and "team-task3" not in pane and "d_1" not in pane
     screenshot(page, "task3-judging.png")
 
     # The extracted answer holds planted HTML: shown as its characters, nothing of it runs or renders.
     page.goto(item_url(live_server, a, "d_3"))
     typeset(page)
-    answer = page.locator(".item-pane .answer-text")
+    answer = page.locator("#item-pane .item-view:not(.parked) .answer-text")
     expect(answer.locator("mjx-container")).to_have_count(1)  # $x<y$, escaped and still typeset
     assert answer.inner_text().startswith(PLANTED.split("$")[0])
     assert answer.locator("script, b").count() == 0

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('assessor', '0002_training_rounds'),
+        ('assessor', '0003_submit_receipts'),
         ('pooling', '0007_collection_warnings'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
