@@ -78,7 +78,9 @@ class CharacterisationViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
                                              "answers": answers}).data
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
-    @extend_schema(parameters=[ASSIGNMENT], responses={200: NextSampleItemSerializer, 204: None})
+    @extend_schema(parameters=[ASSIGNMENT], responses={
+        200: NextSampleItemSerializer, 204: None,
+        404: OpenApiResponse(description="no such characterisation assignment of yours")})
     @action(detail=False, methods=["get"])
     def next(self, request):
         """The next item of the sample not answered in full, with the questions and your answers so far; 204 when
