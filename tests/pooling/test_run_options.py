@@ -9,12 +9,14 @@ from pooling.job_params import PoolBuildParams, RunIngestParams, params_of
 from pooling.jobs import job_execute
 from pooling.models import Job, Run
 from tests.commands import command_output
-from tests.pooling.test_pages_and_api import campaign, jobs_run_on_commit  # noqa: F401  (the same fixtures)
+from tests.pooling import test_pages_and_api as pages
 
 pytestmark = pytest.mark.django_db
 
 RUN = b"A.1\t5\t1\t2.0\tsys1\nA.1\t6\t2\t1.0\tsys1\n"
 OPTIONS = ("mine", "alternate", True, True, 7)
+# The same fixtures as the pages and API tests: a campaign with topic A.1, and jobs run when enqueued.
+campaign, jobs_run_on_commit = pages.campaign, pages.jobs_run_on_commit
 
 
 def stored(campaign) -> tuple:
