@@ -10,8 +10,9 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import pytrec_eval
 
@@ -61,10 +62,10 @@ def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float
     return sum(1 for item, _score in top if item not in judged) / len(top)
 
 
-def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime:
-    """Task 1. `rows` are (topic, post id, score) in file order: the first occurrence of a (topic, post) is kept,
-    topics without qrels are dropped, and then every post not judged for its topic."""
-    lists: dict[str, dict[str, float]] = {}
+def answer_lists(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> PrimeRun:
+    """Task 1. `rows` are (topic, post id, score) in file order: the run as trec_eval takes it, topic -> post ->
+    score, the first occurrence of a (topic, post) kept and topics without qrels dropped (unjudged posts kept)."""
+    lists: PrimeRun = {}
     for topic, item, score in rows:
         items = lists.get(topic)
         if items is None:
@@ -73,30 +74,40 @@ def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime
             items = lists[topic] = {}
         if item not in items:
             items[item] = score
-    return _drop_unjudged(lists, qrels)
+    return lists
 
 
-def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> Prime:
+def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime:
+    """Task 1: `answer_lists`, then every post not judged for its topic dropped."""
+    return prime_of(answer_lists(rows, qrels), qrels)
+
+
+def formula_lists(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> PrimeRun:
     """Task 2. `rows` are (topic, visual id of the formula instance, score) in file order; an instance without a
     visual id (not in the formula index) is passed over, as the official script does. Each topic's instances are
     sorted by score, descending and stable in file order; the first instance of each visual id is kept with its
-    score; then, as for Task 1, topics without qrels and visual ids not judged for the topic are dropped."""
+    score; topics without qrels are dropped (unjudged visual ids kept)."""
     per_topic: dict[str, list[tuple[str, float]]] = {}
     for topic, visual_id, score in rows:
         if visual_id is None or topic not in qrels:
             continue
         per_topic.setdefault(topic, []).append((visual_id, score))
-    lists: dict[str, dict[str, float]] = {}
+    lists: PrimeRun = {}
     for topic, instances in per_topic.items():
         instances.sort(key=lambda pair: pair[1], reverse=True)  # Python's sort is stable, reversed too
         items = lists[topic] = {}
         for visual_id, score in instances:
             if visual_id not in items:
                 items[visual_id] = score
-    return _drop_unjudged(lists, qrels)
+    return lists
 
 
-def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels) -> Prime:
+def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> Prime:
+    """Task 2: `formula_lists`, then, as for Task 1, the visual ids not judged for the topic dropped."""
+    return prime_of(formula_lists(rows, qrels), qrels)
+
+
+def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels) -> Prime:
     """Each topic's Unjudged@10 taken from its items, then the items its qrels do not judge dropped."""
     prime = Prime()
     for topic, items in lists.items():
@@ -110,37 +121,65 @@ def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels) -> Prime:
     return prime
 
 
+class ExtraMeasures(Protocol):
+    """Measures computed beside the prime ones on the de-duplicated run (evaluation.measures.MeasureEvaluator)."""
+
+    names: list[str]
+
+    def per_topic(self, lists: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]: ...
+
+
 class Evaluator:
     """pytrec_eval's evaluators for one qrels, made once and reused for every run (parsing the qrels is their
-    fixed cost)."""
+    fixed cost). `relevance_level` binarises MAP' and P'@10 (2: ARQMath's H+M; 1 for TREC's binary qrels);
+    `extra` computes more measures on each run's `lists`."""
 
-    def __init__(self, qrels: Qrels) -> None:
+    def __init__(self, qrels: Qrels, *, relevance_level: int = RELEVANCE_LEVEL,
+                 extra: ExtraMeasures | None = None) -> None:
         self.qrels = {topic: dict(items) for topic, items in qrels.items()}
+        self.extra = extra
         self._ndcg = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[NDCG]})
         self._binary = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[MAP], TREC_NAMES[P10]},
-                                                      relevance_level=RELEVANCE_LEVEL)
+                                                      relevance_level=relevance_level)
 
-    def scores(self, name: str, prime: Prime, *, all_topics: bool = False) -> RunScores:
-        """The prime measures of one run. The means are over the topics with at least one judged retrieved item
-        (trec_eval's default on a prime run); `all_topics` averages over every qrels topic, a topic the run has
-        nothing judged for counting 0 (trec_eval -c, the ARQMath-1 convention)."""
+    @property
+    def measures(self) -> list[str]:
+        """What `scores` reports, in order: the prime measures, Unjudged@10, then the extra ones."""
+        return [*REPORTED, *(self.extra.names if self.extra else ())]
+
+    def scores(self, name: str, prime: Prime, *, all_topics: bool = False,
+               lists: Mapping[str, Mapping[str, float]] | None = None) -> RunScores:
+        """The prime measures of one run, and the extra ones of its `lists` (the de-duplicated run the prime one
+        was filtered from). The prime means are over the topics with at least one judged retrieved item (trec_eval's
+        default on a prime run), the extra ones over the topics the run retrieved (trec_eval's default); with
+        `all_topics`, both over every qrels topic, a topic the run has nothing for counting 0 (trec_eval -c, the
+        ARQMath-1 convention)."""
         run = prime.run
         values: dict[str, dict[str, float]] = {topic: {} for topic in run}
         if run:
             for evaluator in (self._ndcg, self._binary):
                 for topic, measured in evaluator.evaluate(run).items():
                     values[topic].update(measured)
-        counted = sorted(self.qrels if all_topics else run, key=natural_key)
-        per_topic: dict[str, dict[str, float]] = {}
+        counted = self.qrels if all_topics else run
+        rows: dict[str, dict[str, float]] = {}
         for topic in counted:
             measured = values.get(topic, {})  # a topic with nothing judged retrieved scores 0 (trec_eval -c)
             row = {measure: measured.get(trec_name, 0.0) for measure, trec_name in TREC_NAMES.items()}
             if topic in prime.unjudged:  # not for a topic the run did not retrieve at all
                 row[UNJUDGED] = prime.unjudged[topic]
-            per_topic[topic] = row
-        means = {measure: _mean([row[measure] for row in per_topic.values()]) for measure in MEASURES}
+            rows[topic] = row
+        means = {measure: _mean([row[measure] for row in rows.values()]) for measure in MEASURES}
         # Over every topic the run retrieved that has qrels, judged items or not.
         means[UNJUDGED] = _mean(list(prime.unjudged.values()))
+        if self.extra is not None and self.extra.names:
+            retrieved = [topic for topic, items in (lists or {}).items() if items]
+            extra = self.extra.per_topic(lists or {})
+            for measure in self.extra.names:
+                topics = self.qrels if all_topics else retrieved
+                for topic in topics:
+                    rows.setdefault(topic, {})[measure] = extra.get(topic, {}).get(measure, 0.0)
+                means[measure] = _mean([extra.get(topic, {}).get(measure, 0.0) for topic in topics])
+        per_topic = {topic: rows[topic] for topic in sorted(rows, key=natural_key)}
         return RunScores(name=name, per_topic=per_topic, means=means, topics=len(counted))
 
 
@@ -153,14 +192,15 @@ def format_value(value: float | None) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
-def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False) -> Iterator[str]:
+def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False,
+                measures: Sequence[str] = REPORTED) -> Iterator[str]:
     """The `evaluate` output (SPEC 9): run<TAB>measure<TAB>topic<TAB>value, the per-topic rows (on request) before
-    each run's means, whose topic is "all"."""
+    each run's means, whose topic is "all"; `measures` in their order (the prime ones, then any asked for)."""
     for scores in runs:
         if per_topic:
             for topic, values in scores.per_topic.items():
-                for measure in REPORTED:
+                for measure in measures:
                     if measure in values:
                         yield f"{scores.name}\t{measure}\t{topic}\t{format_value(values[measure])}\n"
-        for measure in REPORTED:
+        for measure in measures:
             yield f"{scores.name}\t{measure}\t{MEAN}\t{format_value(scores.means[measure])}\n"

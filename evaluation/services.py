@@ -1,6 +1,7 @@
 """Qrels export and run evaluation: the same code for the commands, the API and the leaderboard page."""
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,7 +18,21 @@ from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
 from . import reading, selectors
-from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
+from .measures import MeasureEvaluator, Named, parse_measures
+from .prime import (
+    RELEVANCE_LEVEL,
+    REPORTED,
+    Evaluator,
+    Prime,
+    PrimeRun,
+    Qrels,
+    RunScores,
+    answer_lists,
+    formula_lists,
+    natural_key,
+    prime_answers,
+    prime_of,
+)
 from .qrels import RELEVANT, QrelsSummary, qrels_lines
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
@@ -60,51 +75,83 @@ class Evaluation:
     judgments: int = 0
     instances: int | None = None
     version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
+    measures: list[str] = field(default_factory=lambda: list(REPORTED))  # what each run reports, in order
+    topics: list[str] = field(default_factory=list)  # the qrels' topics, in natural order: what analyses pair over
+    relevance_level: int = RELEVANCE_LEVEL
 
 
-def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
-                      ) -> Evaluation:
+def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
+                      measures: Sequence[str] = (), relevance_level: int | None = None) -> Evaluation:
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
-    (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval."""
+    (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval, at
+    the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
+    prime ones, on whole runs (`selectors.answer_run_rows`)."""
+    level = campaign.relevance_level if relevance_level is None else relevance_level
+    _check_level(level)
+    extra = parse_measures(measures, relevance_level=level)
     qrels = selectors.campaign_qrels(campaign=campaign)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
-    evaluator = Evaluator(qrels)
-    if campaign.task == ANSWERS:
+    evaluator = _evaluator(qrels, level, extra)
+    scores: list[RunScores] = []
+    if campaign.task == ANSWERS and not extra:
         found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
-        scores = []
         for run in runs:
             rows = found.pop(run.pk)  # each run's rows freed once it is scored
             scores.append(evaluator.scores(run.name, prime_answers(
                 ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), qrels),
                 all_topics=all_topics))
     else:
-        scores = [evaluator.scores(run.name, prime_formulas(selectors.formula_run_rows(
-            run=run, campaign=campaign, topic_ids=topic_ids), qrels), all_topics=all_topics) for run in runs]
+        for run in runs:
+            if campaign.task == ANSWERS:
+                lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
+            else:
+                lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
+                                      qrels)
+            scores.append(evaluator.scores(run.name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
     counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
-                      judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances)
+                      judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
+                      measures=evaluator.measures, topics=list(qrels), relevance_level=level)
+
+
+def _check_level(relevance_level: int) -> None:
+    if relevance_level < 1:
+        raise InputError(f"the relevance level must be at least 1, not {relevance_level}")
+
+
+def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named]) -> Evaluator:
+    _check_level(relevance_level)
+    return Evaluator(qrels, relevance_level=relevance_level,
+                     extra=MeasureEvaluator(qrels, extra) if extra else None)
 
 
 LEADERBOARD_SECONDS = 24 * 3600
 COMPUTING_SECONDS = 600  # the most one computation may keep others waiting on the previous scores
 
 
-def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None
-                       ) -> Evaluation | None:
+def leaderboard_key(*, campaign: Campaign, all_topics: bool, measures: Sequence[str]) -> str:
+    """The cache key of the leaderboard's scores before its version (v3: since the relevance level and the
+    measures are in it)."""
+    asked = hashlib.sha256("\n".join(measures).encode()).hexdigest()[:16]
+    return f"leaderboard:v3:{campaign.pk}:{int(all_topics)}:{campaign.relevance_level}:{asked}"
+
+
+def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None,
+                       measures: Sequence[str] = ()) -> Evaluation | None:
     """`evaluate_campaign` behind the cache, keyed by the state of the judgments, assignments, runs and formulas
-    (`version`, from `selectors.scores_version`): the leaderboard follows every change and computes once per
-    change. While one request computes a new version, the others get the previous scores (their `version` says
-    which), so a busy judging day does not make every open leaderboard recompute at once. None before the first
-    official judgment."""
+    (`version`, from `selectors.scores_version`), the relevance level and the measures asked for: the leaderboard
+    follows every change and computes once per change. While one request computes a new version, the others get the
+    previous scores (their `version` says which), so a busy judging day does not make every open leaderboard
+    recompute at once. None before the first official judgment. An unknown measure is refused (InputError)."""
+    parse_measures(measures, relevance_level=campaign.relevance_level)  # refused before the cache is asked
     version = version or selectors.scores_version(campaign=campaign)[1]
-    # v2: since the Evaluation holds the qrels counts; scores cached before lack them.
-    base = f"leaderboard:v2:{campaign.pk}:{int(all_topics)}"
+    base = leaderboard_key(campaign=campaign, all_topics=all_topics, measures=measures)
     found = cache.get(f"{base}:{version}")
     if found is not None:
         return found or None
@@ -115,7 +162,7 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
     began = _now()
     try:
         try:
-            found = evaluate_campaign(campaign=campaign, all_topics=all_topics)
+            found = evaluate_campaign(campaign=campaign, all_topics=all_topics, measures=measures)
             found.version = version
         except InputError:
             found = False  # cached too: no judgments yet is an answer
@@ -147,14 +194,19 @@ class _AnyTopic(dict):
 
 
 def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], task: str | None = None,
-                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False) -> Evaluation:
+                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False,
+                   measures: Sequence[str] = (), relevance_level: int = RELEVANCE_LEVEL) -> Evaluation:
     """Scores run files against a qrels file, as the official scripts do. Runs are named by their file names.
 
     The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
     formula index files map each formula id to its visual id and the qrels are by visual id; without them each
-    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all."""
+    formula is its own visual id (qrels by formula id, as in ARQMath-1). `measures` (ir_measures names) are
+    computed beside the prime ones; `relevance_level` binarises MAP', P'@10 and the binary measures named without
+    one. Any problem in any file rejects all."""
     if not run_paths:
         raise InputError("no run files given")
+    _check_level(relevance_level)
+    extra = parse_measures(measures, relevance_level=relevance_level)
     task = task or _task_of(run_paths[0])
     if task not in (ANSWERS, FORMULAS):
         raise InputError(f"unknown task '{task}'; expected answers or formulas")
@@ -168,46 +220,55 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
     # must give, then to score them. An answer run is read by `reading.read_prime_answers` where it can (the plain
-    # shape, read whole with numpy), else by read_run, which also gives the problems.
+    # shape, read whole with numpy; only for the prime measures, which need its judged rows only), else by
+    # read_run, which also gives the problems.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
-    evaluator = Evaluator(qrels) if qrels and not any(problems) else None
-    judged = reading.judged_keys(qrels) if task == ANSWERS else None
+    evaluator = _evaluator(qrels, relevance_level, extra) if qrels and not any(problems) else None
+    judged = reading.judged_keys(qrels) if task == ANSWERS and not extra else None
     scores: list[RunScores | None] = []
-    primes: dict[int, Prime] = {}  # the runs read, until they are scored
+    read: dict[int, tuple[Prime, PrimeRun | None]] = {}  # the runs read, until they are scored
     for i, (name, path) in enumerate(zip(names, run_paths, strict=True)):
         prime = reading.read_prime_answers(path, judged) if judged is not None else None
+        lists = None
         if prime is None:
             rows = _read_run(path, task, problems)
             if mapped:
                 needed.update(formula_id for _topic, formula_id, _score in rows)
                 continue
-            prime = _prime_filter_by_task(task, rows, qrels, None)
-        primes[i] = prime
+            lists = _lists_by_task(task, rows, qrels, None)
+            prime = prime_of(lists, qrels)
+        read[i] = (prime, lists if extra else None)
         scores.append(None)
         if evaluator is not None and not any(problems):
-            scores[i] = evaluator.scores(name, primes.pop(i), all_topics=all_topics)
+            prime, lists = read.pop(i)
+            scores[i] = evaluator.scores(name, prime, all_topics=all_topics, lists=lists)
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
-        primes = {i: _prime_filter_by_task(task, _read_run(path, task, []), qrels, visual_of)
-                  for i, path in enumerate(run_paths)}
+        for i, path in enumerate(run_paths):
+            lists = _lists_by_task(task, _read_run(path, task, []), qrels, visual_of)
+            read[i] = (prime_of(lists, qrels), lists if extra else None)
         scores = [None] * len(run_paths)
     _raise(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    evaluator = evaluator or Evaluator(qrels)
-    done = [run if run is not None else evaluator.scores(names[i], primes[i], all_topics=all_topics)
+    evaluator = evaluator or _evaluator(qrels, relevance_level, extra)
+    done = [run if run is not None else evaluator.scores(names[i], read[i][0], all_topics=all_topics,
+                                                         lists=read[i][1])
             for i, run in enumerate(scores)]
-    return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics)
+    return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics, measures=evaluator.measures,
+                      topics=sorted(qrels, key=natural_key), relevance_level=relevance_level)
 
 
-def _prime_filter_by_task(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
-                          visual_of: dict[str, str] | None) -> Prime:
+def _lists_by_task(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
+                   visual_of: dict[str, str] | None) -> PrimeRun:
+    """The de-duplicated run (`prime.answer_lists`, `prime.formula_lists`), formula ids through the index's
+    visual ids when there is one."""
     if task == ANSWERS:
-        return prime_answers(rows, qrels)
+        return answer_lists(rows, qrels)
     if visual_of is None:
-        return prime_formulas(rows, qrels)
-    return prime_formulas(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
+        return formula_lists(rows, qrels)
+    return formula_lists(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
 
 
 def _problem(file: str, message: str) -> Problems:

@@ -105,7 +105,8 @@ class CampaignSettingsForm(forms.ModelForm):
 
     class Meta:
         model = Campaign
-        fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth"]
+        fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth",
+                  "relevance_level"]
         labels = {"max_depth": "Maximum run depth"}
         help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in"}
 

@@ -144,6 +144,10 @@ class Campaign(models.Model):
                                                          MaxValueValidator(BIGINT_RANGE[1])])
     max_depth = models.PositiveIntegerField(default=1000, validators=COUNT_VALIDATORS,
                                             help_text="most rows a run may have for one topic")
+    relevance_level = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(3)],
+        help_text="evaluation: the lowest grade counted relevant by MAP', P'@10 and binary measures (2: high and "
+                  "medium, as ARQMath; 1: low too)")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
 

@@ -25,7 +25,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["id", "name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection",
-                  "seed", "max_depth", "created_at"]
+                  "seed", "max_depth", "relevance_level", "created_at"]
 
 
 class CampaignCreateSerializer(serializers.Serializer):
@@ -52,7 +52,7 @@ class CampaignUpdateSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["name", "collection", "primary_depth", "alternate_depth", "instances", "selection", "seed",
-                  "max_depth", "force"]
+                  "max_depth", "relevance_level", "force"]
 
 
 class PoolsAfterSerializer(serializers.Serializer):

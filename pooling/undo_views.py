@@ -92,7 +92,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
                 primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
                 instances=data.get("instances"), selection=data.get("selection"), seed=data["seed"],
-                max_depth=data["max_depth"], force=bool(data.get("force")))
+                max_depth=data["max_depth"], relevance_level=data["relevance_level"], force=bool(data.get("force")))
         except InputError as exc:
             exc.add_to_form(form)
         else:

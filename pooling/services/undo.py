@@ -152,6 +152,7 @@ def campaign_update(
     selection: str | None = None,
     seed: int | None = None,
     max_depth: int | None = None,
+    relevance_level: int | None = None,
     force: bool = False,
 ) -> tuple[Campaign, PoolsAfter]:
     """Changes a campaign's settings; None leaves a setting as it is. The task never changes (its topics and runs
@@ -162,7 +163,7 @@ def campaign_update(
     _lock(campaign)
     campaign.refresh_from_db()
     wanted = {"primary_depth": primary_depth, "alternate_depth": alternate_depth, "instances": instances,
-              "selection": selection, "seed": seed, "max_depth": max_depth}
+              "selection": selection, "seed": seed, "max_depth": max_depth, "relevance_level": relevance_level}
     changed: dict[str, object] = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
     if name is not None and name.strip() != campaign.name:
         changed["name"] = name.strip()

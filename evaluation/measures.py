@@ -1,0 +1,115 @@
+"""Measures by their ir_measures names (`nDCG@10`, `AP(rel=1)`, `P@10`, `Bpref`, `Judged@10`, `RR`, ...) beside the
+prime measures, computed by ir_measures through pytrec_eval (trec_eval's own code), and Judged@k by ir_measures' own
+provider. Pure Python: no Django.
+
+A binary measure named without a relevance level (`P@10`, `AP`, `RR`, `Bpref`) counts the grades from the evaluation's
+relevance level up as relevant (2 by default: ARQMath's H+M); `AP(rel=1)` keeps its own. The measures see the run as
+trec_eval would: de-duplicated (the first occurrence of a post; a formula run's visual ids, the first instance of
+each), topics without qrels dropped, unjudged items kept (only the prime measures drop them).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import ir_measures
+from ir_measures.measures.base import Measure as IrMeasure
+from ir_measures.providers.base import Evaluator
+
+from pooling.errors import InputError, Problem
+
+from .prime import MEASURES, REPORTED
+
+EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR; or trec_eval's names: ndcg_cut_10, map, bpref"
+_PROVIDERS = (ir_measures.pytrec_eval, ir_measures.judged)
+
+
+@dataclass(frozen=True)
+class Named:
+    """A measure as it was asked for (its name in the output) and the ir_measures measure computed for it."""
+
+    name: str
+    measure: IrMeasure
+
+
+def parse_measure(name: str, *, relevance_level: int) -> IrMeasure:
+    """The ir_measures measure for a name (ir_measures' syntax, or a trec_eval name such as `ndcg_cut_10`), with
+    the relevance level where the measure is binary and the name gives none; InputError if it is not a measure
+    this product computes."""
+    text = name.strip()
+    try:
+        measure = ir_measures.parse_measure(text)
+    except (NameError, ValueError, SyntaxError, TypeError):
+        try:
+            found = ir_measures.parse_trec_measure(text)
+        except (ValueError, KeyError, IndexError, TypeError):
+            found = []
+        if len(found) != 1:
+            raise InputError(f"'{text}' is not a measure ir_measures knows (for example {EXAMPLES})") from None
+        measure = found[0]
+    if "rel" in measure.SUPPORTED_PARAMS and "rel" not in measure.params:
+        measure = measure(rel=relevance_level)
+    try:
+        measure.validate_params()
+    except (AssertionError, ValueError, TypeError) as error:
+        raise InputError(f"'{text}': {error}") from None
+    if not any(provider.supports(measure) for provider in _PROVIDERS):
+        raise InputError(f"'{text}' is not computed here: only pytrec_eval's measures and Judged@k are "
+                         f"(for example {EXAMPLES})")
+    return measure
+
+
+def parse_measures(names: Iterable[str], *, relevance_level: int) -> list[Named]:
+    """The measures asked for besides the prime ones, in the order given; a prime name or a repeated name is
+    taken once; every unknown name is reported."""
+    problems: list[Problem] = []
+    found: list[Named] = []
+    seen: set[str] = set(REPORTED)
+    for name in names:
+        text = name.strip()
+        if not text or text in seen:
+            continue
+        seen.add(text)
+        try:
+            found.append(Named(text, parse_measure(text, relevance_level=relevance_level)))
+        except InputError as error:
+            problems.extend(Problem(None, message) for message in error.messages())
+    if problems:
+        raise InputError(problems)
+    return found
+
+
+def analysed(measures: Sequence[Named]) -> list[str]:
+    """The measures the analyses (significance, intervals, categories) cover: the three prime ones, then these."""
+    return [*MEASURES, *(named.name for named in measures)]
+
+
+class MeasureEvaluator:
+    """ir_measures' evaluators for one qrels and the asked measures, made once and reused for every run."""
+
+    def __init__(self, qrels: Mapping[str, Mapping[str, int]], measures: Sequence[Named]) -> None:
+        self.measures = list(measures)
+        self.names = [named.name for named in self.measures]
+        self._names: dict[IrMeasure, list[str]] = {}
+        for named in self.measures:
+            self._names.setdefault(named.measure, []).append(named.name)
+        qrels_dict = {topic: dict(items) for topic, items in qrels.items()}
+        self._evaluators: list[Evaluator] = []
+        left = list(self._names)
+        for provider in _PROVIDERS:  # each measure by the first provider that computes it
+            chosen = [m for m in left if provider.supports(m)]
+            left = [m for m in left if m not in chosen]
+            if chosen:
+                self._evaluators.append(provider.evaluator(chosen, qrels_dict))
+
+    def per_topic(self, lists: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+        """topic -> measure name -> value, for the topics of the run (de-duplicated, topics with qrels only)."""
+        values: dict[str, dict[str, float]] = {}
+        if not lists or not self._names:
+            return values
+        run = {topic: dict(items) for topic, items in lists.items() if items}
+        for evaluator in self._evaluators:
+            for metric in evaluator.iter_calc(run):
+                for name in self._names[metric.measure]:
+                    values.setdefault(metric.query_id, {})[name] = float(metric.value)
+        return values
