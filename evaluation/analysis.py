@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -226,9 +227,10 @@ def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
     return TopicInfo(columns=columns, topics=topics)
 
 
-def read_topic_info(path: str | Path) -> TopicInfo:
-    """`parse_topic_info` of a file in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
-    name = Path(path).name
+def read_topic_info(path: str | os.PathLike, *, name: str | None = None) -> TopicInfo:
+    """`parse_topic_info` of a file in UTF-8 (a byte-order mark is allowed; Excel writes one); problems name the
+    file `name` (an upload's own name), else the path's."""
+    name = name or Path(path).name
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8-sig")
@@ -238,11 +240,16 @@ def read_topic_info(path: str | Path) -> TopicInfo:
     return parse_topic_info(text.splitlines(keepends=True), file=name)
 
 
-def category_means(values: Values, info: TopicInfo, column: str, topics: Sequence[str]) -> dict[str, dict[str, float]]:
-    """run -> value of `column` -> the run's mean over the `topics` in that group (a missing topic counting 0)."""
+def check_column(info: TopicInfo, column: str) -> None:
+    """Refuses a column the topic information does not have (or its Topic column), naming those it has."""
     if column not in info.columns or column == TOPIC_COLUMN:
         choices = ", ".join(c for c in info.columns if c != TOPIC_COLUMN)
         raise InputError(f"no column {column} in the topic information (columns: {choices})")
+
+
+def category_means(values: Values, info: TopicInfo, column: str, topics: Sequence[str]) -> dict[str, dict[str, float]]:
+    """run -> value of `column` -> the run's mean over the `topics` in that group (a missing topic counting 0)."""
+    check_column(info, column)
     groups: dict[str, list[str]] = {}
     for topic in topics:
         value = info.topics.get(topic, {}).get(column, "")

@@ -1,8 +1,8 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [-o FILE]: SPEC 9."""
-import os
-
 from evaluation import selectors, services
 from pooling.management.commands._base import ServiceCommand
+
+from ._files import write_whole
 
 DEFAULT_MIN_RELEVANT = 2
 
@@ -23,15 +23,8 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign = self.campaign(o["campaign"])
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"]}
-        if o["output"]:
-            partial = f"{o['output']}.partial"
-            try:
-                with open(partial, "w", encoding="utf-8", newline="\n") as stream:
-                    summary = services.qrels_export(out=stream, **options)
-                os.replace(partial, o["output"])  # a rejected export leaves no half-written file
-            finally:
-                if os.path.exists(partial):
-                    os.remove(partial)
+        if o["output"]:  # a rejected export leaves no half-written file
+            summary = write_whole(o["output"], lambda stream: services.qrels_export(out=stream, **options))
         else:
             summary = services.qrels_export(out=self.stdout, **options)
         for topic, relevant in summary.left_out:
