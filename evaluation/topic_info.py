@@ -50,4 +50,5 @@ def campaign_topic_info(*, campaign: Campaign) -> TopicInfo | None:
     stored = CampaignTopicInfo.objects.filter(campaign=campaign).first()
     if stored is None:
         return None
-    return TopicInfo(columns=list(stored.columns), topics={topic: dict(values) for topic, values in stored.rows.items()})
+    return TopicInfo(columns=list(stored.columns),
+                     topics={topic: dict(values) for topic, values in stored.rows.items()})

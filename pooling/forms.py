@@ -122,6 +122,18 @@ class CampaignSettingsForm(forms.ModelForm):
         self.fields["collection"].disabled = has_runs
 
 
+class RunFactsForm(forms.ModelForm):
+    """What the overview paper says of a run; `services.run_facts_set` saves it."""
+
+    class Meta:
+        model = Run
+        fields = list(Run.FACTS)
+        labels = {"alternate": "Alternate run", "manual": "Manual run", "baseline": "Baseline",
+                  "data_used": "Data used", "answer_type": "Answers"}
+        help_texts = {"alternate": "primary when unticked; pooled so at the next build of the pools",
+                      "manual": "automatic when unticked"}
+
+
 class RunReplaceForm(forms.Form):
     file = forms.FileField(help_text="the new file; the run keeps its name, kind, manual and baseline marks and depth")
     force = forms.BooleanField(required=False, label="Replace it although judging has started",

@@ -182,12 +182,29 @@ class Run(models.Model):
         ARQMATH_TASK2 = "arqmath2", "ARQMath Task 2 (6 columns)"
         TREC = "trec", "TREC (6 columns, Q0)"
 
+    class Data(models.TextChoices):
+        BOTH = "both", "text and math"
+        MATH = "math", "math only"
+        TEXT = "text", "text only"
+
+    class AnswerType(models.TextChoices):
+        EXTRACT = "extract", "extracted"
+        GENERATE = "generate", "generated"
+
+    # What the overview paper says of a run (issue 18): read from an ARQMath-style name at ingest, editable.
+    FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type")
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=200)
     tag = models.CharField(max_length=200, blank=True, help_text="run tag(s) found in the file")
     alternate = models.BooleanField(default=False, help_text="alternate run (primary when unset)")
     manual = models.BooleanField(default=False, help_text="manual run (automatic when unset)")
     baseline = models.BooleanField(default=False)
+    team = models.CharField(max_length=100, blank=True, help_text="the team that submitted the run")
+    data_used = models.CharField(max_length=4, choices=Data.choices, blank=True,
+                                 help_text="what of the posts the run used; empty when not known")
+    answer_type = models.CharField(max_length=8, choices=AnswerType.choices, blank=True,
+                                   help_text="Task 3: answers extracted from the collection or generated")
     format = models.CharField(max_length=10, choices=Format.choices)
     depth = models.PositiveIntegerField(
         null=True, blank=True,

@@ -84,9 +84,16 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "depth", "format", "checksum",
-                  "row_count",
-                  "topic_count", "warnings", "created_at"]
+        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "team", "data_used", "answer_type",
+                  "depth", "format", "checksum", "row_count", "topic_count", "warnings", "created_at"]
+
+
+class RunFactsSerializer(serializers.ModelSerializer):
+    """PATCH of a run: any of its facts (what the overview paper says of it)."""
+
+    class Meta:
+        model = Run
+        fields = list(Run.FACTS)
 
 
 class FileUploadSerializer(serializers.Serializer):

@@ -3,7 +3,7 @@ transaction: a file with any problem raises InputError after the pass, which rol
 from .campaigns import campaign_create, collection_get_or_create, topics_ingest
 from .collection import collection_ingest
 from .pools import judged_items, pool_build, run_depth
-from .runs import file_checksum, run_collection_check, run_depth_set, run_ingest
+from .runs import file_checksum, name_facts, run_collection_check, run_depth_set, run_facts_set, run_ingest
 from .undo import (
     PoolsAfter,
     campaign_contents,
@@ -31,6 +31,8 @@ __all__ = [
     "run_collection_check",
     "run_delete",
     "run_depth_set",
+    "run_facts_set",
+    "name_facts",
     "run_depth",
     "run_ingest",
     "run_replace",

@@ -5,11 +5,15 @@ import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
+
+from evaluation.analysis import parse_run_name
 
 from ..bounds import max_chars
 from ..bulk import Row, bulk_insert, copy_text
@@ -18,6 +22,38 @@ from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
 from .common import PROGRESS_EVERY, Progress, Rejected
+
+
+def name_facts(*names: str) -> dict[str, Any]:
+    """The run facts (`Run.FACTS`) the first ARQMath-style name among `names` gives
+    (`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`); {} when none parses."""
+    for name in names:
+        facts = parse_run_name(name)
+        if facts is not None:
+            return {"team": facts.team[: max_chars(Run, "team")], "alternate": not facts.primary,
+                    "manual": facts.manual, "baseline": facts.baseline, "data_used": facts.data,
+                    "answer_type": facts.kind}
+    return {}
+
+
+def run_facts_set(*, run: Run, **facts: Any) -> Run:
+    """Changes a run's facts (`Run.FACTS`: team, primary/alternate, manual, baseline, data used, extracted or
+    generated); the model's rules refuse a bad value with the field's name, and nothing changes. A run made
+    alternate or primary is pooled so at the next build of the pools."""
+    unknown = sorted(set(facts) - set(Run.FACTS))
+    if unknown:
+        raise InputError(f"not a run fact: {', '.join(unknown)} (facts: {', '.join(Run.FACTS)})")
+    changed = [field for field, value in facts.items() if getattr(run, field) != value]
+    for field in changed:
+        setattr(run, field, facts[field])
+    try:
+        run.clean_fields(exclude=[f.name for f in Run._meta.fields if f.name not in changed])
+    except ValidationError as exc:
+        run.refresh_from_db()
+        raise InputError([f"{field}: {' '.join(errors)}" for field, errors in exc.message_dict.items()]) from None
+    if changed:
+        run.save(update_fields=changed)
+    return run
 
 
 def run_depth_set(*, run: Run, depth: int | None) -> Run:
@@ -47,10 +83,17 @@ def run_ingest(
     user: User | None = None,
     progress: Progress = None,
     depth: int | None = None,
+    facts: dict[str, Any] | None = None,
 ) -> Run:
-    """Validates a run file and stores its rows; the run is named after the file unless `name` is given."""
+    """Validates a run file and stores its rows; the run is named after the file unless `name` is given. Its facts
+    are `facts` when given (a replaced run keeps its own), else what an ARQMath-style name (or file name) says
+    (`name_facts`), the marks asked for (alternate, manual, baseline) set whatever the name says."""
     filename = filename or Path(path).name
     name = (name or Path(filename).stem).strip()
+    if facts is None:
+        facts = name_facts(name, Path(filename).name)
+        for mark, asked in (("alternate", alternate), ("manual", manual), ("baseline", baseline)):
+            facts[mark] = asked or facts.get(mark, False)
     if Run.objects.filter(campaign=campaign, name=name).exists():
         raise InputError(f"the campaign already has a run named '{name}': replace that run to give it a new file "
                          "(Replace on the campaign page, replace_run, or PUT on the run in the API)")
@@ -64,8 +107,8 @@ def run_ingest(
     checksum = file_checksum(path)
     try:
         with transaction.atomic():
-            run = Run.objects.create(campaign=campaign, name=name, alternate=alternate, manual=manual,
-                                     baseline=baseline, checksum=checksum, uploaded_by=user, depth=depth)
+            run = Run.objects.create(campaign=campaign, name=name, checksum=checksum, uploaded_by=user, depth=depth,
+                                     **facts)
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
     problems, warnings = Problems(file=filename), Problems(file=filename)

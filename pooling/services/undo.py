@@ -127,16 +127,16 @@ def run_replace(
     user: User | None = None,
     progress: Progress = None,
 ) -> tuple[Run, PoolsAfter]:
-    """Replaces a run's file: the new file becomes the run of the same name, with the same options (kind, manual,
-    baseline, own depth). A rejected file changes nothing, the old run included. Built pools are rebuilt; once
-    judging has started only with `force` (every judgment kept)."""
+    """Replaces a run's file: the new file becomes the run of the same name, with the same options (its facts:
+    kind, manual, baseline, team, ...; its own depth). A rejected file changes nothing, the old run included. Built
+    pools are rebuilt; once judging has started only with `force` (every judgment kept)."""
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
     new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, name=run.name,
-                     alternate=run.alternate, manual=run.manual, baseline=run.baseline, depth=run.depth)
+                     depth=run.depth, facts={fact: getattr(run, fact) for fact in Run.FACTS})
     return new, _pools_redo(campaign, was_built)
 
 

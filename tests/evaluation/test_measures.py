@@ -17,9 +17,9 @@ from tests.pooling.run_files import ingest
 # evaluation's level is 2: a binary measure named without one counts grades 2 and 3).
 PYTREC = {
     "nDCG@10": ("ndcg_cut_10", 1), "nDCG": ("ndcg", 1), "AP(rel=1)": ("map", 1), "AP": ("map", 2),
-    "P@10": ("P_10", 2), "P(rel=1)@5": ("P_5", 1), "Bpref": ("bpref", 2), "bpref": ("bpref", 2), "RR": ("recip_rank", 2),
-    # NumRelRet is ir_measures' NumRet(rel=1): a level of its own.
-    "R@100": ("recall_100", 2), "ndcg_cut_5": ("ndcg_cut_5", 1), "infAP": ("infAP", 2), "NumRelRet": ("num_rel_ret", 1),
+    "P@10": ("P_10", 2), "P(rel=1)@5": ("P_5", 1), "Bpref": ("bpref", 2), "bpref": ("bpref", 2),
+    "RR": ("recip_rank", 2), "R@100": ("recall_100", 2), "ndcg_cut_5": ("ndcg_cut_5", 1), "infAP": ("infAP", 2),
+    "NumRelRet": ("num_rel_ret", 1),  # ir_measures' NumRet(rel=1): a level of its own
 }
 
 
