@@ -228,10 +228,12 @@ def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
 
 
 def read_topic_info(path: str | os.PathLike, *, name: str | None = None) -> TopicInfo:
-    """`parse_topic_info` of a file in UTF-8 (a byte-order mark is allowed; Excel writes one); problems name the
-    file `name` (an upload's own name), else the path's."""
-    name = name or Path(path).name
-    data = Path(path).read_bytes()
+    """`decode_topic_info` of a file; problems name the file `name`, else the path's."""
+    return decode_topic_info(Path(path).read_bytes(), name=name or Path(path).name)
+
+
+def decode_topic_info(data: bytes, *, name: str = "") -> TopicInfo:
+    """`parse_topic_info` of a file's bytes in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -2,7 +2,6 @@
 category breakdown of `evaluate --campaign ... --by COLUMN` and the leaderboard."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from django.contrib.auth.models import User
@@ -10,7 +9,7 @@ from django.db import transaction
 
 from pooling.models import Campaign
 
-from .analysis import TopicInfo, read_topic_info
+from .analysis import TopicInfo, decode_topic_info
 from .models import CampaignTopicInfo
 from .prime import natural_key
 
@@ -18,13 +17,13 @@ SHOWN = 10  # topics named in a warning
 
 
 @transaction.atomic
-def topic_info_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None,
-                      user: User | None = None) -> tuple[CampaignTopicInfo, list[str]]:
-    """Reads a topic information CSV and stores it as the campaign's (replacing any earlier one); a file with any
-    problem changes nothing. Returns it with warnings: topics the campaign does not have (kept: they group
+def topic_info_ingest(*, campaign: Campaign, data: bytes, filename: str, user: User | None = None
+                      ) -> tuple[CampaignTopicInfo, list[str]]:
+    """Reads a topic information CSV (its bytes) and stores it as the campaign's, replacing any earlier one; a file
+    with any problem changes nothing. Returns it with warnings: topics the campaign does not have (kept: they group
     nothing), and the campaign's topics the file does not describe (in no group)."""
-    name = filename or Path(path).name
-    info = read_topic_info(path, name=name)
+    name = Path(filename).name
+    info = decode_topic_info(data, name=name)
     stored, _created = CampaignTopicInfo.objects.update_or_create(
         campaign=campaign, defaults={"filename": name[:255], "columns": info.columns, "rows": info.topics,
                                      "uploaded_by": user})

@@ -9,4 +9,5 @@ urlpatterns = [
     path("campaigns/<int:pk>/leaderboard/runs/<int:run_pk>/", views.run_scores, name="run_scores"),
     path("campaigns/<int:pk>/qrels.txt", views.qrels_download, name="qrels"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/facts/", fact_views.run_facts, name="run_facts"),
+    path("campaigns/<int:pk>/topic-info/", fact_views.topic_info, name="topic_info"),
 ]
