@@ -404,11 +404,13 @@ def reusability(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str,
     return rows, agreements
 
 
-def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES) -> Scorer:
-    """A scorer by the product's prime measures (evaluation.prime): a ranked list's first item scores highest.
-    `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses items."""
+def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES,
+                 relevance_level: int = RELEVANCE_LEVEL) -> Scorer:
+    """A scorer by the product's prime measures (evaluation.prime) at a relevance level: a ranked list's first item
+    scores highest. `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses
+    items."""
     def score(qrels: Qrels, runs: Mapping[str, RankedRun]) -> dict[str, dict[str, float]]:
-        evaluator = Evaluator(qrels)
+        evaluator = Evaluator(qrels, relevance_level=relevance_level)
         result: dict[str, dict[str, float]] = {}
         for name, per_topic in runs.items():
             rows = ((topic, item, float(len(ranked) - rank))

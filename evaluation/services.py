@@ -207,13 +207,13 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         raise InputError("no run files given")
     _check_level(relevance_level)
     extra = parse_measures(measures, relevance_level=relevance_level)
-    task = task or _task_of(run_paths[0])
+    task = task or task_of(run_paths[0])
     if task not in (ANSWERS, FORMULAS):
         raise InputError(f"unknown task '{task}'; expected answers or formulas")
     if formula_index_paths and task != FORMULAS:
         raise InputError("a formula index is for formula runs (--task formulas)")
     problems: list[Problems] = []
-    qrels = _read_qrels(qrels_path, problems)
+    qrels = read_qrels_file(qrels_path, problems)
     names = [Path(path).name for path in run_paths]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
@@ -232,11 +232,11 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         prime = reading.read_prime_answers(path, judged) if judged is not None else None
         lists = None
         if prime is None:
-            rows = _read_run(path, task, problems)
+            rows = read_run_rows(path, task, problems)
             if mapped:
                 needed.update(formula_id for _topic, formula_id, _score in rows)
                 continue
-            lists = _lists_by_task(task, rows, qrels, None)
+            lists = run_lists(task, rows, qrels, None)
             prime = prime_of(lists, qrels)
         read[i] = (prime, lists if extra else None)
         scores.append(None)
@@ -246,10 +246,10 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
         for i, path in enumerate(run_paths):
-            lists = _lists_by_task(task, _read_run(path, task, []), qrels, visual_of)
+            lists = run_lists(task, read_run_rows(path, task, []), qrels, visual_of)
             read[i] = (prime_of(lists, qrels), lists if extra else None)
         scores = [None] * len(run_paths)
-    _raise(problems)
+    raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
     evaluator = evaluator or _evaluator(qrels, relevance_level, extra)
@@ -260,7 +260,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
                       topics=sorted(qrels, key=natural_key), relevance_level=relevance_level)
 
 
-def _lists_by_task(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
+def run_lists(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
                    visual_of: dict[str, str] | None) -> PrimeRun:
     """The de-duplicated run (`prime.answer_lists`, `prime.formula_lists`), formula ids through the index's
     visual ids when there is one."""
@@ -277,13 +277,13 @@ def _problem(file: str, message: str) -> Problems:
     return problems
 
 
-def _raise(problems: list[Problems]) -> None:
+def raise_problems(problems: list[Problems]) -> None:
     found = [p for p in problems if p]
     if found:
         raise InputError.of(*found)
 
 
-def _task_of(path: str | os.PathLike) -> str:
+def task_of(path: str | os.PathLike) -> str:
     with open_binary(path) as stream:
         for _line, text in iter_lines(stream, Problems()):
             if text.strip():
@@ -291,7 +291,7 @@ def _task_of(path: str | os.PathLike) -> str:
     return ANSWERS
 
 
-def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
+def read_qrels_file(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
     found = Problems(file=Path(path).name)
     problems.append(found)
     qrels: dict[str, dict[str, int]] = {}
@@ -301,13 +301,17 @@ def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, 
     return qrels
 
 
-def _read_run(path: str | os.PathLike, task: str, problems: list[Problems]) -> Iterator[tuple[str, str, float]]:
-    """The run's (topic, item, score) rows as the file is read; its problems join `problems`."""
+def read_run_rows(path: str | os.PathLike, task: str, problems: list[Problems], *, tags: list[str] | None = None
+                  ) -> Iterator[tuple[str, str, float]]:
+    """The run's (topic, item, score) rows as the file is read; its problems join `problems`, and the run tag of
+    its first row `tags` (when given)."""
     found = Problems(file=Path(path).name)
     problems.append(found)
     with open_binary(path) as stream:
         for row in read_run(stream, found, Problems(), topics=_AnyTopic(), task=task, max_depth=NO_DEPTH_LIMIT,
                             find_duplicates=False):
+            if tags is not None and not tags:
+                tags.append(row.tag)
             yield row.topic_id, row.item_id, row.score
 
 

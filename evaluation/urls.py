@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import fact_views, views
+from . import analysis_views, fact_views, views
 
 app_name = "evaluation"
 urlpatterns = [
@@ -10,4 +10,5 @@ urlpatterns = [
     path("campaigns/<int:pk>/qrels.txt", views.qrels_download, name="qrels"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/facts/", fact_views.run_facts, name="run_facts"),
     path("campaigns/<int:pk>/topic-info/", fact_views.topic_info, name="topic_info"),
+    path("campaigns/<int:pk>/reusability/", analysis_views.reusability_page, name="reusability"),
 ]

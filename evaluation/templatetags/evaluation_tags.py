@@ -13,3 +13,11 @@ def measures(values: dict) -> list:
 
 
 register.filter("score", format_value)
+
+LABELS = {"ndcg_prime": "nDCG′", "map_prime": "MAP′", "p10_prime": "P′@10", "unjudged_10": "Unjudged@10"}
+
+
+@register.filter
+def measure_label(name: str) -> str:
+    """A measure as the pages name it: the prime ones with their prime mark, any other by its ir_measures name."""
+    return LABELS.get(name, name)
