@@ -26,6 +26,7 @@ RankedRun = Mapping[str, Sequence[str]]  # topic -> item ids, best first
 Scorer = Callable[[Qrels, Mapping[str, RankedRun]], dict[str, dict[str, float]]]  # -> run -> measure -> mean
 
 PERMUTATIONS = 10_000
+PERMUTATIONS_MAX = 100_000  # the signs are one matrix: 100,000 permutations x 100 topics is 80 MB
 RESAMPLES = 10_000
 CONFIDENCE = 0.95
 SEED = 0
@@ -115,8 +116,9 @@ def significance(values: Mapping[str, Values], runs: Sequence[str], topics: Sequ
     """The significance table: per measure (in the order of `values`), each pair of runs, both tests, both Holm'd."""
     if not topics:
         raise InputError("no topics to pair the runs over")
-    if permutations < 1:
-        raise InputError(f"the number of permutations must be at least 1, not {permutations}")
+    if not 1 <= permutations <= PERMUTATIONS_MAX:
+        raise InputError(f"the number of permutations must be at least 1 and at most {PERMUTATIONS_MAX:,}, "
+                         f"not {permutations:,}")
     pairs = run_pairs(runs, baseline)
     if not pairs:  # one run: nothing to compare
         return []

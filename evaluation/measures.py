@@ -22,6 +22,8 @@ from .prime import MEASURES, REPORTED
 
 EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR; or trec_eval's names: ndcg_cut_10, map, bpref"
 _PROVIDERS = (ir_measures.pytrec_eval, ir_measures.judged)
+# The values trec_eval takes without failing (a cutoff of 0 aborts pytrec_eval's process; a level of 0 raises).
+LIMITS = {"cutoff": (1, 1_000_000), "rel": (1, 1_000_000)}
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,13 @@ def parse_measure(name: str, *, relevance_level: int) -> IrMeasure:
         measure.validate_params()
     except (AssertionError, ValueError, TypeError) as error:
         raise InputError(f"'{text}': {error}") from None
+    for param, (low, high) in LIMITS.items():
+        value = measure.params.get(param)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
+            raise InputError(f"'{text}': {param} must be a whole number from {low} to {high:,}, not {value!r}")
+    gains = measure.params.get("gains")
+    if gains is not None and not all(isinstance(v, int) and not isinstance(v, bool) for v in gains.values()):
+        raise InputError(f"'{text}': gains must map grades to whole numbers")
     if not any(provider.supports(measure) for provider in _PROVIDERS):
         raise InputError(f"'{text}' is not computed here: only pytrec_eval's measures and Judged@k are "
                          f"(for example {EXAMPLES})")

@@ -43,8 +43,7 @@ def ranked(lists: Mapping[str, Mapping[str, float]]) -> RankedRun:
 def _check(depth: int, relevance_level: int) -> None:
     if depth < 1:
         raise InputError(f"the depth must be at least 1, not {depth}")
-    if relevance_level < 1:
-        raise InputError(f"the relevance level must be at least 1, not {relevance_level}")
+    services.check_level(relevance_level)
 
 
 def _compute(qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], depth: int,

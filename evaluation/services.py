@@ -18,7 +18,7 @@ from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
 from . import reading, selectors
-from .measures import MeasureEvaluator, Named, parse_measures
+from .measures import LIMITS, MeasureEvaluator, Named, parse_measures
 from .prime import (
     RELEVANCE_LEVEL,
     REPORTED,
@@ -87,7 +87,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
     prime ones, on whole runs (`selectors.answer_run_rows`)."""
     level = campaign.relevance_level if relevance_level is None else relevance_level
-    _check_level(level)
+    check_level(level)
     extra = parse_measures(measures, relevance_level=level)
     qrels = selectors.campaign_qrels(campaign=campaign)
     if not qrels:
@@ -120,13 +120,15 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
                       measures=evaluator.measures, topics=list(qrels), relevance_level=level)
 
 
-def _check_level(relevance_level: int) -> None:
-    if relevance_level < 1:
-        raise InputError(f"the relevance level must be at least 1, not {relevance_level}")
+def check_level(relevance_level: int) -> None:
+    """The relevance level's range: the measures' own (`measures.LIMITS`)."""
+    low, high = LIMITS["rel"]
+    if not low <= relevance_level <= high:
+        raise InputError(f"the relevance level must be a whole number from {low} to {high:,}, not {relevance_level}")
 
 
 def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named]) -> Evaluator:
-    _check_level(relevance_level)
+    check_level(relevance_level)
     return Evaluator(qrels, relevance_level=relevance_level,
                      extra=MeasureEvaluator(qrels, extra) if extra else None)
 
@@ -205,7 +207,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     one. Any problem in any file rejects all."""
     if not run_paths:
         raise InputError("no run files given")
-    _check_level(relevance_level)
+    check_level(relevance_level)
     extra = parse_measures(measures, relevance_level=relevance_level)
     task = task or task_of(run_paths[0])
     if task not in (ANSWERS, FORMULAS):

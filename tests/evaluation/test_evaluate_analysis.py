@@ -82,7 +82,8 @@ def test_the_seed_reproduces_the_randomization_test(files, db):
 
 @pytest.mark.parametrize("args, message", [
     (["--significance", "{out}", "--baseline", "nope.tsv"], "the baseline nope.tsv is not one of the runs"),
-    (["--significance", "{out}", "--permutations", "0"], "at least 1, not 0"),
+    (["--significance", "{out}", "--permutations", "0"], "at least 1 and at most 100,000, not 0"),
+    (["--significance", "{out}", "--permutations", "10000000"], "at least 1 and at most 100,000, not 10,000,000"),
     (["--permutations", "10"], "--permutations and --baseline go with --significance FILE"),
     (["--by", "Category"], "--by COLUMN needs --topic-info CSV"),
     (["--topic-info", "{info}"], "--topic-info goes with --by COLUMN"),

@@ -46,6 +46,16 @@ def test_unknown_and_uncomputable_measures_are_refused_all_at_once():
     assert any("'P(rel=x@10' is not a measure" in m for m in messages)
 
 
+@pytest.mark.parametrize("name", ["P@0", "R@0", "Success@0", "Judged@0", "P@99999999999999999999", "AP(rel=0)",
+                                  "nDCG@True"])
+def test_values_trec_eval_cannot_take_are_refused_before_it_sees_them(name):
+    # P@0 would abort the process inside pytrec_eval; the others raise from it or from ir_measures.
+    with pytest.raises(InputError, match="must be a whole number from 1 to 1,000,000"):
+        parse_measures([name], relevance_level=2)
+    with pytest.raises(InputError, match="gains must map grades to whole numbers"):
+        parse_measures(['nDCG(gains={0: "x"})@5'], relevance_level=2)
+
+
 def test_prime_names_and_repeats_are_taken_once():
     assert names(parse_measures(["ndcg_prime", "P@10", " P@10", "unjudged_10", "RR"], relevance_level=2)) == [
         "P@10", "RR"]
@@ -127,8 +137,8 @@ def test_evaluate_writes_the_asked_measures_after_the_prime_ones(tmp_path, db):
     assert "r.tsv\tP@2\tall\t0.2500" in every.splitlines()
     assert any("is not a measure ir_measures knows" in line
                for line in rejected("evaluate", "--qrels", qrels, "--measures", "nope", run))
-    assert "the relevance level must be at least 1, not 0" in rejected("evaluate", "--qrels", qrels,
-                                                                       "--relevance-level", "0", run)
+    assert "the relevance level must be a whole number from 1 to 1,000,000, not 0" in rejected(
+        "evaluate", "--qrels", qrels, "--relevance-level", "0", run)
 
 
 def test_the_fast_reader_and_the_row_reader_give_the_same_prime_scores(arqmath_data):

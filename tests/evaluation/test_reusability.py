@@ -67,7 +67,7 @@ def test_a_team_map_and_the_relevance_level_change_what_is_unique(files, db):
 @pytest.mark.parametrize("args, message", [
     (["--qrels", "{qrels}", "{run}"], "--qrels needs --depth K"),
     (["--qrels", "{qrels}", "--depth", "0", "{run}"], "the depth must be at least 1, not 0"),
-    (["--qrels", "{qrels}", "--depth", "2", "--relevance-level", "0", "{run}"], "at least 1, not 0"),
+    (["--qrels", "{qrels}", "--depth", "2", "--relevance-level", "0", "{run}"], "the relevance level must be a whole"),
     (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{bad_map}", "{run}"],
      "teams.tsv:line 2: expected run<TAB>team"),
     (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{bad_map}", "{run}"],
