@@ -10,6 +10,7 @@ from pooling.errors import InputError
 from pooling.models import Campaign
 from pooling.permissions import organizer_required
 
+from . import report
 from .analysis import reusability_lines
 from .reusability import cached_reusability
 
@@ -48,3 +49,19 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "evaluation/reusability.html", {
         "campaign": campaign, "result": result, "problem": problem, "measures": measures,
         "table": list(table.values()), "depth": depth_text}, status=400 if problem and depth_text else 200)
+
+
+@organizer_required
+def report_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """The tables for the paper (`report`): `?format=latex|csv`, `?table=results|assessment|both`, `all_topics`."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    fmt, table = request.GET.get("format", "latex"), request.GET.get("table", "both")
+    try:
+        text = report.report(campaign=campaign, fmt=fmt, table=table,
+                             all_topics=request.GET.get("all_topics") in ("1", "true", "on"))
+    except InputError as exc:
+        return HttpResponse("\n".join(exc.messages()), status=400, content_type="text/plain; charset=utf-8")
+    extension = "tex" if fmt == "latex" else "csv"
+    response = HttpResponse(text, content_type=("text/x-tex" if fmt == "latex" else "text/csv") + "; charset=utf-8")
+    response["Content-Disposition"] = attachment(campaign.name, f"report-{table}", extension=extension)
+    return response

@@ -11,4 +11,5 @@ urlpatterns = [
     path("campaigns/<int:pk>/runs/<int:run_pk>/facts/", fact_views.run_facts, name="run_facts"),
     path("campaigns/<int:pk>/topic-info/", fact_views.topic_info, name="topic_info"),
     path("campaigns/<int:pk>/reusability/", analysis_views.reusability_page, name="reusability"),
+    path("campaigns/<int:pk>/report/", analysis_views.report_download, name="report"),
 ]

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from assessor.charts import difference_bars
 from evaluation import analysis, board
-from evaluation.prime import RunScores
+from evaluation.prime import MEASURES, RunScores
 from evaluation.services import Evaluation
 from tests.commands import command_output
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
@@ -18,10 +18,11 @@ TOPICS = [f"T{i}" for i in range(1, 13)]
 
 
 def evaluation_of(values: dict[str, list[float]]) -> Evaluation:
-    """An evaluation of runs with these nDCG' values on T1..T12 (the mean over them)."""
-    runs = [RunScores(name=name, per_topic={t: {"ndcg_prime": v} for t, v in zip(TOPICS, row, strict=True)},
-                      means={"ndcg_prime": sum(row) / len(row)}, topics=len(row)) for name, row in values.items()]
-    return Evaluation(runs=runs, qrels_topics=len(TOPICS), all_topics=True, topics=TOPICS, measures=["ndcg_prime"])
+    """An evaluation of runs with these values of each prime measure on T1..T12 (the mean over them)."""
+    runs = [RunScores(name=name, per_topic={t: dict.fromkeys(MEASURES, v) for t, v in zip(TOPICS, row, strict=True)},
+                      means=dict.fromkeys(MEASURES, sum(row) / len(row)), topics=len(row))
+            for name, row in values.items()]
+    return Evaluation(runs=runs, qrels_topics=len(TOPICS), all_topics=True, topics=TOPICS, measures=list(MEASURES))
 
 
 SCORES = {
