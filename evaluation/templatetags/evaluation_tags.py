@@ -42,3 +42,8 @@ def breakdown(categories: dict, run: str) -> list:
     """A run's means per group, in the groups' order (None for a group it has no mean for)."""
     groups: dict = next(iter(categories.values()), {})
     return [categories.get(run, {}).get(group) for group in groups]
+
+
+@register.filter
+def thousands(number: int) -> str:
+    return f"{number:,}"

@@ -76,7 +76,7 @@ def test_the_page_shows_intervals_marks_a_breakdown_and_a_difference_chart(judge
     page = client.get(leaderboard, {"baseline": "r2", "by": "Category", "a": "r1", "b": "r2"})
     html = page.content.decode()
     assert page.status_code == 200
-    assert 'id="analysis-table"' in html and "95% interval" in html and "Δ r2" in html
+    assert 'id="analysis-table"' in html and "95% interval" in html and "Δ baseline" in html
     assert 'id="breakdown-table"' in html and ">Concept</th>" in html and ">Proof</th>" in html
     assert 'id="difference-chart"' in html and "<title>A.1: " in html and "<title>A.2: " in html
 
