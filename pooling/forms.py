@@ -116,6 +116,7 @@ class CampaignSettingsForm(forms.ModelForm):
             del self.fields["instances"], self.fields["selection"]
         if not pools_built:
             del self.fields["force"]
+        self.fields["relevance_level"].required = False  # left empty: as it is (the service's None)
         if self.instance.collection_id:
             self.initial.setdefault("collection", self.instance.collection.name)
         # Shown but fixed once runs are in (they were checked against the collection); the service says so too.

@@ -39,7 +39,8 @@ def campaign(tmp_path, arqmath_data):
         lines = []
         for topic in TOPICS:
             scored = sorted(range(POSTS), key=lambda i: -(grade(i) + rng.gauss(0, noise)))
-            lines += [f"{topic}\t{topic[2:]}{i:03d}\t{rank}\t{100 - rank}\t{name}\n" for rank, i in enumerate(scored, 1)]
+            lines += [f"{topic}\t{topic[2:]}{i:03d}\t{rank}\t{100 - rank}\t{name}\n"
+                      for rank, i in enumerate(scored, 1)]
         path = tmp_path / f"{name}.tsv"
         path.write_text("".join(lines))
         services.run_ingest(campaign=campaign, path=path)

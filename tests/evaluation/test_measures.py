@@ -179,3 +179,18 @@ def test_edit_campaign_sets_the_relevance_level_within_the_grades(judged_answers
     assert judged_answers.relevance_level == 1
     assert any("at most 3" in line for line in rejected("edit_campaign", judged_answers.name,
                                                          "--relevance-level", "4"))
+
+
+def test_the_settings_page_sets_the_relevance_level(judged_answers, client, organizer):  # noqa: F811
+    client.force_login(organizer)
+    url = f"/campaigns/{judged_answers.pk}/settings/"
+    form = {"name": judged_answers.name, "primary_depth": "3", "alternate_depth": "3", "seed": "0",
+            "max_depth": "1000", "collection": judged_answers.collection.name}
+    assert client.post(url, {**form, "relevance_level": "1"}).status_code == 302
+    judged_answers.refresh_from_db()
+    assert judged_answers.relevance_level == 1
+    refused = client.post(url, {**form, "relevance_level": "4"})
+    assert refused.status_code == 200 and "less than or equal to 3" in refused.content.decode()
+    assert client.post(url, form).status_code == 302  # left empty: kept
+    judged_answers.refresh_from_db()
+    assert judged_answers.relevance_level == 1
