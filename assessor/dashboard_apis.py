@@ -6,9 +6,9 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.errors import InputError
+from core.errors import InputError
+from core.permissions import IsOrganizer
 from pooling.models import Campaign
-from pooling.permissions import IsOrganizer
 
 from . import progress, reports
 

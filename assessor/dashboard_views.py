@@ -14,19 +14,19 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
+from core.bounds import column_bounds
+from core.downloads import attachment, spreadsheet_safe
+from core.errors import InputError
+from core.permissions import ORGANIZERS, organizer_required
 from pooling import selectors as pooling_selectors
-from pooling.bounds import column_bounds
-from pooling.downloads import attachment, spreadsheet_safe
-from pooling.errors import InputError
+from pooling.charts import kappa_bars
 from pooling.models import Campaign, Post
-from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import progress as progress_reports
 from . import reports, rounds
-from .charts import kappa_bars
 from .models import Grade, TrainingRound
+from .rendering import collection_safe
 from .rendering import thread_url as _post_url
-from .views import _safe
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -204,13 +204,13 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             topic = topics[d.topic]
             marks = [topic.formula_id] if topic.formula_id else []
             sections.append({"topic": topic, "items": [],
-                             "title": _safe(topic.title, collection_pk, new_tab=True, marks=marks),
-                             "question": _safe(topic.question, collection_pk, new_tab=True, marks=marks)})
+                             "title": collection_safe(topic.title, collection_pk, new_tab=True, marks=marks),
+                             "question": collection_safe(topic.question, collection_pk, new_tab=True, marks=marks)})
         post = posts.get(d.post_id)
         marks = [d.formula_id] if d.formula_id else []
         sections[-1]["items"].append({
             "d": d, "post": post, "number": sum(len(s["items"]) for s in sections) + 1,
-            "body": _safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
+            "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
             "grades": [{"assessor": a, "grade": g, "label": GRADE_LABELS.get(g, "not judged"), "comment": c}
                        for a, g, c in d.grades]})
@@ -228,6 +228,6 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
         "seconds": progress_reports.seconds_per_judgment(campaign),
-        "plan_time": pooling_selectors.plan_seconds_per_judgment(campaign=campaign),
+        "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=progress_reports.judging_time(campaign)),
         "plan_min_judgments": pooling_selectors.PLAN_MIN_JUDGMENTS,
         "formulas": campaign.task == Campaign.Task.FORMULAS})

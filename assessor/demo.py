@@ -1,7 +1,9 @@
-"""The demo's assignments: load_demo (pooling) sends demo_loaded, and this gives the demo assessors work."""
+"""The demo's assignments: load_demo (pooling.demo.load) calls demo_assign once it has made the demo campaigns, and
+demo_delete before `load_demo --reset` deletes them."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from django.db import transaction
 
@@ -36,9 +38,10 @@ PLAN: dict[str, list[tuple[int, str, int | None, list[int]]]] = {
 
 
 @transaction.atomic
-def demo_assign(sender, *, campaigns, assessors, say, **kwargs) -> None:
-    """load_demo sends only the campaigns it has just created: the demo's work never lands in a campaign, or on an
-    assignment, that existed before (an organizer's own training round stays unjudged by the demo)."""
+def demo_assign(*, campaigns: dict[str, Campaign], assessors: list, say: Callable[[str], None]) -> None:
+    """Gives the demo assessors work in `campaigns` (task -> campaign), saying what it did through `say`. load_demo
+    gives only the campaigns it has just created: the demo's work never lands in a campaign, or on an assignment,
+    that existed before (an organizer's own training round stays unjudged by the demo)."""
     for task, campaign in campaigns.items():
         topic_ids = list(campaign.topics.order_by("position").values_list("topic_id", flat=True))
         created = []
@@ -85,7 +88,7 @@ def _demo_judge(created: list[Assignment], assessors) -> int:
 
 
 @transaction.atomic
-def demo_delete(sender, *, campaigns, **kwargs) -> None:
+def demo_delete(*, campaigns: list[Campaign]) -> None:
     """Only for load_demo --reset: the demo's judgments go with its campaigns."""
     GoldJudgment.objects.filter(round__campaign__in=campaigns).delete()
     TrainingRound.objects.filter(campaign__in=campaigns).delete()

@@ -3,7 +3,7 @@ from typing import TYPE_CHECKING
 
 from django import forms
 
-from pooling.bounds import column_bounds
+from core.bounds import column_bounds
 
 from .models import Assignment
 

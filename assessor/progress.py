@@ -137,8 +137,9 @@ def seconds_per_judgment(campaign: Campaign) -> float | None:
 def judging_time(campaign: Campaign) -> tuple[float, int] | None:
     """(mean seconds per judgment, judgments measured), for the pool planner: the time of the completed items
     (active time where the page reported it, else server time) over the judgments they hold (answers: one per item;
-    formulas: one per instance, which is what the planner counts). None before anything is judged. Registered into
-    pooling at start-up; the planner decides whether the sample is large enough."""
+    formulas: one per instance, which is what the planner counts). None before anything is judged. The pages that
+    show the planner give it to pooling.selectors.plan_seconds_per_judgment, which decides whether the sample is
+    large enough."""
     visits = ItemVisit.objects.filter(assignment__campaign=campaign, completed_at__isnull=False)
     timed = [(pk, item, a) for pk, item, a in
              visits.filter(active_seconds__gt=0).values_list("assignment_id", "item_id", "active_seconds")]

@@ -199,8 +199,17 @@ def thread_url(collection_pk: int) -> PostUrl:
     return url
 
 
+def collection_safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
+    """A fragment of a collection's posts or topics, sanitized through the cache, its links to the collection's
+    thread view, and `marks` (formula ids) highlighted: the thread, topic and disagreement pages."""
+    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk or 0),
+                           new_tab=new_tab)
+    return highlight(safe, marks) if marks else safe
+
+
 def _judging_options(collection_pk: int | None) -> dict:
-    # A campaign without a collection: its links go where the topic page's do (views._safe), not to a NoReverseMatch.
+    # A campaign without a collection: its links go where the topic page's do (collection_safe), not to a
+    # NoReverseMatch.
     return {"scope": f"collection-{collection_pk}", "post_url": thread_url(collection_pk or 0), "new_tab": True}
 
 

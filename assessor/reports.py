@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
+from core.errors import InputError
 from pooling.algorithms.ids import id_order_key
-from pooling.errors import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from . import agreement as ag

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.qrels import read_qrels
 from pooling.models import Campaign, Topic
 
@@ -40,6 +40,8 @@ def _read_gold(stream: BinaryIO, topics: dict[str, Topic], filename: str) -> tup
     problems = Problems(file=filename)
     kept, other = [], 0
     for record in read_qrels(stream, problems):
+        if record.mark is not None:
+            continue  # SF or DK (5, 6 in a complete qrels file): no grade to measure an assessor against
         if record.grade not in GOLD_GRADES:
             problems.add(record.line, f"grade {record.grade} is not a grade of 0 to 3")
             continue

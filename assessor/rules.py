@@ -3,7 +3,7 @@ function per rule, whatever the way in: the judging page and the API (through ju
 and assign_topics (through assignments_create), and import_judgments line by line."""
 from __future__ import annotations
 
-from pooling.errors import InputError
+from core.errors import InputError
 
 from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
 

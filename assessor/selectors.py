@@ -9,8 +9,8 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from core.permissions import is_organizer
 from pooling.models import Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
-from pooling.permissions import is_organizer
 
 from .models import Assignment, ItemVisit, Judgment
 

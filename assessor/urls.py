@@ -5,7 +5,6 @@ from . import dashboard_views, views
 app_name = "assessor"
 urlpatterns = [
     path("assess/", views.home, name="home"),
-    path("assess/session/", views.session_check, name="session"),
     path("assess/assignments/<int:pk>/", views.assignment_continue, name="continue"),
     path("assess/assignments/<int:pk>/topic/", views.topic_view, name="topic"),
     path("assess/assignments/<int:pk>/items/<int:position>/", views.judge, name="judge"),

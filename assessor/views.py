@@ -12,16 +12,16 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.errors import InputError
+from core.permissions import ORGANIZERS, organizer_required
 from people import services as people_services
-from people.views import password_once
-from pooling.errors import InputError
+from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
-from pooling.permissions import ORGANIZERS, organizer_required
 
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
 from .models import Assignment, Grade
-from .rendering import highlight, judging_safe_many, sanitize_cached, thread_url
+from .rendering import collection_safe, highlight, judging_safe_many, thread_url
 
 GRADE_MEANINGS: dict[str, dict[str, str]] = {
     Campaign.Task.ANSWERS: {
@@ -73,12 +73,6 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
         raise Http404("No such assignment") from None
 
 
-def _safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
-    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk or 0),
-                           new_tab=new_tab)
-    return highlight(safe, marks) if marks else safe
-
-
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """An assessor's start page: their assignments with progress and a Continue button."""
@@ -89,13 +83,6 @@ def home(request: HttpRequest) -> HttpResponse:
     skipped = sum(a.skipped for a in assignments)
     return render(request, "assessor/home.html", {"assignments": assignments, "done": done, "total": total,
                                                   "skipped": skipped})
-
-
-@login_required
-def session_check(request: HttpRequest) -> HttpResponse:
-    """Whether the browser is still signed in: "ok", else the login redirect. The cheapest signed-in request (session
-    and user, nothing else): bench/judging.py measures it beside /healthz/ as the floor of any assessor's page."""
-    return HttpResponse("ok", content_type="text/plain")
 
 
 @login_required
@@ -263,14 +250,14 @@ def thread(request: HttpRequest, collection_pk: int, post_id: str) -> HttpRespon
         return render(request, "assessor/thread_missing.html", {"post_id": post_id}, status=404)
 
     def render_post(post):
-        return {"post": post, "body": _safe(post.body, collection.pk, new_tab=False),
-                "comments": [{"comment": c, "text": _safe(c.text, collection.pk, new_tab=False)}
+        return {"post": post, "body": collection_safe(post.body, collection.pk, new_tab=False),
+                "comments": [{"comment": c, "text": collection_safe(c.text, collection.pk, new_tab=False)}
                              for c in found.comments.get(post.post_id, [])],
                 "accepted": post.post_id == found.question.accepted_answer_id}
 
     return render(request, "assessor/thread.html", {
         "question": render_post(found.question),
-        "title": _safe(found.question.title, collection.pk, new_tab=False),
+        "title": collection_safe(found.question.title, collection.pk, new_tab=False),
         "tags": found.question.tags.split(),
         "answers": [render_post(a) for a in found.answers],
         "target": post_id,
@@ -286,8 +273,8 @@ def topic_view(request: HttpRequest, pk: int) -> HttpResponse:
     marks = [topic.formula_id] if topic.formula_id else []
     return render(request, "assessor/topic.html", {
         "topic": topic, "tags": topic.tags.split(),
-        "title": _safe(topic.title, collection_pk, new_tab=False, marks=marks),
-        "question": _safe(topic.question, collection_pk, new_tab=False, marks=marks),
+        "title": collection_safe(topic.title, collection_pk, new_tab=False, marks=marks),
+        "question": collection_safe(topic.question, collection_pk, new_tab=False, marks=marks),
     })
 
 

@@ -14,20 +14,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import random
-import secrets
-import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
-from urllib.parse import urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import ingest as bench_ingest  # noqa: E402  (bench/ingest.py: database creation and migration, load average)
+import harness
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_agreement"
 CAMPAIGN = "bench-agreement"
@@ -36,25 +28,13 @@ GOAL_MS = 300.0
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--assessors", type=int, default=10)
-    parser.add_argument("--topics", type=int, default=7)
-    parser.add_argument("--items", type=int, default=60, help="pooled items per topic, all judged by everyone")
-    parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=bench_ingest.ROOT / "bench" / "out")
-    return parser.parse_args(argv)
-
-
-def environment() -> dict[str, str]:
-    url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
-    if not url.startswith(("postgres://", "postgresql://")):
-        sys.exit("bench/agreement.py measures the service on PostgreSQL: set DATABASE_URL to a postgres:// URL")
-    if urlsplit(url).path.lstrip("/") in {"assess", "test_assess"}:
-        sys.exit("bench/agreement.py creates accounts and a campaign: point DATABASE_URL at another database")
-    return {"DJANGO_SETTINGS_MODULE": "config.settings.production", "DATABASE_URL": url,
-            "SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "127.0.0.1", "SECURE_COOKIES": "false",
-            "STATIC_ROOT": tempfile.mkdtemp(prefix="bench-agreement-static-")}
+    parser = harness.Parser(__doc__)
+    parser.count("assessors", 10, "assessors of the training round")
+    parser.count("topics", 7, "topics")
+    parser.count("items", 60, "pooled items per topic, all judged by everyone")
+    parser.count("repeat", 30, "timed requests of the dashboard (a third of it for the other pages, at least 5)")
+    parser.count("warmup", 3, "untimed requests first")
+    return parser.parse(argv)
 
 
 def campaign_shape(campaign) -> tuple[int, int, int]:
@@ -96,7 +76,7 @@ def build(args: argparse.Namespace):
     if existing is not None:
         if campaign_shape(existing) == (args.assessors, args.topics, args.items):
             return existing
-        bench_ingest.note(f"rebuilding {CAMPAIGN}: it has another shape")
+        harness.note(f"rebuilding {CAMPAIGN}: it has another shape")
         drop_campaign(existing)
     rng = random.Random(6)
     User = get_user_model()
@@ -152,30 +132,29 @@ def build(args: argparse.Namespace):
 
 
 def measure(client, url: str, *, repeat: int, warmup: int) -> dict:
+    """Milliseconds of `repeat` requests after `warmup` (each answering 200), and the queries of one more."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    for _ in range(warmup):
+    def get():
         response = client.get(url)
-        assert response.status_code == 200, (url, response.status_code)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        response = client.get(url)
-        times.append((time.perf_counter() - start) * 1000)
-        assert response.status_code == 200
+        if response.status_code != 200:
+            sys.exit(f"{url} answered {response.status_code}")
+        return response
+
+    seconds, _ = harness.rounds(repeat, get, warmup=warmup)
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    times.sort()
-    return {"url": url, "median_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
-            "min_ms": times[0], "max_ms": times[-1], "queries": len(queries), "bytes": len(response.content)}
+        response = get()
+    return {"url": url, **harness.spread(seconds, 1000), "queries": len(queries), "bytes": len(response.content)}
 
 
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
-    os.environ.update(environment())
-    bench_ingest.setup_django()
-    bench_ingest.ensure_database()
+    harness.database_url(DEFAULT_DATABASE_URL, "bench/agreement.py")
+    os.environ.update(harness.production_environment())
+    harness.setup_django()
+    harness.collect_static()  # production's pages name their static files from the manifest
+    harness.ensure_database()
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
     from django.test import Client
@@ -198,18 +177,14 @@ def main(argv: list[str]) -> None:
                              warmup=args.warmup) for name, url in pages.items()}
     judgments = args.assessors * args.topics * args.items
     dashboard = results["dashboard"]
-    verdict = "met" if dashboard["median_ms"] < GOAL_MS else "MISSED"
+    verdict = "met" if dashboard["median"] < GOAL_MS else "MISSED"
     print(f"agreement dashboard, {args.assessors} assessors x {args.topics} topics x {args.items} items "
-          f"({judgments:,} judgments), {args.repeat} requests after {args.warmup} warm-up, load {bench_ingest.load()}")
-    for name, r in results.items():
-        print(f"  {name:14s} median {r['median_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  min {r['min_ms']:7.1f} ms  "
-              f"{r['queries']:3d} queries  {r['bytes'] / 1024:7.1f} KiB")
-    print(f"goal: dashboard under {GOAL_MS:.0f} ms (median): {verdict} ({dashboard['median_ms']:.1f} ms)")
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"agreement-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    path.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "results": results,
-                                "build_seconds": build_seconds}, indent=2), encoding="utf-8")
-    bench_ingest.note(f"figures in {path}")
+          f"({judgments:,} judgments), {args.repeat} requests after {args.warmup} warm-up, load {harness.load()}")
+    print(harness.table(["page", "median ms", "p95 ms", "min ms", "queries", "KiB"],
+                        [[name, f"{r['median']:.1f}", f"{r['p95']:.1f}", f"{r['min']:.1f}", r["queries"],
+                          f"{r['bytes'] / 1024:.1f}"] for name, r in results.items()]))
+    print(f"goal: dashboard under {GOAL_MS:.0f} ms (median): {verdict} ({dashboard['median']:.1f} ms)")
+    harness.save("agreement", {"args": vars(args), "results": results, "build_seconds": build_seconds}, args.out)
 
 
 if __name__ == "__main__":

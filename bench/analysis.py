@@ -18,19 +18,15 @@ ranx is not a dependency of the product; install it for the benchmark only, in a
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import math
 import os
 import statistics
 import sys
-import time
-from pathlib import Path
 
+import harness
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(harness.ROOT))
 
 from evaluation.analysis import significance  # noqa: E402
 
@@ -39,16 +35,14 @@ MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--topics", type=int, default=100)
-    parser.add_argument("--permutations", type=int, default=10_000)
+    parser = harness.Parser(__doc__)
+    parser.count("runs", 40, "runs")
+    parser.count("topics", 100, "topics")
+    parser.count("permutations", 10_000, "permutations of the randomization test")
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--repeat", type=int, default=3, help="timed rounds of this product's table")
-    parser.add_argument("--ranx-runs", type=int, default=6,
-                        help="runs whose pairs ranx's Fisher test is timed on (all of them: --ranx-runs RUNS)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
-    return parser.parse_args(argv)
+    parser.count("repeat", 3, "timed rounds of this product's table")
+    parser.count("ranx-runs", 6, "runs whose pairs ranx's Fisher test is timed on (all of them: --ranx-runs RUNS)")
+    return parser.parse(argv)
 
 
 def synthetic_values(runs: list[str], topics: list[str], seed: int) -> dict[str, dict[str, dict[str, float]]]:
@@ -68,16 +62,6 @@ def synthetic_values(runs: list[str], topics: list[str], seed: int) -> dict[str,
     return values
 
 
-def time_ours(values, runs, topics, args) -> tuple[list[float], list]:
-    times = []
-    rows = []
-    for _ in range(args.repeat):
-        start = time.perf_counter()
-        rows = significance(values, runs, topics, permutations=args.permutations, seed=args.seed)
-        times.append(time.perf_counter() - start)
-    return times, rows
-
-
 def time_ranx(values, runs, topics, args) -> dict | None:
     try:
         from ranx.statistical_tests import compute_statistical_significance
@@ -88,20 +72,13 @@ def time_ranx(values, runs, topics, args) -> dict | None:
 
     scores = {run: {m: np.array([values[m][run][t] for t in topics]) for m in MEASURES} for run in runs}
     # numba compiles the Fisher test on first use (cached on disk after that): not part of the figure.
-    start = time.perf_counter()
-    compute_statistical_significance(runs[:2], {r: scores[r] for r in runs[:2]}, stat_test="fisher",
-                                     n_permutations=10, random_seed=args.seed)
-    compile_seconds = time.perf_counter() - start
-
-    start = time.perf_counter()
-    student = compute_statistical_significance(runs, scores, stat_test="student")
-    student_seconds = time.perf_counter() - start
-
+    compile_seconds, _, _ = harness.timed(compute_statistical_significance, runs[:2], {r: scores[r] for r in runs[:2]},
+                                          stat_test="fisher", n_permutations=10, random_seed=args.seed)
+    student_seconds, _, student = harness.timed(compute_statistical_significance, runs, scores, stat_test="student")
     subset = runs[:max(2, min(args.ranx_runs, len(runs)))]
-    start = time.perf_counter()
-    fisher = compute_statistical_significance(subset, {r: scores[r] for r in subset}, stat_test="fisher",
-                                              n_permutations=args.permutations, random_seed=args.seed)
-    fisher_measured = time.perf_counter() - start
+    fisher_measured, _, fisher = harness.timed(compute_statistical_significance, subset,
+                                               {r: scores[r] for r in subset}, stat_test="fisher",
+                                               n_permutations=args.permutations, random_seed=args.seed)
     # ranx tests every ordered pair (a against b and b against a): n (n - 1) tests per measure.
     scale = (len(runs) * (len(runs) - 1)) / (len(subset) * (len(subset) - 1))
     return {"version": version("ranx"), "compile_seconds": compile_seconds,
@@ -137,15 +114,16 @@ def main(argv: list[str]) -> None:
     values = synthetic_values(runs, topics, args.seed)
     pairs = len(runs) * (len(runs) - 1) // 2
     print(f"{len(runs)} runs x {len(topics)} topics: {pairs} pairs x {len(MEASURES)} measures, "
-          f"{args.permutations} permutations; load average {os.getloadavg()[0]:.1f}; {os.cpu_count()} cores")
+          f"{args.permutations} permutations; load average {harness.load()}; {os.cpu_count()} cores")
 
-    ours, rows = time_ours(values, runs, topics, args)
+    ours, rows = harness.rounds(args.repeat, lambda: significance(values, runs, topics,
+                                                                  permutations=args.permutations, seed=args.seed))
     best = min(ours)
     verdict = "met" if best < GOAL_SECONDS else "NOT met"
     print(f"this product: {', '.join(f'{t:.2f}' for t in ours)} s (best {best:.2f} s, median "
           f"{statistics.median(ours):.2f} s); goal under {GOAL_SECONDS:.0f} s: {verdict}")
 
-    result = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "runs": len(runs), "topics": len(topics),
+    result = {"runs": len(runs), "topics": len(topics),
               "pairs": pairs, "measures": len(MEASURES), "permutations": args.permutations, "seed": args.seed,
               "ours_seconds": ours, "load_average": os.getloadavg()}
     ranx_result = time_ranx(values, runs, topics, args)
@@ -174,10 +152,7 @@ def main(argv: list[str]) -> None:
               "observed difference: docs/analysis.md)")
         result["ranx"] = {k: v for k, v in ranx_result.items() if k not in ("student", "fisher")}
         result["agreement"] = checks
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"analysis-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.write_text(json.dumps(result, indent=1))
-    print(f"written {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    harness.save("analysis", result, args.out)
 
 
 if __name__ == "__main__":

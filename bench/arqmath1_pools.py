@@ -15,12 +15,10 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import ingest as bench_ingest  # noqa: E402  (Django set-up and database creation)
+import harness
 
 CAMPAIGN = "bench-pooling-arqmath1"
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "arqmath"
+DATA = harness.ROOT / "tests" / "data" / "arqmath"
 TOPICS = Path("topics") / "topics.arqmath-2020-task1-origin.xml"
 RUNS = [Path("runs") / "ensemble-task1.tsv", Path("runs") / "psu-task1-auto-both-A.tsv"]
 DEPTH = 45
@@ -32,8 +30,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--data", type=Path, default=DATA,
                         help="folder laid out as tests/data/arqmath (the default, runs cut to 5 topics)")
     args = parser.parse_args(argv)
-    bench_ingest.setup_django()
-    bench_ingest.ensure_database()
+    harness.database_url(harness.DEFAULT_DATABASE_URL, "bench/arqmath1_pools.py")
+    harness.setup_django()
+    harness.ensure_database()
     from pooling import services
     from pooling.models import Campaign, PoolItem, RunEntry
 
@@ -49,7 +48,7 @@ def main(argv: list[str]) -> None:
         names.append(run.name)
         if run.warnings:
             print(f"warnings for {run.name}: {run.warnings[:5]}", file=sys.stderr)
-    result = services.pool_build(campaign=campaign)
+    result = services.pool_build(campaign=campaign, judged_items={})
 
     only: dict[str, dict[str, int]] = {}
     shared: dict[str, int] = {}
@@ -60,17 +59,14 @@ def main(argv: list[str]) -> None:
             counts[provenance[0][0]] += 1
         else:
             shared[topic_id] = shared.get(topic_id, 0) + 1
-    sizes = result["sizes"]
-    print(f"| Topic | Pool size | {' | '.join(f'Only {name}' for name in names)} | From both |")
-    print("|---|---:|" + "---:|" * (len(names) + 1))
-    for topic_id, size in sizes.items():
-        counts = only.get(topic_id, dict.fromkeys(names, 0))
-        print(f"| {topic_id} | {size} | {' | '.join(str(counts[name]) for name in names)} | "
-              f"{shared.get(topic_id, 0)} |")
+    sizes = result.sizes
+    print(harness.table(["Topic", "Pool size", *(f"Only {name}" for name in names), "From both"],
+                        [[topic_id, size, *(only.get(topic_id, {}).get(name, 0) for name in names),
+                          shared.get(topic_id, 0)] for topic_id, size in sizes.items()]))
     pooled = [size for size in sizes.values() if size]
     values = list(sizes.values())
     print()
-    print(f"{len(values)} topics ({len(pooled)} with a pool), {result['items']:,} items at depth {args.depth}; "
+    print(f"{len(values)} topics ({len(pooled)} with a pool), {result.items:,} items at depth {args.depth}; "
           f"pool size min {min(values)}, mean {statistics.mean(values):.1f}, max {max(values)}"
           + (f" (over the {len(pooled)} pooled topics: min {min(pooled)}, mean {statistics.mean(pooled):.1f})"
              if len(pooled) != len(values) and pooled else ""))

@@ -30,27 +30,19 @@ feel (issue 16)") and in bench/out/assessor-feel-<date-time>.json. About 1.5 min
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import random
-import secrets
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness
+import judging as bench_judging  # run_jobs_here: the warm-up jobs in this process
+from harness import note
 
-import ingest as bench_ingest  # noqa: E402  (database creation, load average, progress notes)
-import judging as bench_judging  # noqa: E402  (gunicorn on a free port)
-
-ROOT = bench_ingest.ROOT
-note = bench_ingest.note
 GOALS_MS = {"Task 1": 100.0, "Task 2": 150.0}
 ASSESSOR = "assessor1"                    # the demo's: official Task 1 topics A.301 (24 judged) and A.302, Task 2 B.301
 TOPICS = {"Task 1": "A.302", "Task 2": "B.301"}
@@ -103,58 +95,25 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def fresh_database() -> str:
     """A new database beside the one DATABASE_URL names (same server and account); returns its URL."""
-    url = urlsplit(os.environ.get("DATABASE_URL", bench_ingest.DEFAULT_DATABASE_URL))
-    if url.scheme not in {"postgres", "postgresql"}:
-        sys.exit("bench/assessor_feel.py loads the demo into PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    url = urlsplit(harness.database_url(harness.DEFAULT_DATABASE_URL, "bench/assessor_feel.py"))
     fresh = urlunsplit(url._replace(path=f"/bench_feel_{os.getpid()}"))
     os.environ["DATABASE_URL"] = fresh
-    bench_ingest._server(create=True, drop=True)
+    harness.server_database(fresh, drop=True)
     return fresh
-
-
-def drop_database(url: str) -> None:
-    """Drops the benchmark's database, closing what still holds it open (the browser's event loop can keep one of
-    this process's connections out of close_all's reach)."""
-    import psycopg2
-    from psycopg2 import sql
-
-    parts = urlsplit(url)
-    server = psycopg2.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username,
-                              password=parts.password, dbname="postgres")
-    server.autocommit = True
-    try:
-        with server.cursor() as cursor:
-            cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(parts.path.lstrip("/"))))
-    finally:
-        server.close()
-
-
-def environment(database_url: str, static_root: Path) -> dict[str, str]:
-    """Production settings for this process and gunicorn; plain http on 127.0.0.1. Redis (the product's shared
-    cache, which the assignments' warm-up job fills) when REDIS_URL is set."""
-    return {"DJANGO_SETTINGS_MODULE": "config.settings.production", "DATABASE_URL": database_url,
-            "REDIS_URL": os.environ.get("REDIS_URL", ""), "SECRET_KEY": secrets.token_urlsafe(50),
-            "ALLOWED_HOSTS": "127.0.0.1", "SECURE_COOKIES": "false", "STATIC_ROOT": str(static_root)}
 
 
 def load_demo(work: Path) -> str:
     """Migrates, loads the demo (its warm-up jobs run here, as in judging.py), collects the static files; returns
     assessor1's password."""
-    import django
-
-    sys.path.insert(0, str(ROOT))
-    django.setup()
-    from django.core.management import call_command
-
+    harness.setup_django()
     from pooling.demo.load import demo_load
 
     bench_judging.run_jobs_here()
-    call_command("migrate", interactive=False, verbosity=0)
+    harness.ensure_database()
     note("loading the demo (about a minute)")
-    report = demo_load(out_dir=work / "demo")
+    report = demo_load(out_dir=work / "demo", passwords_file=work / "demo-passwords.txt")
     note("collecting the static files (about half a minute)")
-    call_command("collectstatic", interactive=False, verbosity=0)
+    harness.collect_static()
     return report.passwords[ASSESSOR]
 
 
@@ -230,15 +189,10 @@ def phases(sample: dict) -> dict[str, float]:
 
 # --- figures -----------------------------------------------------------------------------------
 
-def nearest_rank(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
-
-
 def summary(task: str, samples: list[dict]) -> dict:
     split = [phases(s) for s in samples]
     totals = [s["total"] for s in split]
-    p95 = nearest_rank(totals, 95)
+    p95 = harness.percentile(totals, 95)
     return {"task": task, "items": len(totals), "p50_ms": round(statistics.median(totals), 1),
             "p95_ms": round(p95, 1), "max_ms": round(max(totals), 1), "goal_p95_ms": GOALS_MS[task],
             "goal_met": p95 <= GOALS_MS[task],
@@ -254,11 +208,9 @@ def report(results: list[dict], facts: dict) -> None:
           f"read pause {facts['read_ms']} ms")
     print(f"load average (1, 5, 15 min): before {facts['load_before']}, after {facts['load_after']}")
     print()
-    print("| task | items | p50 ms | p95 ms | max ms | goal p95 | met |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    for r in results:
-        print(f"| {r['task']} | {r['items']} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {r['max_ms']:.0f} | "
-              f"<= {r['goal_p95_ms']:.0f} | {'yes' if r['goal_met'] else 'no'} |")
+    print(harness.table(["task", "items", "p50 ms", "p95 ms", "max ms", "goal p95", "met"],
+                        [[r["task"], r["items"], f"{r['p50_ms']:.0f}", f"{r['p95_ms']:.0f}", f"{r['max_ms']:.0f}",
+                          f"<= {r['goal_p95_ms']:.0f}", "yes" if r["goal_met"] else "no"] for r in results]))
     print()
     print("Medians of the parts (ms): Enter to navigation start / to the next page's last byte / to DOMContentLoaded "
           "/ to typeset and painted")
@@ -270,14 +222,6 @@ def report(results: list[dict], facts: dict) -> None:
               + (f", {'-'.join(map(str, r['instances']))} instances per item)" if r["instances"][1] else ")"))
 
 
-def code_version() -> str:
-    paths = ["assessor", "pooling", "config", "templates", "static"]
-    git = ["git", "-C", str(ROOT)]
-    commit = subprocess.run([*git, "log", "-1", "--format=%h", "--", *paths], capture_output=True, text=True).stdout
-    dirty = subprocess.run([*git, "status", "--porcelain", *paths], capture_output=True, text=True).stdout
-    return (commit.strip() or "unknown") + (" + uncommitted changes" if dirty.strip() else "")
-
-
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -285,23 +229,22 @@ def main(argv: list[str]) -> None:
     # Playwright's sync API runs an event loop in this thread; the ORM calls between its calls are plain ones.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-    work = Path(tempfile.mkdtemp(prefix="bench-feel-"))  # the demo's generated files and the static files
-    static_root = work / "static"
-    out = ROOT / "bench" / "out"
-    out.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-feel-"))  # the demo's generated files
     database_url = fresh_database()
-    env = environment(database_url, static_root)
+    # The product's shared cache (Redis), which the assignments' warm-up job fills, when REDIS_URL is set.
+    env = harness.production_environment(redis_url=os.environ.get("REDIS_URL", ""))
     os.environ.update(env)
     server = None
     try:
         password = load_demo(work)
         pks = {task: assignment_pk(topic) for task, topic in TOPICS.items()}
-        server, port = bench_judging.start_gunicorn(env, workers=args.workers, threads=args.threads,
-                                                    log=out / "assessor-feel-gunicorn.log")
+        server, port = harness.start_gunicorn(env, workers=args.workers, threads=args.threads,
+                                              log=harness.OUT / "assessor-feel-gunicorn.log")
         base = f"http://127.0.0.1:{port}"
-        facts = {"code": code_version(), "cores": os.cpu_count(), "read_ms": args.read_ms,
+        facts = {"code": harness.code_version("assessor", "pooling", "config", "templates", "static"),
+                 "cores": os.cpu_count(), "read_ms": args.read_ms,
                  "gunicorn": f"{args.workers} workers x {args.threads} threads", "database": database_url,
-                 "redis": env["REDIS_URL"] or "none", "load_before": bench_ingest.load()}
+                 "redis": env["REDIS_URL"] or "none", "load_before": harness.load()}
         rng = random.Random(2022)
         results = []
         with sync_playwright() as p:
@@ -321,15 +264,11 @@ def main(argv: list[str]) -> None:
                              f"Enter presses and {grades} grades")
                 results.append(summary(task, samples))
             browser.close()
-        facts["load_after"] = bench_ingest.load()
+        facts["load_after"] = harness.load()
         report(results, facts)
-        path = out / f"assessor-feel-{time.strftime('%Y%m%d-%H%M%S')}.json"
-        path.write_text(json.dumps({"facts": facts, "results": results}, indent=2))
-        note(f"results also in {path}")
+        harness.save("assessor-feel", {"facts": facts, "results": results})
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
+        harness.stop(server)
         if "django.db" in sys.modules:
             from django.db import connections
 
@@ -337,7 +276,7 @@ def main(argv: list[str]) -> None:
         if args.keep:
             note(f"kept the database: {database_url}")
         else:
-            drop_database(database_url)
+            harness.server_database(database_url, create=False, drop=True)
         shutil.rmtree(work, ignore_errors=True)
 
 

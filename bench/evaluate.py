@@ -29,16 +29,12 @@ import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/assess_bench_eval")  # --campaign only
-
-import django  # noqa: E402
-
-django.setup()
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_eval"  # --campaign only
+os.environ.setdefault("DATABASE_URL", DEFAULT_DATABASE_URL)
+harness.setup_django()
 
 import pytrec_eval  # noqa: E402
 
@@ -50,20 +46,19 @@ QRELS_DEPTH = 20  # every run's top 20 per topic is judged
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--topics", type=int, default=100)
-    parser.add_argument("--depth", type=int, default=1000, help="rows per topic and run")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = harness.Parser(__doc__)
+    parser.count("runs", 40, "generated run files")
+    parser.count("topics", 100, "topics")
+    parser.count("depth", 1000, "rows per topic and run")
+    parser.count("rounds", 3, "rounds")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "evaluate")
     parser.add_argument("--campaign", action="store_true", help="also the campaign path (needs PostgreSQL)")
-    return parser.parse_args(argv)
+    return parser.parse(argv)
 
 
 def generate(args: argparse.Namespace) -> tuple[Path, list[Path]]:
     """Run files and qrels, made once per shape (reused when present)."""
-    folder = args.out / f"r{args.runs}-t{args.topics}-d{args.depth}-s{args.seed}"
+    folder = args.out / "evaluate" / f"r{args.runs}-t{args.topics}-d{args.depth}-s{args.seed}"
     qrels_path = folder / "qrels.txt"
     run_paths = [folder / f"run{i:02d}.tsv" for i in range(args.runs)]
     if qrels_path.exists() and all(p.exists() for p in run_paths):
@@ -123,7 +118,6 @@ def reference(qrels, primes) -> list[dict[str, float]]:
 def campaign_setup(args: argparse.Namespace, qrels: dict[str, dict[str, int]], run_paths: list[Path]):
     """The campaign of this shape, made once: topics, the runs ingested, the qrels as official judgments."""
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import transaction
     from django.utils import timezone
 
@@ -131,11 +125,8 @@ def campaign_setup(args: argparse.Namespace, qrels: dict[str, dict[str, int]], r
     from pooling.models import Campaign, Run, Topic
     from pooling.services import campaign_create, run_ingest
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    import ingest as bench_ingest
-
-    bench_ingest._server(create=True)
-    call_command("migrate", interactive=False, verbosity=0)
+    harness.database_url(DEFAULT_DATABASE_URL, "bench/evaluate.py")
+    harness.ensure_database()
     name = f"bench-eval-r{args.runs}-t{args.topics}-d{args.depth}-s{args.seed}"
     campaign = Campaign.objects.filter(name=name).first()
     if campaign is not None and Run.objects.filter(campaign=campaign).count() == len(run_paths) and \
@@ -171,13 +162,6 @@ def analyze() -> None:
         cursor.execute("ANALYZE pooling_runentry, assessor_judgment, assessor_assignment")
 
 
-def timed(fn, *a, **kw):
-    """(wall seconds, CPU seconds of this process, fn's result)."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = fn(*a, **kw)
-    return time.perf_counter() - wall, time.process_time() - cpu, result
-
-
 def check(evaluation, expected: list[dict[str, float]]) -> bool:
     for scores, means in zip(evaluation.runs, expected, strict=True):
         for measure, value in means.items():
@@ -205,16 +189,16 @@ def main(argv: list[str]) -> int:
         paths["evaluate --campaign"] = lambda: evaluate_campaign(campaign=campaign)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in [*paths, "pytrec_eval direct"]}
     expected = reference(qrels, primes)
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average before: {harness.load()}")
     for r in range(args.rounds):
         line = []
         for name, fn in paths.items():
-            wall, cpu, evaluation = timed(fn)
+            wall, cpu, evaluation = harness.timed(fn)
             times[name].append((wall, cpu))
             line.append(f"{name} {wall:.3f} s (CPU {cpu:.3f} s)")
             if not check(evaluation, expected):
                 return 1
-        wall, cpu, _ = timed(reference, qrels, primes)
+        wall, cpu, _ = harness.timed(reference, qrels, primes)
         times["pytrec_eval direct"].append((wall, cpu))
         line.append(f"pytrec_eval direct {wall:.3f} s (CPU {cpu:.3f} s)")
         print(f"round {r + 1}: " + ", ".join(line))
@@ -228,7 +212,7 @@ def main(argv: list[str]) -> int:
         print(f"  {name}: {wall:.3f} s (CPU {cpu:.3f} s); ratio to pytrec_eval direct {ratio:.2f} "
               f"(goal <= {GOAL}: {'met' if ratio <= GOAL else 'MISSED'}), CPU ratio {cpu / cpu_ref:.2f}")
     print("means equal to pytrec_eval's within 1e-12 for every run and measure, on every path")
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after: {harness.load()}")
     return 0
 
 

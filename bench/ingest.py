@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import re
 import subprocess
 import sys
@@ -25,11 +23,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench"
+import harness
+from harness import note
+
 SEED = 2022
 # Everything the benchmark creates carries one of these names, so a reset never touches anything else.
 CAMPAIGN = "bench-ingest"
@@ -51,12 +49,8 @@ FLAT_FACTOR, FLAT_SLACK_KB = 1.5, 2048
 # --- set-up ------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40, help="Task 1 run files (default 40)")
-    parser.add_argument("--topics", type=int, default=100, help="topics per run, 1-100 (default 100)")
-    parser.add_argument("--depth", type=int, default=1000, help="rows per topic (default 1000)")
-    parser.add_argument("--posts", type=int, default=1_000_000, help="posts in Posts.xml (default 1,000,000)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out", help="where files are generated")
+    parser = harness.Parser(__doc__)
+    add_sizes(parser)
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile one run ingest, its collection check and one small Posts.xml "
                              "ingest (not timed)")
@@ -66,71 +60,27 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--path", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--name", help=argparse.SUPPRESS)
     parser.add_argument("--alternate", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if not args.child:
-        if not 1 <= args.topics <= 100:
-            parser.error("--topics must be 1-100: the ARQMath-3 Task 1 topic file has 100 topics")
-        if min(args.runs, args.depth, args.posts) < 1:
-            parser.error("--runs, --depth and --posts must be at least 1")
-    return args
+    return parser.parse(argv)
+
+
+def add_sizes(parser: harness.Parser) -> None:
+    """The generated inputs' sizes (bench/pooling.py reads the same files)."""
+    parser.count("runs", 40, "Task 1 run files")
+    parser.count("topics", 100, "topics per run, of the 100 ARQMath-3 Task 1 topics", most=100)
+    parser.count("depth", 1000, "rows per topic")
+    parser.count("posts", 1_000_000, "posts in the generated Posts.xml, which the runs rank")
 
 
 def setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-    os.environ.setdefault("DATABASE_URL", DEFAULT_DATABASE_URL)
-    if not os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
-        sys.exit("bench/ingest.py measures PostgreSQL COPY: set DATABASE_URL to a postgres:// URL")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+    harness.database_url(harness.DEFAULT_DATABASE_URL, "bench/ingest.py")
+    harness.setup_django()
 
 
 def ensure_database() -> None:
-    """Creates the database named in DATABASE_URL if missing, then applies the migrations.
-
-    A database migrated under an older, since rewritten migration history (migrations applied that are no
-    longer on disk) keeps its old tables whatever `migrate` says: it is made again from scratch if it holds
-    only what this benchmark creates, and refused otherwise.
-    """
-    from django.core.management import call_command
-    from django.db import connection
-    from django.db.migrations.loader import MigrationLoader
-
-    _server(create=True)
-    loader = MigrationLoader(connection)
-    stale = sorted(set(loader.applied_migrations) - set(loader.disk_migrations))
-    if stale:
-        names = ", ".join(f"{app}.{migration}" for app, migration in stale)
-        if not only_ours(raw=True):
-            sys.exit(f"{connection.settings_dict['NAME']} has migrations applied that are no longer on disk ({names}) "
-                     "and holds more than this benchmark's data: point DATABASE_URL at another database")
-        note(f"recreating {connection.settings_dict['NAME']}: its migration history was rewritten ({names})")
-        connection.close()
-        _server(create=True, drop=True)
-    call_command("migrate", interactive=False, verbosity=0)
+    """The database created and migrated (bench/harness.py), recreated after a rewritten migration history if it
+    holds only this benchmark's data; then its run-entry table checked against RunEntry."""
+    harness.ensure_database(only_ours=lambda: only_ours(raw=True))
     check_schema()
-
-
-def _server(*, create: bool, drop: bool = False) -> None:
-    """Drops and/or creates the database named in DATABASE_URL, through the server's own database."""
-    import psycopg2
-    from psycopg2 import sql
-
-    url = urlsplit(os.environ["DATABASE_URL"])
-    name = sql.Identifier(url.path.lstrip("/"))
-    server = psycopg2.connect(host=url.hostname, port=url.port or 5432, user=url.username,
-                              password=url.password, dbname="postgres")
-    server.autocommit = True  # CREATE and DROP DATABASE refuse to run inside a transaction
-    try:
-        with server.cursor() as cursor:
-            if drop:
-                cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(name))
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [url.path.lstrip("/")])
-            if create and cursor.fetchone() is None:
-                cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    finally:
-        server.close()
 
 
 def check_schema() -> None:
@@ -182,11 +132,6 @@ def describe_shape(shape: dict) -> str:
     foreign = [definition for kind, definition in shape["constraints"] if kind == "f"]
     parts.append("foreign keys: " + (", ".join(foreign) or "none"))
     return "; ".join(parts)
-
-
-def note(message: str) -> None:
-    """Progress goes to stderr so that stdout holds only the results."""
-    print(message, file=sys.stderr, flush=True)
 
 
 # --- input files (generated once per parameter set, then reused) -------------------------------
@@ -311,31 +256,8 @@ def create_reference_tables() -> dict[str, dict]:
 
 
 def server_facts() -> dict[str, str]:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('server_version'), current_setting('shared_buffers'), "
-                       "current_setting('synchronous_commit'), current_setting('max_wal_size')")
-        version, buffers, sync, wal = cursor.fetchone()
-    return {"postgresql": version, "shared_buffers": buffers, "synchronous_commit": sync, "max_wal_size": wal,
-            "python": platform.python_version(), "cores": str(os.cpu_count()), "code": code_version(),
-            "load_before": load()}
-
-
-def load() -> str:
-    """Load averages (1, 5, 15 min): something else busy on the machine shows here."""
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
-
-
-def code_version() -> str:
-    """The last commit that changed the product's code (pooling/, config/), marked when the working tree
-    differs from it (figures go with a version; a later docs-only commit does not change them)."""
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return done.stdout.strip() if done.returncode == 0 else ""
-
-    commit = git("log", "-1", "--format=%h", "--", "pooling", "config") or "unknown"
-    return commit + (" + uncommitted changes" if git("status", "--porcelain", "pooling", "config") else "")
+    """The machine and the PostgreSQL settings a load depends on; the code is pooling/ and config/."""
+    return harness.machine_facts("shared_buffers", "synchronous_commit", "max_wal_size", code=("pooling", "config"))
 
 
 def checkpoints() -> int:
@@ -463,27 +385,6 @@ def peak_rss_kb() -> int:
     return _status_kb("VmHWM")
 
 
-@dataclass
-class PhaseTimer:
-    """Wall time spent inside wrapped functions, to show where an ingest spends its time."""
-
-    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-
-    def wrap(self, owner: object, attribute: str, label: str) -> None:
-        original = getattr(owner, attribute, None)
-        if original is None:
-            return  # renamed in the product: its time shows under "other"
-
-        def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self.seconds[label] += time.perf_counter() - start
-
-        setattr(owner, attribute, timed)
-
-
 def child_main(args: argparse.Namespace) -> None:
     """Runs one product ingest and prints its seconds, rows, phases and peak RSS as one JSON line.
 
@@ -500,7 +401,7 @@ def child_main(args: argparse.Namespace) -> None:
     from pooling.services import runs as run_services
 
     connection.ensure_connection()  # connecting is not part of an ingest
-    timer = PhaseTimer()
+    timer = harness.PhaseTimer()
     # Names looked up in the service modules' globals at call time, and the commit that ends the ingest's
     # transaction.
     timer.wrap(run_services, "bulk_insert", "read, validate and COPY")
@@ -530,7 +431,7 @@ def child_main(args: argparse.Namespace) -> None:
         result.update(rows=done.row_count, check_seconds=time.perf_counter() - start, check_base_kb=check_base,
                       check_peak_kb=peak_rss_kb(), warnings=done.warnings, check_warnings=found)
     else:
-        result.update(rows=done["counts"]["posts"], warnings=done["warnings"])
+        result.update(rows=done.counts["posts"], warnings=done.warnings)
     print(RESULT_PREFIX + json.dumps(result), flush=True)
 
 
@@ -844,18 +745,15 @@ def main(argv: list[str]) -> None:
     run_results = measure_runs(runs, campaigns[CAMPAIGN])
     facts["checkpoints"] = f"{before_runs - before_posts} during Posts.xml, {checkpoints() - before_runs} during runs"
     big = measure_big_run(big_run, campaigns[BIG_CAMPAIGN])
-    facts["load_after"] = load()
+    facts["load_after"] = harness.load()
     sizes = {"posts_mb": posts_xml.stat().st_size / 1e6, "small_posts_mb": small_xml.stat().st_size / 1e6,
              "runs_mb": sum(p.stat().st_size for p, _ in runs) / 1e6, "big_run_mb": big_run.stat().st_size / 1e6}
     figures = report(args, facts, sizes, shapes, posts, run_results, big)
     if args.profile:
         profile_once(runs[0], campaigns[CAMPAIGN], small_xml, collections[PROFILE_COLLECTION])
     figures["wall_seconds"] = time.perf_counter() - started
-    # One file per benchmark run, so that repeated runs (the spread) are all kept.
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    results = out / f"results-{args.runs}x{args.topics}x{args.depth}-posts{args.posts}-{stamp}.json"
-    results.write_text(json.dumps(figures, indent=2), encoding="utf-8")
-    note(f"figures in {results}; whole benchmark took {figures['wall_seconds'] / 60:.1f} minutes")
+    harness.save(f"results-{args.runs}x{args.topics}x{args.depth}-posts{args.posts}", figures, out)
+    note(f"whole benchmark took {figures['wall_seconds'] / 60:.1f} minutes")
 
 if __name__ == "__main__":
     main(sys.argv[1:])

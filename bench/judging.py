@@ -1,51 +1,37 @@
-"""Judging benchmark: N simulated assessors against gunicorn on PostgreSQL, and a trivial view on the same server.
+"""Judging benchmark: N simulated assessors judging through gunicorn (production settings) on PostgreSQL.
 
-Starts gunicorn with the production settings on a free port, logs in up to 32 benchmark assessors through the
-login form and, for each N in --levels (1, 8, 16, 32), gives N of them the free topics of the demo's Task 1
-campaign, then measures for --seconds (after --warmup):
-
-- the trivial view `/healthz/` (no database, no session) from N client threads: the framework's limit;
-- the trivial signed-in view `/assess/session/` (session and user, nothing else) from the N assessors' browsers:
-  the floor of any assessor's page, a second reference reported beside the first;
-- the judging loop from N client threads, one assessor each, as a browser does it: GET the judging page (200),
-  POST a grade (302 straight to the next unjudged item's page, which the next loop GETs); an assignment starts
-  with its continue URL (302 to its next unjudged item), and a server that answers a POST with the continue URL
-  (as the server did up to 59ac487) is followed there too. Throughput counts every one of these requests;
-  latency is given per kind and per loop.
+Starts gunicorn on a free port, logs in up to 32 benchmark assessors through the login form and, for each N in
+--levels (1, 8, 16, 32), gives N of them the free topics of the demo's Task 1 campaign, then runs for --seconds (after
+--warmup) the judging loop from N client threads, one assessor each, as a browser does it: GET the judging page
+(200), POST a grade (302 straight to the next unjudged item's page, which the next loop GETs); an assignment starts
+with its continue URL (302 to its next unjudged item). Latency p50/p95/p99 per request kind (continue, page, POST);
+the goal (issue 15): p95 of the page and the POST under 100 ms at 16 assessors.
 
 The product sanitizes a topic's collection HTML into the cache when the topic is assigned (a background job:
 assessor.services.judging_cache_warm). Each level clears the cache (its Redis database) and then assigns, and the
 assignments run that job here, in this process, as the product does with no Redis: the pages find their fragments
 ready, as in normal use. With --cold the cache is cleared again after the assignments, so that every page sanitizes
-its new answer on the request path (how every figure before the warm-up was measured).
+its new answer on the request path.
 
-After each level the database must hold exactly one judgment (and one revision) per POST that got a redirect.
-After the levels, a double-submit check sends the same POST twice, in a row and at the same moment, for some
-items: one judgment each. Last, an in-process check (django.test.Client) counts the SQL queries of each request
-kind and times it server-side (the continue URL in every loop, though the POSTs skip it). Client, gunicorn and
+Checks that must hold whatever the speed: after each level the database holds exactly one judgment, one revision and
+one completed visit per POST that got a redirect (0 lost, 0 duplicated); after the levels, the same POST sent twice,
+in a row and at the same moment, for some items, keeps one judgment each. Last, an in-process check
+(django.test.Client) counts the SQL queries of each request kind and times it server-side. Client, gunicorn and
 PostgreSQL CPU are measured per level from /proc, since all three share the machine. Results land in
 docs/benchmarks.md ("Judging").
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_judging .venv/bin/python bench/judging.py
-    DATABASE_URL=... .venv/bin/python bench/judging.py --levels 1 8 --seconds 3 --warmup 1   # quick check
-    DATABASE_URL=... .venv/bin/python bench/judging.py --cold     # no warm-up: bleach on every page, as before
+    DATABASE_URL=... .venv/bin/python bench/judging.py --levels 2 --seconds 2 --warmup 1   # quick check
 """
 from __future__ import annotations
 
 import argparse
 import http.client
-import json
-import math
 import os
-import platform
 import random
 import re
-import secrets
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -53,13 +39,11 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from http.cookies import SimpleCookie
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness
+from harness import note
 
-import ingest as bench_ingest  # noqa: E402  (bench/ingest.py: database creation and migration, load average)
-
-ROOT = bench_ingest.ROOT
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_judging"
 # A Redis database of its own: production caches sanitized HTML there, and it is cleared before each level so
 # that every level starts from the same state (then warmed by the assignments' job, unless --cold).
@@ -69,15 +53,11 @@ USERNAME = "benchjudge{:02d}"
 PASSWORD = "bench-judging-not-secret"
 MAX_ASSESSORS = 32
 GOAL_P95_MS, GOAL_LEVEL = 100.0, 16     # issue 15: p95 of the page and the POST under 100 ms at 16 assessors
-TURKLE = "Turkle: task page about 190 requests/s; next task handed out in a median 200 ms to 8 assessors"
 KINDS = ("next", "page", "post")
-IN_PROCESS = (*KINDS, "healthz", "session")
-SESSION_URL = "/assess/session/"
 IN_PROCESS_LOOPS = 60
-NOISE_CORES = 0.2  # "other" CPU above this in a phase: something else competed for the machine
+NOISE_CORES = 0.2  # "other" CPU above this during the judging: something else competed for the machine
 CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
 GRADES = ["3", "2", "1", "0", "0", "0", "DK"]
-note = bench_ingest.note
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -85,7 +65,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 16, 32],
                         help=f"numbers of concurrent assessors, 1-{MAX_ASSESSORS} (default 1 8 16 32)")
-    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per phase (default 10)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per level (default 10)")
     parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured seconds before each (default 2)")
     parser.add_argument("--workers", type=int, default=2 * cores + 1,
                         help=f"gunicorn workers (default 2 x cores + 1 = {2 * cores + 1})")
@@ -97,7 +77,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="clear the cache after the assignments' warm-up job: every page sanitizes its answer")
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile the in-process judging pages and print the top functions")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out", help="where the JSON result goes")
     args = parser.parse_args(argv)
     if not all(1 <= n <= MAX_ASSESSORS for n in args.levels):
         parser.error(f"--levels must be 1-{MAX_ASSESSORS}")
@@ -108,52 +87,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 # --- set-up ------------------------------------------------------------------------------------
 
-def server_environment() -> dict[str, str]:
-    """The environment of gunicorn and of this process: production settings, with plain http on 127.0.0.1."""
-    url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
-    if not url.startswith(("postgres://", "postgresql://")):
-        sys.exit("bench/judging.py measures the service on PostgreSQL: set DATABASE_URL to a postgres:// URL")
-    if urlsplit(url).path.lstrip("/") in {"assess", "test_assess", "assess_bench"}:
-        sys.exit("bench/judging.py creates users and deletes their judgments: point DATABASE_URL at a database "
-                 "of its own (default assess_bench_judging)")
-    return {
-        # Production's settings, for gunicorn and this process.
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DATABASE_URL": url,
-        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL),
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_COOKIES": "false",  # session and CSRF cookies over plain http
-        # Filled by collectstatic (main): the production storage names each file by its hash from the manifest.
-        "STATIC_ROOT": tempfile.mkdtemp(prefix="bench-judging-static-"),
-    }
-
-
-def code_version() -> str:
-    """The last commit that changed the code that serves a judging page, marked when the working tree differs."""
-    paths = ["assessor", "pooling", "config", "templates"]
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return done.stdout.strip() if done.returncode == 0 else ""
-
-    commit = git("log", "-1", "--format=%h", "--", *paths) or "unknown"
-    return commit + (" + uncommitted changes" if git("status", "--porcelain", *paths) else "")
-
-
-def machine_facts() -> dict[str, str]:
-    import django
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('server_version'), current_setting('shared_buffers'), "
-                       "current_setting('synchronous_commit'), current_setting('max_connections')")
-        version, buffers, sync, max_connections = cursor.fetchone()
-    return {"cores": str(os.cpu_count()), "python": platform.python_version(), "django": django.get_version(),
-            "postgresql": version, "shared_buffers": buffers, "synchronous_commit": sync,
-            "max_connections": max_connections, "code": code_version(), "load_before": bench_ingest.load()}
-
-
 def demo_campaign():
     """The demo's Task 1 campaign, loaded first (once) when missing."""
     from pooling.demo.load import demo_load
@@ -162,7 +95,7 @@ def demo_campaign():
     campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
     if campaign is None:
         note("loading the demo (once)")
-        out = ROOT / "bench" / "out" / "judging-demo"
+        out = harness.OUT / "judging-demo"
         demo_load(out_dir=out, passwords_file=out / "demo-passwords.txt")
         campaign = Campaign.objects.get(name=DEMO_CAMPAIGN)
     return campaign
@@ -252,33 +185,6 @@ def assign_level(campaign, users: list, topics: list, *, cold: bool) -> tuple[di
     if cold:
         clear_cache()
     return assignments, {"seconds": seconds, "left": left, "cold": cold}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_gunicorn(env: dict[str, str], *, workers: int, threads: int, log: Path) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(workers), "--worker-class", "gthread" if threads > 1 else "sync",
-               "--threads", str(threads), "--timeout", "120",
-               "--no-control-socket"]  # the default socket path in $HOME is shared with any other gunicorn
-    with open(log, "wb") as sink:
-        server = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=sink, stderr=sink)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            sys.exit(f"gunicorn stopped at start-up (exit {server.returncode}); see {log}")
-        try:
-            if Browser(port).request("GET", "/healthz/").status == 200:
-                return server, port
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    sys.exit(f"gunicorn did not answer /healthz/ within 60 s; see {log}")
 
 
 # --- the client ---------------------------------------------------------------------------------
@@ -466,19 +372,6 @@ def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: ra
     return record
 
 
-def trivial_loop(browser: Browser, stop: float, path: str = "/healthz/", kind: str = "healthz",
-                 form: Callable[[], dict[str, str]] | None = None) -> Record:
-    """GETs `path` until `stop`; POSTs form() to it instead when `form` is given."""
-    record = Record()
-    while time.perf_counter() < stop:
-        response = browser.request("GET", path) if form is None else browser.request("POST", path, form())
-        if response.status != 200:
-            record.error(f"{kind} {response.status}")
-            break
-        record.requests.append((kind, response.start, response.end))
-    return record
-
-
 # --- CPU accounting -----------------------------------------------------------------------------
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -557,61 +450,35 @@ def timed_phase(count: int, work: Callable[[int, float], Record], *, warmup: flo
     return records, window_start, stop, cpu_used(snapshots["before"], snapshots["after"])
 
 
-def percentile(values: list[float], p: float) -> float:
-    """Nearest-rank percentile of `values` (seconds) in milliseconds; NaN when empty."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return 1000 * ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
-
-
 def summarize(records: list[Record], window_start: float, stop: float) -> dict:
-    """Requests answered inside the window: throughput and latency per kind, loops, errors."""
+    """Requests answered inside the window: throughput, latency (ms) per kind and per loop, errors."""
     seconds = stop - window_start
     inside = [(kind, end - start) for r in records for kind, start, end in r.requests if window_start <= end <= stop]
     loops = [(page_end - start, post_end - start) for r in records for start, page_end, post_end in r.loops
              if window_start <= post_end <= stop]
-    latency = {}
-    for kind in {kind for kind, _ in inside}:
-        values = [value for k, value in inside if k == kind]
-        latency[kind] = {"count": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
-                         "p99": percentile(values, 99)}
     errors: dict[str, int] = {}
     for r in records:
         for what, n in r.errors.items():
             errors[what] = errors.get(what, 0) + n
     return {"requests_per_second": len(inside) / seconds, "loops_per_second": len(loops) / seconds,
-            "latency": latency, "errors": errors, "posts_ok": sum(r.posts_ok for r in records),
-            "loop": {"p50": percentile([b for _, b in loops], 50), "p95": percentile([b for _, b in loops], 95)},
-            "handout": {"p50": percentile([a for a, _ in loops], 50), "p95": percentile([a for a, _ in loops], 95)}}
+            "latency": {kind: harness.spread([v for k, v in inside if k == kind], 1000)
+                        for kind in {kind for kind, _ in inside}},
+            "errors": errors, "posts_ok": sum(r.posts_ok for r in records),
+            "loop": harness.spread([b for _, b in loops], 1000), "handout": harness.spread([a for a, _ in loops], 1000)}
 
 
-def run_level(n: int, *, port: int, server_pid: int, browsers: list[Browser], campaign, users: list, topics: list,
+def run_level(n: int, *, server_pid: int, browsers: list[Browser], campaign, users: list, topics: list,
               args: argparse.Namespace) -> dict:
-    note(f"N = {n}: assigning {len(topics)} topics to {n} assessors, trivial views then judging")
+    note(f"N = {n}: assigning {len(topics)} topics to {n} assessors, then judging")
     assignments, warm = assign_level(campaign, users[:n], topics, cold=args.cold)
-    trivial = [Browser(port) for _ in range(n)]
-    records, start, stop, cpu_trivial = timed_phase(
-        n, lambda i, stop: trivial_loop(trivial[i], stop), warmup=args.warmup, seconds=args.seconds,
-        server_pid=server_pid)
-    healthz = summarize(records, start, stop)
-    records, start, stop, cpu_session = timed_phase(
-        n, lambda i, stop: trivial_loop(browsers[i], stop, SESSION_URL, "session"), warmup=args.warmup,
-        seconds=args.seconds, server_pid=server_pid)
-    session = summarize(records, start, stop)
     rngs = [random.Random(1000 * n + i) for i in range(n)]
-    records, start, stop, cpu_judging = timed_phase(
+    records, start, stop, cpu = timed_phase(
         n, lambda i, stop: assessor_loop(browsers[i], assignments[users[i].pk], stop, rngs[i]),
         warmup=args.warmup, seconds=args.seconds, server_pid=server_pid)
     judging = summarize(records, start, stop)
     counts = judged_counts(users)
     ok = counts["judgments"] == counts["revisions"] == counts["completed_visits"] == judging["posts_ok"]
-    return {"n": n, "warm": warm, "healthz": healthz, "session": session, "judging": judging,
-            "cpu_healthz": cpu_trivial, "cpu_session": cpu_session, "cpu_judging": cpu_judging,
-            "db": counts, "db_ok": ok,
-            "ratio": judging["requests_per_second"] / healthz["requests_per_second"],
-            "ratio_session": judging["requests_per_second"] / session["requests_per_second"],
-            "ratio_session_healthz": session["requests_per_second"] / healthz["requests_per_second"]}
+    return {"n": n, "warm": warm, "judging": judging, "cpu": cpu, "db": counts, "db_ok": ok}
 
 
 # --- double submits -------------------------------------------------------------------------------
@@ -676,7 +543,7 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold
     client.force_login(users[0])
     rng = random.Random(7)
     profiler = cProfile.Profile() if profile else None
-    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in IN_PROCESS}
+    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in KINDS}
     statements: dict[str, list[str]] = {}
     url, posted = continue_url(assignments[users[0].pk][0]), ""
 
@@ -726,8 +593,6 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold
         post = measure("post", lambda target=target, form=form: client.post(target, form))
         posted = post["Location"]
         after = "?after=" + target.rstrip("/").rsplit("/", 1)[1]
-        measure("healthz", lambda: client.get("/healthz/"))
-        measure("session", lambda: client.get(SESSION_URL))
     result = {kind: {"queries": statistics.median(f["queries"]), "ms": statistics.median(f["ms"]),
                      "db_ms": statistics.median(f["db_ms"]), "statements": statements[kind]}
               for kind, f in figures.items()}
@@ -761,68 +626,38 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
            topics: int, items: int) -> list[str]:
     kind = "gthread" if args.threads > 1 else "sync"
     lines = [
-        f"Judging benchmark: gunicorn {args.workers} {kind} workers" + (f" x {args.threads} threads"
-                                                                          if args.threads > 1 else "")
+        f"Judging benchmark: gunicorn {args.workers} {kind} workers"
+        + (f" x {args.threads} threads" if args.threads > 1 else "")
         + f", production settings, PostgreSQL {facts['postgresql']}, Redis cache; {args.warmup:g} s warm-up + "
-        f"{args.seconds:g} s measured per phase",
+        f"{args.seconds:g} s measured per level",
         f"{facts['cores']} cores shared by client, gunicorn and PostgreSQL; Python {facts['python']}, Django "
         f"{facts['django']}; shared_buffers {facts['shared_buffers']}, synchronous_commit "
         f"{facts['synchronous_commit']}; code {facts['code']}; load average before {facts['load_before']}, after "
         f"{facts['load_after']}",
-        f"campaign '{DEMO_CAMPAIGN}': {topics} free topics, {items:,} items, dealt out to the N assessors at each "
-        "level; a judging loop = GET judging page (200) + POST grade (302 to the next item's page; continue URL "
-        "(302) when an assignment starts or the server sends the POST there)",
-        ("COLD cache: cleared after the assignments' warm-up job, so every page sanitizes its new answer (bleach on "
-         "the request path)" if args.cold else
-         "WARM cache, as in the product: each level's assignments ran the cache warm-up job (in this process), so the "
-         "pages find their sanitized HTML ready; --cold measures without it") + "; assign + warm-up s per level: "
-        + ", ".join(f"N = {level['n']} {level['warm']['seconds']:.1f}" for level in levels)
-        + "; fragments a second warm-up still found missing: "
-        + ", ".join(str(level["warm"]["left"]) for level in levels),
+        f"campaign '{DEMO_CAMPAIGN}': {topics} free topics, {items:,} items dealt out to the N assessors; "
+        + ("COLD cache (cleared after the assignments' warm-up job)" if args.cold else
+           "WARM cache (the assignments' warm-up job ran)") + "; assign + warm-up s: "
+        + ", ".join(f"N = {level['n']} {level['warm']['seconds']:.1f}" for level in levels),
         "",
-        f"{'N':>3} {'loops/s':>8} {'judging req/s':>14} {'healthz req/s':>14} {'ratio':>6}   "
-        + "   ".join(f"{k + ' p50/p95/p99 ms':>24}" for k in KINDS) + f"   {'loop p50/p95':>13}",
     ]
+    rows = []
     for level in levels:
-        judging, healthz = level["judging"], level["healthz"]
-        cells = []
-        for k in KINDS:
-            lat = judging["latency"].get(k)
-            cells.append(f"{lat['p50']:7.1f} {lat['p95']:7.1f} {lat['p99']:7.1f}" if lat else f"{'-':>23}")
-        lines.append(f"{level['n']:>3} {judging['loops_per_second']:>8.1f} {judging['requests_per_second']:>14.1f} "
-                     f"{healthz['requests_per_second']:>14.1f} {level['ratio']:>6.2f}   " + "   ".join(
-                         f"{c:>24}" for c in cells) + f"   {judging['loop']['p50']:6.1f} {judging['loop']['p95']:6.1f}")
-    lines += ["", f"second reference, the signed-in trivial view {SESSION_URL} (session and user) from the assessors' "
-              "browsers: req/s, judging req/s over it, p50/p95 ms"]
-    for level in levels:
-        s = level["session"]
-        lat = s["latency"].get("session", {"p50": float("nan"), "p95": float("nan")})
-        lines.append(f"  N = {level['n']:>2}: {s['requests_per_second']:.1f} req/s, judging / session "
-                     f"{level['ratio_session']:.2f}, {lat['p50']:.1f} / {lat['p95']:.1f} ms")
-    lines += ["", "healthz latency p50/p95 ms and CPU (cores busy on average in the window: client / gunicorn / "
-              "PostgreSQL backends of this database / anything else, of " + facts["cores"] + "):"]
-    for level in levels:
-        h = level["healthz"]["latency"].get("healthz", {"p50": float("nan"), "p95": float("nan")})
-        lines.append(f"  N = {level['n']:>2}: healthz {h['p50']:.1f} / {h['p95']:.1f} ms; CPU healthz "
-                     + _cpu(level["cpu_healthz"]) + "; session " + _cpu(level["cpu_session"])
-                     + "; judging " + _cpu(level["cpu_judging"])
-                     + f"; item shown (continue URL, if any, + page) p50 {level['judging']['handout']['p50']:.1f} ms")
-    other = max(max(level[k]["other"] for k in ("cpu_healthz", "cpu_session", "cpu_judging"))
-                for level in levels)
+        judging, used = level["judging"], level["cpu"]
+        busy = used["client"] + used["gunicorn"] + used["postgres"]
+        rows.append([level["n"], f"{judging['requests_per_second']:.1f}", f"{judging['loops_per_second']:.1f}",
+                     *(" / ".join(f"{lat[p]:.1f}" for p in ("p50", "p95", "p99"))
+                       if (lat := judging["latency"].get(k)) else "-" for k in KINDS),
+                     " / ".join(f"{used[who]:.2f}" for who in ("client", "gunicorn", "postgres", "other")),
+                     f"{1000 * busy / judging['requests_per_second']:.1f}" if judging["requests_per_second"] else "-"])
+    lines.append(harness.table(["N", "req/s", "loops/s", "continue p50 / p95 / p99 ms", "page p50 / p95 / p99 ms",
+                                "POST p50 / p95 / p99 ms", "CPU cores: client / gunicorn / PostgreSQL / other",
+                                "CPU ms per request"], rows))
+    other = max(level["cpu"]["other"] for level in levels)
     if other > NOISE_CORES:
-        lines.append(f"  NOISE: other processes kept up to {other:.2f} of {facts['cores']} cores busy during a phase")
-    lines += ["", "CPU per request (client + gunicorn + PostgreSQL, ms): what each request costs the machine, whatever "
-              "else runs on it; healthz's over each one's is the ratio the throughputs tend to on a machine the three "
-              "have to themselves (all cores busy):"]
-    for level in levels:
-        cost = {kind: cpu_per_request(level, kind) for kind in ("healthz", "session", "judging")}
-        lines.append(f"  N = {level['n']:>2}: " + ", ".join(f"{kind} {ms:.2f}" for kind, ms in cost.items())
-                     + "; healthz / it: " + ", ".join(f"{kind} {cost['healthz'] / cost[kind]:.2f}"
-                                                      for kind in ("session", "judging")))
+        lines.append(f"NOISE: other processes kept up to {other:.2f} of {facts['cores']} cores busy")
     lines += ["", "database after each level (judgments / revisions / completed visits against POSTs redirected):"]
     for level in levels:
-        db = level["db"]
-        errors = level["judging"]["errors"] or level["healthz"]["errors"] or level["session"]["errors"]
+        db, errors = level["db"], level["judging"]["errors"]
         lines.append(f"  N = {level['n']:>2}: {db['judgments']} / {db['revisions']} / {db['completed_visits']} "
                      f"against {level['judging']['posts_ok']}: {'OK' if level['db_ok'] else 'MISMATCH'}"
                      + (f"; client errors {errors}" if errors else ""))
@@ -831,46 +666,34 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
                  f"{double['db']['revisions']} revisions: {'OK' if double['ok'] else 'MISMATCH'}")
     lines += ["", f"in process (django.test.Client, no HTTP; medians of {IN_PROCESS_LOOPS} loops): server-side ms, "
               "of which waiting for PostgreSQL, and the queries"]
-    for k in IN_PROCESS:
+    for k in KINDS:
         f = inproc[k]
-        lines.append(f"  {k:<7} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, {f['queries']:g} queries: "
+        lines.append(f"  {k:<5} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, {f['queries']:g} queries: "
                      + ", ".join(f["statements"]))
     lines.append(f"  judging page {inproc['page_bytes']:,} bytes")
     lines += ["", "goals:"]
     at_goal = next((level for level in levels if level["n"] == GOAL_LEVEL), None)
     if at_goal is not None:
-        worst = max(lat["p95"] for k, lat in at_goal["judging"]["latency"].items() if k in KINDS)
-        lines.append(f"  N = {GOAL_LEVEL}: slowest p95 of continue / page / POST {worst:.1f} ms, goal < "
-                     f"{GOAL_P95_MS:g} ms: {'met' if worst < GOAL_P95_MS else 'MISSED'}")
+        worst = max(lat["p95"] for k, lat in at_goal["judging"]["latency"].items() if k in ("page", "post"))
+        lines.append(f"  N = {GOAL_LEVEL}: slowest p95 of page / POST {worst:.1f} ms, goal < {GOAL_P95_MS:g} ms: "
+                     + ("met" if worst < GOAL_P95_MS else "MISSED"))
     consistent = all(level["db_ok"] for level in levels) and double["ok"]
-    lines.append(f"  one judgment per redirected POST: {'OK' if consistent else 'MISMATCH'}")
-    lines.append(f"  for scale, {TURKLE}")
+    lines.append(f"  one judgment per redirected POST (0 lost, 0 duplicated): {'OK' if consistent else 'MISMATCH'}")
     return lines
-
-
-def cpu_per_request(level: dict, kind: str) -> float:
-    """Milliseconds of client, gunicorn and PostgreSQL CPU per request answered in a phase of the level."""
-    used = level[f"cpu_{kind}"]
-    return 1000 * (used["client"] + used["gunicorn"] + used["postgres"]) / level[kind]["requests_per_second"]
-
-
-def _cpu(used: dict[str, float]) -> str:
-    return " / ".join(f"{used[who]:.2f}" for who in ("client", "gunicorn", "postgres", "other"))
 
 
 # --- main -----------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
-    env = server_environment()
+    harness.database_url(DEFAULT_DATABASE_URL, "bench/judging.py")
+    env = harness.production_environment(redis_url=os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL))
     os.environ.update(env)
-    bench_ingest.setup_django()
-    from django.core.management import call_command
-
-    call_command("collectstatic", "--noinput", verbosity=0)
+    harness.setup_django()
+    harness.collect_static()
     run_jobs_here()
     started = time.perf_counter()
-    bench_ingest.ensure_database()
+    harness.ensure_database()
     campaign = demo_campaign()
     users = bench_users(MAX_ASSESSORS)
     topics = free_topics(campaign, users)
@@ -879,30 +702,25 @@ def main(argv: list[str]) -> None:
     items = PoolItem.objects.filter(topic__in=topics).count()
     if len(topics) < max(args.levels):
         sys.exit(f"only {len(topics)} topics of '{DEMO_CAMPAIGN}' are free for the benchmark's assessors")
-    facts = machine_facts()
-    args.out.mkdir(parents=True, exist_ok=True)
-    server, port = start_gunicorn(env, workers=args.workers, threads=args.threads,
-                                  log=args.out / "judging-gunicorn.log")
+    facts = harness.machine_facts("shared_buffers", "synchronous_commit", "max_connections")
+    server, port = harness.start_gunicorn(env, workers=args.workers, threads=args.threads,
+                                          log=harness.OUT / "judging-gunicorn.log")
     try:
         note(f"gunicorn pid {server.pid} on port {port}; logging in {max(args.levels)} assessors")
         browsers = in_parallel(max(args.levels), lambda n: login(port, users[n].username))
-        levels = [run_level(n, port=port, server_pid=server.pid, browsers=browsers, campaign=campaign,
-                            users=users, topics=topics, args=args) for n in args.levels]
+        levels = [run_level(n, server_pid=server.pid, browsers=browsers, campaign=campaign, users=users,
+                            topics=topics, args=args) for n in args.levels]
         note("double-submit check")
         double = double_submit_check(port=port, browsers=browsers, campaign=campaign, users=users[:len(browsers)],
                                      topics=topics, items=args.double_submits)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        harness.stop(server)
     note("in-process check")
     inproc = in_process_check(campaign=campaign, users=users, topics=topics, profile=args.profile, cold=args.cold)
-    facts["load_after"] = bench_ingest.load()
+    facts["load_after"] = harness.load()
     print("\n".join(report(args, facts, levels, double, inproc, len(topics), items)))
-    result = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "levels": levels,
-              "double_submits": double, "in_process": inproc, "wall_seconds": time.perf_counter() - started}
-    path = args.out / f"judging-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    path.write_text(json.dumps(result, indent=2), encoding="utf-8")
-    note(f"figures in {path}; took {result['wall_seconds'] / 60:.1f} minutes")
+    harness.save("judging", {"args": vars(args), "facts": facts, "levels": levels, "double_submits": double,
+                             "in_process": inproc, "wall_seconds": time.perf_counter() - started})
 
 
 if __name__ == "__main__":

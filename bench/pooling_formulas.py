@@ -28,11 +28,10 @@ from array import array
 from bisect import bisect_right
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness
+import ingest as bench_ingest  # the generated inputs (topic files), with their seed
+from harness import note
 
-import ingest as bench_ingest  # noqa: E402  (bench/ingest.py: Django set-up, database, machine facts)
-
-ROOT = bench_ingest.ROOT
 SEED = bench_ingest.SEED
 CAMPAIGN = "bench-pooling-formulas"
 COLLECTION = "bench-pooling-formulas"
@@ -41,23 +40,16 @@ POSTS = 1_500_000  # the collection the index's post ids come from (ids 1..POSTS
 CANDIDATES = 1500  # visual ids a topic's runs draw from
 NOISE = 150.0  # how far (in candidate positions) a run moves a visual id: runs agree at the top, not exactly
 PARETO_ALPHA, MAX_INSTANCES = 1.16, 3000  # instances per visual id: mean about 5, median 1, a few thousands
-note = bench_ingest.note
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--formulas", type=int, default=5_000_000, help="formula index rows (default 5,000,000)")
-    parser.add_argument("--runs", type=int, default=40, help="Task 2 run files (default 40)")
-    parser.add_argument("--topics", type=int, default=100, help="topics per run, 1-100 (default 100)")
-    parser.add_argument("--depth", type=int, default=1000, help="rows per topic (default 1000)")
-    parser.add_argument("--rounds", type=int, default=3, help="timed pool builds (default 3)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out", help="where files are generated")
-    args = parser.parse_args(argv)
-    if not 1 <= args.topics <= 100:
-        parser.error("--topics must be 1-100: the ARQMath-3 Task 2 topic file has 100 topics")
-    if min(args.formulas, args.runs, args.depth, args.rounds) < 1:
-        parser.error("--formulas, --runs, --depth and --rounds must be at least 1")
-    return args
+    parser = harness.Parser(__doc__)
+    parser.count("formulas", 5_000_000, "formula index rows")
+    parser.count("runs", 40, "Task 2 run files")
+    parser.count("topics", 100, "topics per run, of the 100 ARQMath-3 Task 2 topics", most=100)
+    parser.count("depth", 1000, "rows per topic")
+    parser.count("rounds", 3, "timed pool builds")
+    return parser.parse(argv)
 
 
 # --- input files (generated once per parameter set, then reused) -------------------------------
@@ -199,27 +191,27 @@ def _delete_campaign(campaign) -> None:
     campaign.delete()
 
 
-def campaign_with_runs(topics_xml: Path, topic_count: int, files: list[tuple[Path, bool]],
-                       rows: int) -> tuple[object, float | None]:
-    """The formulas campaign holding exactly `files` (ingested if it does not); (campaign, ingest seconds)."""
+def campaign_with_runs(name: str, topics_xml: Path, topic_count: int, files: list[tuple[Path, bool]], rows: int,
+                       **settings) -> tuple[object, float | None]:
+    """The campaign `name` (collection `name`, `settings`) holding exactly `files` (names, alternate flags,
+    checksums, rows) and `topic_count` topics; made again, its runs ingested, when it does not. Returns it with the
+    seconds of the runs' ingest, None when reused. bench/pooling.py's campaign too."""
     from pooling import services
     from pooling.models import Campaign, RunEntry
     from pooling.services.runs import file_checksum
 
-    campaign = Campaign.objects.filter(name=CAMPAIGN).first()
+    campaign = Campaign.objects.filter(name=name).first()
     if campaign is not None:
-        runs = {name: (alternate, checksum)
-                for name, alternate, checksum in campaign.runs.values_list("name", "alternate", "checksum")}
+        runs = {run: (alternate, checksum)
+                for run, alternate, checksum in campaign.runs.values_list("name", "alternate", "checksum")}
         if (runs == {path.stem: (alternate, file_checksum(path)) for path, alternate in files}
                 and RunEntry.objects.filter(run__campaign=campaign).count() == rows
                 and campaign.topics.count() == topic_count):
-            note(f"reusing campaign {CAMPAIGN} ({len(runs)} runs, {rows:,} rows)")
+            note(f"reusing campaign {name} ({len(runs)} runs, {rows:,} rows)")
             return campaign, None
-        note(f"campaign {CAMPAIGN} holds other runs: deleting it")
+        note(f"campaign {name} holds other runs: deleting it")
         _delete_campaign(campaign)
-    campaign = services.campaign_create(name=CAMPAIGN, task="formulas", collection_name=COLLECTION,
-                                        primary_depth=DEPTH, alternate_depth=ALTERNATE_DEPTH,
-                                        instances=INSTANCES, selection="rr-vote")
+    campaign = services.campaign_create(name=name, collection_name=name, **settings)
     services.topics_ingest(campaign=campaign, path=topics_xml)
     start = time.perf_counter()
     for n, (path, alternate) in enumerate(files, 1):
@@ -231,13 +223,13 @@ def campaign_with_runs(topics_xml: Path, topic_count: int, files: list[tuple[Pat
 # --- measurements ------------------------------------------------------------------------------
 
 def timed_pool_build(campaign) -> tuple[float, dict]:
+    """Seconds of one pool_build (one transaction: committed when it returns), and its result."""
     from pooling import services
     from pooling.models import Campaign
 
-    campaign = Campaign.objects.get(pk=campaign.pk)
-    start = time.perf_counter()
-    result = services.pool_build(campaign=campaign)  # one transaction: committed when it returns
-    return time.perf_counter() - start, result
+    seconds, _cpu, result = harness.timed(services.pool_build, campaign=Campaign.objects.get(pk=campaign.pk),
+                                          judged_items={})
+    return seconds, result
 
 
 def instrumented_pool_build(campaign) -> dict[str, float]:
@@ -245,41 +237,19 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
     entries with their visual ids (time spent waiting for its rows, first read and deeper reads together), the
     deletes and the bulk inserts. What is left is Python: cutting the runs, pooling, rr-vote selection, display
     order, building rows."""
+    from pooling import ranking
     from pooling.services import pools
 
-    spent = dict.fromkeys(("entries with visual ids query", "delete old pool", "insert pool rows"), 0.0)
-    originals = {"rows": pools._formula_rows, "delete": pools._pool_delete, "bulk": pools.bulk_insert}
-
-    def timed(key, function):
-        def wrapper(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return function(*args, **kwargs)
-            finally:
-                spent[key] += time.perf_counter() - start
-        return wrapper
-
-    def rows(*args, **kwargs):
-        iterator = iter(originals["rows"](*args, **kwargs))
-        while True:
-            start = time.perf_counter()
-            try:
-                row = next(iterator)
-            except StopIteration:
-                spent["entries with visual ids query"] += time.perf_counter() - start
-                return
-            spent["entries with visual ids query"] += time.perf_counter() - start
-            yield row
-
-    pools._formula_rows = rows
-    pools._pool_delete = timed("delete old pool", originals["delete"])
+    timer = harness.PhaseTimer()
+    timer.wrap(ranking, "_formula_rows", "entries with visual ids query", iterator=True)
+    timer.wrap(pools, "_pool_delete", "delete old pool")
     # bulk_insert (COPY) stores the items and then the instances; the item pks are read back in between.
-    pools.bulk_insert = timed("insert pool rows", originals["bulk"])
+    timer.wrap(pools, "bulk_insert", "insert pool rows")
     try:
         total, _result = timed_pool_build(campaign)
     finally:
-        pools._formula_rows = originals["rows"]
-        pools._pool_delete, pools.bulk_insert = originals["delete"], originals["bulk"]
+        timer.restore()
+    spent = dict(timer.seconds)
     spent["python (the rest)"] = total - sum(spent.values())
     spent["total"] = total
     return spent
@@ -297,17 +267,20 @@ def pool_counts(campaign) -> dict[str, int]:
 
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
-    bench_ingest.setup_django()
+    harness.database_url(harness.DEFAULT_DATABASE_URL, "bench/pooling_formulas.py")
+    harness.setup_django()
     started = time.perf_counter()
-    bench_ingest.ensure_database()
+    harness.ensure_database()
     out = args.out.resolve()
     index, starts = index_file(out, args.formulas)
     topics_xml, topic_ids = bench_ingest.topics_file(out, args.topics, task=2)
     files = run_files(out, index, starts, runs=args.runs, topic_ids=topic_ids, depth=args.depth)
     rows = sum(1 for path, _ in files for _ in open(path, encoding="utf-8"))
     _collection, index_seconds = collection_with_index(index, starts)
-    campaign, ingest_seconds = campaign_with_runs(topics_xml, len(topic_ids), files, rows)
-    facts = bench_ingest.server_facts()
+    campaign, ingest_seconds = campaign_with_runs(CAMPAIGN, topics_xml, len(topic_ids), files, rows, task="formulas",
+                                                  primary_depth=DEPTH, alternate_depth=ALTERNATE_DEPTH,
+                                                  instances=INSTANCES, selection="rr-vote")
+    facts = harness.machine_facts(code=("pooling", "config"))
     seconds: list[float] = []
     result: dict = {}
     for round_ in range(1, args.rounds + 1):
@@ -317,9 +290,9 @@ def main(argv: list[str]) -> None:
     note("pool_build, instrumented")
     parts = instrumented_pool_build(campaign)
     counts = pool_counts(campaign)
-    facts["load_after"] = bench_ingest.load()
-    overflow = sum(result["overflow"].values())
-    overflow_topics = sum(1 for v in result["overflow"].values() if v)
+    facts["load_after"] = harness.load()
+    overflow = sum(result.overflow.values())
+    overflow_topics = sum(1 for v in result.overflow.values() if v)
     median = statistics.median(seconds)
     lines = [
         f"Pooling benchmark (Task 2): {args.runs} formula runs x {args.topics} topics x {args.depth} rows "
@@ -333,24 +306,23 @@ def main(argv: list[str]) -> None:
         + (f"; runs ingested in {ingest_seconds:.1f} s" if ingest_seconds else "; runs: reused"),
         "",
         f"  pool_build, median of {args.rounds}: {median:.2f} s  (" + " ".join(f"{v:.2f}" for v in seconds) + ")",
-        f"  pool items (visual ids): {result['items']:,}; candidate instances stored: {counts['instances']:,}; "
-        f"selected instances: {result['selected']:,}",
+        f"  pool items (visual ids): {result.items:,}; candidate instances stored: {counts['instances']:,}; "
+        f"selected instances: {result.selected:,}",
         f"  visual ids with more than {INSTANCES} candidates (overflow): {overflow:,} in {overflow_topics} topics",
         "",
         f"  where the time goes (one more, instrumented build: {parts['total']:.2f} s)",
-        *(f"    {key:<28}{value:>8.2f} s  {100 * value / parts['total']:5.1f} %"
-          for key, value in parts.items() if key != "total"),
+        "",
+        harness.table(["part", "seconds", "share"], [[key, f"{value:.2f}", f"{100 * value / parts['total']:.1f} %"]
+                                                     for key, value in parts.items() if key != "total"]),
     ]
     print("\n".join(lines))
-    data = {"args": {k: str(v) for k, v in vars(args).items()}, "facts": facts, "rows": rows,
+    data = {"args": vars(args), "facts": facts, "rows": rows,
             "visual_ids": len(starts) - 1, "index_seconds": index_seconds, "ingest_seconds": ingest_seconds,
-            "seconds": seconds, "median": median, "items": result["items"], "selected": result["selected"],
+            "seconds": seconds, "median": median, "items": result.items, "selected": result.selected,
             "instances": counts["instances"], "overflow": overflow, "overflow_topics": overflow_topics,
             "parts": parts, "wall_seconds": time.perf_counter() - started}
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = out / f"pooling-task2-{args.runs}x{args.topics}x{args.depth}-{args.formulas}-{stamp}.json"
-    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    note(f"figures in {path}; took {data['wall_seconds'] / 60:.1f} minutes")
+    harness.save(f"pooling-task2-{args.runs}x{args.topics}x{args.depth}-{args.formulas}", data, out)
+    note(f"took {data['wall_seconds'] / 60:.1f} minutes")
 
 
 if __name__ == "__main__":

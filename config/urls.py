@@ -4,9 +4,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
+from core.api import not_found
 from people import views as people_views
 from people.apis import TokenObtainApi
-from pooling import apis as pooling_apis
 from pooling import views as pooling_views
 
 urlpatterns = [
@@ -29,7 +29,7 @@ urlpatterns = [
     path("api/docs/", people_views.api_docs, name="api-docs"),
     # Last: an /api/ address that nothing above takes (a malformed id, say) is a JSON 404, as the schema says. Only
     # addresses ending in a slash, so that APPEND_SLASH still redirects /api/campaigns to /api/campaigns/.
-    re_path(r"^api/.*/$", pooling_apis.not_found),
+    re_path(r"^api/.*/$", not_found),
 ]
 
 # The error pages (templates/400.html, 403.html, 404.html) are Django's own handlers with the site's templates; the

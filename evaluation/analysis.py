@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import math
 import os
-import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,8 +16,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from evaluation.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
-from pooling.errors import InputError, Problem, Problems
+from core.errors import InputError, Problem, Problems
+from evaluation.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
@@ -30,7 +29,6 @@ PERMUTATIONS_MAX = 100_000  # the signs are one matrix: 100,000 permutations x 1
 RESAMPLES = 10_000
 CONFIDENCE = 0.95
 SEED = 0
-RELEVANCE_LEVEL = 2
 SIGNIFICANCE_HEADER = "run_a\trun_b\tmeasure\tdiff\tp_ttest\tp_randomization\tp_ttest_holm\tp_randomization_holm\n"
 REUSABILITY_HEADER = "run\tteam\tmeasure\tfull\tleave_team_out\tunique_relevant\trank_full\trank_lto\n"
 _PAIR_BLOCK = 128  # pairs per matrix product: 128 x 10,000 permutations of float64 is 10 MB
@@ -434,37 +432,3 @@ def reusability_lines(rows: Iterable[Reusability], agreements: Iterable[RankAgre
         yield (f"# {agreement.measure}: kendall_tau={format_value(agreement.kendall_tau)}"
                f" tau_ap={format_value(agreement.tau_ap)}"
                f" largest_rank_change={agreement.largest_change} ({moved})\n")
-
-
-# ARQMath run names -------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RunFacts:
-    """What an ARQMath run name says about the run."""
-
-    team: str
-    task: int
-    name: str  # the team's own name for the run ("" when the name has none, as `psu-task1-auto-both-A`)
-    manual: bool
-    data: str  # both, math or text
-    primary: bool
-    kind: str  # extract or generate (Task 3), "" otherwise
-    baseline: bool  # the organizers' baselines come from a team named Baseline<year>
-
-
-_RUN_NAME = re.compile(
-    r"(?P<team>.+?)-task(?P<task>[123])(?:-(?P<name>.+?))?-(?P<mode>auto|manual)-(?P<data>both|math|text)"
-    r"(?:-(?P<kind>extract|generate))?-(?P<primary>[PA])(?:\.\w+)?", re.IGNORECASE)
-
-
-def parse_run_name(run: str) -> RunFacts | None:
-    """`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`, a file extension allowed;
-    None when the name does not follow it."""
-    match = _RUN_NAME.fullmatch(run.strip())
-    if match is None:
-        return None
-    team = match["team"]
-    return RunFacts(team=team, task=int(match["task"]), name=match["name"] or "",
-                    manual=match["mode"].lower() == "manual", data=match["data"].lower(),
-                    primary=match["primary"].upper() == "P", kind=(match["kind"] or "").lower(),
-                    baseline=team.lower().startswith("baseline"))

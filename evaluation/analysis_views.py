@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from pooling.downloads import attachment
-from pooling.errors import InputError
+from core.downloads import attachment
+from core.errors import InputError
+from core.permissions import organizer_required
 from pooling.models import Campaign
-from pooling.permissions import organizer_required
 
 from . import report
 from .analysis import reusability_lines

@@ -10,9 +10,9 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pooling.apis import TSVRenderer, _flag
-from pooling.downloads import attachment
-from pooling.errors import InputError
+from core.api import TSVRenderer, flag
+from core.downloads import attachment
+from core.errors import InputError
 from pooling.models import Campaign
 
 from . import board, selectors, services, topic_info
@@ -108,8 +108,8 @@ class EvaluationApi(APIView):
         fraction of the top 10); recomputed once after each change of the judgments. 400 before the first
         official judgment."""
         campaign = get_object_or_404(Campaign, pk=pk)
-        all_topics = _flag(request.query_params.get("all_topics"))
-        per_topic = _flag(request.query_params.get("per_topic"))
+        all_topics = flag(request.query_params.get("all_topics"))
+        per_topic = flag(request.query_params.get("per_topic"))
         asked = [name for name in request.query_params.getlist("measure") if name.strip()]
         evaluation = _scores(campaign, all_topics, asked)
         if request.accepted_renderer.format == "tsv":
@@ -179,7 +179,7 @@ class AnalysisApi(APIView):
         every qrels topic, a missing topic counting 0."""
         campaign = get_object_or_404(Campaign, pk=pk)
         measure = request.query_params.get("measure", "").strip() or MEASURES[0]
-        evaluation = _scores(campaign, _flag(request.query_params.get("all_topics")),
+        evaluation = _scores(campaign, flag(request.query_params.get("all_topics")),
                              [] if measure in REPORTED else [measure])
         baseline = request.query_params.get("baseline", "").strip() or None
         column = request.query_params.get("by", "").strip() or None

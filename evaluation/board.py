@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from pooling.errors import InputError
+from core.errors import InputError
 
 from . import analysis, analysis_services
 from .analysis import Comparison, TopicInfo

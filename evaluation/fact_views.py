@@ -8,11 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from core.errors import InputError
+from core.permissions import organizer_required
 from pooling import services as pooling_services
-from pooling.errors import InputError
 from pooling.forms import RunFactsForm
 from pooling.models import Campaign, Run
-from pooling.permissions import organizer_required
 
 from .analysis import TOPIC_COLUMN
 from .models import CampaignTopicInfo

@@ -6,6 +6,9 @@ A binary measure named without a relevance level (`P@10`, `AP`, `RR`, `Bpref`) c
 relevance level up as relevant (2 by default: ARQMath's H+M); `AP(rel=1)` keeps its own. The measures see the run as
 trec_eval would: de-duplicated (the first occurrence of a post; a formula run's visual ids, the first instance of
 each), topics without qrels dropped, unjudged items kept (only the prime measures drop them).
+
+`ar` and `p1` (AR and P@1 of an answer run's first result, ARQMath-3) are asked for the same way but computed with the
+prime measures (`prime.Evaluator`).
 """
 from __future__ import annotations
 
@@ -16,9 +19,9 @@ import ir_measures
 from ir_measures.measures.base import Measure as IrMeasure
 from ir_measures.providers.base import Evaluator
 
-from pooling.errors import InputError, Problem
+from core.errors import InputError, Problem
 
-from .prime import MEASURES, REPORTED
+from .prime import FIRST_RESULT, REPORTED
 
 EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR; or trec_eval's names: ndcg_cut_10, map, bpref"
 _PROVIDERS = (ir_measures.pytrec_eval, ir_measures.judged)
@@ -69,11 +72,12 @@ def parse_measure(name: str, *, relevance_level: int) -> IrMeasure:
 
 
 def parse_measures(names: Iterable[str], *, relevance_level: int) -> list[Named]:
-    """The measures asked for besides the prime ones, in the order given; a prime name or a repeated name is
-    taken once; every unknown name is reported."""
+    """The ir_measures measures asked for, in the order given: the prime names (always reported) and `ar` and `p1`
+    (`first_result_asked`) are the Evaluator's own, and a repeated name is taken once; every unknown name is
+    reported."""
     problems: list[Problem] = []
     found: list[Named] = []
-    seen: set[str] = set(REPORTED)
+    seen: set[str] = {*REPORTED, *FIRST_RESULT}
     for name in names:
         text = name.strip()
         if not text or text in seen:
@@ -88,9 +92,10 @@ def parse_measures(names: Iterable[str], *, relevance_level: int) -> list[Named]
     return found
 
 
-def analysed(measures: Sequence[Named]) -> list[str]:
-    """The measures the analyses (significance, intervals, categories) cover: the three prime ones, then these."""
-    return [*MEASURES, *(named.name for named in measures)]
+def first_result_asked(names: Iterable[str]) -> bool:
+    """Whether `ar` or `p1` is among the names: AR and P@1 of an answer run's first result (ARQMath-3), computed
+    beside the prime measures (`prime.Evaluator`), both together."""
+    return any(name.strip() in FIRST_RESULT for name in names)
 
 
 class MeasureEvaluator:

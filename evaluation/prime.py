@@ -26,6 +26,10 @@ MEASURES = (NDCG, MAP, P10)
 REPORTED = (*MEASURES, UNJUDGED)  # what the command, the API and the pages report, in this order
 TREC_NAMES = {NDCG: "ndcg", MAP: "map", P10: "P_10"}
 RELEVANCE_LEVEL = 2
+# ARQMath-3's measures of one answer per topic (Task 3; Task 1 runs on their first result): AR, the average grade, and
+# P@1, the share of topics where it is relevant (grade >= 2). evaluation/answers.py computes them for Task 3 runs.
+AR, P1 = "ar", "p1"
+FIRST_RESULT = (AR, P1)
 TOP = 10  # the depth of the unjudged fraction
 MEAN = "all"  # the topic name of a mean in the output (SPEC 9)
 
@@ -37,6 +41,9 @@ class Prime:
 
     run: PrimeRun = field(default_factory=dict)
     unjudged: dict[str, float] = field(default_factory=dict)
+    # Task 1: per topic with qrels, the run's first result (trec_eval's order, as for the unjudged fraction), judged or
+    # not, for AR and P@1. None for formula runs.
+    first: dict[str, str] | None = None
 
 
 @dataclass
@@ -54,6 +61,30 @@ def natural_key(text: str) -> tuple:
     # ASCII digits: int() refuses some of what str.isdigit() takes ("²").
     return tuple((0, int(part), part) if part.isascii() and part.isdigit() else (1, 0, part)
                  for part in re.split(r"([0-9]+)", text) if part)
+
+
+def first_item(items: Mapping[str, float]) -> str:
+    """The first item in trec_eval's order: the highest score, a tie to the greater id (as strings)."""
+    return max(items.items(), key=lambda pair: (pair[1], pair[0]))[0]
+
+
+def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False,
+                        relevance_level: int = RELEVANCE_LEVEL) -> dict[str, dict[str, float]]:
+    """AR and P@1 per topic, in natural order: the grade of the run's answer (its first result for Task 1), 0 when it
+    is not judged (SF and DK, which evaluation reads as unjudged or, for Task 3, as 0); P@1 counts the grades from
+    `relevance_level` up as relevant. Over the qrels topics the run answered, as the organizers' scripts average;
+    `all_topics`: over every qrels topic, one not answered 0."""
+    topics = qrels if all_topics else [topic for topic in first if topic in qrels]
+    per_topic: dict[str, dict[str, float]] = {}
+    for topic in sorted(topics, key=natural_key):
+        grade = qrels[topic].get(first[topic], 0) if topic in first else 0
+        per_topic[topic] = {AR: float(grade), P1: 1.0 if grade >= relevance_level else 0.0}
+    return per_topic
+
+
+def mean_of(per_topic: Mapping[str, Mapping[str, float]], measures: Iterable[str]) -> dict[str, float]:
+    """Each measure's mean over the topics given (NaN over none)."""
+    return {measure: _mean([row[measure] for row in per_topic.values()]) for measure in measures}
 
 
 def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:
@@ -78,8 +109,9 @@ def answer_lists(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> PrimeR
 
 
 def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime:
-    """Task 1: `answer_lists`, then every post not judged for its topic dropped."""
-    return prime_of(answer_lists(rows, qrels), qrels)
+    """Task 1: `answer_lists`, then every post not judged for its topic dropped (each topic's first result kept
+    aside, for AR and P@1)."""
+    return prime_of(answer_lists(rows, qrels), qrels, first=True)
 
 
 def formula_lists(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> PrimeRun:
@@ -107,14 +139,17 @@ def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) 
     return prime_of(formula_lists(rows, qrels), qrels)
 
 
-def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels) -> Prime:
-    """Each topic's Unjudged@10 taken from its items, then the items its qrels do not judge dropped."""
-    prime = Prime()
+def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels, *, first: bool = False) -> Prime:
+    """Each topic's Unjudged@10 (and with `first`, its first item) taken from its items, then the items its qrels do
+    not judge dropped."""
+    prime = Prime(first={} if first else None)
     for topic, items in lists.items():
         judged = qrels[topic]
         if not items:
             continue
         prime.unjudged[topic] = top_unjudged(items, judged)
+        if prime.first is not None:
+            prime.first[topic] = first_item(items)
         kept = {item: score for item, score in items.items() if item in judged}
         if kept:
             prime.run[topic] = kept
@@ -131,12 +166,15 @@ class ExtraMeasures(Protocol):
 
 class Evaluator:
     """pytrec_eval's evaluators for one qrels, made once and reused for every run (parsing the qrels is their
-    fixed cost). `relevance_level` binarises MAP' and P'@10 (2: ARQMath's H+M; 1 for TREC's binary qrels);
-    `extra` computes more measures on each run's `lists`."""
+    fixed cost). `relevance_level` binarises MAP', P'@10 and P@1 (2: ARQMath's H+M; 1 for TREC's binary qrels);
+    `first_result` adds AR and P@1 of an answer run's first result; `extra` computes more measures on each run's
+    `lists`."""
 
-    def __init__(self, qrels: Qrels, *, relevance_level: int = RELEVANCE_LEVEL,
+    def __init__(self, qrels: Qrels, *, relevance_level: int = RELEVANCE_LEVEL, first_result: bool = False,
                  extra: ExtraMeasures | None = None) -> None:
         self.qrels = {topic: dict(items) for topic, items in qrels.items()}
+        self.relevance_level = relevance_level
+        self.first_result = first_result
         self.extra = extra
         self._ndcg = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[NDCG]})
         self._binary = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[MAP], TREC_NAMES[P10]},
@@ -144,8 +182,9 @@ class Evaluator:
 
     @property
     def measures(self) -> list[str]:
-        """What `scores` reports, in order: the prime measures, Unjudged@10, then the extra ones."""
-        return [*REPORTED, *(self.extra.names if self.extra else ())]
+        """What `scores` reports, in order: the prime measures, Unjudged@10, AR and P@1 (asked for, of answer runs),
+        then the extra ones."""
+        return [*REPORTED, *(FIRST_RESULT if self.first_result else ()), *(self.extra.names if self.extra else ())]
 
     def scores(self, name: str, prime: Prime, *, all_topics: bool = False,
                lists: Mapping[str, Mapping[str, float]] | None = None) -> RunScores:
@@ -168,9 +207,15 @@ class Evaluator:
             if topic in prime.unjudged:  # not for a topic the run did not retrieve at all
                 row[UNJUDGED] = prime.unjudged[topic]
             rows[topic] = row
-        means = {measure: _mean([row[measure] for row in rows.values()]) for measure in MEASURES}
+        means = mean_of(rows, MEASURES)
         # Over every topic the run retrieved that has qrels, judged items or not.
         means[UNJUDGED] = _mean(list(prime.unjudged.values()))
+        if self.first_result and prime.first is not None:  # over the topics it answered (all: every qrels topic)
+            firsts = first_result_scores(prime.first, self.qrels, all_topics=all_topics,
+                                         relevance_level=self.relevance_level)
+            for topic, row in firsts.items():
+                rows.setdefault(topic, {}).update(row)
+            means.update(mean_of(firsts, FIRST_RESULT))
         if self.extra is not None and self.extra.names:
             retrieved = [topic for topic, items in (lists or {}).items() if items]
             extra = self.extra.per_topic(lists or {})
@@ -192,10 +237,10 @@ def format_value(value: float | None) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
-def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False,
-                measures: Sequence[str] = REPORTED) -> Iterator[str]:
+def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False, measures: Sequence[str] = REPORTED
+                ) -> Iterator[str]:
     """The `evaluate` output (SPEC 9): run<TAB>measure<TAB>topic<TAB>value, the per-topic rows (on request) before
-    each run's means, whose topic is "all"; `measures` in their order (the prime ones, then any asked for)."""
+    each run's means, whose topic is "all"; the measures a run has of those asked for, in their order."""
     for scores in runs:
         if per_topic:
             for topic, values in scores.per_topic.items():
@@ -203,4 +248,5 @@ def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False,
                     if measure in values:
                         yield f"{scores.name}\t{measure}\t{topic}\t{format_value(values[measure])}\n"
         for measure in measures:
-            yield f"{scores.name}\t{measure}\t{MEAN}\t{format_value(scores.means[measure])}\n"
+            if measure in scores.means:
+                yield f"{scores.name}\t{measure}\t{MEAN}\t{format_value(scores.means[measure])}\n"

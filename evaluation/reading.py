@@ -30,7 +30,7 @@ import numpy as np
 from pooling.formats.runs import ARQMATH_TASK1, RANK_MAX, RANK_MIN, TREC, bytes_cut_short
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
-from .prime import TOP, Prime, top_unjudged
+from .prime import TOP, Prime, first_item, top_unjudged
 
 # Larger files are left to the streaming reader: this one holds a file and a few arrays of its size in memory (a run
 # of 1000 rows for 100 topics is about 4 MB).
@@ -188,11 +188,12 @@ class FastPrime:
 
     topics: list[str]
     unjudged: list[float]
+    firsts: list[str]  # per topic, its first item (prime.first_item's order)
     indexes: np.ndarray  # int64: of each judged row kept, its index in JudgedKeys.keys
     scores: np.ndarray  # float64
 
     def to_prime(self, judged: JudgedKeys) -> Prime:
-        prime = Prime()
+        prime = Prime(first=dict(zip(self.topics, self.firsts, strict=True)))
         run: dict[str, dict[str, float]] = {topic: {} for topic in self.topics}
         if len(self.indexes):
             numbers = judged.item_topics[self.indexes]
@@ -504,15 +505,20 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
     stretches_of = np.bincount(stretch_topic[stretch_topic >= 0], minlength=max(1, len(judged.topic_names)))
     simple = (stretch_topic >= 0) & ~rising & ~tied & (stretches_of[np.maximum(stretch_topic, 0)] == 1)
     fraction = (top - (counted[first + top] - counted[first])) / top
-    unjudged: dict[int, float] = {}
-    for number, ok, value in zip(stretch_topic.tolist(), simple.tolist(), fraction.tolist(), strict=True):
-        if ok and number not in slow:
-            unjudged[number] = value
-    rest = {t for t in stretch_topic.tolist() if t >= 0 and t not in unjudged}
 
     def doc_text(row: int) -> str:
         start = int(doc_start[row])
         return data[start: start + int(doc_len[row])].decode("ascii")
+
+    unjudged: dict[int, float] = {}
+    firsts: dict[int, str] = {}  # the first item: of the rows tied at the top of a simple stretch, the greatest id
+    for number, ok, value, a, b in zip(stretch_topic.tolist(), simple.tolist(), fraction.tolist(), first.tolist(),
+                                       after.tolist(), strict=True):
+        if ok and number not in slow:
+            unjudged[number] = value
+            below = np.flatnonzero(scores[a:b] != scores[a])
+            firsts[number] = max(doc_text(row) for row in range(a, a + int(below[0]) if len(below) else b))
+    rest = {t for t in stretch_topic.tolist() if t >= 0 and t not in unjudged}
 
     for number in sorted(rest):
         grades = judged.qrels[judged.topic_names[number]]
@@ -523,7 +529,7 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
             for a, b in spans:
                 for row, score in zip(range(a, b), scores[a:b].tolist(), strict=True):
                     items.setdefault(doc_text(row), score)
-            unjudged[number] = top_unjudged(items, grades)
+            unjudged[number], firsts[number] = top_unjudged(items, grades), first_item(items)
             continue
         rows: list[int] = []
         for a, b in spans:
@@ -532,8 +538,8 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
                 rows.extend((np.flatnonzero(scores[a:b] >= tenth) + a).tolist())
             else:
                 rows.extend(range(a, b))
-        unjudged[number] = top_unjudged({doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)},
-                                        grades)
+        candidates = {doc_text(r): s for r, s in zip(rows, scores[rows].tolist(), strict=True)}
+        unjudged[number], firsts[number] = top_unjudged(candidates, grades), first_item(candidates)
     if slow:
         # Judged rows of those topics: the first occurrence of each item only (keys are unique per item), in row
         # order like the others, so that which topics were filtered row by row does not show in the result.
@@ -544,8 +550,8 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
         judged_rows, judged_items = judged_rows[keep], judged_items[keep]
     out_items, out_scores = judged_items, scores[judged_rows]
     topics = list(order)
-    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics], indexes=out_items,
-                     scores=out_scores)
+    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics],
+                     firsts=[firsts[order[t]] for t in topics], indexes=out_items, scores=out_scores)
 
 
 def _repeating_topics(keys: np.ndarray, topic_of: np.ndarray, kept: np.ndarray) -> set[int]:

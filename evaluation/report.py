@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assessor.progress import ProgressRow, progress_report
-from pooling.downloads import spreadsheet_safe
-from pooling.errors import InputError
+from core.downloads import spreadsheet_safe
+from core.errors import InputError
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 

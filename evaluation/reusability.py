@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.cache import cache
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.textio import iter_lines, open_binary
 from pooling.models import Campaign, Run
 

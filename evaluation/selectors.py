@@ -10,7 +10,7 @@ from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from assessor.models import GRADE_VALUES, Assignment, Judgment
 from pooling.models import Campaign, Formula, Run, RunEntry, Topic
-from pooling.services.pools import visual_id_resolver
+from pooling.ranking import visual_id_resolver
 
 from .prime import TOP, Qrels, natural_key
 

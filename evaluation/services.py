@@ -10,15 +10,15 @@ from pathlib import Path
 
 from django.core.cache import cache
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
-from pooling.formats.qrels import read_qrels
+from pooling.formats.qrels import qrels_by_topic
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
 from . import reading, selectors
-from .measures import LIMITS, MeasureEvaluator, Named, parse_measures
+from .measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from .prime import (
     RELEVANCE_LEVEL,
     REPORTED,
@@ -85,16 +85,17 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
     (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval, at
     the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
-    prime ones, on whole runs (`selectors.answer_run_rows`)."""
+    prime ones, on whole runs (`selectors.answer_run_rows`), and `ar`/`p1` of an answer run's first result."""
     level = campaign.relevance_level if relevance_level is None else relevance_level
     check_level(level)
     extra = parse_measures(measures, relevance_level=level)
+    first = campaign.task == ANSWERS and first_result_asked(measures)
     qrels = selectors.campaign_qrels(campaign=campaign)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
-    evaluator = _evaluator(qrels, level, extra)
+    evaluator = _evaluator(qrels, level, extra, first)
     scores: list[RunScores] = []
     if campaign.task == ANSWERS and not extra:
         found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
@@ -110,7 +111,8 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
             else:
                 lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
                                       qrels)
-            scores.append(evaluator.scores(run.name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
+            scores.append(evaluator.scores(run.name, prime_of(lists, qrels, first=campaign.task == ANSWERS),
+                                           all_topics=all_topics, lists=lists))
     counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
@@ -127,9 +129,9 @@ def check_level(relevance_level: int) -> None:
         raise InputError(f"the relevance level must be a whole number from {low} to {high:,}, not {relevance_level}")
 
 
-def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named]) -> Evaluator:
+def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named], first_result: bool) -> Evaluator:
     check_level(relevance_level)
-    return Evaluator(qrels, relevance_level=relevance_level,
+    return Evaluator(qrels, relevance_level=relevance_level, first_result=first_result,
                      extra=MeasureEvaluator(qrels, extra) if extra else None)
 
 
@@ -202,9 +204,9 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
 
     The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
     formula index files map each formula id to its visual id and the qrels are by visual id; without them each
-    formula is its own visual id (qrels by formula id, as in ARQMath-1). `measures` (ir_measures names) are
-    computed beside the prime ones; `relevance_level` binarises MAP', P'@10 and the binary measures named without
-    one. Any problem in any file rejects all."""
+    formula is its own visual id (qrels by formula id, as in ARQMath-1). `measures` (ir_measures names, and `ar`
+    and `p1` of an answer run's first result) are computed beside the prime ones; `relevance_level` binarises MAP',
+    P'@10, P@1 and the binary measures named without one. Any problem in any file rejects all."""
     if not run_paths:
         raise InputError("no run files given")
     check_level(relevance_level)
@@ -214,6 +216,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         raise InputError(f"unknown task '{task}'; expected answers or formulas")
     if formula_index_paths and task != FORMULAS:
         raise InputError("a formula index is for formula runs (--task formulas)")
+    first = task == ANSWERS and first_result_asked(measures)
     problems: list[Problems] = []
     qrels = read_qrels_file(qrels_path, problems)
     names = [Path(path).name for path in run_paths]
@@ -226,7 +229,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     # read_run, which also gives the problems.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
-    evaluator = _evaluator(qrels, relevance_level, extra) if qrels and not any(problems) else None
+    evaluator = _evaluator(qrels, relevance_level, extra, first) if qrels and not any(problems) else None
     judged = reading.judged_keys(qrels) if task == ANSWERS and not extra else None
     scores: list[RunScores | None] = []
     read: dict[int, tuple[Prime, PrimeRun | None]] = {}  # the runs read, until they are scored
@@ -239,7 +242,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
                 needed.update(formula_id for _topic, formula_id, _score in rows)
                 continue
             lists = run_lists(task, rows, qrels, None)
-            prime = prime_of(lists, qrels)
+            prime = prime_of(lists, qrels, first=task == ANSWERS)
         read[i] = (prime, lists if extra else None)
         scores.append(None)
         if evaluator is not None and not any(problems):
@@ -254,7 +257,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    evaluator = evaluator or _evaluator(qrels, relevance_level, extra)
+    evaluator = evaluator or _evaluator(qrels, relevance_level, extra, first)
     done = [run if run is not None else evaluator.scores(names[i], read[i][0], all_topics=all_topics,
                                                          lists=read[i][1])
             for i, run in enumerate(scores)]
@@ -294,13 +297,11 @@ def task_of(path: str | os.PathLike) -> str:
 
 
 def read_qrels_file(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
+    """SF and DK lines (5, 6) left out: unjudged, as in a campaign's own qrels."""
     found = Problems(file=Path(path).name)
     problems.append(found)
-    qrels: dict[str, dict[str, int]] = {}
     with open_binary(path) as stream:
-        for record in read_qrels(stream, found):
-            qrels.setdefault(record.topic_id, {})[record.item_id] = record.grade
-    return qrels
+        return qrels_by_topic(stream, found)
 
 
 def read_run_rows(path: str | os.PathLike, task: str, problems: list[Problems], *, tags: list[str] | None = None

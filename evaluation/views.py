@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from assessor.charts import difference_bars
-from pooling.downloads import attachment, spreadsheet_safe
-from pooling.errors import InputError
+from core.downloads import attachment, spreadsheet_safe
+from core.errors import InputError
+from core.permissions import organizer_required
+from pooling.charts import difference_bars
 from pooling.models import Campaign, Run
-from pooling.permissions import organizer_required
 
 from . import board, selectors, services, topic_info
 from .analysis import TOPIC_COLUMN

@@ -12,7 +12,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from pooling.permissions import ORGANIZERS
+from core.permissions import ORGANIZERS
 
 
 @dataclass(frozen=True)

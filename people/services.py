@@ -16,9 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from pooling.bounds import max_chars
-from pooling.errors import InputError
-from pooling.permissions import ORGANIZERS
+from core.bounds import max_chars
+from core.errors import InputError
+from core.permissions import ORGANIZERS
 
 # secrets.token_urlsafe(12): 16 characters, 96 random bits.
 PASSWORD_BYTES = 12

@@ -7,25 +7,16 @@ from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from pooling.errors import InputError
-from pooling.permissions import organizer_required
+from core.errors import InputError
+from core.permissions import organizer_required
 
 from . import selectors, services
 from .forms import AccountCreateForm
-
-
-def password_once(request: HttpRequest, *, account, password: str, done: str, back_url: str,
-                  back_label: str) -> HttpResponse:
-    """The one page that shows a new password: the response itself, never stored by a browser or a proxy."""
-    response = render(request, "people/password_once.html", {
-        "account": account, "password": password, "done": done, "back_url": back_url, "back_label": back_label})
-    add_never_cache_headers(response)
-    return response
+from .pages import password_once
 
 
 @organizer_required

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
+
+from assessor import services as assessor_services
+from core.api import TSVRenderer, flag
+from core.downloads import attachment
 
 from . import selectors, services
-from .downloads import attachment
-from .errors import InputError
 from .formats.pools import write_pool_tsv
+from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
 from .serializers import (
@@ -42,43 +43,8 @@ from .serializers import (
 from .uploads import upload_save
 
 
-def exception_handler(exc, context):
-    """InputError is the client's mistake: 400 with every problem and its line, problems of a frequent kind grouped:
-    `problems` the lines as text, `problem_groups` the same lines structured (as a job's `problems`), `total` the
-    number of problems."""
-    if isinstance(exc, InputError):
-        return Response({"detail": "rejected input", "problems": exc.messages(), "problem_groups": exc.as_dicts(),
-                         "total": exc.total}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
-
-
-@csrf_exempt  # a 404 whatever the method: nothing to protect, and no HTML CSRF page in the API
-def not_found(request, *args, **kwargs) -> JsonResponse:
-    """Any address under /api/ that no route takes: a JSON 404 like the API's own (not the site's HTML page)."""
-    return JsonResponse({"detail": "Not found."}, status=404)
-
-
-def _flag(value) -> bool:
-    """A boolean from JSON (true) or a form ("true", "1", "on")."""
-    return value is True or str(value).lower() in ("true", "1", "on", "yes")
-
-
 def _accepted(job: Job, request) -> Response:
     return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
-
-
-class TSVRenderer(BaseRenderer):
-    """Lets a client ask for `Accept: text/tab-separated-values`; error bodies are then plain text."""
-    media_type = "text/tab-separated-values"
-    format = "tsv"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        if isinstance(data, bytes | str):
-            return data
-        if isinstance(data, dict) and "detail" in data:
-            return str(data["detail"])
-        return str(data)
 
 
 class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -100,9 +66,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         files = upload.validated_data["files"]
         with transaction.atomic():
             paths = [str(upload_save(file=f)) for f in files]
-            job = job_create(kind=Job.Kind.COLLECTION_INGEST, collection=collection, user=request.user,
-                             params={"collection": collection.name, "paths": paths,
-                                     "names": [f.name for f in files]})
+            job = job_create(collection=collection, user=request.user, params=CollectionIngestParams(
+                collection=collection.name, paths=paths, names=[f.name for f in files]))
         return _accepted(job, request)
 
 
@@ -118,9 +83,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def create(self, request):
         data = CampaignCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        campaign = services.campaign_create(collection_name=values.pop("collection", None) or None,
-                                            user=request.user, **values)
+        values = data.validated_data
+        campaign = services.campaign_create(name=values["name"], task=values["task"],
+                                            collection_name=values.get("collection") or None, user=request.user,
+                                            **services.campaign_settings(values))
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=CampaignUpdateSerializer, responses={200: CampaignUpdateResultSerializer})
@@ -130,16 +96,17 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         data = CampaignUpdateSerializer(campaign, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        campaign, after = services.campaign_update(campaign=campaign, collection_name=values.pop("collection", None),
-                                                   **values)
+        values = data.validated_data
+        campaign, after = assessor_services.campaign_update(
+            campaign=campaign, name=values.get("name"), collection_name=values.get("collection"),
+            force=values.get("force", False), **services.campaign_settings(values))
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
     @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})
     def destroy(self, request, pk=None):
         """Deletes a campaign with its topics, runs, pools, jobs and assignments; refused (400) once any item is
         judged: nothing an assessor submitted is ever deleted."""
-        services.campaign_delete(campaign=self.get_object())
+        assessor_services.campaign_delete(campaign=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
@@ -164,16 +131,15 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             facts.is_valid(raise_exception=True)
             return Response(RunSerializer(services.run_facts_set(run=run, **facts.validated_data)).data)
         if request.method == "DELETE":
-            after = services.run_delete(run=run, force=_flag(request.query_params.get("force")))
+            after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
             return Response({"deleted": run.name, "pools": pools_after_data(after)})
         upload = RunReplaceSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         file = upload.validated_data["file"]
         with transaction.atomic():
             path = upload_save(file=file)
-            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-                "path": str(path), "filename": file.name, "name": run.name, "replace": run.pk,
-                "force": upload.validated_data["force"]})
+            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams.replacing(
+                run, path=str(path), filename=file.name, force=upload.validated_data["force"]))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
@@ -190,8 +156,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         file = upload.validated_data["file"]
         with transaction.atomic():
             path = upload_save(file=file)
-            job = job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
-                             params={"path": str(path), "filename": file.name})
+            job = job_create(campaign=campaign, user=request.user,
+                             params=TopicsIngestParams(path=str(path), filename=file.name))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer(many=True))
@@ -208,10 +174,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         values = upload.validated_data
         with transaction.atomic():
             path = upload_save(file=values["file"])
-            job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-                "path": str(path), "filename": values["file"].name, "name": values.get("name") or "",
-                "alternate": values["alternate"], "manual": values["manual"], "baseline": values["baseline"],
-                "depth": values.get("depth")})
+            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams(
+                path=str(path), filename=values["file"].name, options=services.run_options(values)))
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)
@@ -226,8 +190,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if request.method == "GET":
             return Response(PoolSizesSerializer(selectors.pool_sizes(campaign=campaign)).data)
         with transaction.atomic():
-            job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
-                             params={"force": _flag(request.data.get("force"))})
+            job = job_create(campaign=campaign, user=request.user,
+                             params=PoolBuildParams(force=flag(request.data.get("force"))))
         return _accepted(job, request)
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(

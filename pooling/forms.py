@@ -3,7 +3,8 @@ from typing import Any
 
 from django import forms
 
-from .bounds import column_bounds
+from core.bounds import column_bounds
+
 from .models import Campaign, Collection, Run
 
 
@@ -136,6 +137,7 @@ class RunFactsForm(forms.ModelForm):
 
 
 class RunReplaceForm(forms.Form):
-    file = forms.FileField(help_text="the new file; the run keeps its name, kind, manual and baseline marks and depth")
+    file = forms.FileField(help_text="the new file; the run keeps its name, its facts (team, kind, marks, data) and "
+                                     "its depth")
     force = forms.BooleanField(required=False, label="Replace it although judging has started",
                                help_text="the pools are rebuilt and every judgment is kept")

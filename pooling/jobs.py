@@ -18,6 +18,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -27,8 +28,18 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from assessor import services as assessor_services
+from core.errors import InputError
+
 from . import services
-from .errors import InputError
+from .job_params import (
+    CollectionIngestParams,
+    JobParams,
+    PoolBuildParams,
+    RunIngestParams,
+    TopicsIngestParams,
+    params_of,
+)
 from .models import Campaign, Job
 
 log = logging.getLogger(__name__)
@@ -44,9 +55,10 @@ def _enqueue(job: Job) -> None:
     transaction.on_commit(lambda: job_execute_task.delay(job.pk))
 
 
-def job_create(*, kind: str, params: dict, user=None, campaign=None, collection=None) -> Job:
-    """Creates a queued job and sends it to the workers once the current transaction commits."""
-    job = Job.objects.create(kind=kind, params=params, created_by=user if user and user.is_authenticated else None,
+def job_create(*, params: JobParams, user=None, campaign=None, collection=None) -> Job:
+    """Creates a queued job of the params' kind and sends it to the workers once the current transaction commits."""
+    job = Job.objects.create(kind=params.kind, params=params.to_json(),
+                             created_by=user if user and user.is_authenticated else None,
                              campaign=campaign, collection=collection)
     _enqueue(job)
     return job
@@ -215,7 +227,7 @@ def job_execute(*, job_id: int, heartbeat: bool = False) -> Job | None:
                 log.warning("progress of job %s not stored", job.pk, exc_info=True)
 
     try:
-        result, warnings = _HANDLERS[job.kind](job, progress)
+        result, warnings = _HANDLERS[job.kind](job, params_of(job), progress)
     except InputError as exc:
         job.status = Job.Status.FAILED
         job.problems = exc.as_dicts()
@@ -312,57 +324,47 @@ def _campaign(job: Job) -> Campaign:
     return job.campaign
 
 
-def _run_ingest(job: Job, progress) -> tuple[dict, list[str]]:
-    p = job.params
-    if p.get("replace"):
-        return _run_replace(job, progress)
-    run = services.run_ingest(campaign=_campaign(job), path=p["path"], name=p.get("name") or None,
-                              filename=p.get("filename"), alternate=p.get("alternate", False),
-                              manual=p.get("manual", False), baseline=p.get("baseline", False),
-                              user=job.created_by, progress=progress, depth=p.get("depth"))
+def _run_ingest(job: Job, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
+    if p.replace is not None:
+        return _run_replace(job, p.replace, p, progress)
+    run = services.run_ingest(campaign=_campaign(job), path=p.path, filename=p.filename, user=job.created_by,
+                              progress=progress, **p.options)
     services.run_collection_check(run=run)  # after the commit: the run is already there for everyone
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count}, run.warnings
 
 
-def _run_replace(job: Job, progress) -> tuple[dict, list[str]]:
-    """A new file for an existing run (params "replace": its pk, "force"): services.run_replace."""
-    p = job.params
-    old = _campaign(job).runs.filter(pk=p["replace"]).first()
+def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
+    """A new file for an existing run: services.run_replace."""
+    old = _campaign(job).runs.filter(pk=run_pk).first()
     if old is None:
-        raise InputError(f"run '{p.get('name')}' no longer exists: nothing to replace")
-    run, after = services.run_replace(run=old, path=p["path"], filename=p.get("filename"),
-                                      force=bool(p.get("force")), user=job.created_by, progress=progress)
+        raise InputError(f"run '{p.options.get('name')}' no longer exists: nothing to replace")
+    run, after = assessor_services.run_replace(run=old, path=p.path, filename=p.filename, force=p.force,
+                                               user=job.created_by, progress=progress)
     services.run_collection_check(run=run)
     result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True}
     if after.rebuilt is not None:
-        result["pool_items"] = after.rebuilt["items"]
+        result["pool_items"] = after.rebuilt.items
     return result, run.warnings + after.messages()
 
 
-def _topics_ingest(job: Job, progress) -> tuple[dict, list[str]]:
-    p = job.params
-    result = services.topics_ingest(campaign=_campaign(job), path=p["path"], filename=p.get("filename"))
-    return result, []
+def _topics_ingest(job: Job, p: TopicsIngestParams, progress) -> tuple[dict, list[str]]:
+    return asdict(services.topics_ingest(campaign=_campaign(job), **asdict(p))), []
 
 
-def _collection_ingest(job: Job, progress) -> tuple[dict, list[str]]:
-    p = job.params
-    result = services.collection_ingest(collection_name=p["collection"], paths=p["paths"],
-                                        names=p.get("names") or [Path(x).name for x in p["paths"]],
+def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[dict, list[str]]:
+    result = services.collection_ingest(collection_name=p.collection, paths=list(p.paths), names=p.names or None,
                                         progress=progress)
     # The collection may have been created by this job: link it now that it exists.
-    job.collection_id = result["collection"]
+    job.collection_id = result.collection
     job.save(update_fields=["collection"])
-    return {"counts": result["counts"]}, result["warnings"]
+    return {"counts": result.counts}, result.warnings
 
 
-def _pool_build(job: Job, progress) -> tuple[dict, list[str]]:
+def _pool_build(job: Job, p: PoolBuildParams, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
-    result = services.pool_build(campaign=_campaign(job), force=bool(job.params.get("force")))
-    warnings = [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
-                for topic, item in result.get("unpooled", [])]
-    return result, warnings
+    result = assessor_services.pools_rebuild(campaign=_campaign(job), **asdict(p))
+    return result.as_json(), services.unpooled_warnings(result.unpooled or [])
 
 
 _HANDLERS: dict[str, Callable] = {

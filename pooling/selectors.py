@@ -1,18 +1,27 @@
 """Reads of the pooling app for pages and APIs."""
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
+from core.errors import InputError
+
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
-from .errors import InputError
 from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
-from .services.pools import formula_prefixes, run_depth, top_entries
+from .ranking import formula_prefixes, run_depth, top_entries
+
+
+def campaign_named(name: str) -> Campaign:
+    """The campaign of a command's argument, with its collection; an unknown name is rejected input."""
+    try:
+        return Campaign.objects.select_related("collection").get(name=name)
+    except Campaign.DoesNotExist:
+        raise InputError(f"no campaign named '{name}'") from None
 
 
 def campaign_list() -> QuerySet[Campaign]:
@@ -116,10 +125,6 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     return {"built": total["items"] > 0, "topics": per_topic, "runs": per_run, "total": total}
 
 
-# Functions campaign -> (mean seconds per judgment, judgments measured) from the judging data (None before there is
-# any): the judging app registers one at start-up, so that the planner uses the measured time and pooling never
-# imports it.
-SECONDS_PER_JUDGMENT_SOURCES: list[Callable[[Campaign], tuple[float, int] | None]] = []
 # The planner's time per judgment before judging measures it (SPEC 4.4); setting POOL_PLAN_SECONDS_PER_JUDGMENT.
 PLAN_SECONDS_PER_JUDGMENT = 60.0
 # The fewest judgments whose mean time the planner trusts: a handful of judgments (the first ones, read slowly, or a
@@ -137,16 +142,17 @@ class PlanTime:
     judgments: int
 
 
-def plan_seconds_per_judgment(*, campaign: Campaign) -> PlanTime:
+def plan_seconds_per_judgment(*, measured: tuple[float, int] | None) -> PlanTime:
     """The measured mean seconds per judgment once at least PLAN_MIN_JUDGMENTS judgments measure it, else the
-    default. The one rule for the planner, the pools page and the progress page."""
-    for source in SECONDS_PER_JUDGMENT_SOURCES:
-        found = source(campaign)
-        if found:
-            seconds, judgments = found
-            if judgments >= PLAN_MIN_JUDGMENTS:
-                return PlanTime(round(seconds, 1), True, judgments)
-            return PlanTime(_default_seconds(), False, judgments)
+    default. The one rule for the planner, the pools page and the progress page.
+
+    `measured` is (mean seconds per judgment, judgments measured), None before anything is judged: the judging
+    app's measure (assessor.progress.judging_time), which the caller reads and gives."""
+    if measured:
+        seconds, judgments = measured
+        if judgments >= PLAN_MIN_JUDGMENTS:
+            return PlanTime(round(seconds, 1), True, judgments)
+        return PlanTime(_default_seconds(), False, judgments)
     return PlanTime(_default_seconds(), False, 0)
 
 

@@ -3,7 +3,8 @@ from typing import TYPE_CHECKING
 
 from rest_framework import serializers
 
-from .bounds import column_bounds
+from core.bounds import column_bounds
+
 from .jobs import job_progress, job_stale
 from .models import Campaign, Collection, Job, Run, Topic
 
@@ -39,6 +40,8 @@ class CampaignCreateSerializer(serializers.Serializer):
     selection = serializers.ChoiceField(choices=Campaign.Selection.choices, required=False)
     seed = serializers.IntegerField(**column_bounds(Campaign, "seed"), required=False)
     max_depth = serializers.IntegerField(**column_bounds(Campaign, "max_depth", min_value=1), required=False)
+    relevance_level = serializers.IntegerField(**column_bounds(Campaign, "relevance_level"), required=False,
+                                               help_text=Campaign._meta.get_field("relevance_level").help_text)
 
 
 class CampaignUpdateSerializer(serializers.ModelSerializer):
@@ -161,4 +164,4 @@ class RunReplaceSerializer(FileUploadSerializer):
 def pools_after_data(after) -> dict:
     """services.PoolsAfter as PoolsAfterSerializer shows it."""
     return {"rebuilt": after.rebuilt is not None,
-            "items": after.rebuilt["items"] if after.rebuilt is not None else None, "unpooled": after.unpooled}
+            "items": after.rebuilt.items if after.rebuilt is not None else None, "unpooled": after.unpooled}

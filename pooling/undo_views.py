@@ -9,19 +9,23 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from assessor import services as assessor_services
+from assessor.selectors import judged_items_of_campaign
+from core.errors import InputError
+from core.permissions import organizer_required
+
 from . import services
-from .errors import InputError
 from .forms import CampaignSettingsForm, RunReplaceForm
+from .job_params import RunIngestParams
 from .jobs import job_create
-from .models import Campaign, Job, Run
-from .permissions import organizer_required
+from .models import Campaign, Run
 from .uploads import upload_save
 
 
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
     if after.rebuilt is None:
         return
-    messages.info(request, f"The pools were rebuilt: {after.rebuilt['items']} items.")
+    messages.info(request, f"The pools were rebuilt: {after.rebuilt.items} items.")
     if after.unpooled:
         shown = ", ".join(f"{topic} {item}" for topic, item in after.unpooled[:10])
         more = f" and {len(after.unpooled) - 10} more" if len(after.unpooled) > 10 else ""
@@ -30,7 +34,7 @@ def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
 
 
 def _undo_context(campaign: Campaign) -> dict:
-    judged, judged_topics = services.judged_count(campaign=campaign)
+    judged, judged_topics = services.judged_count(judged_items_of_campaign(campaign))
     return {"campaign": campaign, "judged": judged, "judged_topics": judged_topics,
             "built": services.pools_built(campaign=campaign)}
 
@@ -42,7 +46,7 @@ def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST":
         try:
-            after = services.run_delete(run=run, force=request.POST.get("force") == "1")
+            after = assessor_services.run_delete(run=run, force=request.POST.get("force") == "1")
         except InputError as exc:
             problems = exc.messages()
         else:
@@ -67,9 +71,8 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         try:
             with transaction.atomic():
                 path = upload_save(file=data["file"])
-                job = job_create(kind=Job.Kind.RUN_INGEST, campaign=run.campaign, user=request.user, params={
-                    "path": str(path), "filename": data["file"].name, "name": run.name, "replace": run.pk,
-                    "force": bool(data.get("force"))})
+                job = job_create(campaign=run.campaign, user=request.user, params=RunIngestParams.replacing(
+                    run, path=str(path), filename=data["file"].name, force=bool(data.get("force"))))
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -88,11 +91,9 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            campaign, after = services.campaign_update(
+            campaign, after = assessor_services.campaign_update(
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
-                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
-                instances=data.get("instances"), selection=data.get("selection"), seed=data["seed"],
-                max_depth=data["max_depth"], relevance_level=data["relevance_level"], force=bool(data.get("force")))
+                force=bool(data.get("force")), **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -109,12 +110,13 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST":
         try:
-            services.campaign_delete(campaign=campaign)
+            assessor_services.campaign_delete(campaign=campaign)
         except InputError as exc:
             problems = exc.messages()
         else:
             messages.success(request, f"Campaign {campaign.name} was deleted.")
             return redirect("pooling:campaigns")
     return render(request, "pooling/campaign_delete.html", {
-        **_undo_context(campaign), "contents": services.campaign_contents(campaign=campaign), "problems": problems},
+        **_undo_context(campaign), "problems": problems,
+        "contents": services.campaign_contents(campaign=campaign, judged_items=judged_items_of_campaign(campaign))},
         status=400 if problems else 200)

@@ -14,8 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
-from .errors import InputError
-from .permissions import is_organizer
+from core.errors import InputError
+from core.permissions import is_organizer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -8,18 +8,23 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from assessor.progress import judging_time
+from assessor.selectors import judged_items_of_campaign
+from core.errors import InputError
+from core.permissions import is_organizer, organizer_required
+
 from . import selectors, services
-from .errors import InputError
+from .charts import plan_bars
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
+from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry, job_view
 from .models import Campaign, Job, Run
-from .permissions import is_organizer, organizer_required
 from .uploads import upload_save
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
-    """Liveness for load balancers and compose health checks: no database, no session. The judging benchmark
-    also uses it as the framework's floor (the trivial view the judging page is measured against)."""
+    """Liveness for load balancers and compose health checks (and the benchmarks' wait for gunicorn): no database, no
+    session."""
     return HttpResponse("ok", content_type="text/plain")
 
 
@@ -39,10 +44,8 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
         assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
         try:
             campaign = services.campaign_create(
-                name=data["name"], task=data["task"], collection_name=data["collection"] or None,
-                primary_depth=data["primary_depth"], alternate_depth=data["alternate_depth"],
-                instances=data["instances"], selection=data["selection"] or None, seed=data["seed"],
-                user=request.user)
+                name=data["name"], task=data["task"], collection_name=data["collection"] or None, user=request.user,
+                **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -82,10 +85,8 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
 
     def make_job(data):
         path = upload_save(file=data["file"])
-        return job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, user=request.user, params={
-            "path": str(path), "filename": data["file"].name, "name": data["name"],
-            "alternate": data["alternate"], "manual": data["manual"], "baseline": data["baseline"],
-            "depth": data["depth"]})
+        return job_create(campaign=campaign, user=request.user, params=RunIngestParams(
+            path=str(path), filename=data["file"].name, options=services.run_options(data)))
 
     return _upload_view(request, campaign=campaign, form_class=RunUploadForm,
                         template="pooling/run_upload.html", make_job=make_job)
@@ -98,8 +99,8 @@ def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
 
     def make_job(data):
         path = upload_save(file=data["file"])
-        return job_create(kind=Job.Kind.TOPICS_INGEST, campaign=campaign, user=request.user,
-                          params={"path": str(path), "filename": data["file"].name})
+        return job_create(campaign=campaign, user=request.user,
+                          params=TopicsIngestParams(path=str(path), filename=data["file"].name))
 
     return _upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
                         template="pooling/topics_upload.html", make_job=make_job)
@@ -114,9 +115,8 @@ def collection_list(request: HttpRequest) -> HttpResponse:
         try:
             with transaction.atomic():
                 paths = [str(upload_save(file=f)) for f in data["files"]]
-                job = job_create(kind=Job.Kind.COLLECTION_INGEST, user=request.user, params={
-                    "collection": data["collection"].strip(), "paths": paths,
-                    "names": [f.name for f in data["files"]]})
+                job = job_create(user=request.user, params=CollectionIngestParams(
+                    collection=data["collection"].strip(), paths=paths, names=[f.name for f in data["files"]]))
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -152,8 +152,6 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
 PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)),
                                      Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 PLAN_MAX_DEPTHS = 20
-# Chart geometry, in SVG user units.
-CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
@@ -183,27 +181,11 @@ def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: floa
     return depths, seconds, errors
 
 
-def _plan_chart(rows) -> dict:
-    """Bar positions of hours against depth, computed here so the template only places them."""
-    c = CHART
-    plot_w = c["width"] - c["left"] - c["right"]
-    plot_h = c["height"] - c["top"] - c["bottom"]
-    top = max((row.hours or 0 for row in rows), default=0) or 1
-    slot = plot_w / max(len(rows), 1)
-    bars = []
-    for i, row in enumerate(rows):
-        h = (row.hours or 0) / top * plot_h
-        x = c["left"] + i * slot + slot * 0.15
-        bars.append({"x": round(x, 1), "y": round(c["top"] + plot_h - h, 1), "width": round(slot * 0.7, 1),
-                     "height": round(h, 1), "cx": round(x + slot * 0.35, 1), "row": row})
-    return {**c, "bars": bars, "top_hours": top, "base": c["top"] + plot_h, "plot_right": c["width"] - c["right"],
-            "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8, "depth_y": c["top"] + plot_h + 16}
-
-
 @organizer_required
 def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    plan_time = selectors.plan_seconds_per_judgment(campaign=campaign)  # reads the timing data: once per request
+    # Reads the judging app's timing data: once per request.
+    plan_time = selectors.plan_seconds_per_judgment(measured=judging_time(campaign))
     default_seconds = plan_time.seconds
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
@@ -214,7 +196,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "stats": stats,
         "topic_rows": [{**row, "topic": topics[row["topic_id"]]} for row in stats["topics"]],
         "plan": plan,
-        "chart": _plan_chart(plan),
+        "chart": plan_bars(plan),
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
         "default_seconds": f"{default_seconds:g}",
@@ -222,7 +204,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
-        "judged": sum(len(items) for items in services.judged_items(campaign=campaign).values()),
+        "judged": services.judged_count(judged_items_of_campaign(campaign))[0],
     })
 
 
@@ -241,8 +223,8 @@ def pool_topic(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
 @require_POST
 def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, user=request.user,
-                     params={"force": request.POST.get("force") == "1"})
+    job = job_create(campaign=campaign, user=request.user,
+                     params=PoolBuildParams(force=request.POST.get("force") == "1"))
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.factories import UserFactory
+
 DATA = Path(__file__).resolve().parent / "data"
 # Real ARQMath files cut to what the tests need (CC BY-SA 4.0, ARQMath lab / Math Stack Exchange; README.md there).
 ARQMATH = DATA / "arqmath"
@@ -81,17 +83,13 @@ def arqmath_data() -> Path:
 
 
 @pytest.fixture
-def organizer(db, django_user_model):
-    from django.contrib.auth.models import Group
-
-    user = django_user_model.objects.create_user("olga", password="organizer-pass-1")
-    user.groups.add(Group.objects.get_or_create(name="organizers")[0])
-    return user
+def organizer(db):
+    return UserFactory(username="olga", password="organizer-pass-1", organizer=True)
 
 
 @pytest.fixture
-def assessor_user(db, django_user_model):
-    return django_user_model.objects.create_user("ada", password="assessor-pass-1")
+def assessor_user(db):
+    return UserFactory(username="ada", password="assessor-pass-1")
 
 
 @pytest.fixture

@@ -3,11 +3,9 @@ carry the same trail as every other campaign page, and the job and people confir
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from pooling import services
 from pooling.models import Job
-from tests.pooling.run_files import answers_campaign
+from tests.factories import CampaignFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +20,9 @@ def trail(client, url: str) -> str:
     return re.sub(r"<[^>]+>", "", found[0]).strip()
 
 
-def test_the_undo_pages_carry_the_campaign_trail(client, organizer, tmp_path):
-    campaign = answers_campaign(tmp_path)
-    run = campaign.runs.first()
+def test_the_undo_pages_carry_the_campaign_trail(client, organizer):
+    run = RunFactory()
+    campaign = run.campaign
     client.force_login(organizer)
     for url in (f"/campaigns/{campaign.pk}/settings/", f"/campaigns/{campaign.pk}/delete/",
                 f"/campaigns/{campaign.pk}/runs/{run.pk}/delete/", f"/campaigns/{campaign.pk}/runs/{run.pk}/replace/",
@@ -32,11 +30,10 @@ def test_the_undo_pages_carry_the_campaign_trail(client, organizer, tmp_path):
         assert trail(client, url) == f"Campaigns › {campaign.name} ›", url
 
 
-def test_a_job_page_and_a_people_confirmation_have_their_trail(client, organizer, tmp_path):
-    campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+def test_a_job_page_and_a_people_confirmation_have_their_trail(client, organizer):
+    campaign = CampaignFactory()
     job = Job.objects.create(kind=Job.Kind.POOL_BUILD, campaign=campaign, created_by=organizer)
-    other = get_user_model().objects.create_user("ada", password="assessor-pass-1")
+    other = UserFactory()
     client.force_login(organizer)
     assert trail(client, f"/jobs/{job.pk}/") == f"Jobs › {campaign.name} ›"
     assert trail(client, f"/people/{other.pk}/deactivate/") == "People ›"

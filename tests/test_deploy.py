@@ -1,45 +1,47 @@
-"""The deployment: docker-compose names the four services, and their commands run here as they would there."""
-import importlib
+"""The deployment as docker-compose.yml runs it: its web and worker commands, started here with its environment (the
+container names and volume put on this machine), serve the site behind the TLS proxy and ingest an upload that the
+web server stored in the worker."""
+import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 import yaml
+from django.conf import settings
 from django.db import connection
+from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
+
+from people.services import token_issue
+from pooling.models import RunEntry
+from tests.factories import TopicFactory
+from tests.pooling.run_files import task1_lines
+from tests.security.test_hardening import static_root  # noqa: F401 (fixture: collected as the image does)
 
 ROOT = Path(__file__).resolve().parent.parent
+SECRET = "s" * 50
+VARIABLE = re.compile(r"\$\{(\w+)(?::([-?])([^}]*))?\}")
+pytestmark = [pytest.mark.postgresql, pytest.mark.redis]
 
 
-@pytest.fixture(scope="module")
-def compose() -> dict:
-    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+def interpolate(value: str, given: dict[str, str]) -> str:
+    """Compose's ${NAME:-default} and ${NAME:?message}, from `given` (what the .env file holds)."""
+    def one(match: re.Match) -> str:
+        name, kind, text = match.groups()
+        if name in given:
+            return given[name]
+        if kind == "?":
+            raise KeyError(f"{name}: {text}")
+        return text or ""
 
-
-def test_compose_has_the_four_services(compose):
-    assert set(compose["services"]) == {"postgres", "redis", "web", "worker"}
-    assert compose["services"]["postgres"]["volumes"] == ["pgdata:/var/lib/postgresql/data"]
-
-
-def test_web_and_worker_share_one_image_and_the_upload_volume(compose):
-    web, worker = compose["services"]["web"], compose["services"]["worker"]
-    assert web["image"] == worker["image"] and web["build"] == worker["build"] == "."
-    assert "media:/data/media" in web["volumes"] and "media:/data/media" in worker["volumes"]
-    assert web["environment"]["REDIS_URL"] == worker["environment"]["REDIS_URL"]
-
-
-def test_the_commands_of_the_services_exist_in_the_project(compose):
-    web = " ".join(compose["services"]["web"]["command"])
-    worker = compose["services"]["worker"]["command"]
-    assert "manage.py migrate" in web and "gunicorn config.wsgi:application" in web
-    assert importlib.import_module("config.wsgi").application is not None
-    assert worker[:3] == ["celery", "-A", "config"]
-    assert importlib.import_module("config").celery_app.main == "assess"
-    assert (ROOT / "Dockerfile").read_text().count("config.wsgi:application") == 1
+    return VARIABLE.sub(one, str(value))
 
 
 def free_port() -> int:
@@ -48,33 +50,116 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.postgresql
-@pytest.mark.django_db
-def test_gunicorn_serves_the_login_page_with_production_settings(tmp_path):
-    s = connection.settings_dict
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY="x" * 50,
-               ALLOWED_HOSTS="127.0.0.1", SECURE_COOKIES="false", STATIC_ROOT=str(tmp_path / "static"),
-               DATABASE_URL=f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}")
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind",
-                               f"127.0.0.1:{port}", "--workers", "2"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def start(service: dict, env: dict[str, str], log: Path, port: int) -> subprocess.Popen:
+    """The service's command as compose gives it, published on the loopback port instead of the container's 8000."""
+    command = [part.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for part in service["command"]]
+    with open(log, "wb") as sink:
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+def stop(process: subprocess.Popen) -> None:
+    os.killpg(process.pid, signal.SIGTERM)  # its own session: sh and the gunicorn it started, or celery's children
+    process.wait(timeout=30)
+
+
+def ask(url: str, *, https: bool = True, data: bytes | None = None, headers: dict | None = None):
+    """(status, headers, body) of one request; https=True sends it as the proxy does (X-Forwarded-Proto)."""
+    request = urllib.request.Request(url, data=data, headers={**(headers or {}),
+                                                              **({"X-Forwarded-Proto": "https"} if https else {})})
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
     try:
-        page = None
-        deadline = time.monotonic() + 30
-        while page is None and time.monotonic() < deadline:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def environment(service: dict, here: dict[str, str], volumes: Path) -> dict[str, str]:
+    """The service's environment with the .env values, on this machine: its volumes are folders of `volumes` (a path
+    inside a mounted volume becomes the same path in that folder), and `here` says what the container names stand
+    for."""
+    given = {"SECRET_KEY": SECRET, "POSTGRES_PASSWORD": "unused"}
+    env = {name: interpolate(value, given) for name, value in service["environment"].items()}
+    for mount in service.get("volumes", []):
+        volume, inside = mount.split(":", 1)
+        for name, value in env.items():
+            if value == inside or value.startswith(inside + "/"):
+                env[name] = str(volumes / volume) + value[len(inside):]
+    return {**env, **here}
+
+
+@pytest.fixture(scope="module")
+def deployment(django_db_setup, django_db_blocker, static_root, tmp_path_factory):  # noqa: F811
+    """web and worker started by compose's commands, with compose's environment; yields the web server's URL."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    with django_db_blocker.unblock():
+        db = connection.settings_dict
+    here = {"DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+                            f"{db['PORT'] or 5432}/{db['NAME']}",
+            "REDIS_URL": settings.TEST_REDIS_URL, "STATIC_ROOT": static_root,
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+            "HOME": str(tmp_path_factory.mktemp("home"))}
+    volumes = tmp_path_factory.mktemp("volumes")
+    for name in compose["volumes"]:
+        (volumes / name).mkdir()
+    web, worker = (compose["services"][name] for name in ("web", "worker"))
+    logs = tmp_path_factory.mktemp("logs")
+    port = free_port()
+    processes = [start(service, environment(service, here, volumes), logs / f"{name}.log", port)
+                 for name, service in (("web", web), ("worker", worker))]
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
             try:
-                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=5).read().decode()
+                ask(f"{base}/healthz/", https=False)
+                break
             except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
-                time.sleep(0.2)
-        assert page is not None and "Log in" in page
-        css = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/pooling/css/site.css", timeout=5)
-        assert css.status == 200
-        with pytest.raises(urllib.error.HTTPError) as info:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/campaigns/", timeout=5)
-        assert info.value.code in (401, 403)
+                assert all(p.poll() is None for p in processes), (logs / "web.log").read_text()[-3000:]
+                assert time.monotonic() < deadline, (logs / "web.log").read_text()[-3000:]
+                time.sleep(0.3)
+        yield base, logs
     finally:
-        server.terminate()
-        server.wait(timeout=20)
+        for process in processes:
+            stop(process)
+
+
+def test_the_web_service_serves_the_site_behind_the_proxy_and_redirects_plain_http(deployment):
+    base, _ = deployment
+    status, headers, body = ask(f"{base}/login/")
+    assert status == 200 and b"Log in" in body
+    assert "secure" in headers["Set-Cookie"].lower()  # cookies over HTTPS only
+    assert ask(f"{base}/static/pooling/css/site.css")[0] == 200  # the image's collected static files, served
+    status, headers, _ = ask(f"{base}/login/", https=False)  # straight to the port: sent to HTTPS
+    assert status == 301 and headers["Location"].startswith("https://")
+    assert ask(f"{base}/healthz/", https=False)[0] == 200  # a health check asks over plain HTTP from inside
+    assert ask(f"{base}/api/campaigns/")[0] in (401, 403)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_uploaded_to_the_web_service_is_ingested_by_the_worker(deployment, organizer, tmp_path):
+    base, logs = deployment
+    campaign = TopicFactory(topic_id="A.1").campaign
+    # The token issued here: the tests' password hasher is not production's.
+    token = {"Authorization": f"Token {token_issue(user=organizer).key}"}
+    run = tmp_path / "deployed.tsv"
+    run.write_text("".join("\t".join(line) + "\n" for line in task1_lines("A.1", ["10", "11", "12"], "deployed")))
+    with open(run, "rb") as f:
+        upload = encode_multipart(BOUNDARY, {"file": f})
+    status, _, body = ask(f"{base}/api/campaigns/{campaign.pk}/runs/", data=upload,
+                          headers={**token, "Content-Type": MULTIPART_CONTENT})
+    assert status == 202, body
+    job = json.loads(body)
+    deadline = time.monotonic() + 90
+    while job["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, (logs / "worker.log").read_text()[-3000:]
+        time.sleep(0.3)
+        job = json.loads(ask(f"{base}/api/jobs/{job['id']}/", headers=token)[2])
+    assert job["status"] == "done", (job, (logs / "worker.log").read_text()[-3000:])
+    assert sorted(RunEntry.objects.filter(run__campaign=campaign).values_list("item_id", flat=True)) == [
+        "10", "11", "12"]

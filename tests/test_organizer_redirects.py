@@ -69,7 +69,7 @@ def pooled(campaign, tmp_path):
     TopicFactory(campaign=campaign, topic_id="A.1", position=0, title="Integrals")
     TopicFactory(campaign=campaign, topic_id="A.2", position=1, title="Sums")
     ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11"], "r1") + task1_lines("A.2", ["20"], "r1"))
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 

@@ -21,8 +21,9 @@ from drf_spectacular.generators import SchemaGenerator
 
 from assessor import services
 from assessor.models import Judgment
+from pooling.job_params import PoolBuildParams
 from pooling.jobs import job_create
-from pooling.models import Job, PoolItem
+from pooling.models import PoolItem
 from tests.assessor.fixtures import assign
 
 # Routes anyone may reach, signed in or not.
@@ -30,7 +31,7 @@ PUBLIC = {"login", "logout", "healthz", "api-token"}
 # Routes an assessor may reach (besides PUBLIC): their start page and judging pages, and the assessor API. Keep it
 # small: every other route is an organizer's.
 ASSESSOR_ROUTES = {
-    "home", "assessor:home", "assessor:session", "assessor:continue", "assessor:topic", "assessor:judge",
+    "home", "assessor:home", "assessor:continue", "assessor:topic", "assessor:judge",
     "assessor:skip", "assessor:thread", "password_change", "password_change_done",
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
 }
@@ -77,7 +78,7 @@ def world(answers, organizer, ada, bob):
     item = PoolItem.objects.filter(topic=assignment.topic).order_by("position").first()
     services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, user=ada,
                              grades=[services.GradeInput(grade="2", comment=SECRET)])
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=answers, user=organizer, params={"force": False})
+    job = job_create(campaign=answers, user=organizer, params=PoolBuildParams(force=False))
     judgment = Judgment.objects.get(assignment=assignment)
     # The object each path parameter stands for, by the path segment before it.
     by_segment = {

@@ -1,5 +1,6 @@
 """Writes of the judging app, by concern: assignments (and the judging cache warm-up), judgments (what was shown,
-submits with their revisions), imports (import_judgments)."""
+submits with their revisions), imports (import_judgments), pools (every build or change of a campaign's pools, and
+its delete, told what is judged)."""
 from .assignments import (
     AssignResult,
     assignment_withdraw,
@@ -20,6 +21,7 @@ from .judgments import (
     judgment_submit,
     visits_recount,
 )
+from .pools import campaign_delete, campaign_update, pools_rebuild, run_delete, run_replace
 
 __all__ = [
     "MAX_ACTIVE_SECONDS",
@@ -29,7 +31,9 @@ __all__ = [
     "SubmitResult",
     "assignment_withdraw",
     "assignments_create",
+    "campaign_delete",
     "campaign_rows_delete",
+    "campaign_update",
     "item_complete",
     "item_skip",
     "item_visit",
@@ -37,6 +41,9 @@ __all__ = [
     "judging_cache_warm",
     "judgment_submit",
     "judgments_import",
+    "pools_rebuild",
+    "run_delete",
+    "run_replace",
     "topic_close",
     "visits_recount",
 ]

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.models import Campaign, Topic
 
 from .. import rendering, rules, selectors
@@ -155,10 +155,11 @@ def topic_close(*, topic: Topic, closed: bool = True) -> int:
     return assignments.exclude(closed_at__isnull=True).update(closed_at=None)
 
 
-def campaign_rows_delete(sender, *, campaign: Campaign, **kwargs) -> None:
-    """pooling's campaign_delete, before it deletes the campaign: its assignments (and what each assessor was shown)
-    and its training rounds go with it. Refused if any judgment exists: nothing an assessor submitted is ever
-    deleted (campaign_delete checks first; this is the check where the judgments live)."""
+def campaign_rows_delete(*, campaign: Campaign) -> None:
+    """Before a campaign is deleted (services.pools.campaign_delete): its assignments (and what each assessor was
+    shown) and its training rounds go with it. Refused if any judgment exists: nothing an assessor submitted is
+    ever deleted (campaign_delete checks first, under the campaign's lock; this is the check where the judgments
+    live)."""
     if Judgment.objects.filter(assignment__campaign=campaign).exists():
         raise InputError(f"campaign '{campaign.name}' has judgments and is kept: nothing an assessor submitted is "
                          "ever deleted")

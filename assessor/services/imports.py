@@ -1,20 +1,18 @@
-"""import_judgments (SPEC 9): a TSV of judgments made elsewhere, read line by line and checked by the same rules as
-the judging page, written through the same services."""
+"""import_judgments (SPEC 9): a TSV of judgments made elsewhere (pooling/formats/judgments_tsv.py reads it), checked
+by the same rules as the judging page and written through the same services."""
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from core.errors import InputError, Problems
 from people.services import username_valid as _valid_username
-from pooling.errors import InputError, Problems
-from pooling.formats.se_xml import parse_int
-from pooling.formats.textio import FIELD_MAX, iter_lines, shown
+from pooling.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules
@@ -33,72 +31,26 @@ class ImportResult:
     new_assignments: int
 
 
-@dataclass(frozen=True)
-class _Row:
-    line: int
-    assessor: str
-    topic: str
-    item: str
-    grade: str
-    comment: str
-    kind: str
-    round: int
-
-
-
-
-def _import_stream(lines: BinaryIO | Iterable[str | bytes]) -> BinaryIO:
-    """The import as a binary stream: a file is read as it is (line by line, each line bounded); lines given as a list
-    (the tests, a caller with the text at hand) are joined into one, so that both go through the same reader."""
-    if hasattr(lines, "readline"):
-        return cast("BinaryIO", lines)  # a file: mypy's hasattr narrowing cannot tell it from an iterable of lines
-    return io.BytesIO(b"".join(
-        (line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")).rstrip(b"\r\n") + b"\n"
-        for line in lines))
-
-
-def _parse_import(lines: BinaryIO | Iterable[str | bytes], problems: Problems) -> list[_Row]:
+def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list[JudgmentRecord]:
+    """The records that pass the judging page's rules (rules.py) and can name an account, with the kind and round
+    their assignment is stored with; the others are reported with their line."""
     rows = []
-    # A line is at most FIELD_MAX bytes: a longer one is reported and skipped without ever being held whole.
-    for number, line in iter_lines(_import_stream(lines), problems, line_max=FIELD_MAX):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if number == 1 and [f.strip().lower() for f in fields[:3]] == ["assessor", "topic", "item_id"]:
-            continue  # a header line
-        if not 5 <= len(fields) <= 7:
-            problems.add(number, f"expected 5 to 7 tab-separated columns (assessor, topic, item_id, grade, "
-                                 f"comment[, kind[, round]]), found {len(fields)}")
-            continue
-        assessor, topic, item, grade, comment = (f.strip() for f in fields[:5])
-        kind = fields[5].strip() if len(fields) > 5 and fields[5].strip() else Assignment.Kind.OFFICIAL
-        round_text = fields[6].strip() if len(fields) > 6 else ""
-        bad = False
-        for label, value in (("assessor", assessor), ("topic", topic), ("item_id", item)):
-            if not value:
-                problems.add(number, f"empty {label}")
-                bad = True
-        if assessor and not _valid_username(assessor):
-            problems.add(number, f"'{assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
+    for r in records:
+        bad = r.refused
+        if r.assessor and not _valid_username(r.assessor):
+            problems.add(r.line, f"'{r.assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
-        wrong = rules.grade_problems(grade, comment)
-        problems.add_all(number, wrong)
+        wrong = rules.grade_problems(r.grade, r.comment)
+        problems.add_all(r.line, wrong)
         bad = bad or bool(wrong)
-        round_ = 0
-        round_number = None
-        if round_text and (round_number := parse_int(round_text)) is None:
-            problems.add(number, f"round '{shown(round_text)}' is not a number")
-            bad = True
         try:
-            kind, round_ = rules.kind_and_round(kind, round_number)
+            kind, round_ = rules.kind_and_round(r.kind or Assignment.Kind.OFFICIAL, r.round)
         except InputError as exc:
-            problems.add_all(number, exc.messages())
+            problems.add_all(r.line, exc.messages())
             bad = True
         if not bad:
-            rows.append(_Row(number, assessor, topic, item, grade, comment, kind, round_))
-    if not rows and not problems:
-        problems.add(None, "the file has no rows")
+            rows.append(r._replace(kind=kind, round=round_))
     return rows
 
 
@@ -108,7 +60,7 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests): every line is
     checked before anything is written, and a file with any problem changes nothing."""
     problems = Problems(file=filename)
-    rows = _parse_import(lines, problems)
+    rows = _checked_rows(read_judgments(binary_lines(lines), problems), problems)
     topics = {t.topic_id: t for t in campaign.topics.all()}
     formulas = campaign.task == Campaign.Task.FORMULAS
     # The pools: answers by post id; formulas by the instance's formula id -> (visual id, post id).
@@ -121,13 +73,13 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
                   PoolItem.objects.filter(campaign=campaign).values_list("topic_id", "item_id")}
     seen: dict[tuple, int] = {}
     for row in rows:
-        topic = topics.get(row.topic)
+        topic = topics.get(row.topic_id)
         if topic is None:
-            problems.add(row.line, f"topic '{row.topic}' is not a topic of campaign '{campaign.name}'")
-        elif (topic.pk, row.item) not in pooled:
+            problems.add(row.line, f"topic '{row.topic_id}' is not a topic of campaign '{campaign.name}'")
+        elif (topic.pk, row.item_id) not in pooled:
             what = "formula instance" if formulas else "post"
-            problems.add(row.line, f"{what} {row.item} is not in the pool of topic {row.topic}")
-        key = (row.assessor, row.topic, row.item, row.kind, row.round)
+            problems.add(row.line, f"{what} {row.item_id} is not in the pool of topic {row.topic_id}")
+        key = (row.assessor, row.topic_id, row.item_id, row.kind, row.round)
         if key in seen:
             problems.add(row.line, f"the same judgment again (first on line {seen[key]})")
         seen.setdefault(key, row.line)
@@ -145,7 +97,7 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
 
     # Official assignments first, so that dual ones in the same file find their official assessor.
     order: dict[str, int] = {Assignment.Kind.OFFICIAL: 0, Assignment.Kind.TRAINING: 1, Assignment.Kind.DUAL: 2}
-    wanted = sorted({(row.kind, row.round, row.topic, row.assessor) for row in rows},
+    wanted = sorted({(row.kind, row.round, row.topic_id, row.assessor) for row in rows},
                     key=lambda k: (order[k[0]], k[1], k[2], k[3]))
     new_assignments = 0
     assignments: dict[tuple, Assignment] = {}
@@ -154,8 +106,8 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
             result = assignments_create(campaign=campaign, assessors=[users[name]], topic_ids=[topic_id],
                                         kind=kind, round=round_ or None, user=user)
         except InputError as exc:
-            lines_of = [r.line for r in rows if (r.kind, r.round, r.topic, r.assessor) == (kind, round_, topic_id,
-                                                                                          name)]
+            lines_of = [r.line for r in rows
+                        if (r.kind, r.round, r.topic_id, r.assessor) == (kind, round_, topic_id, name)]
             for message in exc.messages():
                 problems.add(lines_of[0], f"{name}: {message}")
             continue
@@ -165,9 +117,9 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
 
     totals = SubmitResult()
     for row in rows:
-        assignment = assignments[(row.kind, row.round, row.topic, row.assessor)]
-        visual, _post = pooled[(topics[row.topic].pk, row.item)]
-        grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item if formulas else "")
+        assignment = assignments[(row.kind, row.round, row.topic_id, row.assessor)]
+        visual, _post = pooled[(topics[row.topic_id].pk, row.item_id)]
+        grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item_id if formulas else "")
         try:
             # A savepoint of its own (judgment_submit is atomic): a refused row leaves the others to be checked.
             r = judgment_submit(assignment_pk=assignment.pk, item_id=visual, grades=[grade],

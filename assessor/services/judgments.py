@@ -12,7 +12,7 @@ from django.db.models import Expression, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from pooling.errors import InputError
+from core.errors import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules, selectors

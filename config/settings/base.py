@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI's files, served by the service itself (/api/docs/)
     "axes",
     "mathjax",
+    "core",
     "pooling",
     "assessor",
     "evaluation",
@@ -76,7 +77,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "pooling.context_processors.roles",
+                "core.context_processors.roles",
             ],
         },
     },
@@ -181,7 +182,7 @@ JUDGING_CACHE_WARM = bool(REDIS_URL)
 # less on every request of an assessor's day.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # Messages live in the session, not in a cookie. No password ever goes through them: a new or reset password is shown
-# on the response to the POST that made it, and nowhere else (people.views).
+# on the response to the POST that made it, and nowhere else (people.pages.password_once).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 REST_FRAMEWORK = {
@@ -190,18 +191,18 @@ REST_FRAMEWORK = {
         "people.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["pooling.permissions.IsOrganizer"],
-    "DEFAULT_SCHEMA_CLASS": "pooling.schema.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "pooling.pagination.Pagination",
+    "DEFAULT_PERMISSION_CLASSES": ["core.permissions.IsOrganizer"],
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.Pagination",
     "PAGE_SIZE": 100,
-    "EXCEPTION_HANDLER": "pooling.apis.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Relevance assessment service API",
     "DESCRIPTION": "Campaigns, topics, runs and background jobs of an ARQMath-style relevance assessment.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["pooling.permissions.IsOrganizer"],
+    "SERVE_PERMISSIONS": ["core.permissions.IsOrganizer"],
     # /api/docs/: Swagger UI from drf-spectacular-sidecar's static files; nothing from another host.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -1,6 +1,7 @@
 """The demo of `make demo`: a synthetic collection, the real ARQMath-3 topics and synthetic runs, loaded
-through the same ingestion services an organizer uses, their pools built by the pooling service, plus an
-organizer and assessor accounts."""
+through the same ingestion services an organizer uses, their pools built by the same service as an organizer's
+build, plus an organizer and assessor accounts, and the judging app's demo step (assessor/demo.py: the demo
+assessors' assignments and judgments). Like pooling's pages and commands, the loader sits above both apps."""
 from __future__ import annotations
 
 import os
@@ -13,10 +14,11 @@ from django.contrib.auth.hashers import check_password
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from assessor.demo import demo_assign, demo_delete
+from assessor.services import pools_rebuild
+from core.permissions import ORGANIZERS
 from pooling import services
 from pooling.models import Campaign, Collection
-from pooling.permissions import ORGANIZERS
-from pooling.signals import demo_deleting, demo_loaded
 
 from .generate import DemoFiles, generate_demo
 
@@ -60,18 +62,18 @@ def demo_load(*, out_dir: Path, passwords_file: Path, reset: bool = False, seed:
 
 @transaction.atomic
 def _demo_delete() -> None:
-    demo_deleting.send(sender=Campaign, campaigns=list(Campaign.objects.filter(name__in=CAMPAIGNS.values())))
+    demo_delete(campaigns=list(Campaign.objects.filter(name__in=CAMPAIGNS.values())))
     Campaign.objects.filter(name__in=CAMPAIGNS.values()).delete()
     Collection.objects.filter(name=COLLECTION).delete()
 
 
 @transaction.atomic
 def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: list) -> None:
-    """The collection, both campaigns with their pools and (through demo_loaded) the demo's assignments and
+    """The collection, both campaigns with their pools and (assessor's demo_assign) the demo's assignments and
     judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection."""
     result = services.collection_ingest(collection_name=COLLECTION,
                                         paths=[files.posts, files.comments, files.formulas])
-    report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result["counts"].items()))
+    report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result.counts.items()))
     campaigns = {}
     for task, topics, runs in (("answers", files.task1_topics, files.task1_runs),
                                ("formulas", files.task2_topics, files.task2_runs)):
@@ -81,16 +83,16 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
         for path, alternate in runs:
             run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
             services.run_collection_check(run=run)
-        report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(runs)} runs")
-        pools = services.pool_build(campaign=campaign)
+        report.say(f"campaign '{campaign.name}': {loaded.total} topics, {len(runs)} runs")
+        pools = pools_rebuild(campaign=campaign)
         if task == "formulas":
-            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} visual ids in "
-                       f"{len(pools['sizes'])} topics, {pools['selected']} formula instances to judge")
+            report.say(f"campaign '{campaign.name}': pools built, {pools.items} visual ids in "
+                       f"{len(pools.sizes)} topics, {pools.selected} formula instances to judge")
         else:
-            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} answers to judge in "
-                       f"{len(pools['sizes'])} topics")
+            report.say(f"campaign '{campaign.name}': pools built, {pools.items} answers to judge in "
+                       f"{len(pools.sizes)} topics")
     # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
-    demo_loaded.send(sender=Campaign, campaigns=campaigns, assessors=assessors, say=report.say)
+    demo_assign(campaigns=campaigns, assessors=assessors, say=report.say)
 
 
 def demo_passwords_read(path: Path) -> dict[str, str]:

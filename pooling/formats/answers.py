@@ -20,16 +20,16 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 
-from .formula_tsv import _records
+from .formula_tsv import tsv_records
 from .textio import ID_MAX, open_binary, shown
 
 COLUMNS = "topic rank score run_id sources answer"
 ANSWER_MAX = 1200  # Unicode characters (code points), as the organizers count them: len() of the text
 RUN_ID_MAX = 200  # Run.tag's length
 # A `$` that no backslash escapes: preceded by an even number of backslashes (none, or `\\` an escaped backslash).
-_DOLLAR = re.compile(r"(?<!\\)(?:\\\\)*\$")
+UNESCAPED_DOLLAR = re.compile(r"(?<!\\)(?:\\\\)*\$")
 
 
 class AnswerRow(NamedTuple):
@@ -63,7 +63,7 @@ def read_answers(stream: BinaryIO, problems: Problems, warnings: Problems, *,
     rows: list[AnswerRow] = []
     first_line: dict[str, int] = {}
     run_ids: dict[str, int] = {}
-    for line, fields in _records(stream, problems):
+    for line, fields in tsv_records(stream, problems):
         if len(fields) != 6:
             problems.add(line, f"expected 6 columns ({COLUMNS}), found {len(fields)}"
                                + (" (a tab inside an answer must be quoted)" if len(fields) > 6 else ""))
@@ -97,7 +97,7 @@ def read_answers(stream: BinaryIO, problems: Problems, warnings: Problems, *,
             first_line[topic_id] = line
         if rank is not None and rank != 1:
             warnings.add(line, f"rank {rank_s} for topic {topic_id}: every answer should have rank 1")
-        if len(_DOLLAR.findall(answer)) % 2:
+        if len(UNESCAPED_DOLLAR.findall(answer)) % 2:
             warnings.add(line, f"an odd number of $ in the answer to topic {topic_id}: the TeX may be broken")
         if run_id:
             run_ids[run_id] = run_ids.get(run_id, 0) + 1

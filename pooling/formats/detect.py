@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import NoReturn
 
-from pooling.errors import InputError, Problem, Problems
+from core.errors import InputError, Problem, Problems
 from pooling.formats.formula_tsv import extra_columns, is_formula_index_header, tsv_header
 from pooling.formats.se_xml import xml_root_name
 from pooling.formats.textio import BOM

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.textio import BOM, iter_lines
 
 V2_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
@@ -84,7 +84,7 @@ def _csv_lines(stream: BinaryIO, problems: Problems) -> Iterator[str]:
         expected += 1
 
 
-def _records(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+def tsv_records(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """(first line, fields) of every non-blank TSV record; bad quoting is reported once and ends it."""
     reader = csv.reader(_csv_lines(stream, problems), delimiter="\t", strict=True)
     while True:
@@ -136,7 +136,7 @@ def _header(records: Iterator[tuple[int, list[str]]], problems: Problems) -> tup
 
 def read_formula_index(stream: BinaryIO, problems: Problems) -> Iterator[FormulaRecord]:
     """Formulas of a v2 or v3 formula index, as the file is read."""
-    records = _records(stream, problems)
+    records = tsv_records(stream, problems)
     line, header = _header(records, problems)
     if not header:
         return
@@ -194,7 +194,7 @@ def _formula(line: int, row: dict[str, str], errors: list[str]) -> FormulaRecord
 
 def read_formula_extra(stream: BinaryIO, problems: Problems) -> Iterator[ExtraRecord]:
     """One record per non-empty slt/opt value of an extra file, as the file is read."""
-    records = _records(stream, problems)
+    records = tsv_records(stream, problems)
     line, header = _header(records, problems)
     if not header:
         return

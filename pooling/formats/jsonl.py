@@ -5,7 +5,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.se_xml import PostRecord, int_refusal, normalize_tags, parse_int
 from pooling.formats.textio import ID_MAX, iter_lines, shown, text_problem
 

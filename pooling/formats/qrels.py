@@ -1,14 +1,19 @@
-"""Streaming reader of TREC qrels: topic, iteration, item id and integer grade per line."""
+"""Streaming reader of TREC qrels: topic, iteration, item id and integer grade per line.
+
+The organizers' "complete" qrels (ARQMath-3 Task 3) also hold an assessor's System failure as grade 5 and Do not
+know as 6: the one place that says so is here (`QrelRecord.mark`, `qrels_by_topic`), for every reader of qrels."""
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.se_xml import int_refusal, parse_int
 from pooling.formats.textio import iter_lines, shown
 
 COLUMNS = "topic iteration doc_id grade"
+SYSTEM_FAILURE, DO_NOT_KNOW = 5, 6
+MARKS = {SYSTEM_FAILURE: "SF", DO_NOT_KNOW: "DK"}  # a complete qrels file's grade -> the assessor's mark
 
 
 class QrelRecord(NamedTuple):
@@ -16,6 +21,11 @@ class QrelRecord(NamedTuple):
     topic_id: str
     item_id: str
     grade: int
+
+    @property
+    def mark(self) -> str | None:
+        """"SF" or "DK" for a line of grade 5 or 6 (not a relevance grade), else None."""
+        return MARKS.get(self.grade)
 
 
 def split_columns(text: str) -> list[str]:
@@ -45,6 +55,19 @@ def read_qrels(stream: BinaryIO, problems: Problems) -> Iterator[QrelRecord]:
         assert grade is not None  # _errors refuses a grade that is no integer
         seen[(topic_id, item_id)] = line
         yield QrelRecord(line, topic_id, item_id, grade)
+
+
+def qrels_by_topic(stream: BinaryIO, problems: Problems, *, sf_dk: int | None = None) -> dict[str, dict[str, int]]:
+    """topic -> item id -> grade of a whole qrels file. SF and DK lines (5 and 6) are left out, counting as unjudged
+    as in the product's own qrels (a topic that has only such lines is then not in the result); `sf_dk` keeps them
+    with that grade instead (0 for ARQMath-3's AR and P@1, where a system failure or an unknown answer scores 0)."""
+    qrels: dict[str, dict[str, int]] = {}
+    for record in read_qrels(stream, problems):
+        if record.mark is None:
+            qrels.setdefault(record.topic_id, {})[record.item_id] = record.grade
+        elif sf_dk is not None:
+            qrels.setdefault(record.topic_id, {})[record.item_id] = sf_dk
+    return qrels
 
 
 def _errors(topic_id: str, item_id: str, raw_grade: str, grade: int | None, earlier: int | None) -> list[str]:

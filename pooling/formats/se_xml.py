@@ -15,7 +15,7 @@ from xml.sax.xmlreader import Locator
 import defusedxml.sax
 from defusedxml.common import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.textio import FIELD_MAX, field_problem, shown
 
 # Small enough that the rows collected between two yields stay few, large enough to be fast.

@@ -6,7 +6,7 @@ from typing import BinaryIO, NamedTuple
 from xml.sax.handler import ContentHandler
 from xml.sax.xmlreader import Locator
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.se_xml import StopParsing, feed_xml, normalize_tags
 from pooling.formats.textio import FIELD_MAX, field_problem
 

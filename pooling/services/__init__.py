@@ -1,31 +1,58 @@
 """Writes of the pooling app. Every ingest validates the whole file and writes in the same pass, inside one
-transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote."""
-from .campaigns import campaign_create, collection_get_or_create, topics_ingest
-from .collection import collection_ingest
-from .pools import judged_items, pool_build, run_depth
-from .runs import file_checksum, name_facts, run_collection_check, run_depth_set, run_facts_set, run_ingest
+transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote.
+
+The writes that could take judged items out of the pools are told what is judged (`judged_items`); their callers are
+the judging app's services (assessor/services/pools.py), which read it. Pooling never imports assessor."""
+from .campaigns import (
+    CampaignSettings,
+    TopicsIngestResult,
+    campaign_create,
+    campaign_settings,
+    collection_get_or_create,
+    topics_ingest,
+)
+from .collection import CollectionIngestResult, collection_ingest
+from .pools import JudgedItems, PoolBuildResult, campaign_lock, judged_count, pool_build, unpooled_warnings
+from .runs import (
+    RunIngestOptions,
+    file_checksum,
+    name_facts,
+    run_collection_check,
+    run_depth_set,
+    run_facts_set,
+    run_ingest,
+    run_options,
+)
 from .undo import (
+    CampaignContents,
     PoolsAfter,
     campaign_contents,
     campaign_delete,
     campaign_update,
-    judged_count,
     pools_built,
     run_delete,
     run_replace,
 )
 
 __all__ = [
+    "CampaignContents",
+    "CampaignSettings",
+    "CollectionIngestResult",
+    "JudgedItems",
+    "PoolBuildResult",
     "PoolsAfter",
+    "RunIngestOptions",
+    "TopicsIngestResult",
     "campaign_contents",
     "campaign_create",
     "campaign_delete",
+    "campaign_lock",
+    "campaign_settings",
     "campaign_update",
     "collection_get_or_create",
     "collection_ingest",
     "file_checksum",
     "judged_count",
-    "judged_items",
     "pool_build",
     "pools_built",
     "run_collection_check",
@@ -33,8 +60,9 @@ __all__ = [
     "run_depth_set",
     "run_facts_set",
     "name_facts",
-    "run_depth",
     "run_ingest",
+    "run_options",
     "run_replace",
     "topics_ingest",
+    "unpooled_warnings",
 ]

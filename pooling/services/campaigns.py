@@ -2,18 +2,22 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypedDict, Unpack, cast
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
-from ..bounds import max_chars
-from ..errors import InputError, Problem, Problems
+from core.bounds import max_chars
+from core.errors import InputError, Problem, Problems
+
 from ..formats import topics_xml
 from ..formats.textio import open_binary
 from ..models import Campaign, Collection, Topic
-from .common import fits
+from .common import fits, given_keys
 
 
 def collection_get_or_create(*, name: str) -> Collection:
@@ -24,41 +28,43 @@ def collection_get_or_create(*, name: str) -> Collection:
     return collection
 
 
+class CampaignSettings(TypedDict, total=False):
+    """A campaign's pooling settings, maximum run depth and relevance level (evaluation), whichever way they come
+    in: the campaigns page and the settings page, the API, create_campaign and edit_campaign. None (or no key): not
+    given, so the task's default when a campaign is created, and unchanged when it is edited."""
+
+    primary_depth: int | None
+    alternate_depth: int | None
+    instances: int | None
+    selection: str | None
+    seed: int | None
+    max_depth: int | None
+    relevance_level: int | None
+
+
+def campaign_settings(values: Mapping[str, Any]) -> CampaignSettings:
+    """The settings among other values: a form's cleaned data, a serializer's validated data, a command's options."""
+    return cast(CampaignSettings, given_keys(CampaignSettings, values))
+
+
 @transaction.atomic
 def campaign_create(
     *,
     name: str,
     task: str,
     collection_name: str | None = None,
-    primary_depth: int | None = None,
-    alternate_depth: int | None = None,
-    instances: int | None = None,
-    selection: str | None = None,
-    seed: int | None = None,
-    max_depth: int | None = None,
     user: User | None = None,
+    **settings: Unpack[CampaignSettings],
 ) -> Campaign:
-    """Creates a campaign with the ARQMath-3 defaults of its task for every setting not given."""
+    """Creates a campaign with the ARQMath-3 defaults of its task (and the model's) for every setting not given."""
     name = (name or "").strip()
     if task not in Campaign.Task.values:
         raise InputError(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
-    default_primary, default_alternate = Campaign.DEFAULT_DEPTHS[task]
-    campaign = Campaign(
-        name=name,
-        task=task,
-        primary_depth=primary_depth or default_primary,
-        alternate_depth=alternate_depth or default_alternate,
-        instances=instances or 5,
-        selection=selection or Campaign.Selection.RR_VOTE,
-        seed=seed if seed is not None else 0,
-        max_depth=max_depth or 1000,
-        created_by=user,
-    )
-    # 0 is "not given" above; as a value it is out of range like any other.
-    for field, given in (("primary_depth", primary_depth), ("alternate_depth", alternate_depth),
-                         ("instances", instances), ("max_depth", max_depth)):
-        if given is not None:
-            setattr(campaign, field, given)
+    primary_depth, alternate_depth = Campaign.DEFAULT_DEPTHS[task]
+    # A given 0 is a value, out of range like any other; an empty selection is the form's "default".
+    given = {key: value for key, value in settings.items() if value is not None and value != ""}
+    campaign = Campaign(name=name, task=task, created_by=user,
+                        **{"primary_depth": primary_depth, "alternate_depth": alternate_depth, **given})
     raise_if_invalid(campaign)
     if collection_name:
         campaign.collection = collection_get_or_create(name=collection_name)
@@ -106,7 +112,14 @@ def setting_label(name: str) -> str:
     return str(field.verbose_name)
 
 
-def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> dict:
+@dataclass(frozen=True)
+class TopicsIngestResult:
+    created: int
+    updated: int
+    total: int  # topics in the file
+
+
+def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> TopicsIngestResult:
     """Adds the topics of an ARQMath topic file to a campaign; topics already there are updated."""
     problems = Problems(file=filename or Path(path).name)
     with open_binary(path) as stream:
@@ -129,4 +142,4 @@ def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str 
     Topic.objects.bulk_create(created, batch_size=1000)
     Topic.objects.bulk_update(updated, ["position", "title", "question", "tags", "formula_id", "latex"],
                               batch_size=1000)
-    return {"created": len(created), "updated": len(updated), "total": len(records)}
+    return TopicsIngestResult(created=len(created), updated=len(updated), total=len(records))

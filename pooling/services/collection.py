@@ -8,15 +8,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef
 
+from core.errors import MAX_KEPT, InputError, Problem, Problems
+
 from ..algorithms.ids import id_order_key
 from ..bulk import NULL, bulk_insert, copy_text, insert_rows
-from ..errors import MAX_KEPT, InputError, Problem, Problems
 from ..formats import detect, formula_tsv, jsonl, se_xml
 from ..formats.textio import ID_MAX, file_size, open_binary
 from ..models import Collection, Comment, Formula, Post
@@ -28,11 +30,18 @@ _KIND_ORDER = {"posts": 0, "jsonl": 0, "comments": 1, "formulas": 2, "formula_ex
                "opt_index": 3}
 
 
+@dataclass(frozen=True)
+class CollectionIngestResult:
+    collection: int  # the collection's pk: it may have been created by the ingest
+    counts: dict[str, int]  # rows loaded per kind of file ("posts", "comments", "formulas", ...)
+    warnings: list[str]
+
+
 @transaction.atomic
 def collection_ingest(
     *, collection_name: str, paths: list[str | os.PathLike], names: list[str] | None = None,
     progress: Progress = None,
-) -> dict:
+) -> CollectionIngestResult:
     """Loads collection files (Posts.xml, Comments.xml, formula index TSVs, JSONL) all or nothing.
 
     The collection is created if needed, inside the same transaction: a rejected first load leaves no
@@ -69,7 +78,7 @@ def collection_ingest(
         kept = _formula_post_warnings(collection)
         Collection.objects.filter(pk=collection.pk).update(warnings=kept)
         warnings.extend(kept)
-    return {"collection": collection.pk, "counts": counts, "warnings": warnings}
+    return CollectionIngestResult(collection=collection.pk, counts=counts, warnings=warnings)
 
 
 def _formula_post_warnings(collection: Collection, examples: int = 5) -> list[str]:

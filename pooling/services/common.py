@@ -1,9 +1,11 @@
 """What the ingest services share: progress reporting, the rollback signal, column limits."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from ..errors import Problems
+from core.errors import Problems
+
 from ..formats.textio import ID_MAX
 
 Progress = Callable[[float], None] | None
@@ -13,6 +15,13 @@ _INT_RANGE = (-(2**31), 2**31 - 1)
 
 class Rejected(Exception):
     pass
+
+
+def given_keys(typed_dict: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of a TypedDict's keys among other values (a form's cleaned data, a serializer's validated data, a
+    command's options, a job's parameters), for the service that unpacks that TypedDict: a key not given is left out,
+    so the service's default applies."""
+    return {key: values[key] for key in typed_dict.__annotations__ if key in values}
 
 
 def fits(line: int, problems: Problems, score: int | None, *ids: tuple[str, str]) -> bool:

@@ -3,25 +3,54 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack, cast
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.forms.models import model_to_dict
 
-from evaluation.analysis import parse_run_name
+from core.bounds import max_chars
+from core.errors import InputError, Problems
 
-from ..bounds import max_chars
 from ..bulk import Row, bulk_insert, copy_text
-from ..errors import InputError, Problems
+from ..formats.run_names import parse_run_name
 from ..formats.runs import RunSummary, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
-from .common import PROGRESS_EVERY, Progress, Rejected
+from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
+
+
+class RunIngestOptions(TypedDict, total=False):
+    """What an organizer says about a run besides its file, whichever way it comes in: the upload page, the API,
+    ingest_run, a job; a replaced run keeps them. A key not given: the run is named after its file, pooled to the
+    campaign's depth for its kind, and its facts (`Run.FACTS`: team, kind, manual, baseline, data used, answer type)
+    are what an ARQMath-style name says (`name_facts`), else primary, automatic, not a baseline, none known."""
+
+    name: str | None
+    alternate: bool
+    manual: bool
+    baseline: bool
+    depth: int | None
+    team: str
+    data_used: str
+    answer_type: str
+
+
+def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
+    """The options among other values (a form's cleaned data, a serializer's validated data, a command's options,
+    a job's parameters), or a run's own."""
+    return cast(RunIngestOptions, given_keys(RunIngestOptions, model_to_dict(values) if isinstance(values, Run)
+                                             else values))
+
+
+def _check_depth(depth: int | None) -> None:
+    if depth is not None and depth < 1:
+        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
 
 
 def name_facts(*names: str) -> dict[str, Any]:
@@ -58,8 +87,7 @@ def run_facts_set(*, run: Run, **facts: Any) -> Run:
 
 def run_depth_set(*, run: Run, depth: int | None) -> Run:
     """Gives a run a pool depth of its own (None: the campaign's depth for its kind again)."""
-    if depth is not None and depth < 1:
-        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
+    _check_depth(depth)
     run.depth = depth
     run.save(update_fields=["depth"])
     return run
@@ -75,40 +103,31 @@ def run_ingest(
     *,
     campaign: Campaign,
     path: str | os.PathLike,
-    name: str | None = None,
     filename: str | None = None,
-    alternate: bool = False,
-    manual: bool = False,
-    baseline: bool = False,
     user: User | None = None,
     progress: Progress = None,
-    depth: int | None = None,
-    facts: dict[str, Any] | None = None,
+    **options: Unpack[RunIngestOptions],
 ) -> Run:
-    """Validates a run file and stores its rows; the run is named after the file unless `name` is given. Its facts
-    are `facts` when given (a replaced run keeps its own), else what an ARQMath-style name (or file name) says
-    (`name_facts`), the marks asked for (alternate, manual, baseline) set whatever the name says."""
+    """Validates a run file and stores its rows; the run is named after the file unless `name` is given. The facts
+    the options leave unsaid (not given, a mark not ticked, an empty value) are what an ARQMath-style name (or file
+    name) says (`name_facts`): a mark asked for stands whatever the name says."""
     filename = filename or Path(path).name
-    name = (name or Path(filename).stem).strip()
-    if facts is None:
-        facts = name_facts(name, Path(filename).name)
-        for mark, asked in (("alternate", alternate), ("manual", manual), ("baseline", baseline)):
-            facts[mark] = asked or facts.get(mark, False)
+    name = (options.get("name") or Path(filename).stem).strip()
+    said = name_facts(name, Path(filename).name)
+    values = {**options, **{fact: value for fact, value in said.items() if not options.get(fact)}, "name": name}
     if Run.objects.filter(campaign=campaign, name=name).exists():
         raise InputError(f"the campaign already has a run named '{name}': replace that run to give it a new file "
                          "(Replace on the campaign page, replace_run, or PUT on the run in the API)")
     topics = dict(campaign.topics.values_list("topic_id", "pk"))
     if not topics:
         raise InputError("the campaign has no topics yet: ingest its topics before its runs")
-    if depth is not None and depth < 1:
-        raise InputError(f"a run's pool depth must be at least 1, not {depth}")
+    _check_depth(options.get("depth"))
     if len(name) > max_chars(Run, "name"):
         raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
     checksum = file_checksum(path)
     try:
         with transaction.atomic():
-            run = Run.objects.create(campaign=campaign, name=name, checksum=checksum, uploaded_by=user, depth=depth,
-                                     **facts)
+            run = Run.objects.create(campaign=campaign, checksum=checksum, uploaded_by=user, **values)
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
     problems, warnings = Problems(file=filename), Problems(file=filename)

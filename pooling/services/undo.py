@@ -4,23 +4,35 @@ Nothing an assessor submitted is ever deleted (SPEC 5.3). Before judging starts 
 once any item is judged only with `force`, and then the pools are rebuilt by pool_build's forced rebuild, which
 keeps every judgment (judgments name their items by id, not by a pool row) and reports the judged items the new
 pools leave out. A campaign with judgments is never deleted. docs/pooling.md, "Undoing a mistake".
+
+Each change is told what is judged (`judged_items`, as pool_build is): the judging app's services
+(assessor/services/pools.py) read it under the campaign's lock and call these.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 
-from ..bounds import max_chars
-from ..errors import InputError, Problem
+from core.bounds import max_chars
+from core.errors import InputError, Problem
+
 from ..models import Campaign, Collection, PoolItem, Run, RunEntry
-from ..signals import campaign_deleting, pools_rebuilt
-from .campaigns import campaign_problems, collection_get_or_create, setting_label
+from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
-from .pools import _pool_delete, judged_items, pool_build
-from .runs import run_ingest
+from .pools import (
+    JudgedItems,
+    PoolBuildResult,
+    _pool_delete,
+    campaign_lock,
+    judged_count,
+    pool_build,
+    unpooled_warnings,
+)
+from .runs import run_facts_set, run_ingest, run_options
 
 # The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
 POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "seed")
@@ -30,42 +42,30 @@ POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "
 class PoolsAfter:
     """What a change did to the campaign's pools: None when they had not been built (nothing to redo)."""
 
-    rebuilt: dict | None = None
+    rebuilt: PoolBuildResult | None = None
     unpooled: list[list[str]] = field(default_factory=list)
 
     def messages(self) -> list[str]:
         """The judged items the new pools left out, as job warnings and command lines say them."""
-        return [f"topic {topic}: judged item {item} is no longer in the pool; its judgments are kept"
-                for topic, item in self.unpooled]
-
-
-def _lock(campaign: Campaign) -> None:
-    """One change at a time per campaign, and none while a pool build or a judgment check holds it."""
-    Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+        return unpooled_warnings(self.unpooled)
 
 
 def pools_built(*, campaign: Campaign) -> bool:
     return PoolItem.objects.filter(campaign=campaign).exists()
 
 
-def judged_count(*, campaign: Campaign) -> tuple[int, int]:
-    """(judged items, topics with a judged item): what the refusals and the confirmation pages count."""
-    judged = judged_items(campaign=campaign)
-    return sum(len(items) for items in judged.values()), len(judged)
-
-
 def _lock_run(run: Run) -> Campaign:
     """Locks the run's campaign, then checks the run is still there (another change may have taken it meanwhile)."""
     campaign = run.campaign
-    _lock(campaign)
+    campaign_lock(campaign=campaign)
     if not Run.objects.filter(pk=run.pk).exists():
         raise InputError(f"run '{run.name}' no longer exists in campaign '{campaign.name}'")
     return campaign
 
 
-def _refuse_once_judged(campaign: Campaign, force: bool, what: str) -> bool:
+def _refuse_once_judged(campaign: Campaign, judged: JudgedItems, force: bool, what: str) -> bool:
     """Raises unless judging has not started or `force` is given; True when judging has started."""
-    items, topics = judged_count(campaign=campaign)
+    items, topics = judged_count(judged)
     if items and not force:
         raise InputError(
             f"judging has started in campaign '{campaign.name}' ({items} judged items in {topics} topics): {what}. "
@@ -74,20 +74,17 @@ def _refuse_once_judged(campaign: Campaign, force: bool, what: str) -> bool:
     return bool(items)
 
 
-def _pools_redo(campaign: Campaign, was_built: bool) -> PoolsAfter:
+def _pools_redo(campaign: Campaign, was_built: bool, judged: JudgedItems) -> PoolsAfter:
     """Rebuilds pools that had been built, after the runs or the settings changed under them."""
     if not was_built:
         return PoolsAfter()
     if campaign.runs.exists():
-        result = pool_build(campaign=campaign, force=True)
-        return PoolsAfter(rebuilt=result, unpooled=result.get("unpooled", []))
+        result = pool_build(campaign=campaign, judged_items=judged, force=True)
+        return PoolsAfter(rebuilt=result, unpooled=result.unpooled or [])
     # The last run went: no pools, and every judged item is out of them (its judgments stay).
-    judged = judged_items(campaign=campaign)
     _pool_delete(campaign)
     topic_ids = dict(campaign.topics.values_list("pk", "topic_id"))
-    if judged:
-        pools_rebuilt.send(sender=Campaign, campaign=campaign)
-    return PoolsAfter(rebuilt={"sizes": {}, "items": 0},
+    return PoolsAfter(rebuilt=PoolBuildResult(sizes={}, items=0),
                       unpooled=sorted([topic_ids[pk], item] for pk, items in judged.items() for item in items))
 
 
@@ -106,21 +103,22 @@ def _entries_delete(*, run: Run | None = None, campaign: Campaign | None = None)
 
 
 @transaction.atomic
-def run_delete(*, run: Run, force: bool = False) -> PoolsAfter:
+def run_delete(*, run: Run, judged_items: JudgedItems, force: bool = False) -> PoolsAfter:
     """Deletes a run and its rows. Built pools are rebuilt from the runs left; once judging has started only
     with `force` (every judgment kept)."""
     campaign = _lock_run(run)
-    _refuse_once_judged(campaign, force, f"run '{run.name}' was not deleted")
+    _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not deleted")
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
     run.delete()
-    return _pools_redo(campaign, was_built)
+    return _pools_redo(campaign, was_built, judged_items)
 
 
 @transaction.atomic
 def run_replace(
     *,
     run: Run,
+    judged_items: JudgedItems,
     path: str | os.PathLike,
     filename: str | None = None,
     force: bool = False,
@@ -131,40 +129,35 @@ def run_replace(
     kind, manual, baseline, team, ...; its own depth). A rejected file changes nothing, the old run included. Built
     pools are rebuilt; once judging has started only with `force` (every judgment kept)."""
     campaign = _lock_run(run)
-    _refuse_once_judged(campaign, force, f"run '{run.name}' was not replaced")
+    _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
-    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, name=run.name,
-                     depth=run.depth, facts={fact: getattr(run, fact) for fact in Run.FACTS})
-    return new, _pools_redo(campaign, was_built)
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress,
+                     **run_options(run))
+    # Its facts as they were, edited ones included: a mark unticked or a fact emptied is not read from the name again.
+    run_facts_set(run=new, **{fact: getattr(run, fact) for fact in Run.FACTS})
+    return new, _pools_redo(campaign, was_built, judged_items)
 
 
 @transaction.atomic
 def campaign_update(
     *,
     campaign: Campaign,
+    judged_items: JudgedItems,
     name: str | None = None,
     collection_name: str | None = None,
-    primary_depth: int | None = None,
-    alternate_depth: int | None = None,
-    instances: int | None = None,
-    selection: str | None = None,
-    seed: int | None = None,
-    max_depth: int | None = None,
-    relevance_level: int | None = None,
     force: bool = False,
+    **settings: Unpack[CampaignSettings],
 ) -> tuple[Campaign, PoolsAfter]:
     """Changes a campaign's settings; None leaves a setting as it is. The task never changes (its topics and runs
     were read for it). The name may always change. The pooling settings change freely until the pools are built;
     then only with `force`, which rebuilds the pools at once (once judging has started, every judgment is kept).
     The collection changes only while the campaign has no run (runs are checked against it); the maximum run depth
     only rises once runs are in (they were read against it)."""
-    _lock(campaign)
+    campaign_lock(campaign=campaign)
     campaign.refresh_from_db()
-    wanted = {"primary_depth": primary_depth, "alternate_depth": alternate_depth, "instances": instances,
-              "selection": selection, "seed": seed, "max_depth": max_depth, "relevance_level": relevance_level}
-    changed: dict[str, object] = {k: v for k, v in wanted.items() if v is not None and v != getattr(campaign, k)}
+    changed: dict[str, object] = {k: v for k, v in settings.items() if v is not None and v != getattr(campaign, k)}
     if name is not None and name.strip() != campaign.name:
         changed["name"] = name.strip()
     problems: list[str] = []
@@ -180,6 +173,7 @@ def campaign_update(
             changed["collection"] = None
         else:
             changed["collection"] = collection_get_or_create(name=collection_name)
+    max_depth = settings.get("max_depth")
     if has_runs and max_depth is not None and max_depth < campaign.max_depth:
         problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "
                         "read against it (it may rise)")
@@ -200,7 +194,7 @@ def campaign_update(
         raise InputError([Problem(None, p) for p in problems])
     if changed:
         campaign.save(update_fields=[k for k in changed])
-    return campaign, _pools_redo(campaign, was_built and bool(pooled))
+    return campaign, _pools_redo(campaign, was_built and bool(pooled), judged_items)
 
 
 @dataclass(frozen=True)
@@ -216,27 +210,25 @@ class CampaignContents:
     judged_items: int
 
 
-def campaign_contents(*, campaign: Campaign) -> CampaignContents:
+def campaign_contents(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
     return CampaignContents(
         topics=campaign.topics.count(), runs=campaign.runs.count(),
         run_rows=sum(campaign.runs.values_list("row_count", flat=True)),
         pool_items=PoolItem.objects.filter(campaign=campaign).count(), jobs=campaign.jobs.count(),
-        judged_items=judged_count(campaign=campaign)[0])
+        judged_items=judged_count(judged_items)[0])
 
 
 @transaction.atomic
-def campaign_delete(*, campaign: Campaign) -> CampaignContents:
-    """Deletes a campaign with its topics, runs, pools and jobs, and (in the judging app) its assignments and
-    training rounds. Refused once any item is judged: nothing an assessor submitted is ever deleted."""
-    _lock(campaign)
-    contents = campaign_contents(campaign=campaign)
+def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
+    """Deletes a campaign with its topics, runs, pools and jobs. Refused once any item is judged: nothing an
+    assessor submitted is ever deleted. The judging app's rows of the campaign (its assignments protect it) are
+    deleted first by its caller, assessor.services.campaign_delete."""
+    campaign_lock(campaign=campaign)
+    contents = campaign_contents(campaign=campaign, judged_items=judged_items)
     if contents.judged_items:
         raise InputError(
             f"campaign '{campaign.name}' has judgments ({contents.judged_items} judged items) and is kept: nothing "
             "an assessor submitted is ever deleted. Export its qrels or close its topics instead")
-    # Receivers delete what refers to the campaign in other apps (assignments protect it), and refuse if they find
-    # a judgment after all.
-    campaign_deleting.send(sender=Campaign, campaign=campaign)
     _pool_delete(campaign)
     _entries_delete(campaign=campaign)
     campaign.delete()

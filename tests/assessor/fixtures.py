@@ -5,8 +5,8 @@ import pytest
 
 from assessor import services
 from pooling import services as pooling_services
-from pooling.models import Campaign, Collection, Comment, Formula, Post
-from tests.factories import CampaignFactory, TopicFactory
+from pooling.models import Campaign, Collection, Comment
+from tests.factories import CampaignFactory, CollectionFactory, FormulaFactory, PostFactory, TopicFactory, UserFactory
 from tests.pooling.run_files import ingest, task1_lines
 
 # Planted in a post: none of it may run in the assessor's browser, including what TeX could do through MathJax.
@@ -18,9 +18,8 @@ XSS = ('<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</scri
 
 def _posts(collection: Collection) -> None:
     def post(post_id, kind, thread, body, title="", score=0, accepted=""):
-        Post.objects.create(collection=collection, post_id=post_id, kind=kind, thread_id=thread, title=title,
-                            body=body, tags="algebra calculus" if kind == "question" else "", score=score,
-                            accepted_answer_id=accepted)
+        PostFactory(collection=collection, post_id=post_id, kind=kind, thread_id=thread, title=title, body=body,
+                    tags="algebra calculus" if kind == "question" else "", score=score, accepted_answer_id=accepted)
 
     post("1", "question", "1", "<p>What is $\\int_0^1 x^2\\,dx$?</p>", title="An integral", accepted="11")
     post("10", "answer", "1", "<p>It is $\\frac{1}{3}$ by the power rule.</p>", score=5)
@@ -37,12 +36,12 @@ def _posts(collection: Collection) -> None:
 
 @pytest.fixture
 def collection(db):
-    collection = Collection.objects.create(name="judging")
+    collection = CollectionFactory(name="judging")
     _posts(collection)
     for formula_id, post_id, visual in (("1", "20", "100"), ("2", "30", "100"), ("3", "30", "300"),
                                         ("4", "40", "400")):
-        Formula.objects.create(collection=collection, formula_id=formula_id, post_id=post_id, thread_id="2",
-                               type="answer", visual_id=visual, latex="x")
+        FormulaFactory(collection=collection, formula_id=formula_id, post_id=post_id, thread_id="2",
+                       visual_id=visual)
     return collection
 
 
@@ -56,7 +55,7 @@ def answers(collection, tmp_path):
     TopicFactory(campaign=campaign, topic_id="A.2", position=1, title="Euler", question="<p>Why?</p>")
     ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11", "12"], "r1")
            + task1_lines("A.2", ["20", "99"], "r1"))
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 
@@ -70,18 +69,18 @@ def formulas(collection, tmp_path):
                  formula_id="q_1")
     ingest(campaign, tmp_path, "f1", [("B.1", formula, post, str(rank), str(10 - rank), "f1") for rank, (formula, post)
                                       in enumerate([("1", "20"), ("2", "30"), ("3", "30"), ("4", "40")], 1)])
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 
 @pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password="assessor-pass-1")
+def ada(db):
+    return UserFactory(username="ada", password="assessor-pass-1")
 
 
 @pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user("bob", password="assessor-pass-2")
+def bob(db):
+    return UserFactory(username="bob", password="assessor-pass-2")
 
 
 def assign(campaign, user, *topics, kind="official", round=None):

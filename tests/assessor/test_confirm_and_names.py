@@ -3,7 +3,7 @@ counts read "1 assignment" (issue 13.13)."""
 import pytest
 
 from assessor.models import Assignment
-from pooling.downloads import attachment, download_name
+from core.downloads import attachment, download_name
 from tests.assessor.fixtures import assign
 
 pytestmark = pytest.mark.django_db

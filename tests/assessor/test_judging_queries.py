@@ -7,6 +7,7 @@ from django.utils import timezone
 from assessor import selectors, services
 from assessor.models import ItemVisit
 from pooling.models import PoolItem
+from tests.factories import ItemVisitFactory
 
 from .fixtures import assign
 
@@ -25,10 +26,9 @@ def test_next_item_goes_on_after_a_position_wraps_around_and_offers_the_longest_
     assert selectors.next_item(assignment=a, after=pos[ids[2]]).item_id == ids[0]        # wraps around
     now = timezone.now()
     for item_id, minutes in ((ids[1], 5), (ids[0], 1)):   # ids[1] skipped longer ago than ids[0]
-        ItemVisit.objects.create(assignment=a, item_id=item_id, first_shown_at=now,
-                                 skipped_at=now - datetime.timedelta(minutes=minutes))
+        ItemVisitFactory(assignment=a, item_id=item_id, skipped_at=now - datetime.timedelta(minutes=minutes))
     assert selectors.next_item(assignment=a, after=pos[ids[2]]).item_id == ids[2]        # unskipped ones first
-    ItemVisit.objects.create(assignment=a, item_id=ids[2], first_shown_at=now, completed_at=now)
+    ItemVisitFactory(assignment=a, item_id=ids[2], completed_at=now)
     assert selectors.next_item(assignment=a).item_id == ids[1]
     assert selectors.next_item(assignment=a, after=pos[ids[0]]).item_id == ids[1]
     ItemVisit.objects.filter(assignment=a, item_id=ids[1]).update(completed_at=now)
@@ -39,7 +39,7 @@ def test_the_judging_page_gives_the_own_assignment_its_item_progress_and_previou
     a = assign(answers, ada, "A.1")
     ids = order(a)
     second = PoolItem.objects.get(topic=a.topic, item_id=ids[1])
-    ItemVisit.objects.create(assignment=a, item_id=ids[0], first_shown_at=timezone.now(), completed_at=timezone.now())
+    ItemVisitFactory(assignment=a, item_id=ids[0], completed_at=timezone.now())
     page = selectors.judging_page(user=ada, assignment_pk=a.pk, position=second.position)
     assert page.assignment.pk == a.pk and page.assignment.topic.topic_id == "A.1"
     assert page.assignment.campaign.pk == answers.pk
@@ -64,8 +64,8 @@ def test_a_closed_topic_refuses_a_post(client, answers, ada):
 
 def test_a_deactivated_user_is_signed_out(client, ada):
     client.post("/login/", {"username": "ada", "password": "assessor-pass-1"})
-    response = client.get("/assess/session/")
+    response = client.get("/assess/")
     assert response.status_code == 200 and response.wsgi_request.user.username == "ada"
     ada.is_active = False
     ada.save()
-    assert client.get("/assess/session/").status_code == 302        # to the login page
+    assert client.get("/assess/").status_code == 302        # to the login page

@@ -5,8 +5,8 @@ from django.db import IntegrityError
 from assessor import selectors, services
 from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision
 from assessor.services import GradeInput
+from core.errors import InputError
 from pooling import services as pooling_services
-from pooling.errors import InputError
 from pooling.models import PoolItem
 from tests.commands import command_output, rejected
 
@@ -223,17 +223,19 @@ def test_pool_rebuild_is_refused_once_judging_started_and_a_forced_one_keeps_jud
     a = assign(answers, ada, "A.2")
     submit(a, item(answers, "A.2", "99"), GradeInput("SF", "not in the collection"))
     with pytest.raises(InputError, match=r"judging has started .* \(1 judged items in 1 topics\)"):
-        pooling_services.pool_build(campaign=answers)
+        services.pools_rebuild(campaign=answers)
     assert PoolItem.objects.filter(campaign=answers, item_id="99").exists()
 
     # A new depth leaves 99 out: the forced rebuild reports it, and the judgment stays.
     run = answers.runs.get()
     pooling_services.run_depth_set(run=run, depth=1)
     assert selectors.assignment_progress(assignment=a) == selectors.Progress(done=1, total=2)
-    result = pooling_services.pool_build(campaign=answers, force=True)
-    assert result["unpooled"] == [["A.2", "99"]]
+    result = services.pools_rebuild(campaign=answers, force=True)
+    assert result.unpooled == [["A.2", "99"]]
     assert Judgment.objects.get().item_id == "99"
     assert not PoolItem.objects.filter(campaign=answers, item_id="99").exists()
+    # The rebuild recounted the assessor's visits: 99 is no longer a completed item.
+    assert ItemVisit.objects.get(assignment=a, item_id="99").completed_at is None
     # Progress counts the items of the pool as it is now.
     assert selectors.assignment_progress(assignment=a) == selectors.Progress(done=0, total=1)
 

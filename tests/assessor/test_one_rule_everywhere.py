@@ -7,9 +7,10 @@ import pytest
 from django.utils import timezone
 
 from assessor import progress
-from assessor.models import Assignment, ItemVisit, Judgment
+from assessor.models import Assignment, Judgment
 from pooling.models import PoolItem
 from tests.commands import rejected
+from tests.factories import AssignmentFactory, ItemVisitFactory, PoolItemFactory
 
 from .fixtures import assign
 
@@ -69,15 +70,15 @@ def test_a_round_for_another_kind_reads_the_same_in_the_command_the_page_and_the
     assert not Assignment.objects.exists()
 
 
-def test_progress_is_the_same_on_the_start_page_the_api_and_the_organizer_s_report(client, answers, ada):
-    a = assign(answers, ada, "A.1")
-    now = timezone.now()
-    ItemVisit.objects.create(assignment=a, item_id="10", first_shown_at=now, completed_at=now)
-    ItemVisit.objects.create(assignment=a, item_id="11", first_shown_at=now)          # shown, not judged
-    client.force_login(ada)
+def test_progress_is_the_same_on_the_start_page_the_api_and_the_organizer_s_report(client):
+    a = AssignmentFactory()
+    first, second, _third = PoolItemFactory.create_batch(3, topic=a.topic)
+    ItemVisitFactory(assignment=a, item_id=first.item_id, completed_at=timezone.now())
+    ItemVisitFactory(assignment=a, item_id=second.item_id)          # shown, not judged
+    client.force_login(a.assessor)
     assert "1 of 3 judged" in client.get("/assess/").content.decode()
     assert [(x["done"], x["total"]) for x in client.get("/api/assignments/").json()["results"]] == [(1, 3)]
-    row = progress.progress_report(campaign=answers).rows[0]
+    row = progress.progress_report(campaign=a.campaign).rows[0]
     assert (row.judged, row.total) == (1, 3)
 
 

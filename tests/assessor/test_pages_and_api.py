@@ -80,13 +80,6 @@ def test_skipping_and_judging_the_last_item_move_on_and_finish_on_the_start_page
     assert "every item is judged" in done.content.decode() and "3 of 3" in done.content.decode()
 
 
-def test_the_session_check_answers_ok_only_when_signed_in(client, ada):
-    assert client.get("/assess/session/").status_code == 302
-    client.force_login(ada)
-    response = client.get("/assess/session/")
-    assert response.status_code == 200 and response.content == b"ok"
-
-
 def test_odd_values_from_the_page_do_no_harm(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     assert ada_client.get(f"/assess/assignments/{a.pk}/?after=\u00b2").status_code == 302
@@ -169,7 +162,7 @@ def test_thread_views_need_an_assignment_in_a_campaign_of_that_collection(client
 
 def test_anonymous_users_see_only_the_login_page(client, answers, ada):
     a = assign(answers, ada, "A.1")
-    for url in ("/assess/", "/assess/session/", f"/assess/assignments/{a.pk}/",
+    for url in ("/assess/", f"/assess/assignments/{a.pk}/",
                 f"/assess/collections/{answers.collection_id}/posts/1/", f"/campaigns/{answers.pk}/assignments/"):
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/login/")

@@ -2,6 +2,7 @@
 import pytest
 
 from assessor import services
+from assessor.progress import judging_time
 from pooling import services as pooling_services
 from pooling.models import Campaign
 from pooling.selectors import PLAN_MIN_JUDGMENTS, plan_seconds_per_judgment
@@ -18,7 +19,7 @@ def wide(tmp_path):
     campaign = CampaignFactory(name="wide", task=Campaign.Task.ANSWERS, primary_depth=100, alternate_depth=100)
     TopicFactory(campaign=campaign, topic_id="A.1", position=0)
     ingest(campaign, tmp_path, "r1", task1_lines("A.1", [str(100 + n) for n in range(PLAN_MIN_JUDGMENTS + 5)], "r1"))
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 
@@ -38,7 +39,7 @@ def test_a_few_judgments_leave_the_default_and_the_page_says_so(client, organize
     assert planner_note(client, wide) == ("The time per judgment starts at 60 s, the default assumption: nothing is "
                                           "judged yet; the planner uses the measured mean once 30 judgments are timed.")
     judge(assign(wide, ada, "A.1"), ada, PLAN_MIN_JUDGMENTS - 1, seconds=20)
-    time = plan_seconds_per_judgment(campaign=wide)
+    time = plan_seconds_per_judgment(measured=judging_time(wide))
     assert (time.seconds, time.measured, time.judgments) == (60.0, False, 29)
     assert planner_note(client, wide) == ("The time per judgment starts at 60 s, the default assumption: only 29 "
                                           "judgments measured so far, and the planner waits for 30.")
@@ -47,7 +48,7 @@ def test_a_few_judgments_leave_the_default_and_the_page_says_so(client, organize
 
 def test_thirty_judgments_make_the_measured_mean_the_planners(client, organizer, wide, ada):
     judge(assign(wide, ada, "A.1"), ada, PLAN_MIN_JUDGMENTS, seconds=20)
-    time = plan_seconds_per_judgment(campaign=wide)
+    time = plan_seconds_per_judgment(measured=judging_time(wide))
     assert (time.seconds, time.measured, time.judgments) == (20.0, True, 30)
     client.force_login(organizer)
     page = client.get(f"/campaigns/{wide.pk}/pools/").content.decode()

@@ -10,9 +10,10 @@ from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
 from assessor import progress, reports, rounds, services
-from assessor.models import Assignment, GoldJudgment, ItemVisit, TrainingRound
-from pooling.errors import InputError
+from assessor.models import Assignment, GoldJudgment, TrainingRound
+from core.errors import InputError
 from tests.commands import command_output
+from tests.factories import AssignmentFactory, ItemVisitFactory, PoolItemFactory
 
 from .fixtures import assign
 
@@ -36,8 +37,8 @@ def test_a_round_is_created_with_its_topics_gold_and_assessors_in_one_step(answe
 def test_a_bad_gold_qrels_is_rejected_with_line_numbers_and_nothing_is_created(answers, ada):
     with pytest.raises(InputError) as info:
         rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada], gold_name="gold.txt",
-                                     gold=io.BytesIO(b"A.1 0 10 3\nA.1 0 11 5\nA.1 0 12\n"))
-    assert info.value.messages() == ["gold.txt:line 2: grade 5 is not a grade of 0 to 3",
+                                     gold=io.BytesIO(b"A.1 0 10 3\nA.1 0 11 4\nA.1 0 12\n"))
+    assert info.value.messages() == ["gold.txt:line 2: grade 4 is not a grade of 0 to 3",
                                      "gold.txt:line 3: expected 4 columns (topic iteration doc_id grade), found 3"]
     with pytest.raises(InputError, match="no line of the gold qrels is for a topic of this round"):
         rounds.training_round_create(campaign=answers, topic_ids=["A.1"], assessors=[ada],
@@ -89,19 +90,29 @@ def test_the_rounds_page_creates_a_round_with_an_uploaded_gold_qrels(client, org
 
 
 def visit(assignment, item_id, *, start, seconds, active, skipped=False):
-    ItemVisit.objects.create(assignment=assignment, item_id=item_id, first_shown_at=start,
-                             completed_at=start + dt.timedelta(seconds=seconds) if seconds is not None else None,
-                             skipped_at=start if skipped else None, active_seconds=active)
+    ItemVisitFactory(assignment=assignment, item_id=item_id, first_shown_at=start,
+                     completed_at=start + dt.timedelta(seconds=seconds) if seconds is not None else None,
+                     skipped_at=start if skipped else None, active_seconds=active)
 
 
-def test_progress_reports_times_pace_and_a_projected_finish(answers, ada):
-    a = assign(answers, ada, "A.1")
+@pytest.fixture
+def assigned():
+    """ada's official assignment of topic A.1, whose pool holds 10, 11 and 12 (made by the factories: progress needs
+    only the pool and the visits)."""
+    a = AssignmentFactory(assessor__username="ada", topic__topic_id="A.1")
+    for item_id in ("10", "11", "12"):
+        PoolItemFactory(topic=a.topic, item_id=item_id)
+    return a
+
+
+def test_progress_reports_times_pace_and_a_projected_finish(assigned):
+    a = assigned
     start = timezone.now() - dt.timedelta(hours=1)
     visit(a, "10", start=start, seconds=30, active=20)
     visit(a, "11", start=start, seconds=60, active=40)
     visit(a, "12", start=start, seconds=None, active=0)   # shown, not judged
     today = timezone.localdate()
-    report = progress.progress_report(campaign=answers, today=today)
+    report = progress.progress_report(campaign=a.campaign, today=today)
     row = report.rows[0]
     assert (row.assessor, row.topic, row.judged, row.total) == ("ada", "A.1", 2, 3)
     assert (row.server_mean, row.server_median, row.active_mean, row.active_median) == (45, 45, 30, 30)
@@ -111,23 +122,23 @@ def test_progress_reports_times_pace_and_a_projected_finish(answers, ada):
     assert report.assessors[0].judged == 2 and report.total.total == 3
 
 
-def test_server_time_leaves_out_skipped_and_unshown_items_and_caps_a_page_left_open(answers, ada):
-    a = assign(answers, ada, "A.1")
+def test_server_time_leaves_out_skipped_and_unshown_items_and_caps_a_page_left_open(assigned):
+    a = assigned
     start = timezone.now() - dt.timedelta(days=2)
     visit(a, "10", start=start, seconds=90, active=0, skipped=True)
     visit(a, "11", start=start, seconds=3 * 24 * 3600, active=0)
     visit(a, "12", start=start, seconds=0, active=0)   # imported: never shown before it was submitted
-    row = progress.progress_report(campaign=answers).rows[0]
+    row = progress.progress_report(campaign=a.campaign).rows[0]
     assert row.server == [4 * 3600] and row.active == [] and row.judged == 3
 
 
-def test_progress_page_and_api_for_organizers(client, organizer, answers, ada):
-    a = assign(answers, ada, "A.1")
+def test_progress_page_and_api_for_organizers(client, organizer, assigned):
+    a = assigned
     visit(a, "10", start=timezone.now(), seconds=30, active=20)
     client.force_login(organizer)
-    page = client.get(f"/campaigns/{answers.pk}/progress/").content.decode()
+    page = client.get(f"/campaigns/{a.campaign_id}/progress/").content.decode()
     assert 'id="progress-table"' in page and "1 / 3" in page and "180.0" in page   # 3600 / 20 s per judgment
-    body = client.get(f"/api/campaigns/{answers.pk}/progress/").json()
+    body = client.get(f"/api/campaigns/{a.campaign_id}/progress/").json()
     assert body["rows"][0]["judged"] == 1 and body["rows"][0]["active_seconds_mean"] == 20
     assert body["seconds_per_judgment"] == 20
 

@@ -44,7 +44,7 @@ def campaign(tmp_path, arqmath_data):
         path = tmp_path / f"{name}.tsv"
         path.write_text("".join(lines))
         services.run_ingest(campaign=campaign, path=path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     assessors = ["ada", "bob", "cy"]
     judgments_import(campaign=campaign, lines=[
         f"{assessors[TOPICS.index(item.topic.topic_id) % 3]}\t{item.topic.topic_id}\t{item.item_id}\t"

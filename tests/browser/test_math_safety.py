@@ -76,7 +76,7 @@ def planted(db, tmp_path):
     TopicFactory(campaign=campaign, topic_id="A.1", position=0, title="Title " + PAYLOADS[0] + " and $x^2$",
                  question=BODY, tags="calculus")
     ingest(campaign, tmp_path, "r1", task1_lines("A.1", ["10", "11"], "r1"))
-    pooling_services.pool_build(campaign=campaign)
+    pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 

@@ -85,7 +85,7 @@ def test_pools_page_topics_open_their_pool_items(page, live_server, organizer, t
     path = tmp_path / "r1.tsv"
     path.write_text("".join(f"{t}\t{t[2:]}{i}\t{i}\t{10 - i}\tr1\n" for t in topics for i in range(1, 4)))
     services.run_ingest(campaign=campaign, path=path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
 
     log_in(page, live_server, "olga", "organizer-pass-1")
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/pools/")

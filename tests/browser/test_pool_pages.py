@@ -19,7 +19,7 @@ def test_organizer_sees_pool_statistics_and_the_planner_chart(page, live_server,
         path.write_text("".join(f"A.{t}\t{t}{i + offset}\t{i}\t{100 - i}\t{run}\n"
                                 for t in (1, 2) for i in range(1, 51)))
         services.run_ingest(campaign=campaign, path=path, alternate=alternate)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
 
     log_in(page, live_server, "olga", "organizer-pass-1")
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from core.errors import InputError
 from evaluation.analysis import (
     SIGNIFICANCE_HEADER,
     confidence_intervals,
@@ -14,7 +15,6 @@ from evaluation.analysis import (
     significance,
     significance_lines,
 )
-from pooling.errors import InputError
 
 TOPICS = [f"A.{n}" for n in range(1, 11)]
 

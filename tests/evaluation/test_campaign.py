@@ -6,10 +6,10 @@ from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
 from evaluation import services
 from pooling import services as pooling_services
-from pooling.models import Campaign, Formula, PoolInstance, PoolItem
+from pooling.models import Formula, PoolInstance, PoolItem
 from tests.assessor.fixtures import assign
 from tests.commands import command_output, rejected
-from tests.factories import CampaignFactory, TopicFactory
+from tests.factories import AssignmentFactory, JudgmentFactory
 from tests.pooling.run_files import ingest, task1_lines
 
 
@@ -53,15 +53,13 @@ def test_formula_qrels_take_the_highest_grade_of_a_visual_ids_instances(judged_f
     assert export(judged_formulas, level="instance") == "B.1\t0\t1\t1\nB.1\t0\t2\t3\nB.1\t0\t4\t0\n"
 
 
-def test_topics_and_items_come_in_natural_order(db, tmp_path, ada):
-    campaign = CampaignFactory(name="natural", task=Campaign.Task.ANSWERS, primary_depth=5, alternate_depth=5)
-    TopicFactory(campaign=campaign, topic_id="A.10", position=0)
-    TopicFactory(campaign=campaign, topic_id="A.2", position=1)
-    ingest(campaign, tmp_path, "r", task1_lines("A.10", ["100", "9", "20"], "r") + task1_lines("A.2", ["5"], "r"))
-    pooling_services.pool_build(campaign=campaign)
-    judge(campaign, ("ada", "A.10", "100", "1", ""), ("ada", "A.10", "9", "2", ""), ("ada", "A.10", "20", "0", ""),
-          ("ada", "A.2", "5", "3", ""))
-    assert export(campaign) == "A.2\t0\t5\t3\nA.10\t0\t9\t2\nA.10\t0\t20\t0\nA.10\t0\t100\t1\n"
+def test_topics_and_items_come_in_natural_order(db):
+    ten = AssignmentFactory(topic__topic_id="A.10", topic__position=0)
+    two = AssignmentFactory(topic__campaign=ten.campaign, topic__topic_id="A.2", topic__position=1,
+                            assessor=ten.assessor)
+    for assignment, item_id, grade in ((ten, "100", "1"), (ten, "9", "2"), (ten, "20", "0"), (two, "5", "3")):
+        JudgmentFactory(assignment=assignment, item_id=item_id, grade=grade)
+    assert export(ten.campaign) == "A.2\t0\t5\t3\nA.10\t0\t9\t2\nA.10\t0\t20\t0\nA.10\t0\t100\t1\n"
 
 
 def test_a_reassigned_topic_keeps_the_first_assessors_grades_where_the_second_has_none(judged_answers, ada):
@@ -98,7 +96,7 @@ def test_formulas_without_visual_ids_in_the_index_are_scored_by_their_computed_o
     # The index has no visual ids: pooling computes them (SPEC 4.2), assessors judge those, and evaluation must
     # map the run the same way.
     Formula.objects.filter(collection=formulas.collection).update(visual_id="")
-    pooling_services.pool_build(campaign=formulas)
+    pooling_services.pool_build(campaign=formulas, judged_items={})
     selected = PoolInstance.objects.filter(item__campaign=formulas, selected=True)
     judge(formulas, *[("ada", "B.1", instance.formula_id, "3", "") for instance in selected])
     assert PoolItem.objects.filter(campaign=formulas).count() == 1  # the four same-LaTeX formulas: one cluster

@@ -4,11 +4,13 @@ import pytest
 import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rest_framework.test import APIClient
 
+from core.errors import InputError
 from evaluation import services
 from evaluation.measures import MeasureEvaluator, parse_measure, parse_measures
 from evaluation.prime import MAP, P10, Evaluator, answer_lists, prime_of
-from pooling.errors import InputError
+from pooling.models import Campaign
 from tests.commands import command_output, rejected
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
 from tests.pooling.run_files import ingest
@@ -141,6 +143,21 @@ def test_evaluate_writes_the_asked_measures_after_the_prime_ones(tmp_path, db):
         "evaluate", "--qrels", qrels, "--relevance-level", "0", run)
 
 
+def test_ar_and_p1_are_asked_for_in_the_one_list_of_measures_at_the_relevance_level(tmp_path, db):
+    qrels = write(tmp_path / "q.txt", ["A.1\t0\ta\t1", "A.1\t0\tb\t2", "A.2\t0\tc\t3"])
+    # First results: a (grade 1) for A.1, c (grade 3) for A.2.
+    run = write(tmp_path / "r.tsv", ["A.1\ta\t1\t3\tt", "A.1\tb\t2\t2\tt", "A.2\tc\t1\t5\tt"])
+    asked, _ = command_output("evaluate", "--qrels", qrels, "--measures", "ar", "p1", "RR", run)
+    assert asked.splitlines()[4:] == ["r.tsv\tar\tall\t2.0000", "r.tsv\tp1\tall\t0.5000", "r.tsv\tRR\tall\t0.7500"]
+    assert command_output("evaluate", "--qrels", qrels, "--ar-p1", "--measures", "RR", run)[0] == asked
+    # At level 1, a is relevant: P@1 counts both topics.
+    level_one, _ = command_output("evaluate", "--qrels", qrels, "--relevance-level", "1", "--ar-p1", run)
+    assert level_one.splitlines()[4:] == ["r.tsv\tar\tall\t2.0000", "r.tsv\tp1\tall\t1.0000"]
+    assert rejected("evaluate", "--qrels", qrels, "--answer-ids", qrels, "--measures", "RR") == [
+        "Task 3 runs are scored by AR, P@1, LO and CS: --measures, --ar-p1, --relevance-level, --significance, --ci, "
+        "--topic-info and --by are for Task 1 and 2 runs"]
+
+
 def test_the_fast_reader_and_the_row_reader_give_the_same_prime_scores(arqmath_data):
     qrels = arqmath_data / "qrels" / "qrels.arqmath-2020-task1.txt"
     runs = [arqmath_data / "runs" / "ensemble-task1.tsv"]
@@ -158,8 +175,8 @@ def test_campaign_measures_equal_those_of_its_run_files(judged_answers, tmp_path
     qrels = tmp_path / "qrels.txt"
     with open(qrels, "w") as out:
         services.qrels_export(campaign=judged_answers, out=out)
-    measures = ["AP(rel=1)", "RR", "nDCG", "Judged@20"]
-    for level in (1, 2):
+    # With ir_measures names the runs are read whole; with AR and P@1 alone, only their judged rows and first results.
+    for level, measures in ((1, ["AP(rel=1)", "RR", "ar", "nDCG", "p1", "Judged@20"]), (2, ["ar", "p1"])):
         judged_answers.relevance_level = level
         judged_answers.save()
         files = services.evaluate_files(qrels_path=qrels, run_paths=sorted(tmp_path.glob("*.tsv")),
@@ -168,7 +185,9 @@ def test_campaign_measures_equal_those_of_its_run_files(judged_answers, tmp_path
         assert [(r.name.removesuffix(".tsv"), r.per_topic, r.means) for r in files.runs] == [
             (r.name, r.per_topic, r.means) for r in campaign.runs]
         assert campaign.relevance_level == level
-    deep = next(r for r in campaign.runs if r.name == "deep")
+        assert campaign.measures[4:6] == ["ar", "p1"]
+    deep = next(r for r in services.evaluate_campaign(campaign=judged_answers, measures=["RR"]).runs
+                if r.name == "deep")
     assert deep.per_topic["A.1"]["RR"] == pytest.approx(1 / 16)
 
 
@@ -179,6 +198,18 @@ def test_edit_campaign_sets_the_relevance_level_within_the_grades(judged_answers
     assert judged_answers.relevance_level == 1
     assert any("at most 3" in line for line in rejected("edit_campaign", judged_answers.name,
                                                          "--relevance-level", "4"))
+
+
+def test_a_campaign_is_created_with_a_relevance_level(organizer, db):
+    out, _ = command_output("create_campaign", "binary", "--task", "answers", "--relevance-level", "1")
+    assert "relevance level 1" in out
+    api = APIClient()
+    api.force_authenticate(organizer)
+    created = api.post("/api/campaigns/", {"name": "strict", "task": "answers", "relevance_level": 3}, format="json")
+    assert created.status_code == 201 and created.json()["relevance_level"] == 3
+    refused = api.post("/api/campaigns/", {"name": "x", "task": "answers", "relevance_level": 4}, format="json")
+    assert refused.status_code == 400 and "relevance_level" in refused.json()
+    assert dict(Campaign.objects.values_list("name", "relevance_level")) == {"binary": 1, "strict": 3}
 
 
 def test_the_settings_page_sets_the_relevance_level(judged_answers, client, organizer):  # noqa: F811

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
+from core.errors import InputError, Problems
 from evaluation import reading, selectors, services
 from evaluation.prime import Evaluator, prime_answers
-from pooling.errors import InputError, Problems
 from pooling.formats.runs import read_run
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 
@@ -106,11 +106,12 @@ def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_th
     assert prime.run == expected.run
     assert list(prime.run) == list(expected.run)
     assert prime.unjudged == expected.unjudged
+    assert prime.first == expected.first  # the first result, for AR and P@1
     # The same floats, bit for bit (== would take 0.0 for -0.0).
     assert [repr(v) for items in prime.run.values() for v in items.values()] == \
         [repr(v) for items in expected.run.values() for v in items.values()]
     # Read in parts of a line or two (a topic's rows across parts), the same.
-    assert in_parts(data, QRELS) == (prime.run, prime.unjudged)
+    assert in_parts(data, QRELS) == (prime.run, prime.unjudged, prime.first)
 
 
 def in_parts(data: bytes, qrels, part_bytes: int = 40):
@@ -121,7 +122,7 @@ def in_parts(data: bytes, qrels, part_bytes: int = 40):
     finally:
         reading.PART_BYTES = saved
     prime = found.to_prime(reading.judged_keys(qrels))
-    return prime.run, prime.unjudged
+    return prime.run, prime.unjudged, prime.first
 
 
 plain_rows = st.lists(st.tuples(plain(TOPICS[:4]), plain(DOCS[:10]), st.integers(1, 10**9),
@@ -142,8 +143,8 @@ def test_plain_files_are_read_whole_not_sent_to_read_run(rows, trec, crlf, tmp_p
     fast = reading.prime_answers_of(data, reading.judged_keys(QRELS))
     assert fast is not None
     prime = fast.to_prime(reading.judged_keys(QRELS))
-    assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
-    assert in_parts(data, QRELS) == (expected.run, expected.unjudged)
+    assert (prime.run, prime.unjudged, prime.first) == (expected.run, expected.unjudged, expected.first)
+    assert in_parts(data, QRELS) == (expected.run, expected.unjudged, expected.first)
 
 
 def outcome(qrels: Path, runs: list[Path], **kw):
@@ -207,7 +208,7 @@ def test_real_runs_are_read_whole_with_the_scores_of_read_run(arqmath_data, tmp_
                 stream, problems, Problems(), topics=services._AnyTopic(), task="answers", max_depth=2**31,
                 find_duplicates=False)]
         expected = prime_answers(rows, judged)
-        assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
+        assert (prime.run, prime.unjudged, prime.first) == (expected.run, expected.unjudged, expected.first)
         evaluator = Evaluator(judged)
         assert evaluator.scores(name, prime).means == evaluator.scores(name, expected).means
 
@@ -231,8 +232,8 @@ def test_top_ten_with_tied_scores_across_long_stretches(stretches, scores, repea
     fast = reading.prime_answers_of(data, reading.judged_keys(qrels))
     assert fast is not None
     prime = fast.to_prime(reading.judged_keys(qrels))
-    assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
-    assert in_parts(data, qrels, 200) == (expected.run, expected.unjudged)
+    assert (prime.run, prime.unjudged, prime.first) == (expected.run, expected.unjudged, expected.first)
+    assert in_parts(data, qrels, 200) == (expected.run, expected.unjudged, expected.first)
 
 
 def test_campaign_qrels_in_one_query_are_the_exports_topic_by_topic(judged_answers, judged_formulas, ada):  # noqa: F811

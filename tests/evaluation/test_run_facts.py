@@ -3,8 +3,9 @@ names at ingest, kept when a run's file is replaced, edited on the run's facts p
 import pytest
 from django.urls import reverse
 
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
+from pooling.job_params import RunIngestParams
 from pooling.models import Campaign, Run
 from tests.factories import CampaignFactory, TopicFactory
 
@@ -50,10 +51,21 @@ def test_a_run_given_another_name_takes_the_facts_of_its_file_name(campaign, tmp
     assert (run.name, run.team, run.data_used) == ("dowsers best", "MathDowsers", "both")
 
 
+def test_facts_given_as_run_options_stand_and_the_name_gives_the_others(campaign, tmp_path):
+    run = upload(campaign, tmp_path, "DPRL-task1-RRF-auto-both-A.tsv", team="DPRL lab", answer_type="extract")
+    assert facts(run) == dict(team="DPRL lab", alternate=True, manual=False, baseline=False, data_used="both",
+                              answer_type="extract")
+    # The run's own options carry its facts: a job replacing it reads them back as they were.
+    options = services.run_options(run)
+    assert (options["team"], options["data_used"], options["alternate"]) == ("DPRL lab", "both", True)
+    params = RunIngestParams(path="/tmp/r.tsv", filename="r.tsv", options=options)
+    assert RunIngestParams.from_json(params.to_json()) == params
+
+
 def test_a_replaced_run_keeps_its_edited_facts(campaign, tmp_path):
     run = upload(campaign, tmp_path, "DPRL-task1-RRF-auto-both-A.tsv")
     services.run_facts_set(run=run, alternate=False, team="DPRL-2", data_used="math")
-    replaced, _after = services.run_replace(run=run, path=tmp_path / "DPRL-task1-RRF-auto-both-A.tsv")
+    replaced, _after = services.run_replace(run=run, judged_items={}, path=tmp_path / "DPRL-task1-RRF-auto-both-A.tsv")
     assert facts(replaced) == dict(team="DPRL-2", alternate=False, manual=False, baseline=False, data_used="math",
                                    answer_type="")
 

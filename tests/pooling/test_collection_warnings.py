@@ -27,13 +27,13 @@ def test_formulas_of_missing_posts_are_a_warning_kept_until_the_posts_come(tmp_p
     result = load(tmp_path, "latex_representation_v3.tsv", INDEX)
     warning = ("the formula index names 2 posts that the collection lacks (11, 12): their formulas have no post to "
                "be shown in; load the posts (Posts.xml) that hold them")
-    assert result["warnings"] == [warning]
+    assert result.warnings == [warning]
     assert Collection.objects.get(name="mse").warnings == [warning]
     client.force_login(organizer)
     page = client.get("/collections/").content.decode()
     assert 'class="collection-warnings"' in page and "names 2 posts that the collection lacks (11, 12)" in page
 
-    assert load(tmp_path, "Posts-more.xml", MORE_POSTS)["warnings"] == []
+    assert load(tmp_path, "Posts-more.xml", MORE_POSTS).warnings == []
     assert Collection.objects.get(name="mse").warnings == []
     assert "collection-warnings" not in client.get("/collections/").content.decode()
 
@@ -41,13 +41,13 @@ def test_formulas_of_missing_posts_are_a_warning_kept_until_the_posts_come(tmp_p
 def test_a_complete_collection_has_no_warning(tmp_path):
     load(tmp_path, "Posts.xml", POSTS.replace("</posts>", MORE_POSTS.split("\n", 1)[1].rsplit("</posts>", 1)[0]
                                               + "</posts>"))
-    assert load(tmp_path, "latex_representation_v3.tsv", INDEX)["warnings"] == []
+    assert load(tmp_path, "latex_representation_v3.tsv", INDEX).warnings == []
     assert Collection.objects.get(name="mse").warnings == []
 
 
 def test_many_missing_posts_are_counted_with_a_few_examples(tmp_path):
     rows = "".join(f"{n}\t{1000 + n}\t1\tanswer\t\t\t{n}\t\tx\n" for n in range(1, 9))
     result = load(tmp_path, "latex_representation_v3.tsv", INDEX.split("\n", 1)[0] + "\n" + rows)
-    assert result["warnings"] == [
+    assert result.warnings == [
         "the formula index names 8 posts that the collection lacks (1001, 1002, 1003, 1004, 1005 and 3 more): their "
         "formulas have no post to be shown in; load the posts (Posts.xml) that hold them"]

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
+from core.permissions import is_organizer
 from pooling.demo.load import CAMPAIGNS, COLLECTION
 from pooling.models import Campaign, Collection, PoolInstance, PoolItem, Run
-from pooling.permissions import is_organizer
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.answers import ANSWER_MAX, read_answers, read_answers_file
 from pooling.formats.runs import ARQMATH_TASK2, ARQMATH_TASK3, TREC, detect_format, read_run
 
@@ -48,8 +48,8 @@ def test_the_run_answers_the_topics_of_the_real_qrels_and_map():
     with (TASK3 / "teams_document_id.tsv").open(newline="") as f:
         mapped = list(csv.reader(f, delimiter="\t"))
     assert len({run for run, _topic, _id in mapped}) == 14
-    assert {topic for _run, topic, _id in mapped} == qrels_topics == set(TOPICS)
-    assert {r.topic_id for r in read_answers_file(RUN).rows} == qrels_topics
+    assert len(qrels_topics) == 78 and {topic for _run, topic, _id in mapped} > qrels_topics  # 100 topics answered
+    assert {r.topic_id for r in read_answers_file(RUN).rows} == set(TOPICS) < qrels_topics
 
 
 def test_rank_other_than_1_warns_with_its_line():

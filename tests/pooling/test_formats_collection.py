@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import InputError, Problems
+from core.errors import InputError, Problems
 from pooling.formats.detect import collection_file_kind
 from pooling.formats.formula_tsv import read_formula_extra, read_formula_index, tsv_header
 from pooling.formats.jsonl import read_jsonl

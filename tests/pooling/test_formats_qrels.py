@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.qrels import read_qrels
 
 QRELS = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "qrels"

@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.runs import ARQMATH_TASK1, ARQMATH_TASK2, TREC, RunSummary, read_run
 
 TOPICS = {"A.1": 1, "A.2": 2, "A.10": 3}

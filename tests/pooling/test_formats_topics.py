@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import Problems
+from core.errors import Problems
 from pooling.formats.topics_xml import read_topics
 
 TOPICS = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "topics"

@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
 from pooling.models import Campaign, Collection, Comment, Formula, Post, Run, RunEntry, Topic
 from tests.commands import command_output as run_command
 from tests.commands import rejected
@@ -61,7 +61,7 @@ def test_campaign_with_zero_depth_is_refused():
 def test_real_topic_files_load(arqmath_data, name, task, count, first):
     campaign = services.campaign_create(name="c", task=task)
     result = services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / name)
-    assert result == {"created": count, "updated": 0, "total": count}
+    assert result == services.TopicsIngestResult(created=count, updated=0, total=count)
     topic = campaign.topics.first()
     assert topic.topic_id == first
     if task == "formulas":
@@ -71,7 +71,7 @@ def test_real_topic_files_load(arqmath_data, name, task, count, first):
 def test_topics_loaded_again_are_updated_not_doubled(task1, arqmath_data):
     path = arqmath_data / "topics" / "topics.arqmath-2020-task1-origin.xml"
     result = services.topics_ingest(campaign=task1, path=path)
-    assert result == {"created": 0, "updated": 0, "total": 98}
+    assert result == services.TopicsIngestResult(created=0, updated=0, total=98)
     assert task1.topics.count() == 98
 
 
@@ -214,7 +214,7 @@ def test_slt_file_fills_the_formulas_it_names(arqmath_data, tmp_path):
     result = services.collection_ingest(collection_name="mse",
                                         paths=[slt, arqmath_data / "formulas" / "formula_index_v2_sample.tsv"])
     assert Formula.objects.get(formula_id="14395887").slt == "V!x"
-    assert any("1 formula ids are not in the collection" in w for w in result["warnings"])
+    assert any("1 formula ids are not in the collection" in w for w in result.warnings)
 
 
 def test_unknown_file_kind_is_refused(tmp_path):

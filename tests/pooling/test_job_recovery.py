@@ -21,6 +21,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.celery_app import app
+from pooling.job_params import PoolBuildParams, RunIngestParams
 from pooling.jobs import IN_REQUEST, job_claim, job_create, job_execute, job_stale, job_sweep
 from pooling.models import Campaign, Job, PoolItem, Run, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
@@ -98,7 +99,7 @@ def test_the_sweep_queues_a_stalled_job_again_then_fails_it_after_the_last_attem
 @pytest.mark.django_db
 def test_a_worker_given_up_on_does_not_overwrite_its_successor(tmp_path):
     campaign = answers_campaign(tmp_path)
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, params={})  # not run: nothing commits
+    job = job_create(campaign=campaign, params=PoolBuildParams())  # not run: nothing commits
     first = job_claim(job_id=job.pk, worker="first")
     Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
     done = job_execute(job_id=job.pk)  # a second worker takes it and finishes
@@ -151,7 +152,7 @@ def test_an_internal_error_is_failed_with_retry_on_the_job_page(client, organize
     campaign = answers_campaign(tmp_path)
     monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     monkeypatch.setattr("pooling.jobs.services.pool_build", lambda **kwargs: 1 / 0)
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=campaign, params={})
+    job = job_create(campaign=campaign, params=PoolBuildParams())
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED and job.message == "internal error: ZeroDivisionError: division by zero"
     client.force_login(organizer)
@@ -341,7 +342,7 @@ def test_a_cache_that_fails_during_a_job_costs_the_progress_bar_not_the_job(tmp_
     campaign = answers_campaign(tmp_path)
     path = tmp_path / "r9.tsv"
     path.write_text("".join("\t".join(line) + "\n" for line in task1_lines("A.1", ["30", "31"], "r9")))
-    job = job_create(kind=Job.Kind.RUN_INGEST, campaign=campaign, params={"path": str(path), "filename": "r9.tsv"})
+    job = job_create(campaign=campaign, params=RunIngestParams(path=str(path), filename="r9.tsv"))
     failed = []
 
     def cache_set(*args, **kwargs):

@@ -47,9 +47,9 @@ def answers(tmp_path):
 
 
 def test_answer_pool_is_each_runs_top_depth_with_provenance(answers):
-    result = services.pool_build(campaign=answers)
+    result = services.pool_build(campaign=answers, judged_items={})
 
-    assert result == {"sizes": {"A.1": 5, "A.2": 4}, "items": 9}
+    assert result == services.PoolBuildResult(sizes={"A.1": 5, "A.2": 4}, items=9)
     assert pool_of(answers) == {
         # 13 is below r1's depth 3, r2 (alternate) found 10 at rank 3 > 2, r3 (depth 1) found 10 at rank 2
         "A.1": {"10": [["r1", 1]], "11": [["r1", 2]], "12": [["r1", 3], ["r2", 1]], "14": [["r2", 2]],
@@ -61,7 +61,7 @@ def test_answer_pool_is_each_runs_top_depth_with_provenance(answers):
 
 
 def test_answer_pool_is_shown_in_the_seeded_display_order(answers):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     shown = {t: list(PoolItem.objects.filter(topic__topic_id=t).order_by("position").values_list("item_id", flat=True))
              for t in ("A.1", "A.2")}
     assert shown == {"A.1": ["11", "12", "14", "15", "10"], "A.2": ["21", "24", "20", "22"]}
@@ -69,20 +69,20 @@ def test_answer_pool_is_shown_in_the_seeded_display_order(answers):
 
 
 def test_rebuilding_answer_pools_gives_identical_rows(answers):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     first = snapshot(answers)
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     assert snapshot(answers) == first
     assert PoolItem.objects.count() == 9
 
 
 def test_runs_ranked_one_two_three_are_cut_on_the_rank_with_the_same_pools(answers):
     assert set(Run.objects.filter(campaign=answers).values_list("ranks_are_positions", flat=True)) == {True}
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     expected = snapshot(answers)
     # The same runs numbered by the database, as runs with gaps, ties or disorder are: the same pools.
     Run.objects.filter(campaign=answers).update(ranks_are_positions=False)
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     assert snapshot(answers) == expected
 
 
@@ -95,7 +95,7 @@ def test_a_run_with_gaps_ties_and_disorder_is_pooled_by_position(tmp_path):
                                                    ("A.1", "12", "3", "5.0", "irr"), ("A.1", "10", "10", "1.0", "irr")])
     assert (regular.ranks_are_positions, irregular.ranks_are_positions) == (True, False)
 
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
 
     assert pool_of(campaign) == {"A.1": {"10": [["reg", 1]], "11": [["irr", 1], ["reg", 2]],
                                          "12": [["irr", 2], ["reg", 3]], "13": [["irr", 3]]}}
@@ -135,7 +135,7 @@ class ClosedPipe(io.StringIO):
 
 
 def test_export_pools_into_a_closed_pipe_stops_quietly_not_as_rejected_input(answers):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     out, err = ClosedPipe(), io.StringIO()
     with pytest.raises(SystemExit) as info:
         call_command("export_pools", "--campaign", "answers", stdout=out, stderr=err)
@@ -183,10 +183,10 @@ def formulas(tmp_path):
 
 
 def test_formula_pool_groups_instances_by_visual_id_and_selects_by_rr_vote(formulas):
-    result = services.pool_build(campaign=formulas)
+    result = services.pool_build(campaign=formulas, judged_items={})
 
-    assert result == {"sizes": {"B.1": 3, "B.2": 2}, "items": 5, "overflow": {"B.1": 1, "B.2": 0},
-                      "selected": 7}
+    assert result == services.PoolBuildResult(sizes={"B.1": 3, "B.2": 2}, items=5, overflow={"B.1": 1, "B.2": 0},
+                                              selected=7)
     assert pool_of(formulas) == {
         "B.1": {"100": [["ra", 1], ["rb", 1]], "200": [["ra", 3]], "6": [["rb", 3], ["rc", 1]]},
         "B.2": {"100": [["ra", 1]], "8": [["ra", 2], ["rc", 1]]},
@@ -207,30 +207,30 @@ def test_formula_pool_groups_instances_by_visual_id_and_selects_by_rr_vote(formu
 
 
 def test_rebuilding_formula_pools_gives_identical_rows(formulas):
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     first = snapshot(formulas)
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     assert snapshot(formulas) == first
     assert PoolInstance.objects.count() == 8
 
 
 def test_lists_longer_than_the_first_read_are_read_again_deeper_with_the_same_pools(formulas, monkeypatch):
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     expected = snapshot(formulas)
     # With one row read first per run and topic, every list that needs more takes the second query.
-    monkeypatch.setattr("pooling.services.pools.PREFIX_ROWS", 1)
-    services.pool_build(campaign=formulas)
+    monkeypatch.setattr("pooling.ranking.PREFIX_ROWS", 1)
+    services.pool_build(campaign=formulas, judged_items={})
     assert snapshot(formulas) == expected
 
 
 def test_formula_runs_numbered_by_the_database_give_the_same_pools(formulas, monkeypatch):
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     expected = snapshot(formulas)
     Run.objects.filter(campaign=formulas).update(ranks_are_positions=False)
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     assert snapshot(formulas) == expected
-    monkeypatch.setattr("pooling.services.pools.PREFIX_ROWS", 1)  # and the deeper reads, numbered too
-    services.pool_build(campaign=formulas)
+    monkeypatch.setattr("pooling.ranking.PREFIX_ROWS", 1)  # and the deeper reads, numbered too
+    services.pool_build(campaign=formulas, judged_items={})
     assert snapshot(formulas) == expected
 
 
@@ -251,7 +251,7 @@ def test_export_pools_writes_one_row_per_selected_formula_instance(formulas):
 
 def test_a_run_depth_override_changes_the_formula_pool(formulas):
     Run.objects.filter(name="rc").update(depth=2)  # rc now walks to its 2nd distinct visual id
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     assert pool_of(formulas)["B.1"]["100"] == [["ra", 1], ["rb", 1], ["rc", 2]]
     assert pool_of(formulas)["B.2"]["100"] == [["ra", 1], ["rc", 2]]
 
@@ -264,7 +264,7 @@ def test_thread_spread_takes_threads_from_the_posts_when_the_index_has_none(form
     for post_id in ("20", "30"):
         Post.objects.create(collection=formulas.collection, post_id=post_id, kind="answer", thread_id="2")
 
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
 
     chosen = set(PoolInstance.objects.filter(item__topic__topic_id="B.1", item__item_id="100", selected=True)
                  .values_list("formula_id", flat=True))
@@ -292,7 +292,7 @@ def test_real_arqmath1_runs_pool_each_runs_top_45(arqmath_data):
     for path in runs:
         services.run_ingest(campaign=campaign, path=path)
 
-    result = services.pool_build(campaign=campaign)
+    result = services.pool_build(campaign=campaign, judged_items={})
 
     pool = pool_of(campaign)
     tops = [top(path, 45) for path in runs]
@@ -302,6 +302,6 @@ def test_real_arqmath1_runs_pool_each_runs_top_45(arqmath_data):
         expected = tops[0].get(topic_id, set()) | tops[1].get(topic_id, set())
         assert set(pool[topic_id]) == expected
         assert len(pool[topic_id]) <= 90
-        assert result["sizes"][topic_id] == len(expected)
+        assert result.sizes[topic_id] == len(expected)
     # the two runs overlap: some topics pool fewer than 90 answers, none more
     assert any(len(items) < 90 for items in pool.values())

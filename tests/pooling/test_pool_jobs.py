@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from pooling import services
 from pooling.formats.pools import write_pool_tsv
+from pooling.job_params import PoolBuildParams
 from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Collection, Formula, Job, PoolItem
 from tests.factories import CampaignFactory, TopicFactory
@@ -81,7 +82,7 @@ def command_output(campaign) -> str:
 # --- the job -----------------------------------------------------------------------------------
 
 def test_pool_build_job_returns_the_services_result(answers):
-    job = job_create(kind=Job.Kind.POOL_BUILD, campaign=answers, params={})
+    job = job_create(campaign=answers, params=PoolBuildParams())
     job = Job.objects.get(pk=job.pk)
     assert job.status == Job.Status.DONE and job.progress == 1.0 and job.warnings == []
     assert job.result == {"sizes": {"A.1": 4, "A.2": 4, "A.3": 0}, "items": 8}
@@ -136,7 +137,7 @@ def test_api_pools_get_gives_sizes_per_topic_before_and_after_the_build(organize
 
 
 def test_api_pools_get_counts_selected_formula_instances_per_topic(organizer, formulas):
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     assert api(organizer).get(f"/api/campaigns/{formulas.pk}/pools/").json() == {
         "campaign": "formulas", "task": "formulas", "built": True, "items": 4, "selected": 5,
         # B.1: 100 (instances 1, 2, 3: the best two judged) and 200; B.2: 100 and 8
@@ -146,7 +147,7 @@ def test_api_pools_get_counts_selected_formula_instances_per_topic(organizer, fo
 @pytest.mark.parametrize("task", ["answers", "formulas"])
 def test_api_export_download_is_the_export_pools_file(organizer, task, request):
     campaign = request.getfixturevalue(task)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     response = api(organizer).get(f"/api/campaigns/{campaign.pk}/pools/export/")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/tab-separated-values")
@@ -159,7 +160,7 @@ def test_api_export_download_is_the_export_pools_file(organizer, task, request):
 
 
 def test_api_export_honours_an_accept_header_for_tsv(organizer, answers):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     response = api(organizer).get(f"/api/campaigns/{answers.pk}/pools/export/",
                                   HTTP_ACCEPT="text/tab-separated-values")
     assert response.status_code == 200 and response.content.decode() == command_output(answers)
@@ -174,7 +175,7 @@ def test_api_export_before_the_build_is_a_400_with_the_reason(organizer, answers
 @pytest.mark.parametrize("method,url", [("post", "/api/campaigns/{pk}/pools/"), ("get", "/api/campaigns/{pk}/pools/"),
                                         ("get", "/api/campaigns/{pk}/pools/export/")])
 def test_pools_api_refuses_assessors_and_anonymous(assessor_user, answers, method, url):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     url = url.format(pk=answers.pk)
     assert getattr(api(), method)(url).status_code in (401, 403)
     assert getattr(api(assessor_user), method)(url).status_code == 403

@@ -50,7 +50,7 @@ def test_campaign_page_links_to_the_pools_page(client, organizer, answers):
 
 
 def test_answer_statistics_count_items_and_unique_contributions(answers, django_assert_max_num_queries):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     with django_assert_max_num_queries(3):
         stats = selectors.pool_statistics(campaign=answers)
     assert [(t["topic_id"], t["items"]) for t in stats["topics"]] == [("A.1", 5), ("A.2", 4)]
@@ -60,7 +60,7 @@ def test_answer_statistics_count_items_and_unique_contributions(answers, django_
 
 
 def test_formula_statistics_count_visual_ids_selected_instances_and_overflow(formulas):
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     stats = selectors.pool_statistics(campaign=formulas)
     assert stats["topics"] == [{"topic_id": "B.1", "items": 3, "candidates": 4, "selected": 3, "overflow": 1}]
     assert [(r["name"], r["contributed"], r["unique"]) for r in stats["runs"]] == [("ra", 2, 1), ("rb", 2, 1)]
@@ -82,14 +82,14 @@ def test_planner_gives_items_and_hours_per_depth(answers):
 
 
 def test_formula_planner_at_the_campaign_depth_matches_the_built_pool(formulas):
-    services.pool_build(campaign=formulas)
+    services.pool_build(campaign=formulas, judged_items={})
     rows = selectors.pool_plan(campaign=formulas, depths=[1, 2], seconds_per_judgment=60)
     assert [(r.depth, r.items, r.judgments) for r in rows] == [(1, 1, 1), (2, 3, 3)]
     assert rows[1].items == selectors.pool_statistics(campaign=formulas)["total"]["items"]
 
 
 def test_pools_page_shows_statistics_planner_table_and_svg_chart(client, organizer, answers):
-    services.pool_build(campaign=answers)
+    services.pool_build(campaign=answers, judged_items={})
     client.force_login(organizer)
     response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "1, 3", "seconds": "360"})
     html = response.content.decode()
@@ -133,18 +133,18 @@ def test_organizer_sets_and_clears_a_runs_pool_depth_on_the_pools_page(client, o
     run_file = tmp_path / "manual.tsv"
     run_file.write_text("".join(f"A.1\t{i}\t{i}\t{100 - i}\tm\n" for i in range(1, 61)))
     run = services.run_ingest(campaign=campaign, path=run_file)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     client.force_login(organizer)
     url = f"/campaigns/{campaign.pk}/runs/{run.pk}/depth/"
     page = client.post(url, {"depth": "60"}, follow=True).content.decode()
     assert Run.objects.get(pk=run.pk).depth == 60 and "Rebuild the pools" in page
-    services.pool_build(campaign=campaign)
-    assert services.pool_build(campaign=campaign)["sizes"] == {"A.1": 60}
+    services.pool_build(campaign=campaign, judged_items={})
+    assert services.pool_build(campaign=campaign, judged_items={}).sizes == {"A.1": 60}
     page = client.post(url, {"depth": "deep"}, follow=True).content.decode()
     assert "a pool depth is a whole number" in page and Run.objects.get(pk=run.pk).depth == 60
     client.post(url, {"depth": ""})
     assert Run.objects.get(pk=run.pk).depth is None
-    assert services.pool_build(campaign=campaign)["sizes"] == {"A.1": 45}
+    assert services.pool_build(campaign=campaign, judged_items={}).sizes == {"A.1": 45}
 
 
 def test_assessors_cannot_change_a_runs_depth(client, assessor_user):

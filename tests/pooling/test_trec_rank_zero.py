@@ -7,10 +7,10 @@ import io
 import pytest
 import pytrec_eval
 
+from core.errors import Problems
 from evaluation import reading, selectors
 from evaluation.prime import prime_answers
 from pooling import services
-from pooling.errors import Problems
 from pooling.formats.runs import TREC, RunSummary, read_run
 from pooling.models import PoolItem, Run, RunEntry
 from tests.commands import command_output, rejected
@@ -82,7 +82,7 @@ def test_ingested_with_the_rank_order_warning_and_pooled_in_trec_eval_order(robu
         0, 1, 2, 3, 4, 5]
     assert any("ranks disagree with score order in 1 topics (first: topic 303, rank 4" in w for w in run.warnings)
 
-    services.pool_build(campaign=robust)
+    services.pool_build(campaign=robust, judged_items={})
 
     pooled = {}
     for topic_id, item_id in PoolItem.objects.filter(campaign=robust).values_list("topic__topic_id", "item_id"):
@@ -97,7 +97,7 @@ def test_a_file_in_trec_eval_order_ranked_from_zero_pools_its_first_rows(robust,
     path.write_text(run_text("\t", rows))
     run = services.run_ingest(campaign=robust, path=path)
     assert not run.warnings or not any("disagree" in w for w in run.warnings)
-    services.pool_build(campaign=robust)
+    services.pool_build(campaign=robust, judged_items={})
     assert sorted(PoolItem.objects.filter(campaign=robust).values_list("topic__topic_id", "item_id")) == [
         ("303", "d8"), ("303", "d9"), ("304", "d5")]
 

@@ -1,5 +1,5 @@
 """Organizer pages shorten topic titles without cutting a formula in half (issue 13.6)."""
-from pooling.templatetags.math_text import math_title, truncate_math
+from core.templatetags.math_text import math_title, truncate_math
 
 
 def test_a_short_title_is_left_whole():

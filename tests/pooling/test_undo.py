@@ -1,9 +1,10 @@
 """Undoing a mistake (the services): deleting and replacing runs, editing and deleting campaigns; judgments stay."""
 import pytest
 
-from assessor.models import Assignment
+from assessor import services as assessor_services
+from assessor.models import Assignment, ItemVisit
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
 from pooling.models import Campaign, PoolItem, Run, RunEntry, Topic
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign, ingest, task1_lines
@@ -26,19 +27,19 @@ def test_judgments_do_not_hang_on_pool_rows(judged):  # noqa: F811
 
 def test_deleting_a_run_before_judging_removes_its_rows_and_rebuilds_the_pools(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     assert "15" in pooled(campaign)
     r3 = campaign.runs.get(name="r3")
-    after = services.run_delete(run=r3)
+    after = assessor_services.run_delete(run=r3)
     assert not Run.objects.filter(pk=r3.pk).exists() and not RunEntry.objects.filter(run_id=r3.pk).exists()
     assert pooled(campaign) == {"10", "11", "12", "14"}  # 15 came from r3 alone
-    assert after.rebuilt["items"] == PoolItem.objects.filter(campaign=campaign).count() and after.unpooled == []
+    assert after.rebuilt.items == PoolItem.objects.filter(campaign=campaign).count() and after.unpooled == []
     assert all("r3" not in str(p) for p in PoolItem.objects.filter(campaign=campaign).values_list("provenance"))
 
 
 def test_deleting_a_run_before_pools_leaves_no_pools(tmp_path):
     campaign = answers_campaign(tmp_path)
-    after = services.run_delete(run=campaign.runs.get(name="r1"))
+    after = assessor_services.run_delete(run=campaign.runs.get(name="r1"))
     assert after.rebuilt is None and not PoolItem.objects.filter(campaign=campaign).exists()
     assert sorted(campaign.runs.values_list("name", flat=True)) == ["r2", "r3"]
 
@@ -46,13 +47,13 @@ def test_deleting_a_run_before_pools_leaves_no_pools(tmp_path):
 def test_a_run_deleted_meanwhile_is_not_deleted_or_replaced_twice(tmp_path):
     campaign = answers_campaign(tmp_path)
     stale = campaign.runs.get(name="r3")
-    services.run_delete(run=campaign.runs.get(name="r3"))
+    assessor_services.run_delete(run=campaign.runs.get(name="r3"))
     with pytest.raises(InputError, match="run 'r3' no longer exists in campaign 'answers'"):
-        services.run_delete(run=stale)
+        assessor_services.run_delete(run=stale)
     path = tmp_path / "new.tsv"
     path.write_text("A.1\t10\t1\t1.0\tx\n")
     with pytest.raises(InputError, match="no longer exists"):
-        services.run_replace(run=stale, path=path)
+        assessor_services.run_replace(run=stale, path=path)
     assert not campaign.runs.filter(name="r3").exists()
 
 
@@ -60,14 +61,14 @@ def test_deleting_a_run_once_judged_is_refused_without_force(judged):  # noqa: F
     r3 = judged.runs.get(name="r3")
     with pytest.raises(InputError, match=r"judging has started .*\(2 judged items in 1 topics\): run 'r3' was not "
                                          r"deleted. Forced"):
-        services.run_delete(run=r3)
+        assessor_services.run_delete(run=r3)
     assert Run.objects.filter(pk=r3.pk).exists() and RunEntry.objects.filter(run_id=r3.pk).count() == 4
     assert "15" in pooled(judged)
 
 
 def test_forced_delete_rebuilds_the_pools_and_keeps_every_judgment_and_revision(judged):  # noqa: F811
     before = judgment_rows()
-    after = services.run_delete(run=judged.runs.get(name="r3"), force=True)
+    after = assessor_services.run_delete(run=judged.runs.get(name="r3"), force=True)
     assert not judged.runs.filter(name="r3").exists()
     assert pooled(judged) == {"10", "11", "12", "14"}
     assert after.unpooled == [["A.1", "15"]]
@@ -75,11 +76,19 @@ def test_forced_delete_rebuilds_the_pools_and_keeps_every_judgment_and_revision(
     assert judgment_rows() == before
 
 
+def test_a_forced_delete_recounts_what_the_assessor_has_completed_against_the_new_pools(judged):  # noqa: F811
+    done = dict(ItemVisit.objects.values_list("item_id", "completed_at"))
+    assert done["15"] is not None and done["10"] is not None
+    assessor_services.run_delete(run=judged.runs.get(name="r3"), force=True)
+    # 15 left the pools: no longer a completed item of the assignment; 10 is still pooled and judged.
+    assert dict(ItemVisit.objects.values_list("item_id", "completed_at")) == {"15": None, "10": done["10"]}
+
+
 def test_forced_delete_of_the_last_run_empties_the_pools_and_keeps_judgments(judged):  # noqa: F811
     before = judgment_rows()
     for name in ("r1", "r2"):
-        services.run_delete(run=judged.runs.get(name=name), force=True)
-    after = services.run_delete(run=judged.runs.get(name="r3"), force=True)
+        assessor_services.run_delete(run=judged.runs.get(name=name), force=True)
+    after = assessor_services.run_delete(run=judged.runs.get(name="r3"), force=True)
     assert not PoolItem.objects.filter(campaign=judged).exists()
     assert after.unpooled == [["A.1", "10"], ["A.1", "15"]]
     assert judgment_rows() == before
@@ -87,11 +96,11 @@ def test_forced_delete_of_the_last_run_empties_the_pools_and_keeps_judgments(jud
 
 def test_replacing_a_run_keeps_its_name_and_options_and_rebuilds_the_pools(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     r2 = campaign.runs.get(name="r2")
     path = tmp_path / "new.tsv"
     path.write_text("".join("\t".join(x) + "\n" for x in task1_lines("A.1", ["77", "10"], "new")))
-    run, after = services.run_replace(run=r2, path=path)
+    run, after = assessor_services.run_replace(run=r2, path=path)
     assert (run.name, run.alternate, run.depth, run.row_count, run.tag) == ("r2", True, None, 2, "new")
     assert campaign.runs.count() == 3
     assert pooled(campaign) == {"10", "11", "12", "15", "77"}  # r2 now pools 77 and 10 at alternate depth 2
@@ -100,12 +109,12 @@ def test_replacing_a_run_keeps_its_name_and_options_and_rebuilds_the_pools(tmp_p
 
 def test_a_rejected_replacement_changes_nothing(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     r3 = campaign.runs.get(name="r3")
     path = tmp_path / "bad.tsv"
     path.write_text("A.9\t10\t1\t1.0\tx\n")
     with pytest.raises(InputError, match="A.9"):
-        services.run_replace(run=r3, path=path)
+        assessor_services.run_replace(run=r3, path=path)
     r3.refresh_from_db()
     assert (r3.depth, r3.row_count, RunEntry.objects.filter(run=r3).count()) == (1, 4, 4)
     assert "15" in pooled(campaign)
@@ -116,9 +125,9 @@ def test_replacing_a_run_once_judged_needs_force_and_keeps_judgments(judged, tmp
     path = tmp_path / "r3new.tsv"
     path.write_text("".join("\t".join(x) + "\n" for x in task1_lines("A.1", ["16"], "r3")))
     with pytest.raises(InputError, match="run 'r3' was not replaced"):
-        services.run_replace(run=r3, path=path)
+        assessor_services.run_replace(run=r3, path=path)
     before = judgment_rows()
-    run, after = services.run_replace(run=r3, path=path, force=True)
+    run, after = assessor_services.run_replace(run=r3, path=path, force=True)
     assert run.depth == 1 and "16" in pooled(judged) and "15" not in pooled(judged)
     assert after.unpooled == [["A.1", "15"]]
     assert judgment_rows() == before
@@ -128,7 +137,7 @@ def test_replacing_a_run_once_judged_needs_force_and_keeps_judgments(judged, tmp
 
 def test_settings_change_freely_before_the_pools_are_built(tmp_path):
     campaign = answers_campaign(tmp_path)
-    campaign, after = services.campaign_update(campaign=campaign, name=" renamed ", primary_depth=1,
+    campaign, after = assessor_services.campaign_update(campaign=campaign, name=" renamed ", primary_depth=1,
                                                alternate_depth=1, seed=7, max_depth=2000)
     campaign.refresh_from_db()
     assert (campaign.name, campaign.primary_depth, campaign.alternate_depth, campaign.seed, campaign.max_depth) == \
@@ -138,18 +147,18 @@ def test_settings_change_freely_before_the_pools_are_built(tmp_path):
 
 def test_pool_settings_are_refused_once_the_pools_are_built_but_the_name_may_change(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     with pytest.raises(InputError, match=r"the pools are built: primary depth, seed would change what they hold"):
-        services.campaign_update(campaign=campaign, name="renamed", primary_depth=1, seed=3)
+        assessor_services.campaign_update(campaign=campaign, name="renamed", primary_depth=1, seed=3)
     campaign.refresh_from_db()
     assert (campaign.name, campaign.primary_depth, campaign.seed) == ("answers", 3, 0)
-    services.campaign_update(campaign=campaign, name="renamed", primary_depth=3)  # unchanged depth: fine
+    assessor_services.campaign_update(campaign=campaign, name="renamed", primary_depth=3)  # unchanged depth: fine
     assert Campaign.objects.get(pk=campaign.pk).name == "renamed"
 
 
 def test_forced_settings_change_rebuilds_the_pools_and_keeps_judgments(judged):  # noqa: F811
     before = judgment_rows()
-    campaign, after = services.campaign_update(campaign=judged, primary_depth=1, force=True)
+    campaign, after = assessor_services.campaign_update(campaign=judged, primary_depth=1, force=True)
     assert campaign.primary_depth == 1
     assert pooled(judged) == {"10", "12", "14", "15"}  # r1 and r3 to depth 1, r2 (alternate) to 2: 11 leaves
     assert after.unpooled == []
@@ -169,28 +178,28 @@ def test_settings_out_of_range_are_refused_with_the_field(tmp_path, changes, mes
     campaign = answers_campaign(tmp_path)
     Campaign.objects.create(name="other", task="answers", primary_depth=1, alternate_depth=1)
     with pytest.raises(InputError) as info:
-        services.campaign_update(campaign=campaign, **changes)
+        assessor_services.campaign_update(campaign=campaign, **changes)
     assert message in info.value.messages()[0]
     assert Campaign.objects.filter(name="answers", primary_depth=3, instances=5, seed=0, max_depth=1000).exists()
 
 
 def test_the_collection_changes_only_while_the_campaign_has_no_run(tmp_path):
     campaign = Campaign.objects.create(name="c", task="answers", primary_depth=1, alternate_depth=1)
-    campaign, _ = services.campaign_update(campaign=campaign, collection_name="mse")
+    campaign, _ = assessor_services.campaign_update(campaign=campaign, collection_name="mse")
     assert campaign.collection.name == "mse"
     Topic.objects.create(campaign=campaign, topic_id="A.1")
     ingest(campaign, tmp_path, "r", task1_lines("A.1", ["1"], "r"))
     with pytest.raises(InputError, match="the collection cannot change"):
-        services.campaign_update(campaign=campaign, collection_name="other")
+        assessor_services.campaign_update(campaign=campaign, collection_name="other")
 
 
 # --- deleting a campaign ---------------------------------------------------------------------------------------
 
 def test_deleting_a_campaign_without_judgments_deletes_everything_it_holds(tmp_path, django_user_model):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     assign(campaign, django_user_model.objects.create_user("ada"), "A.1")  # assigned, nothing judged yet
-    contents = services.campaign_delete(campaign=campaign)
+    contents = assessor_services.campaign_delete(campaign=campaign)
     assert (contents.topics, contents.runs, contents.run_rows, contents.pool_items) == (2, 3, 18, 9)
     assert not Campaign.objects.exists() and not Topic.objects.exists() and not RunEntry.objects.exists()
     assert not PoolItem.objects.exists() and not Assignment.objects.exists()
@@ -200,18 +209,18 @@ def test_a_campaign_with_judgments_is_never_deleted(judged):  # noqa: F811
     before = judgment_rows()
     with pytest.raises(InputError, match=r"has judgments \(2 judged items\) and is kept: nothing an assessor "
                                          r"submitted is ever deleted. Export its qrels"):
-        services.campaign_delete(campaign=judged)
+        assessor_services.campaign_delete(campaign=judged)
     assert Campaign.objects.filter(pk=judged.pk).exists() and judged.runs.count() == 3
     assert judgment_rows() == before
 
 
 def test_an_answers_campaign_takes_formula_settings_without_a_rebuild(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
-    campaign, after = services.campaign_update(campaign=campaign, instances=3, selection="thread-spread")
+    services.pool_build(campaign=campaign, judged_items={})
+    campaign, after = assessor_services.campaign_update(campaign=campaign, instances=3, selection="thread-spread")
     assert (campaign.instances, campaign.selection, after.rebuilt) == (3, "thread-spread", None)
     with pytest.raises(InputError, match="a collection name has at most 100 characters"):
-        services.campaign_update(campaign=Campaign.objects.create(name="new", task="answers", primary_depth=1,
+        assessor_services.campaign_update(campaign=Campaign.objects.create(name="new", task="answers", primary_depth=1,
                                                                   alternate_depth=1), collection_name="c" * 101)
 
 

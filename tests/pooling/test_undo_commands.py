@@ -3,8 +3,9 @@ import pytest
 
 from assessor.models import Judgment
 from pooling import services
-from pooling.models import Campaign, PoolItem
+from pooling.models import Campaign, PoolItem, RunEntry
 from tests.commands import command_output, rejected
+from tests.factories import CampaignFactory, RunEntryFactory, RunFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign, task1_lines
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def test_delete_run_reports_the_rebuilt_pools(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     out, err = command_output("delete_run", "--campaign", "answers", "r3")
     assert out.splitlines() == ["deleted run 'r3' (4 rows)", "pools rebuilt: 8 items in 2 topics"]
     assert err == "" and not campaign.runs.filter(name="r3").exists()
@@ -30,7 +31,7 @@ def test_delete_run_once_judged_exits_2_unless_forced(judged):  # noqa: F811
 
 
 def test_delete_run_names_an_unknown_run():
-    Campaign.objects.create(name="c", task="answers", primary_depth=1, alternate_depth=1)
+    CampaignFactory(name="c")
     assert rejected("delete_run", "--campaign", "c", "nope") == ["campaign 'c' has no run named 'nope'"]
 
 
@@ -47,7 +48,7 @@ def test_edit_campaign_changes_settings_and_refuses_pool_settings_of_built_pools
     campaign = answers_campaign(tmp_path)
     out, _ = command_output("edit_campaign", "answers", "--name", "a2", "--primary-depth", "2", "--seed", "-5")
     assert out.startswith("campaign 'a2' (answers): depth 2 primary / 2 alternate, 5 instances, rr-vote, seed -5")
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     lines = rejected("edit_campaign", "a2", "--alternate-depth", "1")
     assert lines[0].startswith("the pools are built: alternate depth would change what they hold")
     out, _ = command_output("edit_campaign", "a2", "--alternate-depth", "1", "--force")
@@ -64,7 +65,9 @@ def test_edit_campaign_refuses_values_out_of_the_columns_range(tmp_path):
 def test_delete_campaign_and_its_refusal(judged, tmp_path):  # noqa: F811
     lines = rejected("delete_campaign", "answers")
     assert lines[0].startswith("campaign 'answers' has judgments (2 judged items) and is kept")
-    other = Campaign.objects.create(name="empty", task="formulas", primary_depth=1, alternate_depth=1)
-    out, _ = command_output("delete_campaign", "empty")
-    assert out.strip() == "deleted campaign 'empty': 0 topics, 0 runs (0 rows), 0 pool items, 0 jobs"
-    assert not Campaign.objects.filter(pk=other.pk).exists() and Campaign.objects.filter(name="answers").exists()
+    run = RunFactory(campaign__name="unjudged", campaign__task="formulas", row_count=3)
+    RunEntryFactory.create_batch(3, run=run, topic=TopicFactory(campaign=run.campaign))
+    out, _ = command_output("delete_campaign", "unjudged")
+    assert out.strip() == "deleted campaign 'unjudged': 1 topics, 1 runs (3 rows), 0 pool items, 0 jobs"
+    assert not Campaign.objects.filter(pk=run.campaign_id).exists() and Campaign.objects.filter(name="answers").exists()
+    assert not RunEntry.objects.filter(run_id=run.pk).exists()

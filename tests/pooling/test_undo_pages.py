@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 from assessor.models import Judgment, JudgmentRevision
 from pooling import services
 from pooling.models import Campaign, Job, PoolItem, Run
+from tests.factories import CampaignFactory
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
@@ -22,7 +23,7 @@ def jobs_run_on_commit(monkeypatch):
 @pytest.fixture
 def campaign(tmp_path):
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     return campaign
 
 
@@ -118,7 +119,7 @@ def test_settings_page_saves_before_pools_and_refuses_after(client, organizer, t
     assert "The settings of renamed were saved." in page(response)
     assert Campaign.objects.filter(pk=campaign.pk, name="renamed", primary_depth=2, seed=9).exists()
 
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     html = page(client.get(url))
     assert "The pools are built" in html and 'name="force"' in html
     response = client.post(url, {**form, "primary_depth": "3"})
@@ -217,7 +218,7 @@ def test_api_deletes_a_campaign_without_judgments_and_keeps_one_with(organizer, 
     client = token_client(organizer)
     response = client.delete(f"/api/campaigns/{judged.pk}/")
     assert response.status_code == 400 and "has judgments" in response.json()["problems"][0]
-    other = Campaign.objects.create(name="empty", task="answers", primary_depth=1, alternate_depth=1)
+    other = CampaignFactory(name="empty")
     assert client.delete(f"/api/campaigns/{other.pk}/").status_code == 204
     assert list(Campaign.objects.values_list("name", flat=True)) == ["answers"]
 

@@ -23,7 +23,7 @@ def judge(assignment, topic, item_id, grade="2"):
 def judged(tmp_path, django_user_model):
     """answers_campaign with pools built, and a judgment of 15 (pooled by r3 alone) revised once."""
     campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign)
+    services.pool_build(campaign=campaign, judged_items={})
     ada = django_user_model.objects.create_user("ada")
     a = assign(campaign, ada, "A.1")
     judge(a, "A.1", "15", "2")

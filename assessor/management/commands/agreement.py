@@ -2,7 +2,8 @@
 import json
 
 from assessor import reports
-from pooling.management.commands._base import ServiceCommand
+from core.commands import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -17,7 +18,7 @@ class Command(ServiceCommand):
         parser.add_argument("--format", default="tsv", choices=["json", "tsv"])
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         groups = reports.agreement_compute(campaign=campaign, kind=o["kind"], round=o["round"])
         if o["format"] == "json":
             self.stdout.write(json.dumps(reports.agreement_json(groups), indent=2))

@@ -3,8 +3,9 @@ from django.contrib.auth import get_user_model
 from django.template.defaultfilters import pluralize
 
 from assessor import services
-from pooling.errors import InputError
-from pooling.management.commands._base import ServiceCommand
+from core.commands import ServiceCommand
+from core.errors import InputError
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -19,7 +20,7 @@ class Command(ServiceCommand):
         parser.add_argument("topics", nargs="+", metavar="TOPIC")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         users = {u.username: u for u in get_user_model().objects.filter(username__in=o["assessor"])}
         missing = [name for name in o["assessor"] if name not in users]
         if missing:

@@ -4,7 +4,8 @@ from pathlib import Path
 from django.template.defaultfilters import pluralize
 
 from assessor import services
-from pooling.management.commands._base import ServiceCommand
+from core.commands import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -16,7 +17,7 @@ class Command(ServiceCommand):
         parser.add_argument("path", metavar="PATH")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         path = Path(o["path"])
         with path.open("rb") as lines:
             result = services.judgments_import(campaign=campaign, lines=lines, filename=path.name)

@@ -1,6 +1,7 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [-o FILE]: SPEC 9."""
+from core.commands import ServiceCommand
 from evaluation import selectors, services
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 from ._files import write_whole
 
@@ -21,7 +22,7 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"]}
         if o["output"]:  # a rejected export leaves no half-written file
             summary = write_whole(o["output"], lambda stream: services.qrels_export(out=stream, **options))

@@ -1,9 +1,10 @@
 """ingest_topic_info --campaign NAME FILE: a campaign's topic information (SPEC 9, docs/analysis.md)."""
 from pathlib import Path
 
+from core.commands import ServiceCommand
 from evaluation.analysis import TOPIC_COLUMN
 from evaluation.topic_info import topic_info_ingest
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -16,7 +17,7 @@ class Command(ServiceCommand):
         parser.add_argument("path", metavar="FILE")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         path = Path(o["path"])
         stored, warnings = topic_info_ingest(campaign=campaign, data=path.read_bytes(), filename=path.name)
         self.report_warnings(warnings)

@@ -1,6 +1,7 @@
 """report --campaign NAME --format latex|csv [--table results|assessment|both] [--all-topics] [-o FILE]: SPEC 9."""
+from core.commands import ServiceCommand
 from evaluation import report
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 from ._files import write_whole
 
@@ -20,7 +21,7 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        text = report.report(campaign=self.campaign(o["campaign"]), fmt=o["format"], table=o["table"],
+        text = report.report(campaign=campaign_named(o["campaign"]), fmt=o["format"], table=o["table"],
                              all_topics=o["all_topics"])
         if o["output"]:
             write_whole(o["output"], lambda stream: stream.write(text))

@@ -1,9 +1,10 @@
 """reusability --qrels FILE --depth K [--relevance-level L] [--team-map FILE] RUN...
 reusability --campaign NAME [--depth K]: SPEC 9, docs/analysis.md."""
+from core.commands import ServiceCommand
+from core.errors import InputError
 from evaluation import reusability, services
 from evaluation.analysis import reusability_lines
-from pooling.errors import InputError
-from pooling.management.commands._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -30,7 +31,7 @@ class Command(ServiceCommand):
             if o["runs"] or o["team_map"] or o["task"] or o["relevance_level"] is not None:
                 raise InputError("--campaign takes the campaign's runs, teams (their facts) and relevance level: "
                                  "no run files, --team-map, --task or --relevance-level")
-            result = reusability.reusability_campaign(campaign=self.campaign(o["campaign"]), depth=o["depth"])
+            result = reusability.reusability_campaign(campaign=campaign_named(o["campaign"]), depth=o["depth"])
         else:
             if o["depth"] is None:
                 raise InputError("--qrels needs --depth K: the depth the pool was (or would be) built to")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from core.errors import InputError
 from pooling import services
-from pooling.errors import InputError
 from pooling.models import Campaign, Run
 
 
@@ -20,4 +20,4 @@ def report_pools(command: BaseCommand, after: services.PoolsAfter) -> None:
     for line in after.messages():
         command.stderr.write(line)
     if after.rebuilt is not None:
-        command.stdout.write(f"pools rebuilt: {after.rebuilt['items']} items in {len(after.rebuilt['sizes'])} topics")
+        command.stdout.write(f"pools rebuilt: {after.rebuilt.items} items in {len(after.rebuilt.sizes)} topics")

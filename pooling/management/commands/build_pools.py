@@ -1,7 +1,7 @@
 """build_pools --campaign NAME: SPEC 9."""
-from pooling import services
-
-from ._base import ServiceCommand
+from assessor.services import pools_rebuild
+from core.commands import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -14,18 +14,18 @@ class Command(ServiceCommand):
                                  "items the new pools leave out are listed")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
-        result = services.pool_build(campaign=campaign, force=o["force"])
-        for topic_id, item_id in result.get("unpooled", []):
+        campaign = campaign_named(o["campaign"])
+        result = pools_rebuild(campaign=campaign, force=o["force"])
+        for topic_id, item_id in result.unpooled or []:
             self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")
-        overflow = result.get("overflow")
+        overflow = result.overflow
         noun = "visual ids" if overflow is not None else "items"
-        for topic_id, size in result["sizes"].items():
+        for topic_id, size in result.sizes.items():
             line = f"{topic_id}\t{size} {noun}"
             if overflow is not None:
                 line += f", {overflow[topic_id]} with more than {campaign.instances} instances"
             self.stdout.write(line)
-        summary = f"campaign '{campaign.name}': {result['items']} {noun} in {len(result['sizes'])} topics"
+        summary = f"campaign '{campaign.name}': {result.items} {noun} in {len(result.sizes)} topics"
         if overflow is not None:
-            summary += f", {result['selected']} instances to judge"
+            summary += f", {result.selected} instances to judge"
         self.stdout.write(summary)

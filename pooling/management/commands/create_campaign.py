@@ -1,8 +1,7 @@
 """create_campaign NAME --task answers|formulas [pooling settings]: SPEC 9."""
+from core.commands import ServiceCommand
 from pooling import services
 from pooling.models import Campaign
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):
@@ -17,14 +16,15 @@ class Command(ServiceCommand):
         parser.add_argument("--selection", choices=Campaign.Selection.values)
         parser.add_argument("--seed", type=int)
         parser.add_argument("--max-depth", type=int, help="most rows a run may have per topic (default 1000)")
+        parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
+                                                               "measures count relevant (1-3, default 2)")
         parser.add_argument("--collection")
 
     def handle(self, *args, **o):
-        campaign = services.campaign_create(
-            name=o["name"], task=o["task"], collection_name=o["collection"], primary_depth=o["primary_depth"],
-            alternate_depth=o["alternate_depth"], instances=o["instances"], selection=o["selection"],
-            seed=o["seed"], max_depth=o["max_depth"])
+        campaign = services.campaign_create(name=o["name"], task=o["task"], collection_name=o["collection"],
+                                            **services.campaign_settings(o))
         self.stdout.write(
             f"created campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
-            f"seed {campaign.seed}" + (f", collection '{campaign.collection}'" if campaign.collection else ""))
+            f"seed {campaign.seed}, relevance level {campaign.relevance_level}"
+            + (f", collection '{campaign.collection}'" if campaign.collection else ""))

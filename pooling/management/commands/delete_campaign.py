@@ -1,7 +1,7 @@
 """delete_campaign NAME: deletes a campaign that has no judgment (docs/pooling.md, "Undoing a mistake")."""
-from pooling import services
-
-from ._base import ServiceCommand
+from assessor.services import campaign_delete
+from core.commands import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -12,7 +12,7 @@ class Command(ServiceCommand):
         parser.add_argument("name")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["name"])
-        c = services.campaign_delete(campaign=campaign)
+        campaign = campaign_named(o["name"])
+        c = campaign_delete(campaign=campaign)
         self.stdout.write(f"deleted campaign '{o['name']}': {c.topics} topics, {c.runs} runs ({c.run_rows} rows), "
                           f"{c.pool_items} pool items, {c.jobs} jobs")

@@ -1,7 +1,8 @@
 """delete_run --campaign NAME RUN [--force]: deletes a wrongly uploaded run (docs/pooling.md, "Undoing a mistake")."""
-from pooling import services
+from assessor.services import run_delete
+from core.commands import ServiceCommand
+from pooling.selectors import campaign_named
 
-from ._base import ServiceCommand
 from ._undo import report_pools, run_named
 
 
@@ -17,7 +18,7 @@ class Command(ServiceCommand):
                                  "kept, and the judged items the new pools leave out are listed")
 
     def handle(self, *args, **o):
-        run = run_named(self.campaign(o["campaign"]), o["run"])
-        after = services.run_delete(run=run, force=o["force"])
+        run = run_named(campaign_named(o["campaign"]), o["run"])
+        after = run_delete(run=run, force=o["force"])
         self.stdout.write(f"deleted run '{run.name}' ({run.row_count} rows)")
         report_pools(self, after)

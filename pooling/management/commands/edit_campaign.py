@@ -1,8 +1,10 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
+from assessor.services import campaign_update
+from core.commands import ServiceCommand
 from pooling import services
 from pooling.models import Campaign
+from pooling.selectors import campaign_named
 
-from ._base import ServiceCommand
 from ._undo import report_pools
 
 
@@ -27,11 +29,9 @@ class Command(ServiceCommand):
                             help="change pooling settings of built pools: the pools are rebuilt at once")
 
     def handle(self, *args, **o):
-        campaign, after = services.campaign_update(
-            campaign=self.campaign(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
-            primary_depth=o["primary_depth"], alternate_depth=o["alternate_depth"], instances=o["instances"],
-            selection=o["selection"], seed=o["seed"], max_depth=o["max_depth"],
-            relevance_level=o["relevance_level"], force=o["force"])
+        campaign, after = campaign_update(
+            campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
+            force=o["force"], **services.campaign_settings(o))
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "

@@ -1,10 +1,9 @@
 """export_pools --campaign NAME [-o FILE]: SPEC 9."""
 from contextlib import closing
 
+from core.commands import ServiceCommand
 from pooling import selectors
 from pooling.formats.pools import write_pool_tsv
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):
@@ -15,7 +14,7 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = selectors.campaign_named(o["campaign"])
         # Closed however the writing ends (a reader that goes away midway too), so that the database cursor
         # behind the rows is closed while its connection is still open.
         with closing(selectors.pool_export_rows(campaign=campaign)) as rows:

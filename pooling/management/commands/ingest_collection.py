@@ -1,7 +1,6 @@
 """ingest_collection --collection NAME PATH...: SPEC 9."""
+from core.commands import ServiceCommand
 from pooling import services
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):
@@ -13,6 +12,6 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         result = services.collection_ingest(collection_name=o["collection"], paths=o["paths"])
-        self.report_warnings(result["warnings"])
-        counts = ", ".join(f"{n} {kind}" for kind, n in result["counts"].items())
+        self.report_warnings(result.warnings)
+        counts = ", ".join(f"{n} {kind}" for kind, n in result.counts.items())
         self.stdout.write(f"collection '{o['collection']}': loaded {counts}")

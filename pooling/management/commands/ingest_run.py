@@ -1,7 +1,7 @@
 """ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9."""
+from core.commands import ServiceCommand
 from pooling import services
-
-from ._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -18,9 +18,8 @@ class Command(ServiceCommand):
         parser.add_argument("path")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
-        run = services.run_ingest(campaign=campaign, path=o["path"], name=o["name"], alternate=o["alternate"],
-                                  manual=o["manual"], baseline=o["baseline"], depth=o["depth"])
+        campaign = campaign_named(o["campaign"])
+        run = services.run_ingest(campaign=campaign, path=o["path"], **services.run_options(o))
         services.run_collection_check(run=run)
         self.report_warnings(run.warnings)
         self.stdout.write(f"run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "

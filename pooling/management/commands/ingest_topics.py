@@ -1,7 +1,7 @@
 """ingest_topics --campaign NAME PATH: SPEC 9."""
+from core.commands import ServiceCommand
 from pooling import services
-
-from ._base import ServiceCommand
+from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
@@ -12,7 +12,7 @@ class Command(ServiceCommand):
         parser.add_argument("path")
 
     def handle(self, *args, **o):
-        campaign = self.campaign(o["campaign"])
+        campaign = campaign_named(o["campaign"])
         result = services.topics_ingest(campaign=campaign, path=o["path"])
-        self.stdout.write(f"campaign '{campaign.name}': {result['total']} topics in the file, "
-                          f"{result['created']} added, {result['updated']} updated")
+        self.stdout.write(f"campaign '{campaign.name}': {result.total} topics in the file, "
+                          f"{result.created} added, {result.updated} updated")

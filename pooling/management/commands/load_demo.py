@@ -1,10 +1,9 @@
 """load_demo: the demo campaigns of the README (SPEC 9)."""
 from django.conf import settings
 
+from core.commands import ServiceCommand
+from core.errors import InputError
 from pooling.demo.load import ORGANIZER, demo_load
-from pooling.errors import InputError
-
-from ._base import ServiceCommand
 
 
 class Command(ServiceCommand):

@@ -1,7 +1,8 @@
 """The one error type for expected failures: rejected input with every problem and its line number.
 
-No Django import: readers and algorithms raise it too. The API maps it to HTTP 400, the web UI to a
-form error and the management commands to exit status 2.
+No Django import: readers and algorithms raise it too. The API maps it to HTTP 400 (core.api.exception_handler),
+the web UI to a form error (InputError.add_to_form) and the management commands to exit status 2
+(core.commands.ServiceCommand).
 
 Problems of one kind are reported grouped, here and only here (`InputError.messages`, `as_dicts`,
 `Problems.messages`), for every surface: a kind seen at most GROUP_AFTER times in a file is listed problem by

@@ -28,7 +28,7 @@ class AutoSchema(SpectacularAutoSchema):
         operation = super().get_operation(path, path_regex, path_prefix, method, registry)
         if operation is None:
             return None
-        # An error comes in the format asked for: JSON, or the text of a TSV download (pooling.apis.TSVRenderer).
+        # An error comes in the format asked for: JSON, or the text of a TSV download (core.api.TSVRenderer).
         content = {media: {"schema": ERROR_BODY if "json" in media else TEXT}
                    for media in self.map_renderers("media_type")}
 

@@ -1,10 +1,14 @@
-"""Geometry of the charts: the kappa chart (grouped bars per assessor, four-way and binary side by side, as in the
-ARQMath overview figures) and the leaderboard's per-topic difference of two runs, computed here so that the templates
-only place SVG elements. No Django import."""
+"""Geometry of the SVG charts, computed here so that the templates only place SVG elements: the planner's hours
+against pool depth (pooling/pool_detail.html), the kappa chart (assessor/agreement.html) and the leaderboard's
+per-topic difference of two runs (evaluation/_analysis.html). No Django import."""
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from .algorithms.stats import PlanRow
+
+# -- the kappa chart: grouped bars per assessor, four-way and binary side by side, as in the ARQMath overview figures
 
 # SVG user units.
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 28, 48
@@ -54,6 +58,32 @@ def kappa_bars(rows: Sequence[tuple[str, float | None, float | None]]) -> dict:
             "groups": groups, "ticks": ticks, "legend": [{"label": label, "scale": scale, "x": LEFT + k * 140}
                                                           for k, (scale, label) in enumerate(SERIES)]}
 
+
+# -- the planner's chart: a bar of assessor hours per pool depth
+
+# SVG user units.
+PLAN_CHART = {"width": 640, "height": 260, "left": 56, "right": 16, "top": 20, "bottom": 44}
+
+
+def plan_bars(rows: Sequence[PlanRow]) -> dict:
+    """Bar positions of hours against depth (the rows of selectors.pool_plan); each bar keeps its row for the
+    template's labels."""
+    c = PLAN_CHART
+    plot_w = c["width"] - c["left"] - c["right"]
+    plot_h = c["height"] - c["top"] - c["bottom"]
+    top = max((row.hours or 0 for row in rows), default=0) or 1
+    slot = plot_w / max(len(rows), 1)
+    bars = []
+    for i, row in enumerate(rows):
+        h = (row.hours or 0) / top * plot_h
+        x = c["left"] + i * slot + slot * 0.15
+        bars.append({"x": round(x, 1), "y": round(c["top"] + plot_h - h, 1), "width": round(slot * 0.7, 1),
+                     "height": round(h, 1), "cx": round(x + slot * 0.35, 1), "row": row})
+    return {**c, "bars": bars, "top_hours": top, "base": c["top"] + plot_h, "plot_right": c["width"] - c["right"],
+            "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8, "depth_y": c["top"] + plot_h + 16}
+
+
+# -- the leaderboard's difference chart: a bar per topic, up or down from 0
 
 DIFF_BAR_MIN, DIFF_BAR_MAX, DIFF_LABELS_MAX = 4, 40, 40
 

@@ -7,7 +7,7 @@ from .permissions import is_organizer
 
 # The navigation's organizer flag is kept in the session for this long: one auth_group query per user every few
 # minutes instead of one on every page. It only picks the links shown; every organizer page and endpoint checks
-# the role itself on each request (pooling.views.organizer_required, pooling.permissions.IsOrganizer).
+# the role itself on each request (core.permissions: organizer_required, IsOrganizer).
 ROLE_SECONDS = 300
 SESSION_KEY = "_nav_is_organizer"
 

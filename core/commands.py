@@ -1,4 +1,4 @@
-"""Shared behaviour of the batch commands: rejected input prints one line per problem and exits 2."""
+"""The base of every app's batch commands: rejected input prints one line per problem and exits 2."""
 from __future__ import annotations
 
 import os
@@ -6,8 +6,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from pooling.errors import InputError
-from pooling.models import Campaign
+from .errors import InputError
 
 # Exit status of a program whose output pipe closed (128 + SIGPIPE), as shells report `yes | head`.
 BROKEN_PIPE_STATUS = 141
@@ -37,12 +36,6 @@ class ServiceCommand(BaseCommand):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, out.fileno())
         raise SystemExit(BROKEN_PIPE_STATUS)
-
-    def campaign(self, name: str) -> Campaign:
-        try:
-            return Campaign.objects.select_related("collection").get(name=name)
-        except Campaign.DoesNotExist:
-            raise InputError(f"no campaign named '{name}'") from None
 
     def report_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:

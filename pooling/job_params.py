@@ -1,0 +1,91 @@
+"""What each kind of job is given: one dataclass per kind. A job is created from one (job_create stores it as the
+job's JSON `params`) and runs its service with the same dataclass read back (`params_of`), so a page, the API and
+the worker cannot disagree on a name or a type."""
+from __future__ import annotations
+
+from dataclasses import Field, asdict, dataclass, field
+from typing import Any, ClassVar, Self
+
+from .models import Job, Run
+from .services import RunIngestOptions, run_options
+
+
+class JobParams:
+    kind: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # every subclass is a dataclass
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, params: dict[str, Any]) -> Self:
+        return cls(**params)
+
+
+@dataclass(frozen=True)
+class RunIngestParams(JobParams):
+    """A run file for services.run_ingest, or with `replace` (a run's pk) a new file for that run, replaced by
+    services.run_replace (once judging has started only with `force`)."""
+
+    kind: ClassVar[str] = Job.Kind.RUN_INGEST
+    path: str
+    filename: str = ""
+    options: RunIngestOptions = field(default_factory=RunIngestOptions)
+    replace: int | None = None
+    force: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The options beside the file, as the jobs' params have always held them."""
+        replace = {"replace": self.replace, "force": self.force} if self.replace is not None else {}
+        return {"path": self.path, "filename": self.filename, **self.options, **replace}
+
+    @classmethod
+    def replacing(cls, run: Run, *, path: str, filename: str, force: bool) -> Self:
+        """A new file for `run`, which keeps its options (its name is kept here for the job's messages)."""
+        return cls(path=path, filename=filename, options={"name": run.name}, replace=run.pk, force=force)
+
+    @classmethod
+    def from_json(cls, params: dict[str, Any]) -> Self:
+        options = run_options(params)
+        return cls(options=options, **{key: value for key, value in params.items() if key not in options})
+
+
+@dataclass(frozen=True)
+class TopicsIngestParams(JobParams):
+    """A topic file for services.topics_ingest."""
+
+    kind: ClassVar[str] = Job.Kind.TOPICS_INGEST
+    path: str
+    filename: str = ""
+
+
+@dataclass(frozen=True)
+class CollectionIngestParams(JobParams):
+    """Collection files for services.collection_ingest, into the collection of that name (created if need be);
+    `names` are the files' names as uploaded."""
+
+    kind: ClassVar[str] = Job.Kind.COLLECTION_INGEST
+    collection: str
+    paths: list[str]
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PoolBuildParams(JobParams):
+    """services.pool_build of the job's campaign; `force` once judging has started."""
+
+    kind: ClassVar[str] = Job.Kind.POOL_BUILD
+    force: bool = False
+
+
+_KINDS: dict[str, type[JobParams]] = {
+    params.kind: params for params in (RunIngestParams, TopicsIngestParams, CollectionIngestParams, PoolBuildParams)}
+
+
+def params_of(job: Job) -> JobParams:
+    """A job's params as its kind's dataclass; ValueError for params that do not fit it (an unknown or a missing
+    key: a job stored by another version of the code)."""
+    try:
+        return _KINDS[job.kind].from_json(job.params)
+    except TypeError as exc:
+        raise ValueError(f"the parameters of job #{job.pk} do not fit a {job.kind} job: {exc}") from None
