@@ -20,7 +20,7 @@ from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
 from pooling import selectors as pooling_selectors
 from pooling.charts import kappa_bars
-from pooling.models import Campaign, Post
+from pooling.models import AnswerText, Campaign, Post
 
 from . import progress as progress_reports
 from . import reports, rounds
@@ -196,6 +196,10 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     posts = ({p.post_id: p for p in Post.objects.filter(collection_id=collection_pk,
                                                         post_id__in={d.post_id for d in items})}
              if collection_pk is not None else {})
+    # ARQMath-3 Task 3 answers are pooled under their answer ids: shown as plain text (the organizer may see the id).
+    missing = {d.item_id for d in items if d.post_id not in posts} if campaign.task == Campaign.Task.ANSWERS else set()
+    answers = ({a.answer_id: a for a in AnswerText.objects.filter(campaign=campaign, answer_id__in=missing)}
+               if missing else {})
     thread_url = _post_url(collection_pk) if collection_pk is not None else None
     topics = {t.topic_id: t for t in campaign.topics.filter(topic_id__in={d.topic for d in items})}
     sections: list[dict] = []
@@ -209,7 +213,8 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         post = posts.get(d.post_id)
         marks = [d.formula_id] if d.formula_id else []
         sections[-1]["items"].append({
-            "d": d, "post": post, "number": sum(len(s["items"]) for s in sections) + 1,
+            "d": d, "post": post, "answer": answers.get(d.item_id) if post is None else None,
+            "number": sum(len(s["items"]) for s in sections) + 1,
             "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
             "grades": [{"assessor": a, "grade": g, "label": GRADE_LABELS.get(g, "not judged"), "comment": c}

@@ -133,6 +133,30 @@ class JudgmentRevision(models.Model):
         return f"revision {self.number} of {self.judgment_id}"
 
 
+class SubmitReceipt(models.Model):
+    """A judging page's submit as the server took it, under the key the page gave it. The page keeps a submit in the
+    browser until the server acknowledges it and sends it again, under the same key, after a lost answer, a network
+    failure or a reload: the repeat finds this receipt and changes nothing (no second judgment, revision or active
+    time). Kept: one small row per submit."""
+
+    # Bookkeeping, not work: it goes with its assignment (which only goes when nothing was judged, or with the
+    # demo's reset).
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    item_id = models.CharField(max_length=64)
+    at = models.DateTimeField()
+    created = models.PositiveIntegerField(default=0)
+    revised = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    complete = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "key"], name="submit_receipt_unique")]
+
+    def __str__(self) -> str:
+        return f"submit {self.key} of {self.item_id}"
+
+
 class TrainingRound(models.Model):
     """A training round of a campaign as the organizer set it up: its topics and, when there is one, a gold qrels
     (say, last year's official qrels of those topics) to measure each assessor against. The round's assessors are

@@ -1,7 +1,7 @@
 """Reads of the judging app: an assessor's assignments and progress, the next item, the judging and thread views."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
@@ -10,7 +10,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Su
 from django.db.models.functions import Coalesce
 
 from core.permissions import is_organizer
-from pooling.models import Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
+from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 
 from .models import Assignment, ItemVisit, Judgment
 
@@ -75,16 +75,38 @@ def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgmen
     return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id)}
 
 
-def next_item(*, assignment: Assignment, after: int | None = None) -> PoolItem | None:
+def next_item(*, assignment: Assignment, after: int | None = None, excluding: Iterable[str] = ()) -> PoolItem | None:
     """The item to judge next: the first unjudged, unskipped item after position `after` (from the start when
-    None, wrapping around); when only skipped items are left, the one skipped longest ago."""
+    None, wrapping around); when only skipped items are left, the one skipped longest ago. Items whose ids are in
+    `excluding` count as judged (items_ahead)."""
     visits = ItemVisit.objects.filter(assignment=assignment, item_id=OuterRef("item_id"))
     left = (PoolItem.objects.filter(topic_id=assignment.topic_id)
             .exclude(Exists(visits.filter(completed_at__isnull=False)))
             .alias(skipped_at=Subquery(visits.values("skipped_at")[:1])))
+    judged_here = list(excluding)
+    if judged_here:
+        left = left.exclude(item_id__in=judged_here)
     unskipped = left.filter(skipped_at__isnull=True).order_by("position")
     return ((unskipped.filter(position__gt=after).first() if after is not None else None) or unskipped.first()
             or left.order_by("skipped_at", "position").first())
+
+
+def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[PoolItem]:
+    """The items "next item" will open after the item at `position`, in turn, as each is judged: next_item after
+    that item with it judged, then next_item after that one with both judged, and so on (up to `count`). What the
+    judging page fetches ahead; an empty list when nothing is left to judge after it."""
+    current = PoolItem.objects.filter(topic_id=assignment.topic_id, position=position).values_list("item_id",
+                                                                                                   flat=True)
+    excluding = list(current)
+    ahead: list[PoolItem] = []
+    while len(ahead) < count:
+        item = next_item(assignment=assignment, after=position, excluding=excluding)
+        if item is None:
+            break
+        ahead.append(item)
+        excluding.append(item.item_id)
+        position = item.position
+    return ahead
 
 
 def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
@@ -122,6 +144,7 @@ class ItemShown:
     """What the judging page shows of an item, whoever judges it."""
     post: Post | None = None            # answers: the candidate answer
     question_title: str = ""            # answers: the title of the candidate answer's question
+    answer: AnswerText | None = None    # answers: an ARQMath-3 Task 3 answer (plain text), when the item is one
     instances: list[Instance] = field(default_factory=list)   # formulas: the selected instances
 
 
@@ -182,7 +205,9 @@ def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
     if campaign.task == Campaign.Task.ANSWERS:
         post = (Post.objects.filter(collection_id=collection_id, post_id=item.item_id)
                 .annotate(question_title=_question_title()).first()) if collection_id is not None else None
-        return ItemShown(post=post, question_title=(post.question_title or "") if post else "")
+        if post is None:  # a Task 3 answer, pooled under its answer id (or a post the collection lacks)
+            return ItemShown(answer=AnswerText.objects.filter(topic_id=item.topic_id, answer_id=item.item_id).first())
+        return ItemShown(post=post, question_title=post.question_title or "")
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
     if collection_id is None:  # a campaign without a collection has no posts to show
         return ItemShown(instances=[Instance(formula_id=i.formula_id, post=None) for i in selected])

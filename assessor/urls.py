@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import dashboard_views, views
+from . import ahead_views, dashboard_views, views
 
 app_name = "assessor"
 urlpatterns = [
@@ -9,6 +9,8 @@ urlpatterns = [
     path("assess/assignments/<int:pk>/topic/", views.topic_view, name="topic"),
     path("assess/assignments/<int:pk>/items/<int:position>/", views.judge, name="judge"),
     path("assess/assignments/<int:pk>/items/<int:position>/skip/", views.skip, name="skip"),
+    path("assess/assignments/<int:pk>/items/<int:position>/ahead/", ahead_views.ahead, name="ahead"),
+    path("assess/assignments/<int:pk>/items/<int:position>/shown/", ahead_views.shown, name="shown"),
     path("assess/collections/<int:collection_pk>/posts/<str:post_id>/", views.thread, name="thread"),
     path("campaigns/<int:pk>/assignments/", views.campaign_assignments, name="campaign_assignments"),
     path("campaigns/<int:pk>/assignments/<int:assignment_pk>/withdraw/", views.assignment_withdraw,

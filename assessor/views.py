@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
@@ -20,8 +20,9 @@ from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
-from .models import Assignment, Grade
+from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
 from .rendering import collection_safe, highlight, judging_safe_many, thread_url
+from .stamps import item_stamp
 
 GRADE_MEANINGS: dict[str, dict[str, str]] = {
     Campaign.Task.ANSWERS: {
@@ -48,8 +49,8 @@ SHORTCUTS = {"3": "3", "2": "2", "1": "1", "0": "0", "SF": "f", "DK": "d"}
 
 def _grades(task: str) -> list[dict]:
     meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
-    return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value]}
-            for value, label in Grade.choices]
+    return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value],
+             "needs_comment": value in GRADES_NEEDING_COMMENT} for value, label in Grade.choices]
 
 
 def _render(template: str, **context) -> str:
@@ -147,10 +148,15 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         active = float(request.POST.get("active_seconds") or 0)
     except ValueError:
         active = 0.0
+    # The page's script asks for JSON (it has moved on to the next item already); a plain form gets pages.
+    answer_json = request.headers.get("Accept", "").startswith("application/json")
     try:
         result = services.judgment_submit(assignment_pk=pk, item_id=item_id, grades=_grade_inputs(request, item_id),
-                                          user=request.user, active_seconds=active)
+                                          user=request.user, active_seconds=active,
+                                          key=request.POST.get("submit_key", ""))
     except InputError as exc:
+        if answer_json:
+            return JsonResponse({"saved": False, "errors": exc.messages()}, status=400)
         # A refused submission: the page again, with why and with the choices made.
         page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)
         if page is None:
@@ -158,6 +164,10 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         return _judge_page(request, page, exc.messages(), request.POST)
     except (Assignment.DoesNotExist, PoolItem.DoesNotExist):
         raise Http404("No such assignment or item") from None
+    if answer_json:
+        progress = selectors.assignment_progress(assignment=Assignment(pk=pk))
+        return JsonResponse({"saved": True, "complete": result.complete, "repeated": result.repeated,
+                             "progress": {"done": progress.done, "total": progress.total}})
     if not result.complete:
         messages.info(request, "Saved. Grade every instance to complete this formula.")
         return redirect("assessor:judge", pk=pk, position=position)
@@ -178,7 +188,8 @@ def _shown(posted, grade_name: str, comment_name: str, saved):
     return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
 
 
-def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) -> dict:
+def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *,
+                   rendered_at: float | None = None) -> dict:
     assignment = page.assignment
     campaign = assignment.campaign
     collection_pk = campaign.collection_id
@@ -209,11 +220,14 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
             "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
         })
     current = _shown(posted, "grade", "comment", page.judgment)
+    item = page.item
+    judged = {i.formula_id for i in page.shown.instances if i.judgment} | ({""} if page.judgment else set())
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
+        "answer": page.shown.answer,
         "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
@@ -223,6 +237,12 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None) 
         "formulas": task == Campaign.Task.FORMULAS,
         "progress": page.progress, "previous": page.previous,
         "errors": errors, "read_only": read_only,
+        "item_title": f"{topic.topic_id}: item {item.position + 1}",
+        "item_label": f"item {item.position + 1} of {page.progress.total}",
+        "complete": services.judged_complete(judged, None if task == Campaign.Task.ANSWERS else {
+            i.formula_id: "" for i in page.shown.instances}),
+        "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
+                            at=rendered_at),
     }
 
 

@@ -73,6 +73,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="threads per worker: 1 runs the sync worker class, more the gthread one (default 1)")
     parser.add_argument("--double-submits", type=int, default=40,
                         help="items submitted twice in the double-submit check, half in a row, half at once")
+    parser.add_argument("--think", type=float, default=0.0, metavar="SECONDS",
+                        help="each assessor reads a page 0.5-1.5 x SECONDS before its POST (default 0: no think "
+                             "time, the closed loop of issue 15's goal; real assessors take 40-80 s)")
     parser.add_argument("--cold", action="store_true",
                         help="clear the cache after the assignments' warm-up job: every page sanitizes its answer")
     parser.add_argument("--profile", action="store_true",
@@ -329,10 +332,12 @@ class Record:
         self.errors[what] = self.errors.get(what, 0) + 1
 
 
-def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: random.Random) -> Record:
+def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: random.Random,
+                  think: float = 0.0) -> Record:
     """Judges items until `stop`, following the redirects as a browser does: the continue URL (302 to an item) when
     an assignment starts, the judging page, the POST, and then wherever the POST's 302 points: the next item's
-    page, or a continue URL (the server up to 59ac487 answered every POST so). Moves on when an assignment is done."""
+    page, or a continue URL (the server up to 59ac487 answered every POST so). Moves on when an assignment is done.
+    With `think`, reads each page for 0.5 to 1.5 times that many seconds before the POST (an assessor's pace)."""
     record = Record()
     queue = list(assignments)
     url = continue_url(queue.pop(0))
@@ -356,6 +361,8 @@ def assessor_loop(browser: Browser, assignments: list[int], stop: float, rng: ra
         if form is None:
             record.error(f"page {page.status}" + (" without a grade form" if page.status == 200 else ""))
             break
+        if think:
+            time.sleep(think * rng.uniform(0.5, 1.5))
         post = browser.request("POST", url, form)
         record.requests.append(("post", post.start, post.end))
         if post.status != 302 or not (post.location.startswith("/assess/assignments/")
@@ -473,7 +480,7 @@ def run_level(n: int, *, server_pid: int, browsers: list[Browser], campaign, use
     assignments, warm = assign_level(campaign, users[:n], topics, cold=args.cold)
     rngs = [random.Random(1000 * n + i) for i in range(n)]
     records, start, stop, cpu = timed_phase(
-        n, lambda i, stop: assessor_loop(browsers[i], assignments[users[i].pk], stop, rngs[i]),
+        n, lambda i, stop: assessor_loop(browsers[i], assignments[users[i].pk], stop, rngs[i], args.think),
         warmup=args.warmup, seconds=args.seconds, server_pid=server_pid)
     judging = summarize(records, start, stop)
     counts = judged_counts(users)
@@ -629,7 +636,8 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
         f"Judging benchmark: gunicorn {args.workers} {kind} workers"
         + (f" x {args.threads} threads" if args.threads > 1 else "")
         + f", production settings, PostgreSQL {facts['postgresql']}, Redis cache; {args.warmup:g} s warm-up + "
-        f"{args.seconds:g} s measured per level",
+        f"{args.seconds:g} s measured per level"
+        + (f"; think time 0.5-1.5 x {args.think:g} s per page" if args.think else "; no think time"),
         f"{facts['cores']} cores shared by client, gunicorn and PostgreSQL; Python {facts['python']}, Django "
         f"{facts['django']}; shared_buffers {facts['shared_buffers']}, synchronous_commit "
         f"{facts['synchronous_commit']}; code {facts['code']}; load average before {facts['load_before']}, after "

@@ -27,6 +27,7 @@ from pooling.formats.run_names import parse_run_name
 
 LO, CS = "lo", "cs"
 MEASURES = (AR, P1, LO, CS)  # in the order `evaluate` writes them
+TASK3_REPORTED = (AR, P1, LO)  # what the leaderboard, its CSV and the API report of a campaign's Task 3 runs
 BERTSCORE_LAYERS = 10  # the layer the organizers took with MathBERTa
 
 Tokenizer = Callable[[str], Iterable[str]]

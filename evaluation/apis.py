@@ -17,6 +17,7 @@ from pooling.models import Campaign
 
 from . import board, selectors, services, topic_info
 from .analysis import Comparison
+from .answers import TASK3_REPORTED
 from .prime import MEASURES, REPORTED, score_lines
 from .services import Evaluation
 from .views import scores_table
@@ -39,15 +40,20 @@ class QrelsApi(APIView):
                                      description="formulas: by visual id (default) or by instance"),
                     OpenApiParameter("min_relevant", int, description="leave out topics with fewer items of "
                                                                        "grade >= 2; their ids are in the "
-                                                                       "X-Topics-Left-Out header")],
+                                                                       "X-Topics-Left-Out header"),
+                    OpenApiParameter("complete", bool, description="write System failure and Do not know as grades 5 "
+                                                                   "and 6 instead of leaving them out (ARQMath-3's "
+                                                                   "complete qrels)")],
         responses={(200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="topic<TAB>0<TAB>item<TAB>grade, as `export_qrels` writes it")})
     def get(self, request, pk: int):
-        """Downloads the campaign's qrels from its official judgments (SF and DK left out), streamed."""
+        """Downloads the campaign's qrels from its official judgments (SF and DK left out, or 5 and 6 with
+        `complete`), streamed."""
         campaign = get_object_or_404(Campaign, pk=pk)
         level = request.query_params.get("level", selectors.VISUAL)
         minimum = _min_relevant(request.query_params.get("min_relevant"))
-        lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum)
+        lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum,
+                                            complete=flag(request.query_params.get("complete")))
         response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
         if minimum is not None:
@@ -70,6 +76,16 @@ class RunScoresSerializer(serializers.Serializer):
     per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
 
 
+class AnswerRunScoresSerializer(serializers.Serializer):
+    run = serializers.CharField()
+    kind = serializers.CharField()
+    ar = serializers.FloatField(allow_null=True, help_text="average relevance of the run's answers")
+    p1 = serializers.FloatField(allow_null=True, help_text="share of answers of grade 2 or 3")
+    lo = serializers.FloatField(allow_null=True, help_text="lexical overlap with the other teams' relevant answers")
+    topics = serializers.IntegerField()
+    per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
+
+
 class EvaluationSerializer(serializers.Serializer):
     judgments = serializers.IntegerField(help_text="what the qrels hold, as exported: judged posts (answers) or "
                                                    "visual ids (formulas); SF and DK are unjudged and left out")
@@ -82,6 +98,7 @@ class EvaluationSerializer(serializers.Serializer):
     relevance_level = serializers.IntegerField(help_text="MAP', P'@10 and binary measures named without a level "
                                                          "count grades from this one up (the campaign's setting)")
     runs = RunScoresSerializer(many=True)
+    answer_runs = AnswerRunScoresSerializer(many=True, help_text="an answers campaign's ARQMath-3 Task 3 runs")
 
 
 def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Evaluation:
@@ -105,23 +122,30 @@ class EvaluationApi(APIView):
             response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate` writes it")})
     def get(self, request, pk: int):
         """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
-        fraction of the top 10); recomputed once after each change of the judgments. 400 before the first
-        official judgment."""
+        fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO);
+        recomputed once after each change of the judgments. 400 before the first official judgment."""
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = flag(request.query_params.get("all_topics"))
         per_topic = flag(request.query_params.get("per_topic"))
         asked = [name for name in request.query_params.getlist("measure") if name.strip()]
         evaluation = _scores(campaign, all_topics, asked)
         if request.accepted_renderer.format == "tsv":
-            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures)))
-        rows = scores_table(campaign=campaign, evaluation=evaluation)
+            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
+                            + "".join(score_lines(evaluation.answer_runs, per_topic=per_topic,
+                                                  measures=TASK3_REPORTED)))
         extra = [name for name in evaluation.measures if name not in REPORTED]
+
+        def described(task3: bool) -> list[dict]:
+            reported = TASK3_REPORTED if task3 else REPORTED
+            return [{"run": row.name, "kind": row.kind, **{m: row.means.get(m) for m in reported},
+                     **({"measures": {m: row.means[m] for m in extra}} if extra and not task3 else {}),
+                     "topics": row.topics, **({"per_topic": row.per_topic} if per_topic else {})}
+                    for row in scores_table(campaign=campaign, evaluation=evaluation, task3=task3)]
+
         data = {"judgments": evaluation.judgments, "instances": evaluation.instances, "version": evaluation.version,
                 "qrels_topics": evaluation.qrels_topics, "all_topics": all_topics,
                 "relevance_level": evaluation.relevance_level,
-                "runs": [{"run": row.name, "kind": row.kind, **{m: row.means[m] for m in REPORTED},
-                          **({"measures": {m: row.means[m] for m in extra}} if extra else {}), "topics": row.topics,
-                          **({"per_topic": row.per_topic} if per_topic else {})} for row in rows]}
+                "runs": described(False), "answer_runs": described(True)}
         return Response(EvaluationSerializer(data).data)
 
 

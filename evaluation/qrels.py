@@ -4,7 +4,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from pooling.formats.qrels import MARKS
+
 RELEVANT = 2  # grade >= 2 (high or medium) is relevant for the filter, as for MAP' and P'@10
+
+
+def is_relevant(grade: int) -> bool:
+    """Grade 2 or 3; not 5 and 6, a complete qrels file's System failure and Do not know."""
+    return grade >= RELEVANT and grade not in MARKS
 
 
 @dataclass
@@ -19,11 +26,11 @@ class QrelsSummary:
 def qrels_lines(topics: Iterable[tuple[str, list[tuple[str, int]]]], *, min_relevant: int | None = None,
                 summary: QrelsSummary | None = None) -> Iterator[str]:
     """`topic<TAB>0<TAB>item<TAB>grade` lines, topic by topic as given; a topic with fewer than `min_relevant`
-    items of grade >= 2 is left out and noted in `summary.left_out`."""
+    items of grade 2 or 3 is left out and noted in `summary.left_out`."""
     summary = summary if summary is not None else QrelsSummary()
     for topic, rows in topics:
         if min_relevant is not None:
-            relevant = sum(1 for _item, grade in rows if grade >= RELEVANT)
+            relevant = sum(1 for _item, grade in rows if is_relevant(grade))
             if relevant < min_relevant:
                 summary.left_out.append((topic, relevant))
                 continue

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.cache import cache
+from django.db.models import QuerySet
 
 from core.errors import InputError, Problems
 from pooling.formats.textio import iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import selectors, services
+from . import selectors, services, task3
 from .analysis import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
 from .prime import PrimeRun, answer_lists, formula_lists
 
@@ -116,6 +117,12 @@ def run_team(run: Run) -> str:
     return run.team or run.tag or run.name
 
 
+def ranked_runs(campaign: Campaign) -> QuerySet[Run]:
+    """The campaign's runs that rank items, by name: ARQMath-3 Task 3 runs (one answer id per topic, at rank 1, judged
+    on their own: evaluation/task3.py) are left out."""
+    return Run.objects.filter(campaign=campaign).exclude(format=Run.Format.ARQMATH_TASK3).order_by("name")
+
+
 def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> ReusabilityResult:
     """Leave-one-team-out over a campaign's runs against its official judgments, at its pool depth (the primary
     depth unless given) and relevance level; the runs read whole (`selectors.answer_run_rows`,
@@ -125,10 +132,12 @@ def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> Reu
     qrels = selectors.campaign_qrels(campaign=campaign)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+    if campaign.task == Campaign.Task.ANSWERS:  # as Task 1 runs are scored: on the posts (evaluation/task3.py)
+        qrels = task3.post_qrels(qrels, selectors.campaign_answer_ids(campaign=campaign))
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     runs: dict[str, RankedRun] = {}
     teams: dict[str, str] = {}
-    for run in Run.objects.filter(campaign=campaign).order_by("name"):
+    for run in ranked_runs(campaign):
         lists: PrimeRun
         if campaign.task == Campaign.Task.ANSWERS:
             lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
@@ -143,9 +152,9 @@ def cached_reusability(*, campaign: Campaign, depth: int | None = None) -> Reusa
     """`reusability_campaign` cached by the state of the judgments and runs, the depth, the relevance level and the
     runs' teams (what the page shows; each change computes once)."""
     _count, version = selectors.scores_version(campaign=campaign)
-    teams = "|".join(run_team(run) for run in Run.objects.filter(campaign=campaign).order_by("name"))
+    teams = "|".join(run_team(run) for run in ranked_runs(campaign))
     digest = hashlib.sha256(teams.encode()).hexdigest()[:16]
-    key = f"reusability:v1:{campaign.pk}:{version}:{depth}:{campaign.relevance_level}:{digest}"
+    key = f"reusability:v2:{campaign.pk}:{version}:{depth}:{campaign.relevance_level}:{digest}"
     found = cache.get(key)
     if found is None:
         found = reusability_campaign(campaign=campaign, depth=depth)

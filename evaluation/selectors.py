@@ -9,15 +9,19 @@ from datetime import UTC, datetime
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from assessor.models import GRADE_VALUES, Assignment, Judgment
-from pooling.models import Campaign, Formula, Run, RunEntry, Topic
+from pooling.formats.qrels import MARKS
+from pooling.models import AnswerText, Campaign, Formula, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
 
 from .prime import TOP, Qrels, natural_key
+from .qrels import is_relevant
 
 VISUAL, INSTANCE = "visual", "instance"
 LEVELS = (VISUAL, INSTANCE)
 CHUNK = 20_000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# A complete qrels file's grades for System failure and Do not know (pooling.formats.qrels reads them back).
+MARK_GRADES = {mark: grade for grade, mark in MARKS.items()}
 
 
 def official_judgments(*, campaign: Campaign):
@@ -37,10 +41,13 @@ def _unit_grades(rows) -> dict[tuple[str, str], str]:
     return {unit: grade for unit, (_rank, grade) in chosen.items()}
 
 
-def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = False
+                   ) -> Iterator[tuple[str, list[tuple[str, int]]]]:
     """(topic id, [(item id, grade), ...]) for every topic with official judgments, topics and items in natural
-    order; SF and DK left out. Answers: one row per post. Formulas: per visual id, the highest grade of its judged
-    instances (`level="visual"`), or one row per judged instance (`level="instance"`).
+    order; SF and DK left out, or with `complete` given as 5 and 6 (the organizers' complete qrels of ARQMath-3 Task
+    3). Answers: one row per post or Task 3 answer id. Formulas: per visual id, the highest grade of its judged
+    instances (`level="visual"`; complete: SF or DK when none of them has a grade), or one row per judged instance
+    (`level="instance"`).
 
     A topic handed from one official assessor to another (the first assignment withdrawn) keeps the first one's
     grades for the units the second has not judged: nothing submitted is lost by reassignment (SPEC 5.3).
@@ -48,34 +55,36 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL) -> Iterator[tuple
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     judgments = official_judgments(campaign=campaign)
-    judged_topics = set(judgments.filter(grade__in=GRADE_VALUES).values_list("assignment__topic_id", flat=True)
-                        .distinct())
+    counted = judgments if complete else judgments.filter(grade__in=GRADE_VALUES)
+    judged_topics = set(counted.values_list("assignment__topic_id", flat=True).distinct())
     topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
                     key=lambda pair: natural_key(pair[1]))
     for topic_pk, topic_id in topics:
         grades = _topic_grades(campaign, level, judgments.filter(assignment__topic_id=topic_pk).values_list(
-            "assignment__withdrawn_at", "item_id", "formula_id", "grade"))
+            "assignment__withdrawn_at", "item_id", "formula_id", "grade"), complete=complete)
         if grades:
             yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
 
 
-def _topic_grades(campaign: Campaign, level: str, rows) -> dict[str, int]:
-    """One topic's item -> grade from its official judgments' (withdrawn_at, item, formula, grade) rows."""
+def _topic_grades(campaign: Campaign, level: str, rows, complete: bool = False) -> dict[str, int]:
+    """One topic's item -> grade from its official judgments' (withdrawn_at, item, formula, grade) rows; with
+    `complete`, SF and DK as 5 and 6 where a unit (a visual id: every instance of it) has no relevance grade."""
     grades: dict[str, int] = {}
+    marks: dict[str, int] = {}
     for (item_id, formula_id), grade in _unit_grades(rows).items():
+        unit = formula_id if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE else item_id
         if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
+            if complete:
+                marks[unit] = min(marks.get(unit, MARK_GRADES[grade]), MARK_GRADES[grade])
             continue
-        if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
-            grades[formula_id] = GRADE_VALUES[grade]
-        else:
-            grades[item_id] = max(grades.get(item_id, 0), GRADE_VALUES[grade])
-    return grades
+        grades[unit] = max(grades.get(unit, 0), GRADE_VALUES[grade])
+    return {**{unit: mark for unit, mark in marks.items() if unit not in grades}, **grades}
 
 
 def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple[str, int, int]]:
     """(topic id, judged items, items of grade >= 2) per topic with official judgments, in natural order: what
     the minimum-relevant filter of the qrels export looks at."""
-    return [(topic_id, len(rows), sum(1 for _item, grade in rows if grade >= 2))
+    return [(topic_id, len(rows), sum(1 for _item, grade in rows if is_relevant(grade)))
             for topic_id, rows in qrels_by_topic(campaign=campaign, level=level)]
 
 
@@ -85,9 +94,10 @@ def qrels_row_count(*, campaign: Campaign, level: str = VISUAL) -> int:
     return sum(len(rows) for _topic, rows in qrels_by_topic(campaign=campaign, level=level))
 
 
-def campaign_qrels(*, campaign: Campaign) -> Qrels:
-    """The campaign's qrels as evaluation reads them: posts (answers) or visual ids (formulas); what
-    `qrels_by_topic` gives, in its order, from one query (evaluation holds every topic's judgments anyway)."""
+def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
+    """The campaign's qrels as evaluation reads them: posts and Task 3 answer ids (answers) or visual ids (formulas);
+    what `qrels_by_topic` gives (with `complete`: SF and DK as 5 and 6), in its order, from one query (evaluation holds
+    every topic's judgments anyway)."""
     by_topic: dict[int, list[tuple]] = {}
     for topic_pk, *row in official_judgments(campaign=campaign).values_list(
             "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade"
@@ -96,7 +106,7 @@ def campaign_qrels(*, campaign: Campaign) -> Qrels:
     names = dict(Topic.objects.filter(pk__in=by_topic).values_list("pk", "topic_id"))
     qrels: dict[str, dict[str, int]] = {}
     for topic_pk in sorted(by_topic, key=lambda pk: natural_key(names[pk])):
-        grades = _topic_grades(campaign, VISUAL, by_topic[topic_pk])
+        grades = _topic_grades(campaign, VISUAL, by_topic[topic_pk], complete=complete)
         if grades:
             qrels[names[topic_pk]] = dict(sorted(grades.items(), key=lambda row: natural_key(row[0])))
     return qrels
@@ -176,3 +186,17 @@ def formula_run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]
             .iterator(chunk_size=CHUNK))
     for topic_pk, formula_id, visual, score in rows:
         yield topic_ids[topic_pk], resolve(formula_id, visual), score
+
+
+def campaign_answer_ids(*, campaign: Campaign) -> set[str]:
+    """The ids of the campaign's distinct ARQMath-3 Task 3 answers (d_N): the items of its qrels that are no posts."""
+    return set(AnswerText.objects.filter(campaign=campaign).values_list("answer_id", flat=True))
+
+
+def task3_answers(*, runs: Sequence[Run]) -> dict[str, dict[str, tuple[str, str]]]:
+    """Run name -> topic id -> (answer id, the run's text) of the given ARQMath-3 Task 3 runs' answers."""
+    found: dict[str, dict[str, tuple[str, str]]] = {run.name: {} for run in runs}
+    for run, topic, answer_id, text in (RunAnswer.objects.filter(run__in=runs)
+                                        .values_list("run__name", "topic__topic_id", "answer__answer_id", "text")):
+        found[run][topic] = (answer_id, text)
+    return found

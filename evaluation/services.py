@@ -12,12 +12,12 @@ from django.core.cache import cache
 
 from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
-from pooling.formats.qrels import qrels_by_topic
+from pooling.formats.qrels import MARKS, qrels_by_topic
 from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import reading, selectors
+from . import reading, selectors, task3
 from .measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from .prime import (
     RELEVANCE_LEVEL,
@@ -33,15 +33,16 @@ from .prime import (
     prime_answers,
     prime_of,
 )
-from .qrels import RELEVANT, QrelsSummary, qrels_lines
+from .qrels import QrelsSummary, is_relevant, qrels_lines
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
 NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 
 
 def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
-                       summary: QrelsSummary | None = None) -> Iterator[str]:
+                       summary: QrelsSummary | None = None, complete: bool = False) -> Iterator[str]:
     """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
+    SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
     The arguments are checked before the first line; `summary` fills in as the lines go."""
     if level not in selectors.LEVELS:
         raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
@@ -49,15 +50,16 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
         raise InputError("the instance level is for formula campaigns; answer qrels are by post")
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
-    return qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level), min_relevant=min_relevant,
-                       summary=summary)
+    return qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level, complete=complete),
+                       min_relevant=min_relevant, summary=summary)
 
 
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
-                 min_relevant: int | None = None) -> QrelsSummary:
+                 min_relevant: int | None = None, complete: bool = False) -> QrelsSummary:
     """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
     summary = QrelsSummary()
-    for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary):
+    for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary,
+                                   complete=complete):
         out.write(line)
     return summary
 
@@ -78,6 +80,8 @@ class Evaluation:
     measures: list[str] = field(default_factory=lambda: list(REPORTED))  # what each run reports, in order
     topics: list[str] = field(default_factory=list)  # the qrels' topics, in natural order: what analyses pair over
     relevance_level: int = RELEVANCE_LEVEL
+    # An answers campaign's ARQMath-3 Task 3 runs: AR, P@1 and LO (evaluation/task3.py); `runs` are its Task 1 runs.
+    answer_runs: list[RunScores] = field(default_factory=list)
 
 
 def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
@@ -85,41 +89,50 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
     (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval, at
     the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
-    prime ones, on whole runs (`selectors.answer_run_rows`), and `ar`/`p1` of an answer run's first result."""
+    prime ones, on whole runs (`selectors.answer_run_rows`), and `ar`/`p1` of an answer run's first result.
+    An answers campaign's Task 3 runs are scored apart, on their answers (`answer_runs`: AR, P@1, LO)."""
     level = campaign.relevance_level if relevance_level is None else relevance_level
     check_level(level)
     extra = parse_measures(measures, relevance_level=level)
     first = campaign.task == ANSWERS and first_result_asked(measures)
-    qrels = selectors.campaign_qrels(campaign=campaign)
+    complete = selectors.campaign_qrels(campaign=campaign, complete=True)
+    qrels = task3.kept(complete, lambda _item, grade: grade not in MARKS)  # SF and DK are unjudged (SPEC 6.1)
     if not qrels:
         raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
-    evaluator = _evaluator(qrels, level, extra, first)
+    answer_runs = [run for run in runs if run.format == Run.Format.ARQMATH_TASK3]
+    answer_ids = selectors.campaign_answer_ids(campaign=campaign) if campaign.task == ANSWERS else set()
+    runs = [run for run in runs if run.format != Run.Format.ARQMATH_TASK3]
+    # Task 1 runs are scored on the posts, Task 3 runs on their answers (evaluation/task3.py); formula runs on all.
+    posts = task3.post_qrels(qrels, answer_ids)
+    evaluator = _evaluator(posts, level, extra, first)
     scores: list[RunScores] = []
     if campaign.task == ANSWERS and not extra:
         found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
         for run in runs:
             rows = found.pop(run.pk)  # each run's rows freed once it is scored
             scores.append(evaluator.scores(run.name, prime_answers(
-                ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), qrels),
+                ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), posts),
                 all_topics=all_topics))
     else:
         for run in runs:
             if campaign.task == ANSWERS:
-                lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
+                lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), posts)
             else:
                 lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
-                                      qrels)
-            scores.append(evaluator.scores(run.name, prime_of(lists, qrels, first=campaign.task == ANSWERS),
+                                      posts)
+            scores.append(evaluator.scores(run.name, prime_of(lists, posts, first=campaign.task == ANSWERS),
                                            all_topics=all_topics, lists=lists))
-    counts = [(topic, len(items), sum(1 for grade in items.values() if grade >= RELEVANT))
+    counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade)))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
                       judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
-                      measures=evaluator.measures, topics=list(qrels), relevance_level=level)
+                      measures=evaluator.measures, topics=list(posts), relevance_level=level,
+                      answer_runs=task3.task3_scores(runs=answer_runs, qrels=task3.answer_qrels(complete, answer_ids),
+                                                     all_topics=all_topics))
 
 
 def check_level(relevance_level: int) -> None:
@@ -140,10 +153,11 @@ COMPUTING_SECONDS = 600  # the most one computation may keep others waiting on t
 
 
 def leaderboard_key(*, campaign: Campaign, all_topics: bool, measures: Sequence[str]) -> str:
-    """The cache key of the leaderboard's scores before its version (v3: since the relevance level and the
-    measures are in it)."""
+    """The cache key of the leaderboard's scores before its version (v2: since the Evaluation holds the qrels counts;
+    v3: the relevance level and the measures asked for, or (issue 17) its Task 3 runs; v4: both. Older scores lack
+    them)."""
     asked = hashlib.sha256("\n".join(measures).encode()).hexdigest()[:16]
-    return f"leaderboard:v3:{campaign.pk}:{int(all_topics)}:{campaign.relevance_level}:{asked}"
+    return f"leaderboard:v4:{campaign.pk}:{int(all_topics)}:{campaign.relevance_level}:{asked}"
 
 
 def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None,

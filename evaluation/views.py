@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import organizer_required
@@ -16,7 +17,8 @@ from pooling.models import Campaign, Run
 
 from . import board, selectors, services, topic_info
 from .analysis import TOPIC_COLUMN
-from .prime import MEASURES, REPORTED, RunScores, format_value
+from .answers import TASK3_REPORTED
+from .prime import AR, MEASURES, REPORTED, RunScores, format_value
 from .services import Evaluation
 
 
@@ -36,8 +38,9 @@ def _finite(values: dict[str, float]) -> dict[str, float | None]:
     return {key: None if math.isnan(value) else value for key, value in values.items()}
 
 
-def scores_table(*, campaign: Campaign, evaluation: Evaluation) -> list[Row]:
-    """The evaluation's runs with their Run rows, best nDCG' first (runs without a mean last)."""
+def scores_table(*, campaign: Campaign, evaluation: Evaluation, task3: bool = False) -> list[Row]:
+    """The evaluation's runs with their Run rows, best nDCG' first (runs without a mean last); with `task3`, its
+    ARQMath-3 Task 3 runs, best AR first."""
     runs = {run.name: run for run in Run.objects.filter(campaign=campaign)}
 
     def row(scores: RunScores) -> Row:
@@ -45,8 +48,9 @@ def scores_table(*, campaign: Campaign, evaluation: Evaluation) -> list[Row]:
         return Row(name=scores.name, run=run, kind=run.kind if run else "", means=_finite(scores.means),
                    topics=scores.topics, per_topic={t: _finite(v) for t, v in scores.per_topic.items()})
 
-    rows = [row(scores) for scores in evaluation.runs]
-    rows.sort(key=lambda r: (r.means[MEASURES[0]] is None, -(r.means[MEASURES[0]] or 0.0), r.name))
+    first = AR if task3 else MEASURES[0]
+    rows = [row(scores) for scores in (evaluation.answer_runs if task3 else evaluation.runs)]
+    rows.sort(key=lambda r: (r.means.get(first) is None, -(r.means.get(first) or 0.0), r.name))
     return rows
 
 
@@ -78,6 +82,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "all_topics": all_topics,
         "evaluation": evaluation,
         "rows": scores_table(campaign=campaign, evaluation=evaluation) if evaluation else [],
+        "answer_rows": scores_table(campaign=campaign, evaluation=evaluation, task3=True) if evaluation else [],
         "judgments": evaluation.judgments if evaluation else 0,
         "version": evaluation.version if evaluation else version,
         "topic_counts": counts,
@@ -130,14 +135,16 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     run = get_object_or_404(Run, pk=run_pk, campaign=campaign)
     all_topics = _all_topics(request)
     evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics)
-    row = next((r for r in scores_table(campaign=campaign, evaluation=evaluation) if r.run == run), None) \
-        if evaluation else None
+    task3 = run.format == Run.Format.ARQMATH_TASK3
+    row = next((r for r in scores_table(campaign=campaign, evaluation=evaluation, task3=task3) if r.run == run),
+               None) if evaluation else None
     if row is None and evaluation:
         raise Http404("This run has no scores")
     titles = dict(campaign.topics.values_list("topic_id", "title"))
     per_topic = [(topic, titles.get(topic, ""), values) for topic, values in row.per_topic.items()] if row else []
     return render(request, "evaluation/run_scores.html", {
-        "campaign": campaign, "run": run, "row": row, "per_topic": per_topic, "all_topics": all_topics})
+        "campaign": campaign, "run": run, "row": row, "per_topic": per_topic, "all_topics": all_topics,
+        "table": "task3" if task3 else ""})
 
 
 @organizer_required
@@ -149,11 +156,19 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = attachment(campaign.name, "leaderboard", extension="csv")
     writer = csv.writer(response)
-    writer.writerow(["run", "kind", "manual", "baseline", *REPORTED, "topics"])
-    for row in scores_table(campaign=campaign, evaluation=evaluation):
-        writer.writerow([spreadsheet_safe(row.name), row.kind, int(bool(row.run and row.run.manual)),
-                         int(bool(row.run and row.run.baseline)),
-                         *[format_value(row.means[c]) for c in REPORTED], row.topics])
+    tables: list[tuple[str, tuple[str, ...], list[Row]]] = [
+        ("run", REPORTED, scores_table(campaign=campaign, evaluation=evaluation))]
+    answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True)
+    if answer_rows:  # an answers campaign's ARQMath-3 Task 3 runs: a second table below the first
+        tables.append(("task3_run", TASK3_REPORTED, answer_rows))
+    for n, (first, measures, rows) in enumerate(tables):
+        if n:
+            writer.writerow([])
+        writer.writerow([first, "kind", "manual", "baseline", *measures, "topics"])
+        for row in rows:
+            writer.writerow([spreadsheet_safe(row.name), row.kind, int(bool(row.run and row.run.manual)),
+                             int(bool(row.run and row.run.baseline)),
+                             *[format_value(row.means.get(c)) for c in measures], row.topics])
     return response
 
 
@@ -164,7 +179,7 @@ def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHtt
     try:
         minimum = int(raw_minimum) if raw_minimum.strip() else None
         lines = services.qrels_export_lines(campaign=campaign, level=request.GET.get("level", selectors.VISUAL),
-                                            min_relevant=minimum)
+                                            min_relevant=minimum, complete=flag(request.GET.get("complete")))
     except (ValueError, InputError) as exc:
         message = exc.messages()[0] if isinstance(exc, InputError) else f"'{raw_minimum}' is not a whole number"
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")

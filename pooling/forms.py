@@ -57,7 +57,8 @@ class CampaignForm(forms.Form):
 
 
 class RunUploadForm(forms.Form):
-    file = forms.FileField(help_text="ARQMath Task 1 (5 columns), Task 2 (6 columns) or TREC (Q0)")
+    file = forms.FileField(help_text="ARQMath Task 1 (5 columns), Task 2 (6 columns), TREC (Q0), or ARQMath-3 Task 3 "
+                                     "(6 columns, one answer per topic; answers campaigns)")
     name = forms.CharField(max_length=200, required=False, help_text="default: the file name without extension")
     alternate = forms.BooleanField(required=False, help_text="an alternate run (primary when unticked)")
     manual = forms.BooleanField(required=False, help_text="a manual run (automatic when unticked)")

@@ -181,6 +181,7 @@ class Run(models.Model):
         ARQMATH_TASK1 = "arqmath1", "ARQMath Task 1 (5 columns)"
         ARQMATH_TASK2 = "arqmath2", "ARQMath Task 2 (6 columns)"
         TREC = "trec", "TREC (6 columns, Q0)"
+        ARQMATH_TASK3 = "arqmath3", "ARQMath-3 Task 3 (one answer per topic)"
 
     class Data(models.TextChoices):
         BOTH = "both", "text and math"
@@ -257,6 +258,56 @@ class RunEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_id} at rank {self.rank}"
+
+
+class AnswerText(models.Model):
+    """A distinct ARQMath-3 Task 3 answer to a topic of a campaign, under its stable answer id (`d_N`, as the
+    organizers named them): the answers of the campaign's Task 3 runs that are the same text once white space is
+    normalised are one answer, one pool item, judged once. Ids are given at ingest in order (N = 1, 2, ...) and never
+    change or go: a pool rebuild does not touch them, and an answer whose runs were all deleted keeps its id (its text
+    comes back under it)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="answer_texts")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="answer_texts")
+    number = models.PositiveIntegerField(help_text="N of the answer id d_N, in the order answers were first ingested")
+    answer_id = models.CharField(max_length=64, help_text="the pool item id, d_N")
+    # SHA-256 of the text with its white space normalised: a unique key where the text (1,200 characters, up to 4,800
+    # bytes) would be over PostgreSQL's limit for an index entry.
+    digest = models.CharField(max_length=64)
+    text = models.TextField(help_text="the answer as the first run that gave it wrote it (assessors see this)")
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="answer_text_unique_number"),
+            models.UniqueConstraint(fields=["campaign", "answer_id"], name="answer_text_unique_id"),
+            models.UniqueConstraint(fields=["topic", "digest"], name="answer_text_unique_digest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"answer {self.answer_id}"
+
+
+class RunAnswer(models.Model):
+    """A Task 3 run's answer to a topic, as its file gave it. Pooling reads the run's entries (a Task 3 run's entry
+    for a topic is its answer's id, at rank 1); this keeps the rest of the line."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="answers")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    answer = models.ForeignKey(AnswerText, on_delete=models.CASCADE, related_name="run_answers")
+    line = models.PositiveIntegerField(help_text="the line of the file the answer starts on")
+    rank = models.PositiveIntegerField(help_text="the rank the file gave (1 expected)")
+    score = models.FloatField()
+    run_tag = models.CharField(max_length=200, help_text="the file's run_id column")
+    sources = models.TextField(blank=True)
+    text = models.TextField(help_text="the answer as this run wrote it")
+
+    class Meta:
+        ordering = ["run", "topic__position"]
+        constraints = [models.UniqueConstraint(fields=["run", "topic"], name="run_answer_one_per_topic")]
+
+    def __str__(self) -> str:
+        return f"{self.run} answer to {self.topic_id}"
 
 
 class Job(models.Model):

@@ -12,7 +12,7 @@ from core.errors import InputError
 
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
-from .models import Campaign, Collection, Job, PoolInstance, PoolItem, Topic
+from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Run, RunAnswer, Topic
 from .ranking import formula_prefixes, run_depth, top_entries
 
 
@@ -67,9 +67,19 @@ def pool_export_rows(*, campaign: Campaign) -> Generator[tuple[str, ...], None, 
     yield from sorted(group, key=lambda r: id_order_key(r[2]))
 
 
+def answer_id_rows(*, campaign: Campaign) -> QuerySet[RunAnswer, tuple[str, str, str]]:
+    """(run name, topic id, answer id) of every answer of the campaign's ARQMath-3 Task 3 runs, runs by name and topics
+    in campaign order: the organizers' map from run and topic to answer id (teams_document_id.tsv)."""
+    if not RunAnswer.objects.filter(run__campaign=campaign).exists():
+        raise InputError(f"campaign '{campaign.name}' has no ARQMath-3 Task 3 runs: there are no answer ids")
+    return (RunAnswer.objects.filter(run__campaign=campaign).order_by("run__name", "topic__position", "topic_id")
+            .values_list("run__name", "topic__topic_id", "answer__answer_id"))
+
+
 def pool_topic_items(*, topic: Topic) -> list[dict]:
     """One topic's pool in display order: [{"position", "item_id", "runs": [(run name, rank), ...],
-    "instances": [{"formula_id", "post_id", "vote", "selected"}, ...] (formulas; best vote first)}]."""
+    "instances": [{"formula_id", "post_id", "vote", "selected"}, ...] (formulas; best vote first),
+    "answer": the text of an ARQMath-3 Task 3 answer (answers; None for a post)}]."""
     items = list(PoolItem.objects.filter(topic=topic).order_by("position")
                  .values_list("pk", "position", "item_id", "provenance"))
     instances: dict[int, list[dict]] = {}
@@ -78,8 +88,10 @@ def pool_topic_items(*, topic: Topic) -> list[dict]:
             .values_list("item_id", "formula_id", "post_id", "vote", "selected")):
         instances.setdefault(item_pk, []).append(
             {"formula_id": formula_id, "post_id": post_id, "vote": vote, "selected": selected})
+    answers = dict(AnswerText.objects.filter(topic=topic).values_list("answer_id", "text"))
     return [{"position": position, "item_id": item_id, "runs": [tuple(pair) for pair in provenance],
-             "instances": instances.get(pk, [])} for pk, position, item_id, provenance in items]
+             "instances": instances.get(pk, []), "answer": answers.get(item_id)}
+            for pk, position, item_id, provenance in items]
 
 
 def pool_statistics(*, campaign: Campaign) -> dict:
@@ -176,7 +188,9 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
 
     deepest = max(max(depths), *(alternate_depth(d) for d in depths))
     runs = dict(campaign.runs.values_list("pk", "name"))
-    alternates = set(campaign.runs.filter(alternate=True).values_list("name", flat=True))
+    # A Task 3 run has one answer per topic, pooled whatever its depth (at least 1): never scaled down to 0.
+    alternates = set(campaign.runs.filter(alternate=True).exclude(format=Run.Format.ARQMATH_TASK3)
+                     .values_list("name", flat=True))
     topics = dict(campaign.topics.values_list("pk", "topic_id"))
     ranked: dict[str, dict[str, list]] = {}
     task: Literal["answers", "formulas"]

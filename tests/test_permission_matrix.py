@@ -32,7 +32,7 @@ PUBLIC = {"login", "logout", "healthz", "api-token"}
 # small: every other route is an organizer's.
 ASSESSOR_ROUTES = {
     "home", "assessor:home", "assessor:continue", "assessor:topic", "assessor:judge",
-    "assessor:skip", "assessor:thread", "password_change", "password_change_done",
+    "assessor:skip", "assessor:ahead", "assessor:shown", "assessor:thread", "password_change", "password_change_done",
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
 }
 # Django's admin checks is_staff in every view of its own (AdminSite.admin_view); the catch-all JSON 404 of /api/

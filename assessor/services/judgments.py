@@ -3,8 +3,10 @@ completed items after a pool rebuild."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -16,10 +18,12 @@ from core.errors import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules, selectors
-from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision
+from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 
 # Longest active time one submission may report: a page left open over a weekend is not a day of work.
 MAX_ACTIVE_SECONDS = 4 * 3600
+# A submit key, as the judging page makes them (32 hex digits); letters, digits, '-' and '_' from other clients.
+SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
 
@@ -30,6 +34,14 @@ def item_visit(*, assignment: Assignment, item_id: str, at=None) -> None:
     # or twice at the same moment.
     ItemVisit.objects.bulk_create([ItemVisit(assignment_id=assignment.pk, item_id=item_id,
                                              first_shown_at=at or timezone.now())], ignore_conflicts=True)
+
+
+def item_shown(*, assignment: Assignment, item_id: str, at: datetime) -> None:
+    """Records that the judging page showed the item at `at`, a time the page reports after the fact (it swaps in
+    items it fetched ahead, and may report them late, after a network failure): the visit is made when missing, and
+    its first-shown time moved back to `at` when that is earlier (a reload may have recorded the item first)."""
+    item_visit(assignment=assignment, item_id=item_id, at=at)
+    ItemVisit.objects.filter(assignment=assignment, item_id=item_id, first_shown_at__gt=at).update(first_shown_at=at)
 
 
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
@@ -53,6 +65,7 @@ class SubmitResult:
     revised: int = 0
     unchanged: int = 0
     complete: bool = False
+    repeated: bool = False      # a submit key seen before: nothing was written, the first answer is given again
 
     @property
     def changed(self) -> bool:
@@ -79,12 +92,15 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
 
 @transaction.atomic
 def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: User,
-                    active_seconds: float = 0.0, source: str = "web") -> SubmitResult:
+                    active_seconds: float = 0.0, source: str = "web", key: str = "") -> SubmitResult:
     """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
 
     Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
     identical submissions, and a resubmission of the current value changes nothing. A different value is a new
-    revision, and the revision rows keep the old and the new value.
+    revision, and the revision rows keep the old and the new value. With a `key` (the judging page gives each
+    submit one, and sends it again under the same key until the server answers), a submit whose key this assignment
+    has seen already writes nothing and answers as the first one did (`repeated`): a resend never makes a second
+    revision, nor adds its active time twice, even after another value was submitted since.
 
     Assignment.DoesNotExist when the assignment is not the user's, PoolItem.DoesNotExist when its topic has no such
     item (a 404 to the pages and the API); InputError for grades refused or a closed topic.
@@ -95,6 +111,15 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     # below stay as read until the commit. Only the assignment's row: no FOR UPDATE across the joined campaign.
     assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign")
                   .get(pk=assignment_pk, assessor=user))
+    if key:
+        if not SUBMIT_KEY.fullmatch(key):
+            raise InputError("the submit key is not valid: 8 to 64 letters, digits, '-' or '_'")
+        receipt = SubmitReceipt.objects.filter(assignment=assignment, key=key).first()
+        if receipt is not None:
+            if receipt.item_id != item_id:
+                raise InputError(f"this submit key was used for item {receipt.item_id}, not {item_id}")
+            return SubmitResult(created=receipt.created, revised=receipt.revised, unchanged=receipt.unchanged,
+                                complete=receipt.complete, repeated=True)
     if assignment.read_only:
         raise InputError("this topic is closed: its judgments can no longer be changed")
     item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
@@ -155,6 +180,9 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
         result.revised += 1
     JudgmentRevision.objects.bulk_create(revisions)
+    if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
+        SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
+                                     revised=result.revised, unchanged=result.unchanged, complete=result.complete)
     return result
 
 

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('pooling', '0008_campaign_relevance_level'),
+        ('pooling', '0009_campaign_relevance_level'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

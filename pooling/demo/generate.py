@@ -21,6 +21,7 @@ from .collection import (
 )
 from .common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS, load_latex_pool
 from .runs import write_task1_runs, write_task2_runs
+from .task3 import write_task3_runs
 
 # The bulk writers live in bulk.py; the benchmarks and tests import them from here.
 __all__ = [
@@ -36,6 +37,7 @@ class DemoFiles:
     task2_topics: Path
     task1_runs: list[tuple[Path, bool]] = field(default_factory=list)  # (path, alternate)
     task2_runs: list[tuple[Path, bool]] = field(default_factory=list)
+    task3_runs: list[tuple[Path, bool]] = field(default_factory=list)  # ARQMath-3 Task 3, for the Task 1 campaign
 
 
 def generate_demo(
@@ -46,13 +48,13 @@ def generate_demo(
     questions: int = 3000,
     run_depth: int = 100,
 ) -> DemoFiles:
-    """Writes the demo collection, both topic files and 6 runs per task under out_dir."""
+    """Writes the demo collection, both topic files, 6 runs per task and 2 Task 3 runs under out_dir."""
     if topics_per_task is not None and topics_per_task < 1:
         raise ValueError("topics_per_task must be at least 1")
     if questions < 1 or run_depth < 1:
         raise ValueError("questions and run_depth must be at least 1")
     out_dir = Path(out_dir)
-    for sub in ("topics", "runs/task1", "runs/task2"):
+    for sub in ("topics", "runs/task1", "runs/task2", "runs/task3"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     files = DemoFiles(
         posts=out_dir / "Posts.xml",
@@ -83,6 +85,8 @@ def generate_demo(
         out_dir / "runs" / "task2", seed=seed, topics=task2, subjects=subjects, posts=posts,
         formulas=formulas, depth=run_depth,
     )
+    files.task3_runs = write_task3_runs(out_dir / "runs" / "task3", seed=seed, topics=task1, subjects=subjects,
+                                        posts=posts)
     return files
 
 

@@ -75,7 +75,8 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
                                         paths=[files.posts, files.comments, files.formulas])
     report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result.counts.items()))
     campaigns = {}
-    for task, topics, runs in (("answers", files.task1_topics, files.task1_runs),
+    # The Task 1 campaign takes the Task 3 runs too: their answers are pooled and judged among the posts.
+    for task, topics, runs in (("answers", files.task1_topics, files.task1_runs + files.task3_runs),
                                ("formulas", files.task2_topics, files.task2_runs)):
         campaign = services.campaign_create(name=CAMPAIGNS[task], task=task, collection_name=COLLECTION, seed=seed)
         campaigns[task] = campaign

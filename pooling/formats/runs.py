@@ -6,13 +6,14 @@ caller can stream them into the database while the rest of the file is still bei
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
 from core.errors import Problems
 
 from .answers import is_answer_row
+from .formula_tsv import tsv_records
 from .textio import ID_MAX, iter_lines
 
 ARQMATH_TASK1 = "arqmath1"
@@ -72,6 +73,15 @@ def detect_format(fields: list[str]) -> str | None:
         return ARQMATH_TASK1
     if len(fields) == 6:
         return TREC if fields[1] == "Q0" else ARQMATH_TASK3 if is_answer_row(fields) else ARQMATH_TASK2
+    return None
+
+
+def file_format(stream: BinaryIO) -> str | None:
+    """A run file's format by its first record (read as tab-separated values with quoting, as a Task 3 answer
+    may be quoted over several lines); None when it has none or no known shape. The stream is read from the start;
+    the caller reads it again from the start."""
+    for _line, fields in tsv_records(stream, Problems()):
+        return detect_format(fields)
     return None
 
 
@@ -308,10 +318,17 @@ def _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno: int,
 
 
 def _file_warnings(summary: RunSummary, topics: Mapping[str, object], warnings: Problems) -> None:
-    missing = [t for t in topics if t not in summary.topic_rows]
-    if missing and summary.rows:
-        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        warnings.add(None, f"the run does not cover {len(missing)} of the campaign's {len(topics)} topics: {shown}")
+    if summary.rows:
+        uncovered_warning(topics, summary.topic_rows, warnings)
     if len(summary.tags) > 1:
         tags = ", ".join(f"{tag} ({n} rows)" for tag, n in sorted(summary.tags.items(), key=lambda kv: -kv[1]))
         warnings.add(None, f"several run tags in one file: {tags}")
+
+
+def uncovered_warning(topics: Iterable[str], covered: Container[str], warnings: Problems) -> None:
+    """The warning for a run that leaves some of the campaign's topics out (every run format)."""
+    every = list(topics)
+    missing = [t for t in every if t not in covered]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        warnings.add(None, f"the run does not cover {len(missing)} of the campaign's {len(every)} topics: {shown}")

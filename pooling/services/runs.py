@@ -19,9 +19,10 @@ from core.errors import InputError, Problems
 
 from ..bulk import Row, bulk_insert, copy_text
 from ..formats.run_names import parse_run_name
-from ..formats.runs import RunSummary, read_run
+from ..formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
+from .answers import answer_run_store
 from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
 
 
@@ -130,6 +131,11 @@ def run_ingest(
             run = Run.objects.create(campaign=campaign, checksum=checksum, uploaded_by=user, **values)
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
+    if campaign.task == Campaign.Task.ANSWERS and _file_format(path) == ARQMATH_TASK3:
+        answer_run_store(run=run, path=path, filename=filename, topics=topics)  # ARQMath-3 Task 3: one answer a topic
+        run.warnings += _same_file_warning(run)
+        run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
+        return run
     problems, warnings = Problems(file=filename), Problems(file=filename)
     summary = RunSummary()
     size = file_size(path) or 1
@@ -155,6 +161,11 @@ def run_ingest(
     run.warnings = warnings.messages() + _same_file_warning(run)
     run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
     return run
+
+
+def _file_format(path: str | os.PathLike) -> str | None:
+    with open_binary(path) as stream:
+        return file_format(stream)
 
 
 def _run_problems(campaign, path, filename, topics) -> InputError:
@@ -237,7 +248,7 @@ def _fill_post_ids(run: Run, collection_id: int) -> None:
 
 def _collection_warnings(run: Run, campaign: Campaign) -> list[str]:
     collection = campaign.collection
-    if collection is None:
+    if collection is None or run.format == Run.Format.ARQMATH_TASK3:  # answers of a Task 3 run are no posts
         return []
     ids = collection.posts if campaign.task == Campaign.Task.ANSWERS else collection.formulas
     if not ids.exists():

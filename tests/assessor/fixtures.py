@@ -7,7 +7,7 @@ from assessor import services
 from pooling import services as pooling_services
 from pooling.models import Campaign, Collection, Comment
 from tests.factories import CampaignFactory, CollectionFactory, FormulaFactory, PostFactory, TopicFactory, UserFactory
-from tests.pooling.run_files import ingest, task1_lines
+from tests.pooling.run_files import ingest, task1_lines, task3_file
 
 # Planted in a post: none of it may run in the assessor's browser, including what TeX could do through MathJax.
 XSS = ('<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>'
@@ -57,6 +57,28 @@ def answers(collection, tmp_path):
            + task1_lines("A.2", ["20", "99"], "r1"))
     pooling_services.pool_build(campaign=campaign, judged_items={})
     return campaign
+
+
+# ARQMath-3 Task 3 answers are plain text: whatever they hold is shown as text, never run or rendered as HTML.
+GENERATED = "By the power rule,\n$$\\int_0^1 x^2\\,dx = \\frac{1}{3}.$$\nSo the answer is $\\frac13$."
+PLANTED = "<script>window.__pwned = 4</script><b>not bold</b> & $x<y$"
+
+
+@pytest.fixture
+def task3(answers, tmp_path):
+    """The answers campaign with two ARQMath-3 Task 3 runs, pooled with its posts: A.1 gets d_1 (a generated answer,
+    TeX over several lines) and d_3 (an extracted one holding planted HTML), A.2 d_2 (both runs' text but for white
+    space)."""
+    ingest_task3(answers, tmp_path, "team-task3-gpt-auto-both-generate-P",
+                 {"A.1": GENERATED, "A.2": "Because $e^{i\\pi}=-1$."})
+    ingest_task3(answers, tmp_path, "other-task3-se-auto-both-extract-A",
+                 {"A.1": PLANTED, "A.2": "Because  $e^{i\\pi}=-1$. "})
+    pooling_services.pool_build(campaign=answers, judged_items={})
+    return answers
+
+
+def ingest_task3(campaign, tmp_path, name, answers):
+    return pooling_services.run_ingest(campaign=campaign, path=task3_file(tmp_path, name, answers))
 
 
 @pytest.fixture

@@ -30,7 +30,17 @@ def page(browser):
     foreign = []
     page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(("http://localhost", "data:"))
             else None)
+    # The judging page asks the server things in the background (issue 16): the test's end waits for the answers,
+    # so that no request is still running in the live server while the database is emptied for the next test.
+    running: set = set()
+    page.on("request", lambda r: running.add(r))
+    page.on("requestfinished", lambda r: running.discard(r))
+    page.on("requestfailed", lambda r: running.discard(r))
     yield page
+    for _ in range(400):
+        if not running or page.is_closed():
+            break
+        page.wait_for_timeout(25)
     context.close()
     assert not foreign, f"requests to other hosts: {foreign}"
 

@@ -1,6 +1,7 @@
 """An assessor judges in headless Chromium: by mouse and by keyboard, revises, opens threads, and nothing planted in
 the collection runs (SPEC 5.2, 5.3)."""
 import pytest
+from playwright.sync_api import expect
 
 from assessor.models import Judgment, JudgmentRevision
 from pooling.models import PoolItem
@@ -20,6 +21,11 @@ def typeset(page) -> None:
     page.wait_for_selector(".topic-pane mjx-container", timeout=20000)
 
 
+def sent(page) -> None:
+    """Waits until the server has everything the page kept to send (the page moves on before the server answers)."""
+    expect(page.locator("#sync-status")).to_have_attribute("data-outbox", "0", timeout=20000)
+
+
 def test_assessor_judges_answers_by_mouse_and_keyboard_and_revises(page, live_server, answers, ada, screenshot):
     a = assign(answers, ada, "A.1")
     order = list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
@@ -31,7 +37,7 @@ def test_assessor_judges_answers_by_mouse_and_keyboard_and_revises(page, live_se
     screenshot(page, "judge-answers.png")
 
     # By mouse: a grade button, then Submit.
-    page.click(".grade-3")
+    page.click("#judge-form .grade-3")
     with page.expect_navigation():
         page.click("#submit")
     assert "1 of 3 judged" in page.inner_text("#progress")
@@ -46,10 +52,11 @@ def test_assessor_judges_answers_by_mouse_and_keyboard_and_revises(page, live_se
     # Back ("b") to the item just judged, revise it to Low by keyboard.
     with page.expect_navigation():
         page.keyboard.press("b")
-    assert "Saved: Medium" in page.inner_text(".saved")
+    page.wait_for_selector("#judge-form .saved:has-text('Saved: Medium')")
     page.keyboard.press("1")
     with page.expect_navigation():
         page.keyboard.press("Enter")
+    sent(page)
     judgments = dict(Judgment.objects.filter(assignment=a).values_list("item_id", "grade"))
     assert judgments == {order[0]: "3", order[1]: "1"}
     assert JudgmentRevision.objects.filter(judgment__item_id=order[1]).count() == 2
@@ -74,18 +81,18 @@ def test_thread_opens_in_a_new_tab_follows_internal_links_and_blocks_the_rest(pa
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(item_url(live_server, a, "11"))
     typeset(page)
-    page.wait_for_selector(".item-pane mjx-container")
+    page.wait_for_selector("#judge-form mjx-container")
     assert page.evaluate("window.__pwned") is None
     # TeX from the collection makes no link and no page-covering overlay (MathJax's safe extension).
-    assert page.locator(".item-pane mjx-container a").count() == 0
+    assert page.locator("#item-pane mjx-container a").count() == 0
     assert not page.evaluate("Array.from(document.querySelectorAll('mjx-container *'))"
                              ".some(e => getComputedStyle(e).position === 'fixed')")
     # The external link is text, not a link.
-    assert page.locator(".item-pane a[href*='wikipedia']").count() == 0
-    assert "Wikipedia" in page.inner_text(".item-pane .external-link")
+    assert page.locator("#item-pane a[href*='wikipedia']").count() == 0
+    assert "Wikipedia" in page.inner_text("#judge-form .external-link")
 
     with page.expect_popup() as popup_info:
-        page.click(".item-pane .thread-link")
+        page.click("#judge-form .thread-link")
     thread = popup_info.value
     thread.wait_for_load_state()
     assert "An integral" in thread.inner_text("h1")
@@ -104,9 +111,9 @@ def test_formula_view_highlights_query_and_instances_and_takes_one_grade_each(pa
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(item_url(live_server, a, "100"))
     typeset(page)
-    page.wait_for_selector(".instance mjx-container")
+    page.wait_for_selector("#judge-form .instance mjx-container")
     assert page.locator(".topic-pane .math-container.hl mjx-container").count() == 1
-    assert page.locator(".instance").count() == 2
+    assert page.locator("#judge-form .instance").count() == 2   # (the items fetched ahead wait unseen)
     assert page.locator("#instance-0 .math-container.hl").count() == 1
     assert page.locator("#instance-1 .math-container.hl").count() == 1
     assert page.locator("#instance-1 .math-container:not(.hl)").count() == 1   # formula 3 in the same post
@@ -117,5 +124,6 @@ def test_formula_view_highlights_query_and_instances_and_takes_one_grade_each(pa
     page.keyboard.press("1")
     with page.expect_navigation():
         page.keyboard.press("Enter")
+    sent(page)
     assert sorted(Judgment.objects.filter(assignment=a).values_list("formula_id", "grade")) == [("1", "3"),
                                                                                                  ("2", "1")]

@@ -13,6 +13,17 @@ def ingest(campaign, tmp_path, name, lines, *, alternate=False, depth=None) -> R
     return run
 
 
+def task3_file(tmp_path, name, answers: dict[str, str], *, run_id=None, rank="1", score="1.5"):
+    """An ARQMath-3 Task 3 run file, one answer per topic, written as the organizers' csv.writer writes one (an answer
+    with a tab, a line break or a quote is quoted, a quote doubled)."""
+    def quoted(text):
+        return '"' + text.replace('"', '""') + '"' if any(c in text for c in '\n\t"') else text
+    path = tmp_path / f"{name}.tsv"
+    path.write_text("".join(f"{topic}\t{rank}\t{score}\t{run_id or name}\tsources\t{quoted(text)}\n"
+                            for topic, text in answers.items()), encoding="utf-8")
+    return path
+
+
 def task1_lines(topic, posts, tag):
     return [(topic, post, str(rank), str(10.0 - rank), tag) for rank, post in enumerate(posts, start=1)]
 

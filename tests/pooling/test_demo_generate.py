@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -15,6 +16,7 @@ from pooling.demo.generate import (
     write_posts_bulk,
     write_task1_runs_bulk,
 )
+from pooling.formats.answers import read_answers_file
 
 SPAN_ID = re.compile(r'<span class="math-container" id="([^"]+)">')
 QUESTION_LINK = re.compile(r'href="https://math\.stackexchange\.com/(?:questions|q)/(\d+)')
@@ -48,7 +50,7 @@ def topic_ids(path: Path) -> list[str]:
 
 
 def all_files(files: DemoFiles) -> list[Path]:
-    runs = [path for path, _ in files.task1_runs + files.task2_runs]
+    runs = [path for path, _ in files.task1_runs + files.task2_runs + files.task3_runs]
     return [files.posts, files.comments, files.formulas, files.task1_topics, files.task2_topics, *runs]
 
 
@@ -177,6 +179,21 @@ def test_task1_runs_rank_answers_of_the_collection(demo, posts):
         assert all(posts[row[item]].get("PostTypeId") == "2" for row in rows)
         check_ranked(rows, item, item + 1, SMALL["run_depth"])
     assert shapes == {"arqmath": 4, "trec": 2}
+
+
+def test_task3_runs_answer_every_topic_one_generated_one_extracted(demo, posts):
+    topics = topic_ids(demo.task1_topics)
+    assert [(path.name, alternate) for path, alternate in demo.task3_runs] == [
+        ("delta-task3-gpt-auto-both-generate-P.tsv", False), ("alpha-task3-tangent-auto-both-extract-A.tsv", True)]
+    generated, extracted = (read_answers_file(path, topics=set(topics)) for path, _ in demo.task3_runs)
+    for run in (generated, extracted):  # the organizers' rules, as an ingest reads them
+        assert [row.topic_id for row in run.rows] == topics
+        assert not run.warnings.count
+    assert any("$" in row.answer for row in generated.rows) and any("\n" in row.answer for row in generated.rows)
+    for row in extracted.rows:  # the text of the answer post it names, without its HTML
+        post = posts[row.sources.removeprefix("post ")]
+        assert post.get("PostTypeId") == "2"
+        assert row.answer.split()[:3] == html.unescape(re.sub(r"<[^>]+>", " ", post.get("Body"))).split()[:3]
 
 
 def test_task2_runs_rank_formula_instances_of_the_collection(demo, formulas):

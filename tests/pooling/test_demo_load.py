@@ -24,7 +24,11 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
         campaign = Campaign.objects.get(name=name)
         assert campaign.task == task and campaign.topics.count() == 100
         runs = Run.objects.filter(campaign=campaign)
-        assert runs.count() == 6 and {r.alternate for r in runs} == {True, False}
+        # The Task 1 campaign has two ARQMath-3 Task 3 runs beside its six (a generated one and an extracted one).
+        task3 = runs.filter(format=Run.Format.ARQMATH_TASK3)
+        assert runs.count() - task3.count() == 6 and {r.alternate for r in runs} == {True, False}
+        assert sorted(run.name.split("-")[-2] for run in task3) == (
+            ["extract", "generate"] if task == "answers" else [])
         assert all(not r.warnings for r in runs)
         # The pools are built through the service, and their sizes printed.
         items = PoolItem.objects.filter(campaign=campaign)
@@ -34,6 +38,9 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
     selected = PoolInstance.objects.filter(item__campaign=formulas, selected=True).count()
     assert selected > 0 and f"{selected} formula instances to judge" in text
     assert not PoolInstance.objects.filter(item__campaign__name=CAMPAIGNS["answers"]).exists()
+    # Every Task 3 answer is in the Task 1 pools, among the posts.
+    answers = PoolItem.objects.filter(campaign__name=CAMPAIGNS["answers"], item_id__startswith="d_")
+    assert answers.values("topic").distinct().count() == 100 and answers.count() >= 100
     passwords = dict(line.split()[2:5:2] for line in text.splitlines() if " password " in line)
     organizer = authenticate(username="organizer", password=passwords["organizer"])
     assert organizer is not None and is_organizer(organizer)
@@ -44,7 +51,7 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
     again = StringIO()
     call_command("load_demo", "--force", stdout=again)
     assert "already loaded" in again.getvalue()
-    assert Run.objects.count() == 12
+    assert Run.objects.count() == 14
     assert PoolItem.objects.count() == before_items  # loaded once: the pools are not built again
 
 

@@ -152,7 +152,7 @@ def test_the_shape_is_recognised_beside_the_three_run_formats():
     assert detect_format(["B.1", "123", "456", "1", "0.5", "run"]) == ARQMATH_TASK2
     assert detect_format(["B.1", "123", "456", "x", "0.5", "run"]) == ARQMATH_TASK2  # a bad Task 2 rank stays Task 2
     assert detect_format(["A.1", "Q0", "123", "1", "0.5", "run"]) == TREC
-    # The run reader, until Task 3 runs are taken by campaigns, names the format it does not take.
+    # The ranked-list reader names the format it does not read (run_ingest hands Task 3 files to their own reader).
     problems, warnings = Problems(), Problems()
     with RUN.open("rb") as stream:
         rows = list(read_run(stream, problems, warnings, topics=dict.fromkeys(TOPICS), task="answers"))

@@ -1,5 +1,5 @@
 """evaluate --qrels FILE [--task answers|formulas] [--formula-index FILE...] [--all-topics] RUN...
-evaluate --campaign NAME [--all-topics]
+evaluate --campaign NAME [--all-topics]: SPEC 9; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and lo.
 evaluate ... [--relevance-level L] [--measures M...] [--ar-p1] [--significance FILE [--permutations N] [--seed S]
              [--baseline RUN]] [--ci] [--topic-info CSV --by COLUMN]: SPEC 9, docs/analysis.md.
 evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--bertscore-model DIR] [RUN...]: ARQMath-3
@@ -100,6 +100,10 @@ class Command(ServiceCommand):
                 permutations=analysis.PERMUTATIONS if o["permutations"] is None else o["permutations"])
             write_whole(o["significance"], lambda stream: stream.writelines(analysis.significance_lines(rows)))
         for line in score_lines(result.runs, per_topic=o["per_topic"], measures=result.measures):
+            self.stdout.write(line, ending="")
+        # A campaign's ARQMath-3 Task 3 runs: AR, P@1 and LO (evaluation/task3.py); the analysis (`# ` lines) is of
+        # the others.
+        for line in score_lines(result.answer_runs, per_topic=o["per_topic"], measures=answers.MEASURES):
             self.stdout.write(line, ending="")
         for line in analysis_services.extra_lines(result, intervals=o["ci"], info=info, column=o["by"],
                                                   seed=o["seed"]):

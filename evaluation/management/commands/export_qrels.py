@@ -1,4 +1,4 @@
-"""export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [-o FILE]: SPEC 9."""
+"""export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete] [-o FILE]: SPEC 9."""
 from core.commands import ServiceCommand
 from evaluation import selectors, services
 from pooling.selectors import campaign_named
@@ -9,8 +9,9 @@ DEFAULT_MIN_RELEVANT = 2
 
 
 class Command(ServiceCommand):
-    help = ("Writes a campaign's qrels from its official judgments (SF and DK left out): answers by post, "
-            "formulas by visual id (the highest grade of its judged instances) or by instance.")
+    help = ("Writes a campaign's qrels from its official judgments (SF and DK left out, or 5 and 6 with --complete): "
+            "answers by post (Task 3 answers by answer id), formulas by visual id (the highest grade of its judged "
+            "instances) or by instance.")
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True)
@@ -19,11 +20,15 @@ class Command(ServiceCommand):
         parser.add_argument("--min-relevant", type=int, nargs="?", const=DEFAULT_MIN_RELEVANT, default=None,
                             metavar="M", help="leave out topics with fewer than M items of grade >= 2 "
                                               f"(M is {DEFAULT_MIN_RELEVANT} when the option has no number)")
+        parser.add_argument("--complete", action="store_true",
+                            help="write System failure and Do not know as grades 5 and 6 instead of leaving them out "
+                                 "(the organizers' complete qrels of ARQMath-3 Task 3)")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
-        options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"]}
+        options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"],
+                   "complete": o["complete"]}
         if o["output"]:  # a rejected export leaves no half-written file
             summary = write_whole(o["output"], lambda stream: services.qrels_export(out=stream, **options))
         else:

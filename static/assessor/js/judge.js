@@ -1,15 +1,21 @@
-// The judging page: keyboard shortcuts, active time, and one submission per click.
-// Without JavaScript the page still works: grades are radio buttons in a plain form.
+// The judging page: keyboard shortcuts, active time, and submits. Without JavaScript the page still works: grades are
+// radio buttons in a plain form. With it (issue 16), a submit that completes the item is kept in the browser and sent
+// by the outbox (judge-outbox.js) while the next item, fetched ahead (judge-ahead.js), is swapped in at once; a
+// submit that only the server can answer (a grade or a required comment missing: it says which) is posted as the
+// plain form. A closed topic's page has neither script: its form has no submit button.
 (function () {
   "use strict";
-  const form = document.getElementById("judge-form");
-  if (!form) return;
-  const formulas = form.dataset.formulas === "1";
+  const pane = document.getElementById("item-pane");
+  if (!pane) return;
+  const Outbox = window.JudgeOutbox;
+  const Ahead = window.JudgeAhead;
+  const fast = Boolean(Outbox && Ahead);
   // Shortcut key -> grade, as the page's buttons declare them (the server names the keys).
   const keys = {};
-  form.querySelectorAll("input[type=radio][data-key]").forEach((input) => { keys[input.dataset.key] = input.value; });
+  pane.querySelectorAll("input[type=radio][data-key]").forEach((input) => { keys[input.dataset.key] = input.value; });
 
-  // Active time: seconds with the tab visible and some input in the last minute (SPEC 5.3).
+  // Active time: seconds with the tab visible and some input in the last minute (SPEC 5.3), counted from when the
+  // item is shown (an item swapped in starts from zero).
   const IDLE_MS = 60 * 1000;
   let active = 0;
   let lastInput = Date.now();
@@ -23,30 +29,40 @@
     lastTick = now;
   }, 1000);
 
-  // A second click or Enter while the first submission is on its way does nothing (the server is idempotent
-  // anyway: this only spares the request).
-  let sending = false;
-  form.addEventListener("submit", (event) => {
-    if (sending) { event.preventDefault(); return; }
-    sending = true;
-    form.elements.active_seconds.value = (active / 1000).toFixed(1);
-    const button = document.getElementById("submit");
-    if (button) button.setAttribute("aria-busy", "true");
-  });
-
-  const instances = Array.from(form.querySelectorAll(".instance"));
+  // The item shown, and its instances (Task 2).
+  let view = null;
+  let form = null;
+  let formulas = false;
+  let instances = [];
   let current = 0;
-  function activate(n) {
+  let sending = false;   // a plain submit is on its way: a second click or Enter does nothing
+
+  function activate(n, scroll = true) {
     if (!instances.length) return;
     current = Math.max(0, Math.min(instances.length - 1, n));
     instances.forEach((el, i) => el.classList.toggle("active", i === current));
-    instances[current].scrollIntoView({block: "nearest", behavior: "smooth"});
+    if (scroll) instances[current].scrollIntoView({block: "nearest", behavior: "smooth"});
   }
-  instances.forEach((el, i) => el.addEventListener("focusin", () => activate(i)));
-  // After a partial save (or a refused submission) the page comes back with some instances graded: the highlight
-  // starts on the first one still without a grade, not on the first instance.
-  const firstOpen = instances.findIndex((el) => !el.querySelector("input[type=radio]:checked"));
-  if (firstOpen > 0) activate(firstOpen);
+
+  function bind(shown) {
+    view = shown;
+    form = document.getElementById("judge-form");
+    formulas = form.dataset.formulas === "1";
+    instances = Array.from(form.querySelectorAll(".instance"));
+    sending = false;
+    active = 0;
+    lastTick = Date.now();
+    if (!view.dataset.bound) {
+      view.dataset.bound = "1";
+      instances.forEach((el, i) => el.addEventListener("focusin", () => { if (el.closest(".item-view") === view) activate(i); }));
+    }
+    // After a partial save (or a refused submission) the page comes back with some instances graded: the highlight
+    // starts on the first one still without a grade, not on the first instance.
+    const firstOpen = instances.findIndex((el) => !el.querySelector("input[type=radio]:checked"));
+    activate(Math.max(firstOpen, 0), firstOpen > 0);
+  }
+  bind(pane.querySelector(".item-view"));
+  document.addEventListener("judge:shown", (event) => bind(event.detail.view));
 
   function grade(value) {
     const scope = formulas ? instances[current] : form;
@@ -54,7 +70,8 @@
     const input = scope.querySelector(`input[type=radio][value="${value}"]`);
     if (!input || input.disabled) return;
     input.checked = true;
-    if (value === "SF" || value === "DK") {
+    if (fast) Ahead.stale();   // a submit is coming: what follows is asked again if the list is old
+    if (input.hasAttribute("data-needs-comment")) {
       scope.querySelector("textarea").focus();  // a comment is required: go write it
       return;
     }
@@ -62,6 +79,122 @@
       const next = instances.findIndex((el, i) => i > current && !el.querySelector("input[type=radio]:checked"));
       if (next !== -1) activate(next);
     }
+  }
+
+  // "complete": every unit graded (a comment where required); "nothing": no grade at all; else "incomplete". The
+  // server checks again; this only decides whether the page can move on before its answer.
+  function readiness() {
+    const units = formulas ? instances : [form];
+    const graded = units.filter((unit) => unit.querySelector("input[type=radio]:checked"));
+    if (!graded.length) return "nothing";
+    const commented = graded.every((unit) => !unit.querySelector("input[type=radio]:checked[data-needs-comment]")
+                                             || unit.querySelector("textarea").value.trim());
+    return graded.length === units.length && commented ? "complete" : "incomplete";
+  }
+
+  function plainSubmit(target) {
+    sending = true;
+    const button = document.getElementById("submit");
+    if (button) button.setAttribute("aria-busy", "true");
+    // The outbox first, so that the server knows every judgment made before this one.
+    const go = () => HTMLFormElement.prototype.submit.call(target);
+    if (fast) Outbox.idle(5000).then(go); else go();
+  }
+
+  document.addEventListener("submit", (event) => {
+    const target = event.target;
+    if (target.id === "skip-form" && fast) {
+      event.preventDefault();
+      if (navigator.onLine) plainSubmit(target); else Ahead.leave(null);   // offline: says so, stays
+      return;
+    }
+    if (target !== form) return;
+    event.preventDefault();
+    if (sending || (fast && Ahead.moving())) return;
+    form.elements.active_seconds.value = (active / 1000).toFixed(1);
+    if (!fast) { plainSubmit(form); return; }
+    const state = readiness();
+    if (state === "nothing") { Ahead.tell(view, "Choose a grade first."); return; }
+    if (state === "incomplete") {
+      if (navigator.onLine) plainSubmit(form);   // the server says what is missing, or keeps part of a formula
+      else Ahead.tell(view, "Offline: grade every instance (with a comment for System failure and Do not know) to keep it in this browser.");
+      return;
+    }
+    const fields = Array.from(new FormData(form), ([name, value]) => [name, String(value)])
+      .filter(([name]) => name !== "csrfmiddlewaretoken");
+    const record = Outbox.add({kind: "submit", url: form.action, fields, label: view.dataset.title,
+                               itemUrl: view.dataset.url});
+    if (!record) { plainSubmit(form); return; }   // this browser keeps nothing: the server answers first
+    pendingMark(view, record);
+    if (view.dataset.complete !== "1" && !view.dataset.counted) {
+      view.dataset.counted = "1";
+      const bar = document.querySelector("#progress progress");
+      progress(Number(bar.value) + 1, Number(bar.max));
+    }
+    Ahead.next(view);
+  });
+
+  function progress(done, total) {
+    const box = document.getElementById("progress");
+    const bar = box.querySelector("progress");
+    bar.max = total;
+    bar.value = done;
+    box.lastChild.textContent = ` ${done} of ${total} judged`;
+  }
+
+  function pendingMark(target, record) {
+    const line = target.querySelector(".item-sync");
+    line.textContent = "Saved in this browser, sending…";
+    line.dataset.key = record.key;
+    line.hidden = false;
+  }
+
+  // The grades the server took, shown under each set of buttons as the page shows a saved judgment.
+  function savedLines(target, fields) {
+    const values = new Map(fields);
+    target.querySelectorAll("fieldset.grades").forEach((set) => {
+      const radio = set.querySelector("input[type=radio]");
+      const chosen = radio && set.querySelector(`input[type=radio][value="${values.get(radio.name)}"]`);
+      if (!chosen) return;
+      let line = set.querySelector(".saved");
+      if (!line) {
+        line = document.createElement("p");
+        line.className = "saved";
+        set.append(line);
+      }
+      const strong = document.createElement("strong");
+      strong.textContent = chosen.closest("label").title.split(":")[0];
+      line.replaceChildren("Saved: ", strong, ".");
+    });
+  }
+
+  if (fast) {
+    Outbox.onAnswer((record, outcome) => {
+      if (record.kind !== "submit") return;
+      document.querySelectorAll(".item-sync").forEach((line) => {
+        if (line.dataset.key !== record.key) return;
+        if (outcome.refused) line.textContent = "Not saved: " + outcome.errors.join("; ");
+        else line.textContent = outcome.body.complete ? "Saved." : "Saved, not complete: grade every instance.";
+        if (outcome.ok) savedLines(line.closest(".item-view"), record.fields);
+      });
+      if (outcome.ok && !Outbox.waiting()) progress(outcome.body.progress.done, outcome.body.progress.total);
+    });
+    // Reopened with this item's submit still in the browser: the grades as submitted, not as the server had them.
+    const kept = Outbox.waitingFor(view.dataset.url);
+    if (kept) {
+      kept.fields.forEach(([name, value]) => {
+        const field = form.elements.namedItem(name);
+        if (field instanceof RadioNodeList) field.value = value;
+        else if (field instanceof HTMLTextAreaElement) field.value = value;
+      });
+      pendingMark(view, kept);
+    }
+    pane.addEventListener("click", (event) => {
+      const link = event.target.closest("a#back, a#next");
+      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      if (link.id === "back") Ahead.back(); else Ahead.leave(link.href);
+    });
   }
 
   function click(id) {
@@ -75,7 +208,7 @@
     if (event.key === "Enter" && (event.ctrlKey || !typing)) {
       if (event.target.matches("a, button") && !event.ctrlKey) return;  // Enter on a link or button keeps its meaning
       event.preventDefault();
-      if (document.getElementById("submit")) form.requestSubmit();
+      if (!event.repeat && document.getElementById("submit")) form.requestSubmit();
       return;
     }
     if (typing || event.ctrlKey) {

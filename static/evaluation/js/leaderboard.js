@@ -2,6 +2,7 @@
 (function () {
   "use strict";
   var MEASURES = ["ndcg_prime", "map_prime", "p10_prime", "unjudged_10"];
+  var TASK3_MEASURES = ["ar", "p1", "lo"];
   var POLL_MS = 30000;
 
   function naturalKey(text) {
@@ -74,22 +75,33 @@
 
   function format(value) { return value === null || value === undefined ? "n/a" : value.toFixed(4); }
 
-  function update(table, data) {
-    var status = document.getElementById("poll-status");
+  // The rows of a table from the API's runs: its measures in columns 2, 3, ..., then the topics; how many runs it
+  // does not show (new runs: a reload shows them).
+  function fill(table, runs, measures) {
     var known = {};
     Array.prototype.forEach.call(table.tBodies[0].rows, function (row) { known[row.getAttribute("data-run")] = row; });
     var missing = 0;
-    data.runs.forEach(function (run) {
+    runs.forEach(function (run) {
       var row = known[run.run];
       if (!row) { missing += 1; return; }
-      MEASURES.forEach(function (name, i) {
+      measures.forEach(function (name, i) {
         var cell = row.cells[2 + i];
         cell.setAttribute("data-value", run[name] === null ? "" : run[name]);
         cell.textContent = format(run[name]);
       });
-      row.cells[6].setAttribute("data-value", run.topics);
-      row.cells[6].textContent = run.topics;
+      var topics = row.cells[2 + measures.length];
+      topics.setAttribute("data-value", run.topics);
+      topics.textContent = run.topics;
     });
+    resort(table);
+    return missing;
+  }
+
+  function update(table, data) {
+    var status = document.getElementById("poll-status");
+    var missing = fill(table, data.runs, MEASURES);
+    var answers = document.getElementById("task3-leaderboard");  // an answers campaign's ARQMath-3 Task 3 runs
+    if (data.answer_runs) missing += answers ? fill(answers, data.answer_runs, TASK3_MEASURES) : data.answer_runs.length;
     table.setAttribute("data-version", data.version);
     var count = document.getElementById("judgment-count");
     if (count) {
@@ -99,7 +111,6 @@
         (data.instances === null || data.instances === undefined ? "" :
           " (" + plural(data.instances, "formula instance") + ")");
     }
-    resort(table);
     if (status) {
       status.textContent = "Updated at " + new Date().toLocaleTimeString() + " with " + data.judgments +
         " official judgments in the qrels." + (missing ? " New runs: reload the page to see them." : "");

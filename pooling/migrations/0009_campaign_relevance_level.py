@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pooling', '0007_collection_warnings'),
+        ('pooling', '0008_task3_answers'),
     ]
 
     operations = [

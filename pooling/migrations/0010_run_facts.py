@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pooling', '0008_campaign_relevance_level'),
+        ('pooling', '0009_campaign_relevance_level'),
     ]
 
     operations = [

@@ -1,0 +1,79 @@
+"""What the judging page's script asks besides the page itself (issue 16): the items after the one shown, fetched
+ahead so that Enter swaps the next one in at once, and its reports of the items it showed."""
+from __future__ import annotations
+
+import time
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, JsonResponse
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from pooling.models import PoolItem
+
+from . import selectors, services
+from .stamps import shown_at, stamp_read
+from .views import _judge_context, _own_assignment
+
+# Items fetched ahead: the one Enter opens and two after it, so that an assessor can judge three with the network
+# down.
+AHEAD = 3
+
+
+def _ids(text: str) -> set[int]:
+    return {int(part) for part in text.split(",") if part.isascii() and part.isdigit() and len(part) <= 18}
+
+
+@login_required
+@require_GET
+def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
+    """The items the assessor will judge after the one at `position` (selectors.items_ahead: the server's order),
+    each as the judging page renders it, and recorded as shown by nobody: fetching an item is not showing it.
+    `?have=` lists the pool items the page holds already (comma-separated): those come without their HTML. A pool
+    rebuild gives its items new pool item numbers, so a page holding an old one gets the new one in full."""
+    assert request.user.is_authenticated  # login_required
+    assignment = _own_assignment(request, pk)
+    if assignment.read_only:
+        return JsonResponse({"items": []})
+    have = _ids(request.GET.get("have", ""))
+    # Every item stamped with the time the request came in (not the moment its own page was rendered, later): the
+    # first-shown time the page reports is then at most the network's delay after the true moment.
+    asked = time.time()
+    items = []
+    for item in selectors.items_ahead(assignment=assignment, position=position, count=AHEAD):
+        entry = {"position": item.position, "pool_item": item.pk,
+                 "url": reverse("assessor:judge", args=[pk, item.position])}
+        if item.pk not in have:
+            page = selectors.judging_page(user=request.user, assignment_pk=pk, position=item.position)
+            if page is None or page.item.pk != item.pk:  # the pools were rebuilt a moment ago: fetched next time
+                break
+            context = _judge_context(page, [], rendered_at=asked)
+            entry["html"] = render_to_string("assessor/_judge_item.html", context, request=request)
+        items.append(entry)
+    return JsonResponse({"items": items})
+
+
+@login_required
+@require_POST
+def shown(request: HttpRequest, pk: int, position: int) -> JsonResponse:
+    """The page showed an item it had fetched ahead: records when (services.item_shown; the time comes from the
+    item's stamp and what the page measured, stamps.shown_at) and answers whether the pool item shown is still the
+    one at this position. A stale one (the pools were rebuilt since) is not recorded: `current` false, and the page
+    loads the position anew."""
+    assignment = _own_assignment(request, pk)
+    stamp = stamp_read(request.POST.get("stamp", ""))
+    if stamp is None or stamp.assignment_pk != assignment.pk or stamp.position != position:
+        return JsonResponse({"recorded": False, "errors": ["this item's stamp is not valid: reload the page"]},
+                            status=400)
+    elapsed = request.POST.get("elapsed_ms", "")
+    if not (elapsed.isascii() and elapsed.isdigit() and len(elapsed) <= 12):
+        return JsonResponse({"recorded": False, "errors": ["elapsed_ms: a whole number of milliseconds"]},
+                            status=400)
+    item = PoolItem.objects.filter(pk=stamp.pool_item_pk, topic_id=assignment.topic_id, position=position).first()
+    if item is None:
+        return JsonResponse({"recorded": False, "current": False})
+    if assignment.read_only:
+        return JsonResponse({"recorded": False, "current": True})
+    services.item_shown(assignment=assignment, item_id=item.item_id, at=shown_at(stamp, int(elapsed)))
+    return JsonResponse({"recorded": True, "current": True})
