@@ -55,9 +55,14 @@ class ProgressRow:
         return statistics.median(self.active) if self.active else None
 
     @property
+    def seconds_per_item(self) -> float | None:
+        """Mean seconds per judged item: active time when the page measured it, else server time."""
+        return self.active_mean or self.server_mean
+
+    @property
     def per_hour(self) -> float | None:
-        """Judgments per hour of work: active time when the page measured it, else server time."""
-        seconds = self.active_mean or self.server_mean
+        """Judgments per hour of work (`seconds_per_item`)."""
+        seconds = self.seconds_per_item
         return 3600 / seconds if seconds else None
 
 

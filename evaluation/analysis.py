@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import math
-import re
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 from core.errors import InputError, Problem, Problems
-from evaluation.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
+from evaluation.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
@@ -25,10 +25,10 @@ RankedRun = Mapping[str, Sequence[str]]  # topic -> item ids, best first
 Scorer = Callable[[Qrels, Mapping[str, RankedRun]], dict[str, dict[str, float]]]  # -> run -> measure -> mean
 
 PERMUTATIONS = 10_000
+PERMUTATIONS_MAX = 100_000  # the signs are one matrix: 100,000 permutations x 100 topics is 80 MB
 RESAMPLES = 10_000
 CONFIDENCE = 0.95
 SEED = 0
-RELEVANCE_LEVEL = 2
 SIGNIFICANCE_HEADER = "run_a\trun_b\tmeasure\tdiff\tp_ttest\tp_randomization\tp_ttest_holm\tp_randomization_holm\n"
 REUSABILITY_HEADER = "run\tteam\tmeasure\tfull\tleave_team_out\tunique_relevant\trank_full\trank_lto\n"
 _PAIR_BLOCK = 128  # pairs per matrix product: 128 x 10,000 permutations of float64 is 10 MB
@@ -114,8 +114,9 @@ def significance(values: Mapping[str, Values], runs: Sequence[str], topics: Sequ
     """The significance table: per measure (in the order of `values`), each pair of runs, both tests, both Holm'd."""
     if not topics:
         raise InputError("no topics to pair the runs over")
-    if permutations < 1:
-        raise InputError(f"the number of permutations must be at least 1, not {permutations}")
+    if not 1 <= permutations <= PERMUTATIONS_MAX:
+        raise InputError(f"the number of permutations must be at least 1 and at most {PERMUTATIONS_MAX:,}, "
+                         f"not {permutations:,}")
     pairs = run_pairs(runs, baseline)
     if not pairs:  # one run: nothing to compare
         return []
@@ -226,10 +227,13 @@ def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
     return TopicInfo(columns=columns, topics=topics)
 
 
-def read_topic_info(path: str | Path) -> TopicInfo:
-    """`parse_topic_info` of a file in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
-    name = Path(path).name
-    data = Path(path).read_bytes()
+def read_topic_info(path: str | os.PathLike, *, name: str | None = None) -> TopicInfo:
+    """`decode_topic_info` of a file; problems name the file `name`, else the path's."""
+    return decode_topic_info(Path(path).read_bytes(), name=name or Path(path).name)
+
+
+def decode_topic_info(data: bytes, *, name: str = "") -> TopicInfo:
+    """`parse_topic_info` of a file's bytes in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -238,11 +242,16 @@ def read_topic_info(path: str | Path) -> TopicInfo:
     return parse_topic_info(text.splitlines(keepends=True), file=name)
 
 
-def category_means(values: Values, info: TopicInfo, column: str, topics: Sequence[str]) -> dict[str, dict[str, float]]:
-    """run -> value of `column` -> the run's mean over the `topics` in that group (a missing topic counting 0)."""
+def check_column(info: TopicInfo, column: str) -> None:
+    """Refuses a column the topic information does not have (or its Topic column), naming those it has."""
     if column not in info.columns or column == TOPIC_COLUMN:
         choices = ", ".join(c for c in info.columns if c != TOPIC_COLUMN)
         raise InputError(f"no column {column} in the topic information (columns: {choices})")
+
+
+def category_means(values: Values, info: TopicInfo, column: str, topics: Sequence[str]) -> dict[str, dict[str, float]]:
+    """run -> value of `column` -> the run's mean over the `topics` in that group (a missing topic counting 0)."""
+    check_column(info, column)
     groups: dict[str, list[str]] = {}
     for topic in topics:
         value = info.topics.get(topic, {}).get(column, "")
@@ -395,11 +404,13 @@ def reusability(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str,
     return rows, agreements
 
 
-def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES) -> Scorer:
-    """A scorer by the product's prime measures (evaluation.prime): a ranked list's first item scores highest.
-    `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses items."""
+def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES,
+                 relevance_level: int = RELEVANCE_LEVEL) -> Scorer:
+    """A scorer by the product's prime measures (evaluation.prime) at a relevance level: a ranked list's first item
+    scores highest. `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses
+    items."""
     def score(qrels: Qrels, runs: Mapping[str, RankedRun]) -> dict[str, dict[str, float]]:
-        evaluator = Evaluator(qrels)
+        evaluator = Evaluator(qrels, relevance_level=relevance_level)
         result: dict[str, dict[str, float]] = {}
         for name, per_topic in runs.items():
             rows = ((topic, item, float(len(ranked) - rank))
@@ -421,37 +432,3 @@ def reusability_lines(rows: Iterable[Reusability], agreements: Iterable[RankAgre
         yield (f"# {agreement.measure}: kendall_tau={format_value(agreement.kendall_tau)}"
                f" tau_ap={format_value(agreement.tau_ap)}"
                f" largest_rank_change={agreement.largest_change} ({moved})\n")
-
-
-# ARQMath run names -------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RunFacts:
-    """What an ARQMath run name says about the run."""
-
-    team: str
-    task: int
-    name: str  # the team's own name for the run ("" when the name has none, as `psu-task1-auto-both-A`)
-    manual: bool
-    data: str  # both, math or text
-    primary: bool
-    kind: str  # extract or generate (Task 3), "" otherwise
-    baseline: bool  # the organizers' baselines come from a team named Baseline<year>
-
-
-_RUN_NAME = re.compile(
-    r"(?P<team>.+?)-task(?P<task>[123])(?:-(?P<name>.+?))?-(?P<mode>auto|manual)-(?P<data>both|math|text)"
-    r"(?:-(?P<kind>extract|generate))?-(?P<primary>[PA])(?:\.\w+)?", re.IGNORECASE)
-
-
-def parse_run_name(run: str) -> RunFacts | None:
-    """`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`, a file extension allowed;
-    None when the name does not follow it."""
-    match = _RUN_NAME.fullmatch(run.strip())
-    if match is None:
-        return None
-    team = match["team"]
-    return RunFacts(team=team, task=int(match["task"]), name=match["name"] or "",
-                    manual=match["mode"].lower() == "manual", data=match["data"].lower(),
-                    primary=match["primary"].upper() == "P", kind=(match["kind"] or "").lower(),
-                    baseline=team.lower().startswith("baseline"))

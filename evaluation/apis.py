@@ -15,9 +15,11 @@ from core.downloads import attachment
 from core.errors import InputError
 from pooling.models import Campaign
 
-from . import selectors, services
+from . import board, selectors, services, topic_info
+from .analysis import Comparison
 from .answers import TASK3_REPORTED
-from .prime import score_lines
+from .prime import MEASURES, REPORTED, score_lines
+from .services import Evaluation
 from .views import scores_table
 
 
@@ -68,6 +70,8 @@ class RunScoresSerializer(serializers.Serializer):
     map_prime = serializers.FloatField(allow_null=True)
     p10_prime = serializers.FloatField(allow_null=True)
     unjudged_10 = serializers.FloatField(allow_null=True)
+    measures = serializers.DictField(child=serializers.FloatField(allow_null=True), required=False,
+                                     help_text="the means of the measures asked for by `measure`, by name")
     topics = serializers.IntegerField()
     per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
 
@@ -91,8 +95,19 @@ class EvaluationSerializer(serializers.Serializer):
                                                 "new state is being scored, the previous scores are given")
     qrels_topics = serializers.IntegerField()
     all_topics = serializers.BooleanField()
+    relevance_level = serializers.IntegerField(help_text="MAP', P'@10 and binary measures named without a level "
+                                                         "count grades from this one up (the campaign's setting)")
     runs = RunScoresSerializer(many=True)
     answer_runs = AnswerRunScoresSerializer(many=True, help_text="an answers campaign's ARQMath-3 Task 3 runs")
+
+
+def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Evaluation:
+    _, version = selectors.scores_version(campaign=campaign)
+    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version,
+                                             measures=measures)
+    if evaluation is None:
+        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+    return evaluation
 
 
 class EvaluationApi(APIView):
@@ -100,7 +115,9 @@ class EvaluationApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("all_topics", bool, description="average over every qrels topic (ARQMath-1)"),
-                    OpenApiParameter("per_topic", bool, description="include every topic's values")],
+                    OpenApiParameter("per_topic", bool, description="include every topic's values"),
+                    OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
+                                                                             "(nDCG@10, AP(rel=1), ...); repeatable")],
         responses={200: EvaluationSerializer, (200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate` writes it")})
     def get(self, request, pk: int):
@@ -110,20 +127,96 @@ class EvaluationApi(APIView):
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = flag(request.query_params.get("all_topics"))
         per_topic = flag(request.query_params.get("per_topic"))
-        _, version = selectors.scores_version(campaign=campaign)
-        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
-        if evaluation is None:
-            raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        asked = [name for name in request.query_params.getlist("measure") if name.strip()]
+        evaluation = _scores(campaign, all_topics, asked)
         if request.accepted_renderer.format == "tsv":
-            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic)) + "".join(
-                score_lines(evaluation.answer_runs, per_topic=per_topic, measures=TASK3_REPORTED)))
+            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
+                            + "".join(score_lines(evaluation.answer_runs, per_topic=per_topic,
+                                                  measures=TASK3_REPORTED)))
+        extra = [name for name in evaluation.measures if name not in REPORTED]
 
         def described(task3: bool) -> list[dict]:
-            return [{"run": row.name, "kind": row.kind, **row.means, "topics": row.topics,
-                     **({"per_topic": row.per_topic} if per_topic else {})}
+            reported = TASK3_REPORTED if task3 else REPORTED
+            return [{"run": row.name, "kind": row.kind, **{m: row.means.get(m) for m in reported},
+                     **({"measures": {m: row.means[m] for m in extra}} if extra and not task3 else {}),
+                     "topics": row.topics, **({"per_topic": row.per_topic} if per_topic else {})}
                     for row in scores_table(campaign=campaign, evaluation=evaluation, task3=task3)]
 
         data = {"judgments": evaluation.judgments, "instances": evaluation.instances, "version": evaluation.version,
                 "qrels_topics": evaluation.qrels_topics, "all_topics": all_topics,
+                "relevance_level": evaluation.relevance_level,
                 "runs": described(False), "answer_runs": described(True)}
         return Response(EvaluationSerializer(data).data)
+
+
+class ComparisonSerializer(serializers.Serializer):
+    diff = serializers.FloatField(help_text="mean of the per-topic differences, this run minus the other")
+    p_ttest = serializers.FloatField()
+    p_randomization = serializers.FloatField()
+    p_ttest_holm = serializers.FloatField()
+    p_randomization_holm = serializers.FloatField()
+    significant = serializers.BooleanField(help_text="p_randomization_holm below alpha")
+
+
+class RunAnalysisSerializer(serializers.Serializer):
+    run = serializers.CharField()
+    mean = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    vs_best = ComparisonSerializer(allow_null=True)
+    vs_baseline = ComparisonSerializer(allow_null=True)
+
+
+class AnalysisSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    measure = serializers.CharField()
+    best = serializers.CharField(allow_null=True)
+    baseline = serializers.CharField(allow_null=True)
+    alpha = serializers.FloatField()
+    permutations = serializers.IntegerField()
+    runs = RunAnalysisSerializer(many=True, help_text="best mean first")
+    column = serializers.CharField(allow_null=True)
+    groups = serializers.ListField(child=serializers.CharField())
+    categories = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()),
+                                       help_text="run -> group -> mean over the group's topics")
+
+
+def _comparison(found: Comparison | None) -> dict | None:
+    if found is None:
+        return None
+    return {"diff": found.diff, "p_ttest": found.p_ttest, "p_randomization": found.p_randomization,
+            "p_ttest_holm": found.p_ttest_holm, "p_randomization_holm": found.p_randomization_holm,
+            "significant": found.p_randomization_holm < board.ALPHA}
+
+
+class AnalysisApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("measure", str, description="a prime measure (default ndcg_prime) or an "
+                                                                 "ir_measures name"),
+                    OpenApiParameter("baseline", str, description="a run to compare every other run with"),
+                    OpenApiParameter("by", str, description="a column of the campaign's topic information"),
+                    OpenApiParameter("all_topics", bool, description="the means over every qrels topic")],
+        responses={200: AnalysisSerializer})
+    def get(self, request, pk: int):
+        """The leaderboard's analysis of one measure: each run's bootstrap 95% interval, the paired t-test and
+        randomization test (Holm) against the best run and against a baseline, means per topic category. Over
+        every qrels topic, a missing topic counting 0."""
+        campaign = get_object_or_404(Campaign, pk=pk)
+        measure = request.query_params.get("measure", "").strip() or MEASURES[0]
+        evaluation = _scores(campaign, flag(request.query_params.get("all_topics")),
+                             [] if measure in REPORTED else [measure])
+        baseline = request.query_params.get("baseline", "").strip() or None
+        column = request.query_params.get("by", "").strip() or None
+        info = topic_info.campaign_topic_info(campaign=campaign)
+        problems = [p for p in (board.baseline_problem(evaluation, baseline), board.column_problem(info, column)) if p]
+        if problems:
+            raise InputError(problems)
+        found = board.cached_board_analysis(evaluation, campaign_pk=campaign.pk, measure=measure, baseline=baseline,
+                                            info=info, column=column)
+        return Response(AnalysisSerializer({
+            "version": evaluation.version, "measure": found.measure, "best": found.best, "baseline": found.baseline,
+            "alpha": found.alpha, "permutations": found.permutations, "column": found.column, "groups": found.groups,
+            "categories": found.categories,
+            "runs": [{"run": row.run, "mean": row.mean, "ci_low": row.low, "ci_high": row.high,
+                      "vs_best": _comparison(row.vs_best), "vs_baseline": _comparison(row.vs_baseline)}
+                     for row in found.runs]}).data)

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import pytrec_eval
 
@@ -67,16 +68,17 @@ def first_item(items: Mapping[str, float]) -> str:
     return max(items.items(), key=lambda pair: (pair[1], pair[0]))[0]
 
 
-def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False
-                        ) -> dict[str, dict[str, float]]:
+def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False,
+                        relevance_level: int = RELEVANCE_LEVEL) -> dict[str, dict[str, float]]:
     """AR and P@1 per topic, in natural order: the grade of the run's answer (its first result for Task 1), 0 when it
-    is not judged (SF and DK, which evaluation reads as unjudged or, for Task 3, as 0). Over the qrels topics the
-    run answered, as the organizers' scripts average; `all_topics`: over every qrels topic, one not answered 0."""
+    is not judged (SF and DK, which evaluation reads as unjudged or, for Task 3, as 0); P@1 counts the grades from
+    `relevance_level` up as relevant. Over the qrels topics the run answered, as the organizers' scripts average;
+    `all_topics`: over every qrels topic, one not answered 0."""
     topics = qrels if all_topics else [topic for topic in first if topic in qrels]
     per_topic: dict[str, dict[str, float]] = {}
     for topic in sorted(topics, key=natural_key):
         grade = qrels[topic].get(first[topic], 0) if topic in first else 0
-        per_topic[topic] = {AR: float(grade), P1: 1.0 if grade >= RELEVANCE_LEVEL else 0.0}
+        per_topic[topic] = {AR: float(grade), P1: 1.0 if grade >= relevance_level else 0.0}
     return per_topic
 
 
@@ -91,10 +93,10 @@ def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float
     return sum(1 for item, _score in top if item not in judged) / len(top)
 
 
-def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime:
-    """Task 1. `rows` are (topic, post id, score) in file order: the first occurrence of a (topic, post) is kept,
-    topics without qrels are dropped, and then every post not judged for its topic."""
-    lists: dict[str, dict[str, float]] = {}
+def answer_lists(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> PrimeRun:
+    """Task 1. `rows` are (topic, post id, score) in file order: the run as trec_eval takes it, topic -> post ->
+    score, the first occurrence of a (topic, post) kept and topics without qrels dropped (unjudged posts kept)."""
+    lists: PrimeRun = {}
     for topic, item, score in rows:
         items = lists.get(topic)
         if items is None:
@@ -103,30 +105,41 @@ def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime
             items = lists[topic] = {}
         if item not in items:
             items[item] = score
-    return _drop_unjudged(lists, qrels, first=True)
+    return lists
 
 
-def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> Prime:
+def prime_answers(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> Prime:
+    """Task 1: `answer_lists`, then every post not judged for its topic dropped (each topic's first result kept
+    aside, for AR and P@1)."""
+    return prime_of(answer_lists(rows, qrels), qrels, first=True)
+
+
+def formula_lists(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> PrimeRun:
     """Task 2. `rows` are (topic, visual id of the formula instance, score) in file order; an instance without a
     visual id (not in the formula index) is passed over, as the official script does. Each topic's instances are
     sorted by score, descending and stable in file order; the first instance of each visual id is kept with its
-    score; then, as for Task 1, topics without qrels and visual ids not judged for the topic are dropped."""
+    score; topics without qrels are dropped (unjudged visual ids kept)."""
     per_topic: dict[str, list[tuple[str, float]]] = {}
     for topic, visual_id, score in rows:
         if visual_id is None or topic not in qrels:
             continue
         per_topic.setdefault(topic, []).append((visual_id, score))
-    lists: dict[str, dict[str, float]] = {}
+    lists: PrimeRun = {}
     for topic, instances in per_topic.items():
         instances.sort(key=lambda pair: pair[1], reverse=True)  # Python's sort is stable, reversed too
         items = lists[topic] = {}
         for visual_id, score in instances:
             if visual_id not in items:
                 items[visual_id] = score
-    return _drop_unjudged(lists, qrels)
+    return lists
 
 
-def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels, *, first: bool = False) -> Prime:
+def prime_formulas(rows: Iterable[tuple[str, str | None, float]], qrels: Qrels) -> Prime:
+    """Task 2: `formula_lists`, then, as for Task 1, the visual ids not judged for the topic dropped."""
+    return prime_of(formula_lists(rows, qrels), qrels)
+
+
+def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels, *, first: bool = False) -> Prime:
     """Each topic's Unjudged@10 (and with `first`, its first item) taken from its items, then the items its qrels do
     not judge dropped."""
     prime = Prime(first={} if first else None)
@@ -143,42 +156,75 @@ def _drop_unjudged(lists: dict[str, dict[str, float]], qrels: Qrels, *, first: b
     return prime
 
 
+class ExtraMeasures(Protocol):
+    """Measures computed beside the prime ones on the de-duplicated run (evaluation.measures.MeasureEvaluator)."""
+
+    names: list[str]
+
+    def per_topic(self, lists: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]: ...
+
+
 class Evaluator:
     """pytrec_eval's evaluators for one qrels, made once and reused for every run (parsing the qrels is their
-    fixed cost)."""
+    fixed cost). `relevance_level` binarises MAP', P'@10 and P@1 (2: ARQMath's H+M; 1 for TREC's binary qrels);
+    `first_result` adds AR and P@1 of an answer run's first result; `extra` computes more measures on each run's
+    `lists`."""
 
-    def __init__(self, qrels: Qrels) -> None:
+    def __init__(self, qrels: Qrels, *, relevance_level: int = RELEVANCE_LEVEL, first_result: bool = False,
+                 extra: ExtraMeasures | None = None) -> None:
         self.qrels = {topic: dict(items) for topic, items in qrels.items()}
+        self.relevance_level = relevance_level
+        self.first_result = first_result
+        self.extra = extra
         self._ndcg = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[NDCG]})
         self._binary = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[MAP], TREC_NAMES[P10]},
-                                                      relevance_level=RELEVANCE_LEVEL)
+                                                      relevance_level=relevance_level)
 
-    def scores(self, name: str, prime: Prime, *, all_topics: bool = False) -> RunScores:
-        """The prime measures of one run. The means are over the topics with at least one judged retrieved item
-        (trec_eval's default on a prime run); `all_topics` averages over every qrels topic, a topic the run has
-        nothing judged for counting 0 (trec_eval -c, the ARQMath-1 convention)."""
+    @property
+    def measures(self) -> list[str]:
+        """What `scores` reports, in order: the prime measures, Unjudged@10, AR and P@1 (asked for, of answer runs),
+        then the extra ones."""
+        return [*REPORTED, *(FIRST_RESULT if self.first_result else ()), *(self.extra.names if self.extra else ())]
+
+    def scores(self, name: str, prime: Prime, *, all_topics: bool = False,
+               lists: Mapping[str, Mapping[str, float]] | None = None) -> RunScores:
+        """The prime measures of one run, and the extra ones of its `lists` (the de-duplicated run the prime one
+        was filtered from). The prime means are over the topics with at least one judged retrieved item (trec_eval's
+        default on a prime run), the extra ones over the topics the run retrieved (trec_eval's default); with
+        `all_topics`, both over every qrels topic, a topic the run has nothing for counting 0 (trec_eval -c, the
+        ARQMath-1 convention)."""
         run = prime.run
         values: dict[str, dict[str, float]] = {topic: {} for topic in run}
         if run:
             for evaluator in (self._ndcg, self._binary):
                 for topic, measured in evaluator.evaluate(run).items():
                     values[topic].update(measured)
-        counted = sorted(self.qrels if all_topics else run, key=natural_key)
-        per_topic: dict[str, dict[str, float]] = {}
+        counted = self.qrels if all_topics else run
+        rows: dict[str, dict[str, float]] = {}
         for topic in counted:
             measured = values.get(topic, {})  # a topic with nothing judged retrieved scores 0 (trec_eval -c)
             row = {measure: measured.get(trec_name, 0.0) for measure, trec_name in TREC_NAMES.items()}
             if topic in prime.unjudged:  # not for a topic the run did not retrieve at all
                 row[UNJUDGED] = prime.unjudged[topic]
-            per_topic[topic] = row
-        means = mean_of(per_topic, MEASURES)
+            rows[topic] = row
+        means = mean_of(rows, MEASURES)
         # Over every topic the run retrieved that has qrels, judged items or not.
         means[UNJUDGED] = _mean(list(prime.unjudged.values()))
-        if prime.first is not None:  # answers: AR and P@1 of the first result, over the topics it answered
-            firsts = first_result_scores(prime.first, self.qrels, all_topics=all_topics)
-            for topic, row in per_topic.items():
-                row.update(firsts.get(topic, {}))
+        if self.first_result and prime.first is not None:  # over the topics it answered (all: every qrels topic)
+            firsts = first_result_scores(prime.first, self.qrels, all_topics=all_topics,
+                                         relevance_level=self.relevance_level)
+            for topic, row in firsts.items():
+                rows.setdefault(topic, {}).update(row)
             means.update(mean_of(firsts, FIRST_RESULT))
+        if self.extra is not None and self.extra.names:
+            retrieved = [topic for topic, items in (lists or {}).items() if items]
+            extra = self.extra.per_topic(lists or {})
+            for measure in self.extra.names:
+                topics = self.qrels if all_topics else retrieved
+                for topic in topics:
+                    rows.setdefault(topic, {})[measure] = extra.get(topic, {}).get(measure, 0.0)
+                means[measure] = _mean([extra.get(topic, {}).get(measure, 0.0) for topic in topics])
+        per_topic = {topic: rows[topic] for topic in sorted(rows, key=natural_key)}
         return RunScores(name=name, per_topic=per_topic, means=means, topics=len(counted))
 
 

@@ -164,6 +164,15 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     return by_run
 
 
+def answer_run_rows(*, run: Run, topic_ids: dict[int, str]) -> Iterator[tuple[str, str, float]]:
+    """A stored answer run's every (topic id, post id, score) row, in rank order: what measures other than the prime
+    ones need (a post's place among the unjudged ones counts)."""
+    rows = (RunEntry.objects.filter(run=run).order_by("topic_id", "rank", "item_id")
+            .values_list("topic_id", "item_id", "score").iterator(chunk_size=CHUNK))
+    for topic_pk, item_id, score in rows:
+        yield topic_ids[topic_pk], item_id, score
+
+
 def formula_run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]
                      ) -> Iterator[tuple[str, str | None, float]]:
     """A stored formula run's (topic id, visual id of the instance, score) rows for the prime filter, in rank order

@@ -1,6 +1,7 @@
 """Qrels export and run evaluation: the same code for the commands, the API and the leaderboard page."""
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,7 +18,21 @@ from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
 from . import reading, selectors, task3
-from .prime import Evaluator, Prime, Qrels, RunScores, prime_answers, prime_formulas
+from .measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
+from .prime import (
+    RELEVANCE_LEVEL,
+    REPORTED,
+    Evaluator,
+    Prime,
+    PrimeRun,
+    Qrels,
+    RunScores,
+    answer_lists,
+    formula_lists,
+    natural_key,
+    prime_answers,
+    prime_of,
+)
 from .qrels import QrelsSummary, is_relevant, qrels_lines
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
@@ -62,14 +77,24 @@ class Evaluation:
     judgments: int = 0
     instances: int | None = None
     version: str = ""  # the campaign's scores_version the scores were computed at (campaigns only)
+    measures: list[str] = field(default_factory=lambda: list(REPORTED))  # what each run reports, in order
+    topics: list[str] = field(default_factory=list)  # the qrels' topics, in natural order: what analyses pair over
+    relevance_level: int = RELEVANCE_LEVEL
     # An answers campaign's ARQMath-3 Task 3 runs: AR, P@1 and LO (evaluation/task3.py); `runs` are its Task 1 runs.
     answer_runs: list[RunScores] = field(default_factory=list)
 
 
-def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None
-                      ) -> Evaluation:
+def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
+                      measures: Sequence[str] = (), relevance_level: int | None = None) -> Evaluation:
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
-    (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval."""
+    (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval, at
+    the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
+    prime ones, on whole runs (`selectors.answer_run_rows`), and `ar`/`p1` of an answer run's first result.
+    An answers campaign's Task 3 runs are scored apart, on their answers (`answer_runs`: AR, P@1, LO)."""
+    level = campaign.relevance_level if relevance_level is None else relevance_level
+    check_level(level)
+    extra = parse_measures(measures, relevance_level=level)
+    first = campaign.task == ANSWERS and first_result_asked(measures)
     complete = selectors.campaign_qrels(campaign=campaign, complete=True)
     qrels = task3.kept(complete, lambda _item, grade: grade not in MARKS)  # SF and DK are unjudged (SPEC 6.1)
     if not qrels:
@@ -79,43 +104,72 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     answer_runs = [run for run in runs if run.format == Run.Format.ARQMATH_TASK3]
     answer_ids = selectors.campaign_answer_ids(campaign=campaign) if campaign.task == ANSWERS else set()
     runs = [run for run in runs if run.format != Run.Format.ARQMATH_TASK3]
-    # Task 1 runs are scored on the posts, Task 3 runs on their answers (evaluation/task3.py).
-    evaluator = Evaluator(task3.kept(qrels, lambda item, _grade: item not in answer_ids) if answer_ids else qrels)
-    if campaign.task == ANSWERS:
+    # Task 1 runs are scored on the posts, Task 3 runs on their answers (evaluation/task3.py); formula runs on all.
+    posts = task3.post_qrels(qrels, answer_ids)
+    evaluator = _evaluator(posts, level, extra, first)
+    scores: list[RunScores] = []
+    if campaign.task == ANSWERS and not extra:
         found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
-        scores = []
         for run in runs:
             rows = found.pop(run.pk)  # each run's rows freed once it is scored
             scores.append(evaluator.scores(run.name, prime_answers(
-                ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), qrels),
+                ((topic, item, score) for topic, items in rows.items() for item, score in items.items()), posts),
                 all_topics=all_topics))
     else:
-        scores = [evaluator.scores(run.name, prime_formulas(selectors.formula_run_rows(
-            run=run, campaign=campaign, topic_ids=topic_ids), qrels), all_topics=all_topics) for run in runs]
+        for run in runs:
+            if campaign.task == ANSWERS:
+                lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), posts)
+            else:
+                lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
+                                      posts)
+            scores.append(evaluator.scores(run.name, prime_of(lists, posts, first=campaign.task == ANSWERS),
+                                           all_topics=all_topics, lists=lists))
     counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade)))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
                       judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
+                      measures=evaluator.measures, topics=list(posts), relevance_level=level,
                       answer_runs=task3.task3_scores(runs=answer_runs, qrels=task3.answer_qrels(complete, answer_ids),
                                                      all_topics=all_topics))
+
+
+def check_level(relevance_level: int) -> None:
+    """The relevance level's range: the measures' own (`measures.LIMITS`)."""
+    low, high = LIMITS["rel"]
+    if not low <= relevance_level <= high:
+        raise InputError(f"the relevance level must be a whole number from {low} to {high:,}, not {relevance_level}")
+
+
+def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named], first_result: bool) -> Evaluator:
+    check_level(relevance_level)
+    return Evaluator(qrels, relevance_level=relevance_level, first_result=first_result,
+                     extra=MeasureEvaluator(qrels, extra) if extra else None)
 
 
 LEADERBOARD_SECONDS = 24 * 3600
 COMPUTING_SECONDS = 600  # the most one computation may keep others waiting on the previous scores
 
 
-def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None
-                       ) -> Evaluation | None:
+def leaderboard_key(*, campaign: Campaign, all_topics: bool, measures: Sequence[str]) -> str:
+    """The cache key of the leaderboard's scores before its version (v2: since the Evaluation holds the qrels counts;
+    v3: the relevance level and the measures asked for, or (issue 17) its Task 3 runs; v4: both. Older scores lack
+    them)."""
+    asked = hashlib.sha256("\n".join(measures).encode()).hexdigest()[:16]
+    return f"leaderboard:v4:{campaign.pk}:{int(all_topics)}:{campaign.relevance_level}:{asked}"
+
+
+def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None,
+                       measures: Sequence[str] = ()) -> Evaluation | None:
     """`evaluate_campaign` behind the cache, keyed by the state of the judgments, assignments, runs and formulas
-    (`version`, from `selectors.scores_version`): the leaderboard follows every change and computes once per
-    change. While one request computes a new version, the others get the previous scores (their `version` says
-    which), so a busy judging day does not make every open leaderboard recompute at once. None before the first
-    official judgment."""
+    (`version`, from `selectors.scores_version`), the relevance level and the measures asked for: the leaderboard
+    follows every change and computes once per change. While one request computes a new version, the others get the
+    previous scores (their `version` says which), so a busy judging day does not make every open leaderboard
+    recompute at once. None before the first official judgment. An unknown measure is refused (InputError)."""
+    parse_measures(measures, relevance_level=campaign.relevance_level)  # refused before the cache is asked
     version = version or selectors.scores_version(campaign=campaign)[1]
-    # v2: since the Evaluation holds the qrels counts; v3: its Task 3 runs (answer_runs). Older scores lack them.
-    base = f"leaderboard:v3:{campaign.pk}:{int(all_topics)}"
+    base = leaderboard_key(campaign=campaign, all_topics=all_topics, measures=measures)
     found = cache.get(f"{base}:{version}")
     if found is not None:
         return found or None
@@ -126,7 +180,7 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version:
     began = _now()
     try:
         try:
-            found = evaluate_campaign(campaign=campaign, all_topics=all_topics)
+            found = evaluate_campaign(campaign=campaign, all_topics=all_topics, measures=measures)
             found.version = version
         except InputError:
             found = False  # cached too: no judgments yet is an answer
@@ -158,67 +212,82 @@ class _AnyTopic(dict):
 
 
 def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], task: str | None = None,
-                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False) -> Evaluation:
+                   formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False,
+                   measures: Sequence[str] = (), relevance_level: int = RELEVANCE_LEVEL) -> Evaluation:
     """Scores run files against a qrels file, as the official scripts do. Runs are named by their file names.
 
     The task comes from the first run's shape unless given (6 columns without Q0: formulas). For formulas, the
     formula index files map each formula id to its visual id and the qrels are by visual id; without them each
-    formula is its own visual id (qrels by formula id, as in ARQMath-1). Any problem in any file rejects all."""
+    formula is its own visual id (qrels by formula id, as in ARQMath-1). `measures` (ir_measures names, and `ar`
+    and `p1` of an answer run's first result) are computed beside the prime ones; `relevance_level` binarises MAP',
+    P'@10, P@1 and the binary measures named without one. Any problem in any file rejects all."""
     if not run_paths:
         raise InputError("no run files given")
-    task = task or _task_of(run_paths[0])
+    check_level(relevance_level)
+    extra = parse_measures(measures, relevance_level=relevance_level)
+    task = task or task_of(run_paths[0])
     if task not in (ANSWERS, FORMULAS):
         raise InputError(f"unknown task '{task}'; expected answers or formulas")
     if formula_index_paths and task != FORMULAS:
         raise InputError("a formula index is for formula runs (--task formulas)")
+    first = task == ANSWERS and first_result_asked(measures)
     problems: list[Problems] = []
-    qrels = _read_qrels(qrels_path, problems)
+    qrels = read_qrels_file(qrels_path, problems)
     names = [Path(path).name for path in run_paths]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
     # must give, then to score them. An answer run is read by `reading.read_prime_answers` where it can (the plain
-    # shape, read whole with numpy), else by read_run, which also gives the problems.
+    # shape, read whole with numpy; only for the prime measures, which need its judged rows only), else by
+    # read_run, which also gives the problems.
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
-    evaluator = Evaluator(qrels) if qrels and not any(problems) else None
-    judged = reading.judged_keys(qrels) if task == ANSWERS else None
+    evaluator = _evaluator(qrels, relevance_level, extra, first) if qrels and not any(problems) else None
+    judged = reading.judged_keys(qrels) if task == ANSWERS and not extra else None
     scores: list[RunScores | None] = []
-    primes: dict[int, Prime] = {}  # the runs read, until they are scored
+    read: dict[int, tuple[Prime, PrimeRun | None]] = {}  # the runs read, until they are scored
     for i, (name, path) in enumerate(zip(names, run_paths, strict=True)):
         prime = reading.read_prime_answers(path, judged) if judged is not None else None
+        lists = None
         if prime is None:
-            rows = _read_run(path, task, problems)
+            rows = read_run_rows(path, task, problems)
             if mapped:
                 needed.update(formula_id for _topic, formula_id, _score in rows)
                 continue
-            prime = _prime_filter_by_task(task, rows, qrels, None)
-        primes[i] = prime
+            lists = run_lists(task, rows, qrels, None)
+            prime = prime_of(lists, qrels, first=task == ANSWERS)
+        read[i] = (prime, lists if extra else None)
         scores.append(None)
         if evaluator is not None and not any(problems):
-            scores[i] = evaluator.scores(name, primes.pop(i), all_topics=all_topics)
+            prime, lists = read.pop(i)
+            scores[i] = evaluator.scores(name, prime, all_topics=all_topics, lists=lists)
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
-        primes = {i: _prime_filter_by_task(task, _read_run(path, task, []), qrels, visual_of)
-                  for i, path in enumerate(run_paths)}
+        for i, path in enumerate(run_paths):
+            lists = run_lists(task, read_run_rows(path, task, []), qrels, visual_of)
+            read[i] = (prime_of(lists, qrels), lists if extra else None)
         scores = [None] * len(run_paths)
-    _raise(problems)
+    raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    evaluator = evaluator or Evaluator(qrels)
-    done = [run if run is not None else evaluator.scores(names[i], primes[i], all_topics=all_topics)
+    evaluator = evaluator or _evaluator(qrels, relevance_level, extra, first)
+    done = [run if run is not None else evaluator.scores(names[i], read[i][0], all_topics=all_topics,
+                                                         lists=read[i][1])
             for i, run in enumerate(scores)]
-    return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics)
+    return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics, measures=evaluator.measures,
+                      topics=sorted(qrels, key=natural_key), relevance_level=relevance_level)
 
 
-def _prime_filter_by_task(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
-                          visual_of: dict[str, str] | None) -> Prime:
+def run_lists(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
+                   visual_of: dict[str, str] | None) -> PrimeRun:
+    """The de-duplicated run (`prime.answer_lists`, `prime.formula_lists`), formula ids through the index's
+    visual ids when there is one."""
     if task == ANSWERS:
-        return prime_answers(rows, qrels)
+        return answer_lists(rows, qrels)
     if visual_of is None:
-        return prime_formulas(rows, qrels)
-    return prime_formulas(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
+        return formula_lists(rows, qrels)
+    return formula_lists(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
 
 
 def _problem(file: str, message: str) -> Problems:
@@ -227,13 +296,13 @@ def _problem(file: str, message: str) -> Problems:
     return problems
 
 
-def _raise(problems: list[Problems]) -> None:
+def raise_problems(problems: list[Problems]) -> None:
     found = [p for p in problems if p]
     if found:
         raise InputError.of(*found)
 
 
-def _task_of(path: str | os.PathLike) -> str:
+def task_of(path: str | os.PathLike) -> str:
     with open_binary(path) as stream:
         for _line, text in iter_lines(stream, Problems()):
             if text.strip():
@@ -241,7 +310,7 @@ def _task_of(path: str | os.PathLike) -> str:
     return ANSWERS
 
 
-def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
+def read_qrels_file(path: str | os.PathLike, problems: list[Problems]) -> dict[str, dict[str, int]]:
     """SF and DK lines (5, 6) left out: unjudged, as in a campaign's own qrels."""
     found = Problems(file=Path(path).name)
     problems.append(found)
@@ -249,13 +318,17 @@ def _read_qrels(path: str | os.PathLike, problems: list[Problems]) -> dict[str, 
         return qrels_by_topic(stream, found)
 
 
-def _read_run(path: str | os.PathLike, task: str, problems: list[Problems]) -> Iterator[tuple[str, str, float]]:
-    """The run's (topic, item, score) rows as the file is read; its problems join `problems`."""
+def read_run_rows(path: str | os.PathLike, task: str, problems: list[Problems], *, tags: list[str] | None = None
+                  ) -> Iterator[tuple[str, str, float]]:
+    """The run's (topic, item, score) rows as the file is read; its problems join `problems`, and the run tag of
+    its first row `tags` (when given)."""
     found = Problems(file=Path(path).name)
     problems.append(found)
     with open_binary(path) as stream:
         for row in read_run(stream, found, Problems(), topics=_AnyTopic(), task=task, max_depth=NO_DEPTH_LIMIT,
                             find_duplicates=False):
+            if tags is not None and not tags:
+                tags.append(row.tag)
             yield row.topic_id, row.item_id, row.score
 
 

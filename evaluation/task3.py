@@ -25,6 +25,11 @@ def kept(qrels: Qrels, keep: Callable[[str, int], bool]) -> dict[str, dict[str, 
     return {topic: items for topic, items in found.items() if items}
 
 
+def post_qrels(qrels: Qrels, answer_ids: Container[str]) -> Qrels:
+    """What a campaign's Task 1 runs are scored on: its qrels without the Task 3 answer ids."""
+    return kept(qrels, lambda item, _grade: item not in answer_ids) if answer_ids else qrels
+
+
 def answer_qrels(complete: Qrels, answer_ids: Container[str]) -> dict[str, dict[str, int]]:
     """The Task 3 answers' part of a campaign's complete qrels, SF and DK (5 and 6) as 0."""
     return {topic: {item: 0 if grade in MARKS else grade for item, grade in items.items()}
@@ -33,10 +38,12 @@ def answer_qrels(complete: Qrels, answer_ids: Container[str]) -> dict[str, dict[
 
 def task3_scores(*, runs: Sequence[Run], qrels: Qrels, all_topics: bool = False) -> list[RunScores]:
     """AR, P@1 and LO of each Task 3 run against `qrels` (answer_qrels), in the runs' order. LO's references are the
-    relevant answers of the given runs, a run's own team left out (its team: from its ARQMath name)."""
+    relevant answers of the given runs, a run's own team left out (its team: `Run.team`, its facts, when set, else
+    from its ARQMath name). P@1 counts grades >= 2 relevant, as ARQMath-3 did, whatever the campaign's level."""
     if not runs:
         return []
     answers = selectors.task3_answers(runs=runs)
     first = {run: {topic: answer_id for topic, (answer_id, _text) in topics.items()} for run, topics in answers.items()}
     texts = {run: {topic: text for topic, (_answer_id, text) in topics.items()} for run, topics in answers.items()}
-    return answer_scores(first, qrels, texts=texts, all_topics=all_topics)
+    teams = {run.name: run.team for run in runs if run.team}
+    return answer_scores(first, qrels, texts=texts, teams=teams, all_topics=all_topics)

@@ -13,9 +13,11 @@ from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import organizer_required
+from pooling.charts import difference_bars
 from pooling.models import Campaign, Run
 
-from . import selectors, services
+from . import board, selectors, services, topic_info
+from .analysis import TOPIC_COLUMN
 from .answers import TASK3_REPORTED
 from .prime import AR, MEASURES, REPORTED, RunScores, format_value
 from .services import Evaluation
@@ -58,12 +60,24 @@ def _all_topics(request: HttpRequest) -> bool:
     return request.GET.get("all_topics") in ("1", "true", "on")
 
 
+SUGGESTED = ("nDCG@10", "P@10", "AP(rel=1)", "Bpref", "RR", "Judged@10")
+
+
 @organizer_required
 def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
     all_topics = _all_topics(request)
     _, version = selectors.scores_version(campaign=campaign)
-    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
+    measure = request.GET.get("measure", "").strip() or MEASURES[0]
+    extra = [] if measure in REPORTED else [measure]
+    problems: list[str] = []
+    try:
+        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version,
+                                                 measures=extra)
+    except InputError as exc:  # an unknown measure: the prime scores, and why
+        problems += exc.messages()
+        measure, extra = MEASURES[0], []
+        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
     counts = evaluation.topic_counts if evaluation else []
     rows = scores_table(campaign=campaign, evaluation=evaluation) if evaluation else []
     answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True) if evaluation else []
@@ -71,7 +85,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     for row in rows + answer_rows:
         found = characterised.of(row.name)
         row.characterised = [found.fractions[label] if found else None for label in characterised.labels]
-    return render(request, "evaluation/leaderboard.html", {
+    context = {
         "campaign": campaign,
         "all_topics": all_topics,
         "evaluation": evaluation,
@@ -83,7 +97,45 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "topic_counts": counts,
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
         "formulas": campaign.task == Campaign.Task.FORMULAS,
-    })
+        "measure": measure,
+        "suggested": [*REPORTED, *SUGGESTED],
+    }
+    if evaluation:
+        context.update(_analysis(request, campaign, evaluation, measure, problems))
+    context["problems"] = problems
+    return render(request, "evaluation/leaderboard.html", context, status=400 if problems else 200)
+
+
+def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, measure: str,
+              problems: list[str]) -> dict:
+    """The analysis part of the leaderboard: intervals and significance marks of `measure`, the category
+    breakdown (`?by=COLUMN`) and the per-topic difference of two runs (`?a=RUN&b=RUN`). A bad choice is left out
+    and said why in `problems`."""
+    names = [run.name for run in evaluation.runs]
+    if "baseline" in request.GET:
+        baseline = request.GET["baseline"].strip() or None
+    else:  # the first run marked as a baseline, if any
+        baseline = next(iter(Run.objects.filter(campaign=campaign, baseline=True, name__in=names)
+                             .order_by("name").values_list("name", flat=True)), None)
+    info = topic_info.campaign_topic_info(campaign=campaign)
+    column = request.GET.get("by", "").strip() or None
+    found: dict = {"info_columns": [c for c in (info.columns if info else []) if c != TOPIC_COLUMN]}
+    wrong_baseline, wrong_column = board.baseline_problem(evaluation, baseline), board.column_problem(info, column)
+    problems += [problem for problem in (wrong_baseline, wrong_column) if problem]
+    baseline, column = (None if wrong_baseline else baseline), (None if wrong_column else column)
+    found.update(baseline=baseline, by=column)
+    found["analysis"] = board.cached_board_analysis(evaluation, campaign_pk=campaign.pk, measure=measure,
+                                                    baseline=baseline, info=info, column=column)
+    run_a, run_b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
+    if run_a or run_b:
+        try:
+            differences = board.topic_differences(evaluation, measure, run_a, run_b)
+        except InputError as exc:
+            problems += exc.messages()
+        else:
+            found.update(chart=difference_bars(differences), run_a=run_a, run_b=run_b,
+                         wins=sum(1 for _t, d in differences if d > 0), losses=sum(1 for _t, d in differences if d < 0))
+    return found
 
 
 @organizer_required

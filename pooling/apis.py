@@ -33,6 +33,7 @@ from .serializers import (
     JobSerializer,
     PoolSizesSerializer,
     RunDeleteResultSerializer,
+    RunFactsSerializer,
     RunReplaceSerializer,
     RunSerializer,
     RunUploadSerializer,
@@ -113,16 +114,22 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
     @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer},
                    parameters=[RUN_PK])
-    @action(detail=True, methods=["get", "delete", "put"], url_path=r"runs/(?P<run_pk>[0-9]+)",
-            parser_classes=[MultiPartParser, FormParser])
+    @extend_schema(methods=["patch"], request=RunFactsSerializer, responses=RunSerializer, parameters=[RUN_PK])
+    @action(detail=True, methods=["get", "delete", "put", "patch"], url_path=r"runs/(?P<run_pk>[0-9]+)",
+            parser_classes=[JSONParser, MultiPartParser, FormParser])
     def run(self, request, pk=None, run_pk=None):
         """GET one run; DELETE deletes it (built pools are rebuilt; once judging has started only with
         `?force=true`); PUT uploads a new file for it, same name and options (a job; a rejected file keeps the old
-        run; once judging has started only with `force`)."""
+        run; once judging has started only with `force`); PATCH changes its facts (team, alternate, manual,
+        baseline, data_used, answer_type; a new kind is pooled so at the next build)."""
         campaign = self.get_object()
         run = get_object_or_404(campaign.runs.all(), pk=run_pk)
         if request.method == "GET":
             return Response(RunSerializer(run).data)
+        if request.method == "PATCH":
+            facts = RunFactsSerializer(run, data=request.data, partial=True)
+            facts.is_valid(raise_exception=True)
+            return Response(RunSerializer(services.run_facts_set(run=run, **facts.validated_data)).data)
         if request.method == "DELETE":
             after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
             return Response({"deleted": run.name, "pools": pools_after_data(after)})

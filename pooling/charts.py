@@ -1,5 +1,6 @@
 """Geometry of the SVG charts, computed here so that the templates only place SVG elements: the planner's hours
-against pool depth (pooling/pool_detail.html) and the kappa chart (assessor/agreement.html). No Django import."""
+against pool depth (pooling/pool_detail.html), the kappa chart (assessor/agreement.html) and the leaderboard's
+per-topic difference of two runs (evaluation/_analysis.html). No Django import."""
 from __future__ import annotations
 
 import math
@@ -80,3 +81,33 @@ def plan_bars(rows: Sequence[PlanRow]) -> dict:
                      "height": round(h, 1), "cx": round(x + slot * 0.35, 1), "row": row})
     return {**c, "bars": bars, "top_hours": top, "base": c["top"] + plot_h, "plot_right": c["width"] - c["right"],
             "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8, "depth_y": c["top"] + plot_h + 16}
+
+
+# -- the leaderboard's difference chart: a bar per topic, up or down from 0
+
+DIFF_BAR_MIN, DIFF_BAR_MAX, DIFF_LABELS_MAX = 4, 40, 40
+
+
+def difference_bars(rows: Sequence[tuple[str, float]], *, step: float = 0.2) -> dict:
+    """rows: (topic, a - b), in the order to draw them. Bars up for a positive difference, down for a negative one,
+    on an axis symmetric around 0 from -lim to lim (lim: the largest |difference| rounded up to `step`, at least
+    one step). Topic labels under the bars while there are at most DIFF_LABELS_MAX of them."""
+    lim = max(step, math.ceil(max((abs(v) for _, v in rows), default=0.0) / step - 1e-9) * step)
+    bar = max(DIFF_BAR_MIN, min(DIFF_BAR_MAX, 760 // max(len(rows), 1)))
+    width = LEFT + RIGHT + bar * max(len(rows), 1)
+    plot_h = HEIGHT - TOP - BOTTOM
+    zero = _y(0.0, -lim, lim, TOP, plot_h)
+    bars = []
+    for i, (topic, value) in enumerate(rows):
+        y = _y(value, -lim, lim, TOP, plot_h)
+        top, height = (y, zero - y) if value >= 0 else (zero, y - zero)
+        bars.append({"topic": topic, "value": value, "text": f"{value:+.4f}", "x": round(LEFT + i * bar + 1, 1),
+                     "y": round(top, 1), "width": max(1, bar - 2), "height": round(height, 1),
+                     "sign": "up" if value > 0 else "down" if value < 0 else "tie",
+                     "label_x": round(LEFT + i * bar + bar / 2, 1)})
+    steps = round(2 * lim / step)
+    ticks = [{"value": f"{-lim + k * step:+.1f}".replace("+0.0", "0.0").replace("-0.0", "0.0"),
+              "y": round(_y(-lim + k * step, -lim, lim, TOP, plot_h), 1)} for k in range(steps + 1)]
+    return {"width": width, "height": HEIGHT, "left": LEFT, "right": width - RIGHT, "top": TOP,
+            "zero": round(zero, 1), "label_y": HEIGHT - BOTTOM + 16, "bars": bars, "ticks": ticks,
+            "labels": len(rows) <= DIFF_LABELS_MAX}

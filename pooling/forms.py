@@ -107,7 +107,8 @@ class CampaignSettingsForm(forms.ModelForm):
 
     class Meta:
         model = Campaign
-        fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth"]
+        fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth",
+                  "relevance_level"]
         labels = {"max_depth": "Maximum run depth"}
         help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in"}
 
@@ -117,13 +118,27 @@ class CampaignSettingsForm(forms.ModelForm):
             del self.fields["instances"], self.fields["selection"]
         if not pools_built:
             del self.fields["force"]
+        self.fields["relevance_level"].required = False  # left empty: as it is (the service's None)
         if self.instance.collection_id:
             self.initial.setdefault("collection", self.instance.collection.name)
         # Shown but fixed once runs are in (they were checked against the collection); the service says so too.
         self.fields["collection"].disabled = has_runs
 
 
+class RunFactsForm(forms.ModelForm):
+    """What the overview paper says of a run; `services.run_facts_set` saves it."""
+
+    class Meta:
+        model = Run
+        fields = list(Run.FACTS)
+        labels = {"alternate": "Alternate run", "manual": "Manual run", "baseline": "Baseline",
+                  "data_used": "Data used", "answer_type": "Answers"}
+        help_texts = {"alternate": "primary when unticked; pooled so at the next build of the pools",
+                      "manual": "automatic when unticked"}
+
+
 class RunReplaceForm(forms.Form):
-    file = forms.FileField(help_text="the new file; the run keeps its name, kind, manual and baseline marks and depth")
+    file = forms.FileField(help_text="the new file; the run keeps its name, its facts (team, kind, marks, data) and "
+                                     "its depth")
     force = forms.BooleanField(required=False, label="Replace it although judging has started",
                                help_text="the pools are rebuilt and every judgment is kept")

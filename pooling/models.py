@@ -144,6 +144,10 @@ class Campaign(models.Model):
                                                          MaxValueValidator(BIGINT_RANGE[1])])
     max_depth = models.PositiveIntegerField(default=1000, validators=COUNT_VALIDATORS,
                                             help_text="most rows a run may have for one topic")
+    relevance_level = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(3)],
+        help_text="evaluation: the lowest grade counted relevant by MAP', P'@10 and binary measures (2: high and "
+                  "medium, as ARQMath; 1: low too)")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
 
@@ -179,12 +183,29 @@ class Run(models.Model):
         TREC = "trec", "TREC (6 columns, Q0)"
         ARQMATH_TASK3 = "arqmath3", "ARQMath-3 Task 3 (one answer per topic)"
 
+    class Data(models.TextChoices):
+        BOTH = "both", "text and math"
+        MATH = "math", "math only"
+        TEXT = "text", "text only"
+
+    class AnswerType(models.TextChoices):
+        EXTRACT = "extract", "extracted"
+        GENERATE = "generate", "generated"
+
+    # What the overview paper says of a run (issue 18): read from an ARQMath-style name at ingest, editable.
+    FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type")
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=200)
     tag = models.CharField(max_length=200, blank=True, help_text="run tag(s) found in the file")
     alternate = models.BooleanField(default=False, help_text="alternate run (primary when unset)")
     manual = models.BooleanField(default=False, help_text="manual run (automatic when unset)")
     baseline = models.BooleanField(default=False)
+    team = models.CharField(max_length=100, blank=True, help_text="the team that submitted the run")
+    data_used = models.CharField(max_length=4, choices=Data.choices, blank=True,
+                                 help_text="what of the posts the run used; empty when not known")
+    answer_type = models.CharField(max_length=8, choices=AnswerType.choices, blank=True,
+                                   help_text="Task 3: answers extracted from the collection or generated")
     format = models.CharField(max_length=10, choices=Format.choices)
     depth = models.PositiveIntegerField(
         null=True, blank=True,

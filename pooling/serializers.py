@@ -26,7 +26,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["id", "name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection",
-                  "seed", "max_depth", "created_at"]
+                  "seed", "max_depth", "relevance_level", "created_at"]
 
 
 class CampaignCreateSerializer(serializers.Serializer):
@@ -40,6 +40,8 @@ class CampaignCreateSerializer(serializers.Serializer):
     selection = serializers.ChoiceField(choices=Campaign.Selection.choices, required=False)
     seed = serializers.IntegerField(**column_bounds(Campaign, "seed"), required=False)
     max_depth = serializers.IntegerField(**column_bounds(Campaign, "max_depth", min_value=1), required=False)
+    relevance_level = serializers.IntegerField(**column_bounds(Campaign, "relevance_level"), required=False,
+                                               help_text=Campaign._meta.get_field("relevance_level").help_text)
 
 
 class CampaignUpdateSerializer(serializers.ModelSerializer):
@@ -53,7 +55,7 @@ class CampaignUpdateSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["name", "collection", "primary_depth", "alternate_depth", "instances", "selection", "seed",
-                  "max_depth", "force"]
+                  "max_depth", "relevance_level", "force"]
 
 
 class PoolsAfterSerializer(serializers.Serializer):
@@ -85,9 +87,16 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "depth", "format", "checksum",
-                  "row_count",
-                  "topic_count", "warnings", "created_at"]
+        fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "team", "data_used", "answer_type",
+                  "depth", "format", "checksum", "row_count", "topic_count", "warnings", "created_at"]
+
+
+class RunFactsSerializer(serializers.ModelSerializer):
+    """PATCH of a run: any of its facts (what the overview paper says of it)."""
+
+    class Meta:
+        model = Run
+        fields = list(Run.FACTS)
 
 
 class FileUploadSerializer(serializers.Serializer):

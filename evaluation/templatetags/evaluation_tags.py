@@ -1,6 +1,9 @@
 """Score formatting for the leaderboard pages."""
+import math
+
 from django import template
 
+from evaluation.analysis import format_p
 from evaluation.answers import TASK3_REPORTED
 from evaluation.prime import REPORTED, format_value
 
@@ -15,3 +18,34 @@ def measures(values: dict, table: str = "") -> list:
 
 
 register.filter("score", format_value)
+
+LABELS = {"ndcg_prime": "nDCG′", "map_prime": "MAP′", "p10_prime": "P′@10", "unjudged_10": "Unjudged@10"}
+
+
+@register.filter
+def measure_label(name: str) -> str:
+    """A measure as the pages name it: the prime ones with their prime mark, any other by its ir_measures name."""
+    return LABELS.get(name, name)
+
+
+@register.filter
+def signed(value: float | None) -> str:
+    """A difference with its sign and trec_eval's four decimals."""
+    return "n/a" if value is None or math.isnan(value) else f"{value:+.4f}"
+
+
+@register.filter
+def p_value(value: float | None) -> str:
+    return "n/a" if value is None or math.isnan(value) else format_p(value)
+
+
+@register.filter
+def breakdown(categories: dict, run: str) -> list:
+    """A run's means per group, in the groups' order (None for a group it has no mean for)."""
+    groups: dict = next(iter(categories.values()), {})
+    return [categories.get(run, {}).get(group) for group in groups]
+
+
+@register.filter
+def thousands(number: int) -> str:
+    return f"{number:,}"

@@ -13,7 +13,16 @@ from .campaigns import (
 )
 from .collection import CollectionIngestResult, collection_ingest
 from .pools import JudgedItems, PoolBuildResult, campaign_lock, judged_count, pool_build, unpooled_warnings
-from .runs import RunIngestOptions, file_checksum, run_collection_check, run_depth_set, run_ingest, run_options
+from .runs import (
+    RunIngestOptions,
+    file_checksum,
+    name_facts,
+    run_collection_check,
+    run_depth_set,
+    run_facts_set,
+    run_ingest,
+    run_options,
+)
 from .undo import (
     CampaignContents,
     PoolsAfter,
@@ -49,6 +58,8 @@ __all__ = [
     "run_collection_check",
     "run_delete",
     "run_depth_set",
+    "run_facts_set",
+    "name_facts",
     "run_ingest",
     "run_options",
     "run_replace",

@@ -29,9 +29,9 @@ def collection_get_or_create(*, name: str) -> Collection:
 
 
 class CampaignSettings(TypedDict, total=False):
-    """A campaign's pooling settings and maximum run depth, whichever way they come in: the campaigns page and the
-    settings page, the API, create_campaign and edit_campaign. None (or no key): not given, so the task's default
-    when a campaign is created, and unchanged when it is edited."""
+    """A campaign's pooling settings, maximum run depth and relevance level (evaluation), whichever way they come
+    in: the campaigns page and the settings page, the API, create_campaign and edit_campaign. None (or no key): not
+    given, so the task's default when a campaign is created, and unchanged when it is edited."""
 
     primary_depth: int | None
     alternate_depth: int | None
@@ -39,6 +39,7 @@ class CampaignSettings(TypedDict, total=False):
     selection: str | None
     seed: int | None
     max_depth: int | None
+    relevance_level: int | None
 
 
 def campaign_settings(values: Mapping[str, Any]) -> CampaignSettings:

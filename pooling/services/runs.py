@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TypedDict, Unpack, cast
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -17,6 +18,7 @@ from core.bounds import max_chars
 from core.errors import InputError, Problems
 
 from ..bulk import Row, bulk_insert, copy_text
+from ..formats.run_names import parse_run_name
 from ..formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
 from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
@@ -26,14 +28,18 @@ from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
 
 class RunIngestOptions(TypedDict, total=False):
     """What an organizer says about a run besides its file, whichever way it comes in: the upload page, the API,
-    ingest_run, a job; a replaced run keeps them. A key not given: the run is named after its file, primary,
-    automatic, not a baseline, and pooled to the campaign's depth for its kind."""
+    ingest_run, a job; a replaced run keeps them. A key not given: the run is named after its file, pooled to the
+    campaign's depth for its kind, and its facts (`Run.FACTS`: team, kind, manual, baseline, data used, answer type)
+    are what an ARQMath-style name says (`name_facts`), else primary, automatic, not a baseline, none known."""
 
     name: str | None
     alternate: bool
     manual: bool
     baseline: bool
     depth: int | None
+    team: str
+    data_used: str
+    answer_type: str
 
 
 def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
@@ -46,6 +52,38 @@ def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
 def _check_depth(depth: int | None) -> None:
     if depth is not None and depth < 1:
         raise InputError(f"a run's pool depth must be at least 1, not {depth}")
+
+
+def name_facts(*names: str) -> dict[str, Any]:
+    """The run facts (`Run.FACTS`) the first ARQMath-style name among `names` gives
+    (`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`); {} when none parses."""
+    for name in names:
+        facts = parse_run_name(name)
+        if facts is not None:
+            return {"team": facts.team[: max_chars(Run, "team")], "alternate": not facts.primary,
+                    "manual": facts.manual, "baseline": facts.baseline, "data_used": facts.data,
+                    "answer_type": facts.kind}
+    return {}
+
+
+def run_facts_set(*, run: Run, **facts: Any) -> Run:
+    """Changes a run's facts (`Run.FACTS`: team, primary/alternate, manual, baseline, data used, extracted or
+    generated); the model's rules refuse a bad value with the field's name, and nothing changes. A run made
+    alternate or primary is pooled so at the next build of the pools."""
+    unknown = sorted(set(facts) - set(Run.FACTS))
+    if unknown:
+        raise InputError(f"not a run fact: {', '.join(unknown)} (facts: {', '.join(Run.FACTS)})")
+    changed = [field for field, value in facts.items() if getattr(run, field) != value]
+    for field in changed:
+        setattr(run, field, facts[field])
+    try:
+        run.clean_fields(exclude=[f.name for f in Run._meta.fields if f.name not in changed])
+    except ValidationError as exc:
+        run.refresh_from_db()
+        raise InputError([f"{field}: {' '.join(errors)}" for field, errors in exc.message_dict.items()]) from None
+    if changed:
+        run.save(update_fields=changed)
+    return run
 
 
 def run_depth_set(*, run: Run, depth: int | None) -> Run:
@@ -71,9 +109,13 @@ def run_ingest(
     progress: Progress = None,
     **options: Unpack[RunIngestOptions],
 ) -> Run:
-    """Validates a run file and stores its rows; the run is named after the file unless `name` is given."""
+    """Validates a run file and stores its rows; the run is named after the file unless `name` is given. The facts
+    the options leave unsaid (not given, a mark not ticked, an empty value) are what an ARQMath-style name (or file
+    name) says (`name_facts`): a mark asked for stands whatever the name says."""
     filename = filename or Path(path).name
     name = (options.get("name") or Path(filename).stem).strip()
+    said = name_facts(name, Path(filename).name)
+    values = {**options, **{fact: value for fact, value in said.items() if not options.get(fact)}, "name": name}
     if Run.objects.filter(campaign=campaign, name=name).exists():
         raise InputError(f"the campaign already has a run named '{name}': replace that run to give it a new file "
                          "(Replace on the campaign page, replace_run, or PUT on the run in the API)")
@@ -86,8 +128,7 @@ def run_ingest(
     checksum = file_checksum(path)
     try:
         with transaction.atomic():
-            run = Run.objects.create(campaign=campaign, checksum=checksum, uploaded_by=user,
-                                     **{**options, "name": name})
+            run = Run.objects.create(campaign=campaign, checksum=checksum, uploaded_by=user, **values)
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
     if campaign.task == Campaign.Task.ANSWERS and _file_format(path) == ARQMATH_TASK3:

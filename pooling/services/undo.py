@@ -32,7 +32,7 @@ from .pools import (
     pool_build,
     unpooled_warnings,
 )
-from .runs import run_ingest, run_options
+from .runs import run_facts_set, run_ingest, run_options
 
 # The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
 POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "seed")
@@ -125,9 +125,9 @@ def run_replace(
     user: User | None = None,
     progress: Progress = None,
 ) -> tuple[Run, PoolsAfter]:
-    """Replaces a run's file: the new file becomes the run of the same name, with the same options (kind, manual,
-    baseline, own depth). A rejected file changes nothing, the old run included. Built pools are rebuilt; once
-    judging has started only with `force` (every judgment kept)."""
+    """Replaces a run's file: the new file becomes the run of the same name, with the same options (its facts:
+    kind, manual, baseline, team, ...; its own depth). A rejected file changes nothing, the old run included. Built
+    pools are rebuilt; once judging has started only with `force` (every judgment kept)."""
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
@@ -135,6 +135,8 @@ def run_replace(
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
     new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress,
                      **run_options(run))
+    # Its facts as they were, edited ones included: a mark unticked or a fact emptied is not read from the name again.
+    run_facts_set(run=new, **{fact: getattr(run, fact) for fact in Run.FACTS})
     return new, _pools_redo(campaign, was_built, judged_items)
 
 

@@ -23,5 +23,16 @@ def test_a_slower_request_on_older_judgments_does_not_replace_the_newer_previous
     assert services.leaderboard_scores(campaign=judged_answers, version="old").version == "old"
     assert overtaken == {"new": "new"}
     # A third request while a newer version is being computed gets the previous scores: the newest, not "old".
-    assert cache.add(f"leaderboard:v3:{judged_answers.pk}:0:newest:computing", True)
+    key = services.leaderboard_key(campaign=judged_answers, all_topics=False, measures=())
+    assert cache.add(f"{key}:newest:computing", True)
     assert services.leaderboard_scores(campaign=judged_answers, version="newest").version == "new"
+
+
+def test_the_relevance_level_and_the_measures_key_the_scores(judged_answers):  # noqa: F811
+    cache.clear()
+    at_two = services.leaderboard_scores(campaign=judged_answers, version="v")
+    judged_answers.relevance_level = 3
+    at_three = services.leaderboard_scores(campaign=judged_answers, version="v")
+    assert at_two.relevance_level == 2 and at_three.relevance_level == 3
+    measured = services.leaderboard_scores(campaign=judged_answers, version="v", measures=["RR"])
+    assert measured.measures[-1] == "RR" and "RR" not in at_three.measures

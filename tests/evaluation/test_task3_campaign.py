@@ -1,10 +1,14 @@
 """A campaign's ARQMath-3 Task 3 runs scored (issue 17 points 5 and 6): qrels with answer ids beside post ids, SF and
 DK as 5 and 6 on request (command, page, API), `evaluate --campaign` with ar, p1 and lo rows, the Task 1 runs scored
 on the posts alone, the leaderboard's Task 3 table; the campaign's numbers and those of its exported files agree."""
+import math
+
 import pytest
 
 from assessor.services import judgments_import
-from evaluation import services
+from evaluation import reusability, services
+from pooling.models import Run
+from pooling.services import run_facts_set
 from tests.assessor.fixtures import GENERATED, PLANTED
 from tests.commands import command_output
 from tests.pooling.run_files import task3_file
@@ -101,3 +105,22 @@ def test_evaluation_keeps_the_task3_runs_apart(judged):
     assert [run.name for run in result.runs] == ["r1"]
     assert [run.name for run in result.answer_runs] == [EXT, GEN]
     assert result.judgments == 5  # what the qrels hold, answers included (SF and DK out)
+
+
+def test_task3_runs_get_their_facts_from_their_names_and_lo_takes_the_team_fact(judged):
+    gen, ext = Run.objects.get(campaign=judged, name=GEN), Run.objects.get(campaign=judged, name=EXT)
+    assert (gen.team, gen.answer_type, gen.alternate) == ("team", "generate", False)
+    assert (ext.team, ext.answer_type, ext.alternate, ext.data_used) == ("other", "extract", True, "both")
+
+    def lo_of_ext() -> float:
+        scores = {run.name: run for run in services.evaluate_campaign(campaign=judged).answer_runs}
+        return scores[EXT].means["lo"]
+
+    assert 0 < lo_of_ext() < 1  # A.1: GEN's relevant answer is another team's
+    run_facts_set(run=ext, team="team")  # the organizer says both runs are one team's: no other team's reference left
+    assert math.isnan(lo_of_ext())
+
+
+def test_reusability_leaves_the_task3_runs_out(judged):
+    result = reusability.reusability_campaign(campaign=judged)
+    assert {row.run for row in result.rows} == {"r1"}

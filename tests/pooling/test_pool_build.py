@@ -285,7 +285,8 @@ def top(path, depth: int) -> dict[str, set[str]]:
 
 
 def test_real_arqmath1_runs_pool_each_runs_top_45(arqmath_data):
-    campaign = services.campaign_create(name="arq1", task="answers", primary_depth=45)
+    # psu-task1-auto-both-A is an alternate run by its name (ingested so): both depths 45.
+    campaign = services.campaign_create(name="arq1", task="answers", primary_depth=45, alternate_depth=45)
     services.topics_ingest(campaign=campaign, path=arqmath_data / "topics" / "topics.arqmath-2020-task1-origin.xml")
     runs = [arqmath_data / "runs" / "ensemble-task1.tsv", arqmath_data / "runs" / "psu-task1-auto-both-A.tsv"]
     for path in runs:

@@ -5,31 +5,18 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from pooling import services
 from pooling.job_params import PoolBuildParams, RunIngestParams, params_of
 from pooling.jobs import job_execute
 from pooling.models import Job, Run
 from tests.commands import command_output
+from tests.pooling import test_pages_and_api as pages
 
 pytestmark = pytest.mark.django_db
 
-TOPICS = b'<Topics>\n<Topic number="A.1"><Title>t</Title><Question>q</Question><Tags>a,b</Tags></Topic>\n</Topics>\n'
 RUN = b"A.1\t5\t1\t2.0\tsys1\nA.1\t6\t2\t1.0\tsys1\n"
 OPTIONS = ("mine", "alternate", True, True, 7)
-
-
-@pytest.fixture(autouse=True)
-def jobs_run_on_commit(monkeypatch):
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
-
-
-@pytest.fixture
-def campaign(tmp_path):
-    campaign = services.campaign_create(name="demo", task="answers")
-    path = tmp_path / "topics.xml"
-    path.write_bytes(TOPICS)
-    services.topics_ingest(campaign=campaign, path=path)
-    return campaign
+# The same fixtures as the pages and API tests: a campaign with topic A.1, and jobs run when enqueued.
+campaign, jobs_run_on_commit = pages.campaign, pages.jobs_run_on_commit
 
 
 def stored(campaign) -> tuple:

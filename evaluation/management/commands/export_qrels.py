@@ -1,9 +1,9 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete] [-o FILE]: SPEC 9."""
-import os
-
 from core.commands import ServiceCommand
 from evaluation import selectors, services
 from pooling.selectors import campaign_named
+
+from ._files import write_whole
 
 DEFAULT_MIN_RELEVANT = 2
 
@@ -29,15 +29,8 @@ class Command(ServiceCommand):
         campaign = campaign_named(o["campaign"])
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"],
                    "complete": o["complete"]}
-        if o["output"]:
-            partial = f"{o['output']}.partial"
-            try:
-                with open(partial, "w", encoding="utf-8", newline="\n") as stream:
-                    summary = services.qrels_export(out=stream, **options)
-                os.replace(partial, o["output"])  # a rejected export leaves no half-written file
-            finally:
-                if os.path.exists(partial):
-                    os.remove(partial)
+        if o["output"]:  # a rejected export leaves no half-written file
+            summary = write_whole(o["output"], lambda stream: services.qrels_export(out=stream, **options))
         else:
             summary = services.qrels_export(out=self.stdout, **options)
         for topic, relevant in summary.left_out:

@@ -16,6 +16,8 @@ class Command(ServiceCommand):
         parser.add_argument("--selection", choices=Campaign.Selection.values)
         parser.add_argument("--seed", type=int)
         parser.add_argument("--max-depth", type=int, help="most rows a run may have per topic (default 1000)")
+        parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
+                                                               "measures count relevant (1-3, default 2)")
         parser.add_argument("--collection")
 
     def handle(self, *args, **o):
@@ -24,4 +26,5 @@ class Command(ServiceCommand):
         self.stdout.write(
             f"created campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
-            f"seed {campaign.seed}" + (f", collection '{campaign.collection}'" if campaign.collection else ""))
+            f"seed {campaign.seed}, relevance level {campaign.relevance_level}"
+            + (f", collection '{campaign.collection}'" if campaign.collection else ""))

@@ -22,6 +22,8 @@ class Command(ServiceCommand):
         parser.add_argument("--seed", type=int)
         parser.add_argument("--max-depth", type=int, help="most rows a run may have per topic (only rises once "
                                                           "runs are in)")
+        parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
+                                                               "measures count relevant (1-3)")
         parser.add_argument("--collection", help="only while the campaign has no run")
         parser.add_argument("--force", action="store_true",
                             help="change pooling settings of built pools: the pools are rebuilt at once")
@@ -33,6 +35,6 @@ class Command(ServiceCommand):
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
-            f"seed {campaign.seed}, maximum run depth {campaign.max_depth}"
+            f"seed {campaign.seed}, maximum run depth {campaign.max_depth}, relevance level {campaign.relevance_level}"
             + (f", collection '{campaign.collection}'" if campaign.collection else ""))
         report_pools(self, after)

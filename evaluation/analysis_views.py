@@ -1,0 +1,67 @@
+"""Organizer pages of the analyses for the overview paper: reusability (leave-one-team-out) of a campaign's
+judgments."""
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from core.downloads import attachment
+from core.errors import InputError
+from core.permissions import organizer_required
+from pooling.models import Campaign
+
+from . import report
+from .analysis import reusability_lines
+from .reusability import cached_reusability
+
+
+def _whole_number(raw: str, name: str) -> int | None:
+    text = raw.strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise InputError(f"{name} is a whole number, not '{text[:20]}'")
+    return int(text)
+
+
+@organizer_required
+def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Leave-one-team-out over the campaign's runs (at its primary depth, or `?depth=K`); `?format=tsv` downloads
+    the table as the `reusability` command writes it."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    result, problem = None, ""
+    depth_text = request.GET.get("depth", "")
+    try:
+        result = cached_reusability(campaign=campaign, depth=_whole_number(depth_text, "the depth"))
+    except InputError as exc:
+        problem = "; ".join(exc.messages())
+    if result is not None and request.GET.get("format") == "tsv":
+        response = HttpResponse("".join(reusability_lines(result.rows, result.agreements)),
+                                content_type="text/tab-separated-values; charset=utf-8")
+        response["Content-Disposition"] = attachment(campaign.name, "reusability", extension="tsv")
+        return response
+    measures = list(dict.fromkeys(row.measure for row in result.rows)) if result else []
+    table: dict[str, dict] = {}
+    if result:
+        for row in result.rows:
+            table.setdefault(row.run, {"run": row.run, "team": row.team, "unique": row.unique_relevant,
+                                       "measures": []})["measures"].append(row)
+    return render(request, "evaluation/reusability.html", {
+        "campaign": campaign, "result": result, "problem": problem, "measures": measures,
+        "table": list(table.values()), "depth": depth_text}, status=400 if problem and depth_text else 200)
+
+
+@organizer_required
+def report_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """The tables for the paper (`report`): `?format=latex|csv`, `?table=results|assessment|both`, `all_topics`."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    fmt, table = request.GET.get("format", "latex"), request.GET.get("table", "both")
+    try:
+        text = report.report(campaign=campaign, fmt=fmt, table=table,
+                             all_topics=request.GET.get("all_topics") in ("1", "true", "on"))
+    except InputError as exc:
+        return HttpResponse("\n".join(exc.messages()), status=400, content_type="text/plain; charset=utf-8")
+    extension = "tex" if fmt == "latex" else "csv"
+    response = HttpResponse(text, content_type=("text/x-tex" if fmt == "latex" else "text/csv") + "; charset=utf-8")
+    response["Content-Disposition"] = attachment(campaign.name, f"report-{table}", extension=extension)
+    return response

@@ -1,0 +1,207 @@
+"""Tables for the overview paper (issue 18 point 7), in LaTeX or CSV: the results table in the shape of the ARQMath
+overviews and the assessment table of ARQMath-3's topic information file. docs/analysis.md gives the layout."""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assessor.progress import ProgressRow, progress_report
+from core.downloads import spreadsheet_safe
+from core.errors import InputError
+from pooling.models import Campaign, Run
+from pooling.selectors import pool_sizes
+
+from . import analysis_services, selectors, services
+from .board import ALPHA
+from .prime import MEASURES, format_value, natural_key
+from .reusability import run_team
+
+FORMATS = ("latex", "csv")
+TABLES = ("results", "assessment", "both")
+HEADINGS = {"ndcg_prime": "nDCG$'$", "map_prime": "MAP$'$", "p10_prime": "P$'$@10"}
+DATA = {"both": "Both", "math": "Math", "text": "Text", "": ""}
+GRADES = (("H", 3), ("M", 2), ("L", 1), ("N", 0))
+
+
+@dataclass
+class ResultRow:
+    team: str
+    run: str
+    baseline: bool
+    primary: bool
+    manual: bool
+    data: str
+    values: dict[str, float | None]
+    below_best: dict[str, bool] = field(default_factory=dict)  # significantly below the column's best run
+
+
+@dataclass
+class AssessmentRow:
+    topic: str
+    assessor: str
+    pool: int
+    grades: dict[str, int]  # H, M, L, N -> how many
+    seconds: float | None  # per judged item
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def results_rows(*, campaign: Campaign, evaluation: services.Evaluation) -> list[ResultRow]:
+    """The evaluation's runs in the overviews' order: baselines first, then teams by their best primary run (their
+    best run when none is primary), within a team primary runs first, each group best first, by the first measure.
+    A value is marked when the run is significantly below that column's best run (randomization test, Holm)."""
+    facts = {run.name: run for run in Run.objects.filter(campaign=campaign)}
+    rows = []
+    for scores in evaluation.runs:
+        run = facts.get(scores.name)
+        rows.append(ResultRow(team=run_team(run) if run else scores.name, run=scores.name,
+                              baseline=bool(run and run.baseline), primary=not (run and run.alternate),
+                              manual=bool(run and run.manual), data=run.data_used if run else "",
+                              values={m: _finite(scores.means[m]) for m in MEASURES}))
+    first = MEASURES[0]
+
+    def score(row: ResultRow) -> float:
+        value = row.values[first]
+        return -value if value is not None else math.inf
+
+    best_of_team: dict[str, float] = {}
+    for row in rows:
+        if row.primary or not any(r.primary for r in rows if r.team == row.team):
+            best_of_team[row.team] = min(best_of_team.get(row.team, math.inf), score(row))
+    rows.sort(key=lambda r: (not r.baseline, best_of_team[r.team], r.team, not r.primary, score(r), r.run))
+    for measure in MEASURES:
+        valued = [r for r in rows if r.values[measure] is not None]
+        if len(valued) < 2:
+            continue
+        best = max(valued, key=lambda r: r.values[measure] or 0.0).run
+        for comparison in analysis_services.significance_table(evaluation, measures=[measure], baseline=best):
+            below = comparison.diff < 0 and comparison.p_randomization_holm < ALPHA
+            next(r for r in rows if r.run == comparison.run_a).below_best[measure] = below
+    return rows
+
+
+def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], AssessmentRow]:
+    """Per topic with official judgments (natural order): its official assessor, pool size, the qrels' H/M/L/N
+    counts and the seconds per judged item; then the totals (assessors: how many)."""
+    qrels = selectors.campaign_qrels(campaign=campaign)
+    pools = {topic["topic"]: topic["items"] for topic in pool_sizes(campaign=campaign)["topics"]}
+    official = {row.topic: row for row in progress_report(campaign=campaign).rows if row.kind == "official"}
+    rows = []
+    for topic in sorted(qrels, key=natural_key):
+        grades = {letter: sum(1 for g in qrels[topic].values() if g == value) for letter, value in GRADES}
+        mine = official.get(topic)
+        rows.append(AssessmentRow(topic=topic, assessor=mine.assessor if mine else "", pool=pools.get(topic, 0),
+                                  grades=grades, seconds=mine.seconds_per_item if mine else None))
+    timed = [official[r.topic] for r in rows if r.topic in official]
+    everyone = ProgressRow("all", "all", "", 0, 0, 0, [s for r in timed for s in r.server],
+                           [s for r in timed for s in r.active])
+    total = AssessmentRow(topic="Total", assessor=str(len({r.assessor for r in rows if r.assessor})),
+                          pool=sum(r.pool for r in rows),
+                          grades={letter: sum(r.grades[letter] for r in rows) for letter, _ in GRADES},
+                          seconds=everyone.seconds_per_item)
+    return rows, total
+
+
+# LaTeX -------------------------------------------------------------------------------------------------------------
+
+_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+          "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def latex_escape(text: str) -> str:
+    return re.sub(r"[&%$#_{}~^\\]", lambda match: _LATEX[match.group()], text)
+
+
+def results_latex(rows: Sequence[ResultRow], *, caption: str) -> str:
+    best = {m: max((v for r in rows if (v := r.values[m]) is not None), default=None) for m in MEASURES}
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
+             r"\begin{tabular}{llcccccc}", r"\toprule",
+             "Team & Run & Data & P & M & " + " & ".join(HEADINGS[m] for m in MEASURES) + r" \\", r"\midrule"]
+    for i, row in enumerate(rows):
+        if i and rows[i - 1].baseline and not row.baseline:
+            lines.append(r"\midrule")
+        name = latex_escape(row.run)
+        cells = [latex_escape(row.team), f"({name})" if row.baseline else name, DATA.get(row.data, row.data),
+                 r"\checkmark" if row.primary else "", r"\checkmark" if row.manual else ""]
+        for m in MEASURES:
+            value = format_value(row.values[m])
+            value = rf"\textbf{{{value}}}" if row.values[m] is not None and row.values[m] == best[m] else value
+            cells.append(value + (r"$^\dagger$" if row.below_best.get(m) else ""))
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", "", r"\smallskip", "",
+              rf"{{\footnotesize Baselines in parentheses. P: primary run; M: manual run. Best of each column in bold; "
+              rf"$\dagger$: significantly below that column's best run (paired randomization test, Holm's "
+              rf"correction, $p < {ALPHA}$).}}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def assessment_latex(rows: Sequence[AssessmentRow], total: AssessmentRow, *, caption: str) -> str:
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}", r"\begin{tabular}{llrrrrrr}",
+             r"\toprule", r"Topic & Assessor & Pool & H & M & L & N & s/judgment \\", r"\midrule"]
+    for row in [*rows, total]:
+        if row is total:
+            lines.append(r"\midrule")
+        seconds = f"{row.seconds:.1f}" if row.seconds is not None else "--"
+        lines.append(" & ".join([latex_escape(row.topic), latex_escape(row.assessor), str(row.pool),
+                                 *(str(row.grades[g]) for g, _ in GRADES), seconds]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+# CSV ---------------------------------------------------------------------------------------------------------------
+
+def results_csv(rows: Sequence[ResultRow]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["team", "run", "baseline", "primary", "manual", "data", *MEASURES,
+                     *(f"{m}_below_best" for m in MEASURES)])
+    for row in rows:
+        writer.writerow([_cell(row.team), _cell(row.run), int(row.baseline), int(row.primary), int(row.manual),
+                         row.data, *(format_value(row.values[m]) for m in MEASURES),
+                         *(int(row.below_best.get(m, False)) for m in MEASURES)])
+    return out.getvalue()
+
+
+def assessment_csv(rows: Sequence[AssessmentRow], total: AssessmentRow) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["topic", "assessor", "pool", *(g for g, _ in GRADES), "seconds_per_judgment"])
+    for row in [*rows, total]:
+        writer.writerow([_cell(row.topic), _cell(row.assessor), row.pool, *(row.grades[g] for g, _ in GRADES),
+                         f"{row.seconds:.1f}" if row.seconds is not None else ""])
+    return out.getvalue()
+
+
+def _cell(text: str) -> str:
+    """A cell a spreadsheet shows as text, never runs as a formula."""
+    return spreadsheet_safe(text)
+
+
+# The report --------------------------------------------------------------------------------------------------------
+
+def report(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False) -> str:
+    """The campaign's tables in `fmt` (latex or csv): the results (from its official judgments), the assessment, or
+    both (CSV: the two tables separated by an empty line)."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format '{fmt}'; expected one of {', '.join(FORMATS)}")
+    if table not in TABLES:
+        raise InputError(f"unknown table '{table}'; expected one of {', '.join(TABLES)}")
+    parts = []
+    if table in ("results", "both"):
+        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics)
+        if evaluation is None:
+            raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        rows = results_rows(campaign=campaign, evaluation=evaluation)
+        parts.append(results_latex(rows, caption=f"Results of {campaign.name}") if fmt == "latex"
+                     else results_csv(rows))
+    if table in ("assessment", "both"):
+        topics, total = assessment_rows(campaign=campaign)
+        parts.append(assessment_latex(topics, total, caption=f"Assessment of {campaign.name}") if fmt == "latex"
+                     else assessment_csv(topics, total))
+    return "\n".join(parts)

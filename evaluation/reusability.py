@@ -1,0 +1,162 @@
+"""Pool bias and reusability (issue 18 point 6): leave-one-team-out over run files or a campaign's runs, through
+`evaluation.analysis.reusability` and the prime measures. docs/analysis.md gives the method."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.core.cache import cache
+from django.db.models import QuerySet
+
+from core.errors import InputError, Problems
+from pooling.formats.textio import iter_lines, open_binary
+from pooling.models import Campaign, Run
+
+from . import selectors, services, task3
+from .analysis import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
+from .prime import PrimeRun, answer_lists, formula_lists
+
+CACHE_SECONDS = 24 * 3600
+
+
+@dataclass
+class ReusabilityResult:
+    """The table (one row per run and measure), the rank agreement per measure, and what it was computed with."""
+
+    rows: list[Reusability]
+    agreements: list[RankAgreement]
+    depth: int
+    relevance_level: int
+    teams: int
+
+
+def ranked(lists: Mapping[str, Mapping[str, float]]) -> RankedRun:
+    """Each topic's items best first in trec_eval's order (score descending, then id descending): the order
+    `evaluate` scores the run in, so the full-qrels scores are `evaluate --all-topics`'s."""
+    return {topic: [item for item, _score in sorted(items.items(), key=lambda pair: (pair[1], pair[0]),
+                                                    reverse=True)]
+            for topic, items in lists.items()}
+
+
+def _check(depth: int, relevance_level: int) -> None:
+    if depth < 1:
+        raise InputError(f"the depth must be at least 1, not {depth}")
+    services.check_level(relevance_level)
+
+
+def _compute(qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], depth: int,
+             relevance_level: int) -> ReusabilityResult:
+    rows, agreements = reusability(qrels, runs, teams, depth=depth, relevance_level=relevance_level,
+                                   scorer=prime_scorer(relevance_level=relevance_level))
+    return ReusabilityResult(rows=rows, agreements=agreements, depth=depth, relevance_level=relevance_level,
+                             teams=len({teams.get(run, run) for run in runs}))
+
+
+def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], depth: int,
+                      relevance_level: int = services.RELEVANCE_LEVEL, team_map: str | os.PathLike | None = None,
+                      task: str | None = None) -> ReusabilityResult:
+    """Leave-one-team-out over run files (named by their file names, as `evaluate` names them). A run's team is
+    the team map's (`run<TAB>team` lines), else its run tag (the first row's). Any problem in any file rejects
+    all."""
+    _check(depth, relevance_level)
+    if not run_paths:
+        raise InputError("no run files given")
+    task = task or services.task_of(run_paths[0])
+    problems: list[Problems] = []
+    qrels = services.read_qrels_file(qrels_path, problems)
+    names = [Path(path).name for path in run_paths]
+    mapped = read_team_map(team_map, problems) if team_map else {}
+    runs: dict[str, RankedRun] = {}
+    teams: dict[str, str] = {}
+    for name, path in zip(names, run_paths, strict=True):
+        if name in runs:
+            problems.append(_problem(name, "two runs have this file name; their rows could not be told apart"))
+            continue
+        tags: list[str] = []
+        runs[name] = ranked(services.run_lists(task, services.read_run_rows(path, task, problems, tags=tags),
+                                               qrels, None))
+        teams[name] = mapped.get(name) or (tags[0] if tags else name)
+    services.raise_problems(problems)
+    if not qrels:
+        raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
+    return _compute(qrels, runs, teams, depth, relevance_level)
+
+
+def read_team_map(path: str | os.PathLike, problems: list[Problems]) -> dict[str, str]:
+    """run -> team from `run<TAB>team` lines (blank lines passed over); every bad line a line-numbered problem."""
+    found = Problems(file=Path(path).name)
+    problems.append(found)
+    teams: dict[str, str] = {}
+    first: dict[str, int] = {}
+    with open_binary(path) as stream:
+        for line, text in iter_lines(stream, found):
+            if not text.strip():
+                continue
+            fields = text.rstrip("\r\n").split("\t")
+            if len(fields) != 2 or not all(field.strip() for field in fields):
+                found.add(line, "expected run<TAB>team")
+            elif fields[0].strip() in first:
+                found.add(line, f"run {fields[0].strip()} appears twice (first on line {first[fields[0].strip()]})")
+            else:
+                first[fields[0].strip()] = line
+                teams[fields[0].strip()] = fields[1].strip()
+    return teams
+
+
+def _problem(file: str, message: str) -> Problems:
+    problems = Problems(file=file)
+    problems.add(None, message)
+    return problems
+
+
+def run_team(run: Run) -> str:
+    """A campaign run's team: its team fact, else its run tag(s), else its name."""
+    return run.team or run.tag or run.name
+
+
+def ranked_runs(campaign: Campaign) -> QuerySet[Run]:
+    """The campaign's runs that rank items, by name: ARQMath-3 Task 3 runs (one answer id per topic, at rank 1, judged
+    on their own: evaluation/task3.py) are left out."""
+    return Run.objects.filter(campaign=campaign).exclude(format=Run.Format.ARQMATH_TASK3).order_by("name")
+
+
+def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> ReusabilityResult:
+    """Leave-one-team-out over a campaign's runs against its official judgments, at its pool depth (the primary
+    depth unless given) and relevance level; the runs read whole (`selectors.answer_run_rows`,
+    `selectors.formula_run_rows`, visual ids as the pools give them)."""
+    depth = campaign.primary_depth if depth is None else depth
+    _check(depth, campaign.relevance_level)
+    qrels = selectors.campaign_qrels(campaign=campaign)
+    if not qrels:
+        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+    if campaign.task == Campaign.Task.ANSWERS:  # as Task 1 runs are scored: on the posts (evaluation/task3.py)
+        qrels = task3.post_qrels(qrels, selectors.campaign_answer_ids(campaign=campaign))
+    topic_ids = selectors.campaign_topic_ids(campaign=campaign)
+    runs: dict[str, RankedRun] = {}
+    teams: dict[str, str] = {}
+    for run in ranked_runs(campaign):
+        lists: PrimeRun
+        if campaign.task == Campaign.Task.ANSWERS:
+            lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
+        else:
+            lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids), qrels)
+        runs[run.name] = ranked(lists)
+        teams[run.name] = run_team(run)
+    return _compute(qrels, runs, teams, depth, campaign.relevance_level)
+
+
+def cached_reusability(*, campaign: Campaign, depth: int | None = None) -> ReusabilityResult:
+    """`reusability_campaign` cached by the state of the judgments and runs, the depth, the relevance level and the
+    runs' teams (what the page shows; each change computes once)."""
+    _count, version = selectors.scores_version(campaign=campaign)
+    teams = "|".join(run_team(run) for run in ranked_runs(campaign))
+    digest = hashlib.sha256(teams.encode()).hexdigest()[:16]
+    key = f"reusability:v2:{campaign.pk}:{version}:{depth}:{campaign.relevance_level}:{digest}"
+    found = cache.get(key)
+    if found is None:
+        found = reusability_campaign(campaign=campaign, depth=depth)
+        cache.set(key, found, CACHE_SECONDS)
+    return found

@@ -1,0 +1,102 @@
+"""`reusability` over run files and a campaign, and its page: the hand-made pool of test_analysis_reusability as
+files, teams from run tags or a team map, the full-qrels scores equal to `evaluate --all-topics`, refusals."""
+import pytest
+from django.urls import reverse
+
+from evaluation.analysis import REUSABILITY_HEADER
+from pooling import services as pooling_services
+from tests.commands import command_output, rejected
+from tests.evaluation.test_analysis_reusability import QRELS, RUNS, TEAMS
+from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
+
+MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.txt").write_text("".join(f"{topic}\t0\t{item}\t{grade}\n"
+                                                for topic, items in QRELS.items() for item, grade in items.items()))
+    for run, per_topic in RUNS.items():
+        (tmp_path / f"{run}.tsv").write_text("".join(
+            f"{topic}\tQ0\t{item}\t{rank}\t{10 - rank}\t{TEAMS[run]}\n"
+            for topic, ranked in per_topic.items() for rank, item in enumerate(ranked, 1)))
+    return tmp_path
+
+
+def run_paths(files):
+    return [str(files / f"{run}.tsv") for run in RUNS]
+
+
+def table(out):
+    lines = out.splitlines(keepends=True)
+    assert lines[0] == REUSABILITY_HEADER
+    rows = [line.rstrip("\n").split("\t") for line in lines[1:] if not line.startswith("# ")]
+    return {(r[0], r[2]): r for r in rows}, [line for line in lines if line.startswith("# ")]
+
+
+def test_each_run_against_the_full_and_the_team_out_qrels(files, db):
+    out, _ = command_output("reusability", "--qrels", str(files / "qrels.txt"), "--depth", "2", *run_paths(files))
+    rows, summary = table(out)
+    assert len(rows) == len(RUNS) * len(MEASURES)
+    # Teams are the run tags; t1 alone found e and z (both relevant), t2 only c (grade 0), t3 only d (grade 1).
+    assert {(run, rows[(run, "ndcg_prime")][1], rows[(run, "ndcg_prime")][5]) for run in
+            ("t1-r1.tsv", "t1-r2.tsv", "t2-r1.tsv", "t3-r1.tsv")} == {
+        ("t1-r1.tsv", "t1", "2"), ("t1-r2.tsv", "t1", "2"), ("t2-r1.tsv", "t2", "0"), ("t3-r1.tsv", "t3", "0")}
+    # The full-qrels scores are evaluate's over every qrels topic.
+    scores, _ = command_output("evaluate", "--all-topics", "--qrels", str(files / "qrels.txt"), *run_paths(files))
+    for line in scores.splitlines():
+        run, measure, _topic, value = line.split("\t")
+        if measure in MEASURES:
+            assert rows[(run, measure)][3] == value
+    # t1-r2 ranked e and z first: without them it keeps only a (A.1) and nothing in A.2.
+    assert float(rows[("t1-r2.tsv", "map_prime")][4]) < float(rows[("t1-r2.tsv", "map_prime")][3])
+    assert [line.split(":")[0] for line in summary] == [f"# {m}" for m in MEASURES]
+    assert all("kendall_tau=" in line and "tau_ap=" in line and "largest_rank_change=" in line for line in summary)
+
+
+def test_a_team_map_and_the_relevance_level_change_what_is_unique(files, db):
+    (files / "teams.tsv").write_text("t3-r1.tsv\tt2\n")  # t3's d is then t2's too; t2's run has d at rank 3 only
+    out, _ = command_output("reusability", "--qrels", str(files / "qrels.txt"), "--depth", "2", "--relevance-level",
+                            "1", "--team-map", str(files / "teams.tsv"), *run_paths(files))
+    rows, _ = table(out)
+    # At level 1, d (grade 1) is relevant, and only team t2 (t2-r1 and t3-r1 now) put c or d in a top 2.
+    assert (rows[("t3-r1.tsv", "p10_prime")][1], rows[("t3-r1.tsv", "p10_prime")][5]) == ("t2", "1")
+    assert rows[("t1-r1.tsv", "p10_prime")][5] == "2"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--qrels", "{qrels}", "{run}"], "--qrels needs --depth K"),
+    (["--qrels", "{qrels}", "--depth", "0", "{run}"], "the depth must be at least 1, not 0"),
+    (["--qrels", "{qrels}", "--depth", "2", "--relevance-level", "0", "{run}"], "the relevance level must be a whole"),
+    (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{bad_map}", "{run}"],
+     "teams.tsv:line 2: expected run<TAB>team"),
+    (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{bad_map}", "{run}"],
+     "teams.tsv:line 4: run a appears twice (first on line 1)"),
+    (["--campaign", "nope"], "no campaign named 'nope'"),
+    (["--campaign", "x", "--team-map", "{bad_map}"], "--campaign takes the campaign's runs"),
+    ([], "give either --qrels FILE --depth K"),
+])
+def test_wrong_arguments_are_refused(files, db, args, message):
+    (files / "teams.tsv").write_text("a\tt1\nb\n\na\tt2\n")
+    paths = {"qrels": str(files / "qrels.txt"), "run": run_paths(files)[0], "bad_map": str(files / "teams.tsv")}
+    lines = rejected("reusability", *[a.format(**paths) for a in args])
+    assert any(message in line for line in lines), lines
+
+
+def test_a_campaign_and_its_page(judged_answers, tmp_path, client, organizer):  # noqa: F811
+    run = judged_answers.runs.get(name="r1")
+    pooling_services.run_facts_set(run=run, team="team one")
+    out, _ = command_output("reusability", "--campaign", judged_answers.name)
+    rows, summary = table(out)
+    runs = sorted(judged_answers.runs.values_list("name", flat=True))
+    assert sorted({key[0] for key in rows}) == runs and rows[("r1", "map_prime")][1] == "team one"
+    assert len(summary) == 3
+    client.force_login(organizer)
+    url = reverse("evaluation:reusability", args=[judged_answers.pk])
+    page = client.get(url)
+    assert page.status_code == 200 and 'id="rank-agreement"' in page.content.decode()
+    assert "team one" in page.content.decode()
+    download = client.get(url, {"format": "tsv", "depth": str(judged_answers.primary_depth)})
+    assert download.content.decode() == out
+    bad = client.get(url, {"depth": "deep"})
+    assert bad.status_code == 400 and "the depth is a whole number, not &#x27;deep&#x27;" in bad.content.decode()
