@@ -2,7 +2,18 @@
 (so that every change has its revision row), and nothing submitted may be deleted."""
 from django.contrib import admin
 
-from .models import Assignment, GoldJudgment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
+from .models import (
+    Assignment,
+    CharacterisationAnswer,
+    CharacterisationQuestion,
+    CharacterisationRevision,
+    GoldJudgment,
+    ItemVisit,
+    Judgment,
+    JudgmentRevision,
+    SampleItem,
+    TrainingRound,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -51,3 +62,27 @@ class TrainingRoundAdmin(ReadOnlyAdmin):
 class GoldJudgmentAdmin(ReadOnlyAdmin):
     list_display = ["round", "topic", "item_id", "grade"]
     search_fields = ["=item_id"]
+
+
+@admin.register(CharacterisationQuestion)
+class CharacterisationQuestionAdmin(ReadOnlyAdmin):
+    list_display = ["label", "text", "position", "campaign"]
+    list_filter = ["campaign"]
+
+
+@admin.register(SampleItem)
+class SampleItemAdmin(ReadOnlyAdmin):
+    list_display = ["assignment", "number", "item_id", "completed_at"]
+    search_fields = ["=item_id"]
+
+
+@admin.register(CharacterisationAnswer)
+class CharacterisationAnswerAdmin(ReadOnlyAdmin):
+    list_display = ["assignment", "item_id", "question", "answer", "revision", "updated_at"]
+    list_filter = ["question__label", "answer"]
+    search_fields = ["=item_id", "assignment__assessor__username"]
+
+
+@admin.register(CharacterisationRevision)
+class CharacterisationRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["answer", "number", "user", "at", "old", "new", "source"]

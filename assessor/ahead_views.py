@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from pooling.models import PoolItem
 
 from . import selectors, services
+from .models import Assignment
 from .stamps import shown_at, stamp_read
 from .views import _judge_context, _own_assignment
 
@@ -34,7 +35,7 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     rebuild gives its items new pool item numbers, so a page holding an old one gets the new one in full."""
     assert request.user.is_authenticated  # login_required
     assignment = _own_assignment(request, pk)
-    if assignment.read_only:
+    if assignment.read_only or assignment.kind == Assignment.Kind.CHARACTERISATION:  # nothing to grade ahead
         return JsonResponse({"items": []})
     have = _ids(request.GET.get("have", ""))
     # Every item stamped with the time the request came in (not the moment its own page was rendered, later): the

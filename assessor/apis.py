@@ -11,6 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from core.errors import InputError
 from pooling.models import PoolInstance, PoolItem
 
 from . import selectors, services
@@ -39,6 +40,9 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     def next(self, request, pk=None):
         """The next item to judge (recorded as shown now), or 204 when every item is judged."""
         assignment = self.get_object()
+        if assignment.kind == Assignment.Kind.CHARACTERISATION:
+            raise InputError(f"assignment {assignment.pk} asks yes/no questions of a sample: GET "
+                             f"/api/characterisations/next/?assignment={assignment.pk}")
         item = selectors.next_item(assignment=assignment)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

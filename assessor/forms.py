@@ -1,23 +1,23 @@
-"""Organizer forms of the judging app: assign topics, create assessor accounts."""
+"""Organizer forms of the judging app: assign topics, create assessor accounts, characterisation questions and
+assignments."""
 from typing import TYPE_CHECKING
 
 from django import forms
 
 from core.bounds import column_bounds
 
+from . import rules
 from .models import Assignment
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
-class AssignForm(forms.Form):
+class _AssessorsTopicsForm(forms.Form):
+    """Assessors and topics to choose, as checkboxes (the topic grid)."""
     assessors: "forms.ModelMultipleChoiceField[User]" = forms.ModelMultipleChoiceField(
         queryset=None, widget=forms.CheckboxSelectMultiple)
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
-    kind = forms.ChoiceField(choices=Assignment.Kind.choices, initial=Assignment.Kind.OFFICIAL)
-    round = forms.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
-                               help_text="training round (default 1)")
 
     def __init__(self, *args, topics, assessors, **kwargs):
         super().__init__(*args, **kwargs)
@@ -28,5 +28,26 @@ class AssignForm(forms.Form):
         topics_field.choices = [(t.topic_id, t.topic_id) for t in topics]
 
 
+class AssignForm(_AssessorsTopicsForm):
+    # Characterisation assignments take a sample size: the Characterisation page makes them.
+    kind = forms.ChoiceField(choices=[c for c in Assignment.Kind.choices if c[0] != Assignment.Kind.CHARACTERISATION],
+                             initial=Assignment.Kind.OFFICIAL)
+    round = forms.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
+                               help_text="training round (default 1)")
+
+
 class AssessorCreateForm(forms.Form):
     username = forms.CharField(max_length=150, help_text="a new assessor account; its password is shown once")
+
+
+class QuestionForm(forms.Form):
+    label = forms.CharField(max_length=rules.LABEL_MAX, help_text="a short name for reports, say MG")
+    text = forms.CharField(max_length=rules.QUESTION_MAX, label="Question",
+                           help_text="a yes/no question, say: Was this answer machine-generated?")
+
+
+class CharacteriseForm(_AssessorsTopicsForm):
+    sample = forms.IntegerField(min_value=1, max_value=rules.SAMPLE_MAX, required=False, label="Sample size",
+                                help_text="items of each topic's pool (all of them when the pool is smaller)")
+    sizes = forms.CharField(required=False, label="Per-topic sizes",
+                            help_text="optional, in place of the sample size for these topics: A.301=10 A.302=5")

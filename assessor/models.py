@@ -17,11 +17,13 @@ class Assignment(models.Model):
         OFFICIAL = "official"
         TRAINING = "training"
         DUAL = "dual"
+        # Asks the campaign's yes/no questions of a sample of the topic's pool items instead of grades.
+        CHARACTERISATION = "characterisation"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="assignments")
     topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="assignments")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.OFFICIAL)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OFFICIAL)
     round = models.PositiveIntegerField(default=0, help_text="training round (1, 2, ...); 0 for other kinds")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
@@ -192,3 +194,82 @@ class GoldJudgment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_id}: {self.grade}"
+
+
+# -- characterising answers (ARQMath-3: "machine-generated?", "unrelated information?"), docs/judging.md
+
+
+class CharacterisationQuestion(models.Model):
+    """A yes/no question an organizer asks of a sample of a campaign's answers, with the short label the reports
+    use (ARQMath-3's MG and UI)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="characterisation_questions")
+    label = models.CharField(max_length=16, help_text="short name in reports and output, e.g. MG")
+    text = models.CharField(max_length=500, help_text="the question as the assessor reads it")
+    position = models.PositiveIntegerField(default=0, help_text="order on the page")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "position", "pk"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "label"], name="characterisation_question_label")]
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.text}"
+
+
+class SampleItem(models.Model):
+    """One pool item of a characterisation assignment's sample, in the order the page shows them (by its id, as
+    judgments name items: a pool rebuild must not take it away)."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="sample")
+    item_id = models.CharField(max_length=64)
+    number = models.PositiveIntegerField(help_text="place in the sample, from 0")
+    completed_at = models.DateTimeField(null=True, blank=True, help_text="when every question had an answer")
+
+    class Meta:
+        ordering = ["assignment", "number"]
+        constraints = [models.UniqueConstraint(fields=["assignment", "item_id"], name="sample_item_unique"),
+                       models.UniqueConstraint(fields=["assignment", "number"], name="sample_item_number")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} in the sample of assignment {self.assignment_id}"
+
+
+class CharacterisationAnswer(models.Model):
+    """One assessor's current yes/no to one question about one item: one per assignment (an assessor and a topic),
+    item and question. A changed answer is a new revision, as a judgment's grade is."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="characterisations")
+    item_id = models.CharField(max_length=64)
+    question = models.ForeignKey(CharacterisationQuestion, on_delete=models.PROTECT, related_name="answers")
+    answer = models.BooleanField(help_text="yes (true) or no (false)")
+    revision = models.PositiveIntegerField(default=1)
+    submitted_at = models.DateTimeField(help_text="first submission")
+    updated_at = models.DateTimeField(help_text="latest revision")
+
+    class Meta:
+        ordering = ["assignment", "item_id", "question"]
+        constraints = [models.UniqueConstraint(fields=["assignment", "item_id", "question"],
+                                               name="characterisation_answer_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} {self.question_id}: {'yes' if self.answer else 'no'}"
+
+
+class CharacterisationRevision(models.Model):
+    """Every submission that changed an answer: who, when, the old and the new value."""
+
+    answer = models.ForeignKey(CharacterisationAnswer, on_delete=models.PROTECT, related_name="revisions")
+    number = models.PositiveIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    old = models.BooleanField(null=True, blank=True, help_text="the answer before (none on the first)")
+    new = models.BooleanField()
+    source = models.CharField(max_length=10, default="web", help_text="web or api")
+
+    class Meta:
+        ordering = ["answer", "number"]
+        constraints = [models.UniqueConstraint(fields=["answer", "number"], name="characterisation_revision_unique")]
+
+    def __str__(self) -> str:
+        return f"revision {self.number} of {self.answer_id}"

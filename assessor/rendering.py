@@ -218,6 +218,19 @@ def judging_safe_many(htmls: Sequence[str], *, collection_pk: int | None) -> lis
     return _through_cache(htmls, **_judging_options(collection_pk))[0]
 
 
+def judging_safe_fragments(fragments: dict[str, tuple[str, list[str]]], *, collection_pk: int | None
+                           ) -> dict[str, str]:
+    """Every fragment of a judging page (selectors.judging_fragments: name -> (html, formula ids to highlight)),
+    sanitized together (one cache round trip) with its formulas highlighted; empty ones stay empty."""
+    wanted = [name for name, (html, _marks) in fragments.items() if html]
+    safe = dict.fromkeys(fragments, "")
+    for name, html in zip(wanted, judging_safe_many([fragments[name][0] for name in wanted],
+                                                    collection_pk=collection_pk), strict=True):
+        marks = fragments[name][1]
+        safe[name] = highlight(html, marks) if marks else html
+    return safe
+
+
 def judging_safe_warm(htmls: Iterable[str], *, collection_pk: int | None) -> int:
     """Puts the judging page's sanitized form of each fragment in the cache, under the key the page reads, unless it
     is there already, WARM_BATCH fragments per cache round trip. Returns how many were sanitized."""

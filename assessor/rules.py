@@ -1,11 +1,16 @@
-"""What a judgment and an assignment may hold: a grade with its comment, an assignment's kind and round. One
-function per rule, whatever the way in: the judging page and the API (through judgment_submit), the assignments page
-and assign_topics (through assignments_create), and import_judgments line by line."""
+"""What a judgment and an assignment may hold: a grade with its comment, an assignment's kind and round, a
+characterisation's questions, sample sizes and yes/no answers. One function per rule, whatever the way in: the judging
+page and the API (through judgment_submit), the assignments page and assign_topics (through assignments_create),
+import_judgments line by line, and the characterisation page, API and command (through the characterisation
+services)."""
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping
 
 from core.errors import InputError
 
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
+from .models import GRADES_NEEDING_COMMENT, Assignment, CharacterisationQuestion, Grade
 
 MAX_COMMENT = 5000
 ROUND_MAX = 2**31 - 1  # Assignment.round's column
@@ -29,7 +34,7 @@ def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
     """An assignment's kind and round as stored: training rounds count from 1 (1 when none is given), the other
     kinds have round 0. InputError for an unknown kind or a round that does not fit it."""
     if kind not in Assignment.Kind.values:
-        raise InputError(f"unknown kind '{kind}': use official, training or dual")
+        raise InputError(f"unknown kind '{kind}': use official, training, dual or characterisation")
     if kind == Assignment.Kind.TRAINING:
         round_ = 1 if round_ is None else round_
         if not 1 <= round_ <= ROUND_MAX:
@@ -38,3 +43,112 @@ def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
     if round_:
         raise InputError(f"a round is given for training assignments only, not for {kind}")
     return kind, 0
+
+
+def graded_kind(kind: str) -> None:
+    """InputError for grades given to an assignment of a kind that takes none (characterisation: yes/no answers)."""
+    if kind == Assignment.Kind.CHARACTERISATION:
+        raise InputError("a characterisation assignment is answered with its yes/no questions, not graded")
+
+
+# -- characterisation (docs/judging.md, "Characterising answers")
+
+LABEL_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
+LABEL_MAX = CharacterisationQuestion._meta.get_field("label").max_length or 16
+QUESTION_MAX = CharacterisationQuestion._meta.get_field("text").max_length or 500
+SAMPLE_MAX = 1000  # items of one topic's sample: more than any pool an assessor reads through
+YES = frozenset({"yes", "y", "true", "1"})
+NO = frozenset({"no", "n", "false", "0"})
+
+
+def question_problems(label: str, text: str) -> list[str]:
+    """What is wrong with a question's label and text (nothing: an empty list). The label names the question in
+    reports and in `evaluate` output (char:LABEL), so it is a short word."""
+    problems = []
+    if not LABEL_PATTERN.fullmatch(label) or len(label) > LABEL_MAX:
+        problems.append(f"label '{label[:40]}' must be 1 to {LABEL_MAX} letters, digits, '-' or '_' (say MG)")
+    if not text.strip():
+        problems.append(f"question {label or '(no label)'} has no text")
+    elif len(text) > QUESTION_MAX:
+        problems.append(f"question {label} is longer than {QUESTION_MAX} characters")
+    if "\x00" in text:
+        problems.append(f"question {label} contains a NUL character (\\x00): remove it")
+    return problems
+
+
+def sample_size(size: int, topic_id: str = "") -> int:
+    """A sample size as kept: 1 to SAMPLE_MAX items; InputError otherwise."""
+    if not 1 <= size <= SAMPLE_MAX:
+        where = f"topic {topic_id}: " if topic_id else ""
+        raise InputError(f"{where}a sample is 1 to {SAMPLE_MAX} items, not {size}")
+    return size
+
+
+def yes_no(value: object, label: str) -> bool:
+    """An answer as kept: true for yes, false for no (yes/no, true/false, 1/0, any case); InputError otherwise."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in YES:
+        return True
+    if text in NO:
+        return False
+    raise InputError(f"question {label}: answer yes or no, not '{str(value)[:20]}'")
+
+
+def characterisation_answers(answers: Mapping[str, object], labels: set[str]) -> dict[str, bool]:
+    """The answers of one submission by question label, each yes (True) or no (False); InputError with every
+    problem: an unknown label, a value that is neither, no answer at all."""
+    problems, kept = [], {}
+    for label, value in answers.items():
+        if label not in labels:
+            problems.append(f"'{label[:40]}' is not a question of this campaign ({', '.join(sorted(labels))})")
+            continue
+        try:
+            kept[label] = yes_no(value, label)
+        except InputError as exc:
+            problems += exc.messages()
+    if not answers:
+        problems.append("no answer given")
+    if problems:
+        raise InputError(problems)
+    return kept
+
+
+def characterisation_sizes(topic_ids: list[str], size: int | None, sizes: Mapping[str, int]) -> dict[str, int]:
+    """Each assigned topic's sample size: its own (`sizes`) or the common one (`size`). InputError with every
+    problem: a topic without a size, a size for a topic that is not assigned, a size out of bounds."""
+    problems = [f"topic {topic_id}: a size is given for it but it is not one of the topics assigned"
+                for topic_id in sizes if topic_id not in topic_ids]
+    kept = {}
+    for topic_id in topic_ids:
+        chosen = sizes.get(topic_id, size)
+        if chosen is None:
+            problems.append(f"topic {topic_id}: no sample size (give one for every topic, or one for all)")
+            continue
+        try:
+            kept[topic_id] = sample_size(chosen, topic_id)
+        except InputError as exc:
+            problems += exc.messages()
+    if problems:
+        raise InputError(problems)
+    return kept
+
+
+def sizes_parse(text: str) -> dict[str, int]:
+    """Per-topic sample sizes written TOPIC=N, separated by spaces, commas or lines (the page's field, the command's
+    --size); InputError naming each piece that is not."""
+    sizes, problems = {}, []
+    for piece in re.split(r"[\s,]+", text.strip()):
+        if not piece:
+            continue
+        topic_id, _, number = piece.rpartition("=")
+        if not topic_id or not (number.isascii() and number.isdigit() and len(number) < 10):
+            problems.append(f"'{piece[:40]}' is not TOPIC=N (say A.301=10)")
+        elif topic_id in sizes:
+            problems.append(f"topic {topic_id} is given two sizes")
+        else:
+            sizes[topic_id] = int(number)
+    if problems:
+        raise InputError(problems)
+    return sizes

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 
 from core.permissions import is_organizer
 from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 
-from .models import Assignment, ItemVisit, Judgment
+from .models import Assignment, CharacterisationAnswer, ItemVisit, Judgment, SampleItem
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -30,10 +30,16 @@ def _subquery_count(queryset) -> Coalesce:
 
 def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, _Counts]]:
     """The one count of an assignment's progress: each annotated with `total` (the items of its topic's pool) and
-    `done` (the items it completed, ItemVisit.completed_at)."""
+    `done` (the items it completed, ItemVisit.completed_at); for a characterisation assignment, the items of its
+    sample and those with every question answered (SampleItem.completed_at)."""
     items = PoolItem.objects.filter(topic=OuterRef("topic")).values("topic")
     done = ItemVisit.objects.filter(assignment=OuterRef("pk"), completed_at__isnull=False).values("assignment")
-    return assignments.annotate(total=_subquery_count(items), done=_subquery_count(done))
+    sample = SampleItem.objects.filter(assignment=OuterRef("pk")).values("assignment")
+    characterising = Q(kind=Assignment.Kind.CHARACTERISATION)
+    return assignments.annotate(
+        total=Case(When(characterising, then=_subquery_count(sample)), default=_subquery_count(items)),
+        done=Case(When(characterising, then=_subquery_count(sample.filter(completed_at__isnull=False))),
+                  default=_subquery_count(done)))
 
 
 def assignment_list(*, user: User, campaign: Campaign | None = None, include_withdrawn: bool = False):
@@ -110,12 +116,14 @@ def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[Po
 
 
 def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
-    """Topic pk -> item ids with at least one judgment (any kind): what a pool rebuild must not lose."""
+    """Topic pk -> item ids with at least one judgment (any kind) or characterisation answer: what a pool rebuild
+    must not lose."""
     judged: dict[int, set[str]] = {}
-    rows = (Judgment.objects.filter(assignment__campaign=campaign)
-            .values_list("assignment__topic_id", "item_id").distinct())
-    for topic_pk, item_id in rows:
-        judged.setdefault(topic_pk, set()).add(item_id)
+    for model in (Judgment, CharacterisationAnswer):
+        rows = (model.objects.filter(assignment__campaign=campaign)
+                .values_list("assignment__topic_id", "item_id").distinct())
+        for topic_pk, item_id in rows:
+            judged.setdefault(topic_pk, set()).add(item_id)
     return judged
 
 

@@ -21,7 +21,7 @@ from pooling.models import Campaign, Collection, PoolItem, Topic
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
 from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
-from .rendering import collection_safe, highlight, judging_safe_many, thread_url
+from .rendering import collection_safe, judging_safe_fragments, thread_url
 from .stamps import item_stamp
 
 GRADE_MEANINGS: dict[str, dict[str, str]] = {
@@ -90,6 +90,8 @@ def home(request: HttpRequest) -> HttpResponse:
 def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
     assignment = _own_assignment(request, pk)
+    if assignment.kind == Assignment.Kind.CHARACTERISATION:  # its sample, with questions instead of grades
+        return redirect("assessor:characterise_continue", pk=pk)
     # A position past every item (or no number) continues from the start.
     after = request.GET.get("after", "")
     number = after.isascii() and after.isdigit() and len(after) <= 30
@@ -138,6 +140,8 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)
         if page is None:
             raise Http404("No such assignment or item")
+        if page.assignment.kind == Assignment.Kind.CHARACTERISATION:  # asked its questions, item by item
+            return redirect("assessor:characterise", pk=pk, number=0)
         if not page.assignment.read_only:
             services.item_visit(assignment=page.assignment, item_id=page.item.item_id)
         return _judge_page(request, page)
@@ -197,13 +201,7 @@ def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, 
     post = page.shown.post
     # Every fragment of collection HTML on the page, sanitized together (one cache round trip); sanitized ahead
     # when the topic was assigned (services.judging_cache_warm), a miss is sanitized here. Empty ones stay empty.
-    fragments = page.fragments
-    wanted = [name for name, (html, _marks) in fragments.items() if html]
-    safe = dict.fromkeys(fragments, "")
-    cleaned = judging_safe_many([fragments[name][0] for name in wanted], collection_pk=collection_pk)
-    for name, html in zip(wanted, cleaned, strict=True):
-        marks = fragments[name][1]
-        safe[name] = highlight(html, marks) if marks else html
+    safe = judging_safe_fragments(page.fragments, collection_pk=collection_pk)
     # A post is shown only from the campaign's collection: without one there is no post to link.
     post_url = thread_url(collection_pk) if collection_pk is not None else None
     task, read_only = campaign.task, assignment.read_only
@@ -336,16 +334,22 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
                                  back_url=reverse("assessor:campaign_assignments", args=[pk]),
                                  back_label="Back to the assignments")
     assignments = list(selectors.campaign_assignments(campaign=campaign))
-    # Who holds each topic already (open, closed or withdrawn), shown beside its box in the topic grid.
-    holders: dict[int, list[str]] = {}
-    for a in assignments:
-        if a.withdrawn_at is None:
-            holders.setdefault(a.topic_id, []).append(a.assessor.username)
+    holders = topic_holders(assignments)
     return render(request, "assessor/campaign_assignments.html", {
         "campaign": campaign, "form": form, "account_form": account_form, "assignments": assignments,
         "topic_boxes": [(box, topic, holders.get(topic.pk, []))
                         for box, topic in zip(form["topics"], topics, strict=True)],
     })
+
+
+def topic_holders(assignments) -> dict[int, list[str]]:
+    """Who holds each topic (topic pk -> usernames) among these assignments, withdrawn ones left out: shown beside
+    its box in a topic grid."""
+    holders: dict[int, list[str]] = {}
+    for a in assignments:
+        if a.withdrawn_at is None:
+            holders.setdefault(a.topic_id, []).append(a.assessor.username)
+    return holders
 
 
 def _assessor_choices():

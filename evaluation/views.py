@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from assessor.characterisation import characterisation_report
 from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
@@ -32,6 +33,7 @@ class Row:
     means: dict[str, float | None]
     topics: int
     per_topic: dict[str, dict[str, float | None]]
+    characterised: list[float | None] = field(default_factory=list)  # the leaderboard's MG, UI, ... columns
 
 
 def _finite(values: dict[str, float]) -> dict[str, float | None]:
@@ -77,12 +79,19 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         measure, extra = MEASURES[0], []
         evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
     counts = evaluation.topic_counts if evaluation else []
+    rows = scores_table(campaign=campaign, evaluation=evaluation) if evaluation else []
+    answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True) if evaluation else []
+    characterised = characterisation_report(campaign=campaign)
+    for row in rows + answer_rows:
+        found = characterised.of(row.name)
+        row.characterised = [found.fractions[label] if found else None for label in characterised.labels]
     context = {
         "campaign": campaign,
         "all_topics": all_topics,
         "evaluation": evaluation,
-        "rows": scores_table(campaign=campaign, evaluation=evaluation) if evaluation else [],
-        "answer_rows": scores_table(campaign=campaign, evaluation=evaluation, task3=True) if evaluation else [],
+        "rows": rows,
+        "answer_rows": answer_rows,
+        "characterised": characterised,
         "judgments": evaluation.judgments if evaluation else 0,
         "version": evaluation.version if evaluation else version,
         "topic_counts": counts,

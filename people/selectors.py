@@ -1,4 +1,5 @@
-"""The people page's reads: every account with its role, state and API token."""
+"""The people page's reads: every account with its role, state and API token; accounts named in a command or an
+API request."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,7 +13,20 @@ from django.db.models import Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from core.errors import InputError
 from core.permissions import ORGANIZERS
+
+
+def accounts_named(names: list[str]) -> list[User]:
+    """The accounts of these usernames, once each in the order given; InputError naming every one that does not
+    exist (accounts are created on the assignments or people page first)."""
+    wanted = list(dict.fromkeys(names))
+    found = {u.username: u for u in get_user_model().objects.filter(username__in=wanted)}
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        raise InputError([f"no account named '{name}': create it first (import_judgments and the assignments "
+                          "page create accounts)" for name in missing])
+    return [found[name] for name in wanted]
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ ASSESSOR_ROUTES = {
     "home", "assessor:home", "assessor:continue", "assessor:topic", "assessor:judge",
     "assessor:skip", "assessor:ahead", "assessor:shown", "assessor:thread", "password_change", "password_change_done",
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
+    "assessor:characterise_continue", "assessor:characterise", "characterisation-list", "characterisation-next",
 }
 # Django's admin checks is_staff in every view of its own (AdminSite.admin_view); the catch-all JSON 404 of /api/
 # (config/urls.py) has no name and answers 404 to everyone.
@@ -72,19 +73,22 @@ def _is_api(callback) -> bool:
 
 @pytest.fixture
 def world(answers, organizer, ada, bob):
-    """The first assessor (ada) has an assignment and a judgment of her own; the other (bob) has nothing in this
+    """The first assessor (ada) has an assignment and a judgment of her own (and a characterisation assignment); the
+    other (bob) has nothing in this
     collection; there is a run, a topic and a job."""
     assignment = assign(answers, ada, "A.1")
     item = PoolItem.objects.filter(topic=assignment.topic).order_by("position").first()
     services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, user=ada,
                              grades=[services.GradeInput(grade="2", comment=SECRET)])
+    services.questions_arqmath(campaign=answers)
+    sample = services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
     job = job_create(campaign=answers, user=organizer, params=PoolBuildParams(force=False))
     judgment = Judgment.objects.get(assignment=assignment)
     # The object each path parameter stands for, by the path segment before it.
     by_segment = {
         "campaigns": answers.pk, "jobs": job.pk, "collections": answers.collection_id, "assignments": assignment.pk,
         "judgments": judgment.pk, "runs": answers.runs.get().pk, "topics": assignment.topic_id, "posts": "11",
-        "items": item.position, "people": bob.pk,
+        "items": item.position, "people": bob.pk, "characterisations": sample.pk,
     }
     return {"by_segment": by_segment, "users": {"organizer": organizer, "assessor": ada, "other": bob}}
 

@@ -1,13 +1,22 @@
 """Writes of the judging app, by concern: assignments (and the judging cache warm-up), judgments (what was shown,
-submits with their revisions), imports (import_judgments), pools (every build or change of a campaign's pools, and
-its delete, told what is judged)."""
+submits with their revisions), characterisation (questions, samples, yes/no answers), imports (import_judgments),
+pools (every build or change of a campaign's pools, and its delete, told what is judged)."""
 from .assignments import (
     AssignResult,
     assignment_withdraw,
     assignments_create,
     campaign_rows_delete,
+    characterisation_assign,
     judging_cache_warm,
     topic_close,
+)
+from .characterisation import (
+    ARQMATH_QUESTIONS,
+    CharacteriseResult,
+    characterisation_submit,
+    question_add,
+    question_delete,
+    questions_arqmath,
 )
 from .imports import ImportResult, judgments_import
 from .judgments import (
@@ -25,8 +34,10 @@ from .judgments import (
 from .pools import campaign_delete, campaign_update, pools_rebuild, run_delete, run_replace
 
 __all__ = [
+    "ARQMATH_QUESTIONS",
     "MAX_ACTIVE_SECONDS",
     "AssignResult",
+    "CharacteriseResult",
     "GradeInput",
     "ImportResult",
     "SubmitResult",
@@ -35,6 +46,8 @@ __all__ = [
     "campaign_delete",
     "campaign_rows_delete",
     "campaign_update",
+    "characterisation_assign",
+    "characterisation_submit",
     "item_complete",
     "item_shown",
     "item_skip",
@@ -44,6 +57,9 @@ __all__ = [
     "judgment_submit",
     "judgments_import",
     "pools_rebuild",
+    "question_add",
+    "question_delete",
+    "questions_arqmath",
     "run_delete",
     "run_replace",
     "topic_close",

@@ -3,7 +3,7 @@ what goes with a deleted campaign."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -15,7 +15,17 @@ from core.errors import InputError, Problems
 from pooling.models import Campaign, Topic
 
 from .. import rendering, rules, selectors
-from ..models import Assignment, GoldJudgment, ItemVisit, Judgment, TrainingRound
+from ..models import (
+    Assignment,
+    CharacterisationAnswer,
+    CharacterisationQuestion,
+    GoldJudgment,
+    ItemVisit,
+    Judgment,
+    SampleItem,
+    TrainingRound,
+)
+from .characterisation import sample_plan, samples_create
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +40,17 @@ class AssignResult:
 @transaction.atomic
 def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_ids: Sequence[str],
                        kind: str = Assignment.Kind.OFFICIAL, round: int | None = None,
-                       user: User | None = None) -> AssignResult:
+                       user: User | None = None, sample_sizes: Mapping[str, int] | None = None) -> AssignResult:
     """Gives every listed topic to every listed assessor. Assigning twice is harmless (the existing assignment is
     reported, not duplicated). Rejected as a whole: unknown topics, a second official assessor for a topic, a
-    dual assignment for a topic nobody else judges officially."""
+    dual assignment for a topic nobody else judges officially. A characterisation assignment takes a sample of its
+    topic's pool, `sample_sizes[topic id]` items (services.characterisation.sample_plan); one that exists already
+    keeps its sample."""
     kind, round_ = rules.kind_and_round(kind, round)
+    if (kind == Assignment.Kind.CHARACTERISATION) != (sample_sizes is not None):
+        raise InputError("a characterisation assignment is made with a sample size (the Characterisation page, "
+                         "`characterise`), and only it" if sample_sizes is None else
+                         f"a sample size is for characterisation assignments, not for {kind}")
     if not assessors:
         raise InputError("no assessor given")
     if not topic_ids:
@@ -45,6 +61,10 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_i
         if topic_id not in topics:
             problems.add(None, f"topic '{topic_id}' is not a topic of campaign '{campaign.name}'")
     problems.raise_if_any()
+    plan = None
+    if sample_sizes is not None:
+        sizes = rules.characterisation_sizes(list(dict.fromkeys(topic_ids)), None, sample_sizes)
+        plan = sample_plan(campaign=campaign, topics=list(topics.values()), sizes=sizes)
 
     active = Assignment.objects.filter(topic__in=topics.values(), withdrawn_at__isnull=True)
     official = {a.topic_id: a for a in active.filter(kind=Assignment.Kind.OFFICIAL).select_related("assessor")}
@@ -92,6 +112,8 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_i
     try:
         with transaction.atomic():
             Assignment.objects.bulk_create(created)
+            if plan is not None:
+                samples_create(assignments=created, plan=plan)
             for assignment in revived:
                 assignment.save(update_fields=["withdrawn_at", "closed_at"])
     except IntegrityError:
@@ -101,6 +123,16 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_i
     if given and settings.JUDGING_CACHE_WARM:
         transaction.on_commit(lambda: _judging_cache_warm_enqueue([a.pk for a in given]))
     return AssignResult(created=given, existing=kept)
+
+
+def characterisation_assign(*, campaign: Campaign, assessors: Sequence[User], topic_ids: Sequence[str],
+                            size: int | None = None, sizes: Mapping[str, int] | None = None,
+                            user: User | None = None) -> AssignResult:
+    """Characterisation assignments (assignments_create): each topic's sample takes `sizes[topic id]` items, else
+    `size`."""
+    sample_sizes = rules.characterisation_sizes(list(dict.fromkeys(topic_ids)), size, sizes or {})
+    return assignments_create(campaign=campaign, assessors=assessors, topic_ids=topic_ids,
+                              kind=Assignment.Kind.CHARACTERISATION, user=user, sample_sizes=sample_sizes)
 
 
 def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
@@ -136,8 +168,9 @@ def assignment_withdraw(*, assignment: Assignment) -> str:
     """Takes a topic away from an assessor. An assignment with no work is deleted; one with judgments is kept,
     read-only, with all of them (nothing submitted is ever deleted). Returns "deleted" or "withdrawn"."""
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    if not assignment.judgments.exists():
+    if not assignment.judgments.exists() and not assignment.characterisations.exists():
         assignment.visits.all().delete()
+        assignment.sample.all().delete()
         assignment.delete()
         return "deleted"
     if assignment.withdrawn_at is None:
@@ -160,9 +193,12 @@ def campaign_rows_delete(*, campaign: Campaign) -> None:
     shown) and its training rounds go with it. Refused if any judgment exists: nothing an assessor submitted is
     ever deleted (campaign_delete checks first, under the campaign's lock; this is the check where the judgments
     live)."""
-    if Judgment.objects.filter(assignment__campaign=campaign).exists():
+    if (Judgment.objects.filter(assignment__campaign=campaign).exists()
+            or CharacterisationAnswer.objects.filter(assignment__campaign=campaign).exists()):
         raise InputError(f"campaign '{campaign.name}' has judgments and is kept: nothing an assessor submitted is "
                          "ever deleted")
+    SampleItem.objects.filter(assignment__campaign=campaign).delete()
+    CharacterisationQuestion.objects.filter(campaign=campaign).delete()
     GoldJudgment.objects.filter(round__campaign=campaign).delete()
     TrainingRound.objects.filter(campaign=campaign).delete()
     ItemVisit.objects.filter(assignment__campaign=campaign).delete()

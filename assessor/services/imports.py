@@ -46,6 +46,7 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list
         bad = bad or bool(wrong)
         try:
             kind, round_ = rules.kind_and_round(r.kind or Assignment.Kind.OFFICIAL, r.round)
+            rules.graded_kind(kind)
         except InputError as exc:
             problems.add_all(r.line, exc.messages())
             bad = True

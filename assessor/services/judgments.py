@@ -122,6 +122,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
                                 complete=receipt.complete, repeated=True)
     if assignment.read_only:
         raise InputError("this topic is closed: its judgments can no longer be changed")
+    rules.graded_kind(assignment.kind)
     item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
     instances = None
     if assignment.campaign.task == Campaign.Task.FORMULAS:

@@ -64,9 +64,9 @@ def test_a_round_for_another_kind_reads_the_same_in_the_command_the_page_and_the
     assert ROUND in unescape(page.content.decode())
     assert import_errors(tmp_path, "ada\tA.1\t10\t3\t\tofficial\t2") == [f"j.tsv:line 1: {ROUND}"]
     assert rejected("assign_topics", "--campaign", "answers", "--assessor", "ada", "--kind", "nightly",
-                    "A.1") == ["unknown kind 'nightly': use official, training or dual"]
+                    "A.1") == ["unknown kind 'nightly': use official, training, dual or characterisation"]
     assert import_errors(tmp_path, "ada\tA.1\t10\t3\t\tnightly") == [
-        "j.tsv:line 1: unknown kind 'nightly': use official, training or dual"]
+        "j.tsv:line 1: unknown kind 'nightly': use official, training, dual or characterisation"]
     assert not Assignment.objects.exists()
 
 

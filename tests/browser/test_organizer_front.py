@@ -61,10 +61,11 @@ def test_campaign_tabs_stay_on_one_line_and_show_the_active_one(page, live_serve
     log_in(page, live_server, "olga", "organizer-pass-1")
     for path, active in (("", "Runs and topics"), ("pools/", "Pools and planner"),
                          ("assignments/", "Assignments"), ("leaderboard/", "Qrels and leaderboard"),
-                         ("training/", "Training rounds"), ("progress/", "Progress")):
+                         ("training/", "Training rounds"), ("progress/", "Progress"),
+                         ("characterisation/", "Characterisation")):
         page.goto(f"{live_server.url}/campaigns/{infinity.pk}/{path}")
         tops = page.eval_on_selector_all(".tabs a", "links => links.map(a => a.getBoundingClientRect().top)")
-        assert len(tops) == 7 and len(set(tops)) == 1, (path, tops)      # one line at 1280 px
+        assert len(tops) == 8 and len(set(tops)) == 1, (path, tops)      # one line at 1280 px
         current = page.locator(".tabs a[aria-current=page]")
         assert current.count() == 1 and current.inner_text() == active
         weight = current.evaluate("a => getComputedStyle(a).fontWeight")

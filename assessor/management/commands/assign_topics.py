@@ -1,10 +1,9 @@
 """assign_topics --campaign NAME --assessor USER [--kind official|training|dual] [--round R] TOPIC...: SPEC 9."""
-from django.contrib.auth import get_user_model
 from django.template.defaultfilters import pluralize
 
 from assessor import services
 from core.commands import ServiceCommand
-from core.errors import InputError
+from people.selectors import accounts_named
 from pooling.selectors import campaign_named
 
 
@@ -21,13 +20,8 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
-        users = {u.username: u for u in get_user_model().objects.filter(username__in=o["assessor"])}
-        missing = [name for name in o["assessor"] if name not in users]
-        if missing:
-            raise InputError([f"no account named '{name}': create it first (import_judgments and the assignments "
-                              "page create accounts)" for name in missing])
-        result = services.assignments_create(campaign=campaign, assessors=[users[n] for n in dict.fromkeys(
-            o["assessor"])], topic_ids=o["topics"], kind=o["kind"], round=o["round"])
+        result = services.assignments_create(campaign=campaign, assessors=accounts_named(o["assessor"]),
+                                             topic_ids=o["topics"], kind=o["kind"], round=o["round"])
         for a in result.created:
             self.stdout.write(f"{a.topic.topic_id}\t{a.assessor.username}\t{a.kind}\tassigned")
         for a in result.existing:

@@ -1,15 +1,18 @@
 """evaluate --qrels FILE [--task answers|formulas] [--formula-index FILE...] [--all-topics] RUN...
-evaluate --campaign NAME [--all-topics]: SPEC 9; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and lo.
+evaluate --campaign NAME [--all-topics]: SPEC 9; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and lo;
+with characterised topics, rows run<TAB>char:LABEL<TAB>all<TAB>fraction at the end (docs/evaluation.md).
 evaluate ... [--relevance-level L] [--measures M...] [--ar-p1] [--significance FILE [--permutations N] [--seed S]
              [--baseline RUN]] [--ci] [--topic-info CSV --by COLUMN]: SPEC 9, docs/analysis.md.
 evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--bertscore-model DIR] [RUN...]: ARQMath-3
 Task 3 runs (issue 17)."""
 import os
 
+from assessor.characterisation import characterisation_report
 from core.commands import ServiceCommand
 from core.errors import InputError
 from evaluation import analysis, analysis_services, answers, services, topic_info
 from evaluation.answer_files import evaluate_answer_files
+from evaluation.characterisation import characterisation_lines
 from evaluation.prime import FIRST_RESULT, RELEVANCE_LEVEL, score_lines
 from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from pooling.selectors import campaign_named
@@ -108,6 +111,10 @@ class Command(ServiceCommand):
         for line in analysis_services.extra_lines(result, intervals=o["ci"], info=info, column=o["by"],
                                                   seed=o["seed"]):
             self.stdout.write(line, ending="")
+        if o["campaign"]:
+            # The characterised topics' yes fractions (ARQMath-3's MG and UI), docs/evaluation.md.
+            for line in characterisation_lines(characterisation_report(campaign=campaign)):
+                self.stdout.write(line, ending="")
 
     def _answers(self, o) -> None:
         if not (o["qrels"] and o["answer_ids"]) or o["campaign"] or o["task"] or o["formula_index"]:

@@ -1,0 +1,198 @@
+"""Writes of characterisation (docs/judging.md, "Characterising answers"): a campaign's yes/no questions, the sample
+of a characterisation assignment, and the assessors' answers with every revision."""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from core.errors import InputError
+from pooling.models import Campaign, PoolItem, Topic
+
+from .. import rules
+from ..models import (
+    Assignment,
+    CharacterisationAnswer,
+    CharacterisationQuestion,
+    CharacterisationRevision,
+    SampleItem,
+)
+
+# ARQMath-3's two questions, in its tables' order (MG, UI): what "Add ARQMath's questions" adds.
+ARQMATH_QUESTIONS = (
+    ("MG", "Was this answer machine-generated?"),
+    ("UI", "Does it contain information unrelated to the question?"),
+)
+
+
+# -- questions
+
+
+@transaction.atomic
+def question_add(*, campaign: Campaign, label: str, text: str) -> CharacterisationQuestion:
+    """Adds a yes/no question after the campaign's others. Items already answered in full are no longer complete
+    (the new question has no answer yet)."""
+    label, text = label.strip(), " ".join(text.split())
+    problems = rules.question_problems(label, text)
+    if campaign.task != Campaign.Task.ANSWERS:
+        problems.append(f"campaign '{campaign.name}' judges formulas: characterisation asks about answers")
+    if CharacterisationQuestion.objects.filter(campaign=campaign, label=label).exists():
+        problems.append(f"campaign '{campaign.name}' has a question labelled {label} already")
+    if problems:
+        raise InputError(problems)
+    last = CharacterisationQuestion.objects.filter(campaign=campaign).aggregate(n=Max("position"))["n"]
+    try:
+        with transaction.atomic():
+            question = CharacterisationQuestion.objects.create(campaign=campaign, label=label, text=text,
+                                                               position=0 if last is None else last + 1)
+    except IntegrityError:
+        raise InputError(f"a question labelled {label} was added meanwhile") from None
+    samples_recount(campaign=campaign)
+    return question
+
+
+@transaction.atomic
+def questions_arqmath(*, campaign: Campaign) -> list[CharacterisationQuestion]:
+    """Adds ARQMath-3's two questions (MG, UI) that the campaign does not have yet; returns those added."""
+    have = set(CharacterisationQuestion.objects.filter(campaign=campaign).values_list("label", flat=True))
+    return [question_add(campaign=campaign, label=label, text=text)
+            for label, text in ARQMATH_QUESTIONS if label not in have]
+
+
+@transaction.atomic
+def question_delete(*, question: CharacterisationQuestion) -> None:
+    """Deletes a question nobody has answered (an answer is never deleted); items may become complete."""
+    if question.answers.exists():
+        raise InputError(f"question {question.label} has answers and is kept: nothing an assessor submitted is ever "
+                         "deleted")
+    campaign = question.campaign
+    question.delete()
+    samples_recount(campaign=campaign)
+
+
+def samples_recount(*, campaign: Campaign) -> None:
+    """Marks each sample item of the campaign complete exactly when it has an answer to every question now (after
+    a question was added or deleted)."""
+    wanted = CharacterisationQuestion.objects.filter(campaign=campaign).count()
+    answered = {(a, item): n for a, item, n in CharacterisationAnswer.objects.filter(assignment__campaign=campaign)
+                .values_list("assignment_id", "item_id").annotate(n=Count("pk")).values_list("assignment_id",
+                                                                                              "item_id", "n")}
+    now, changed = timezone.now(), []
+    for sample in SampleItem.objects.filter(assignment__campaign=campaign):
+        complete = wanted > 0 and answered.get((sample.assignment_id, sample.item_id), 0) >= wanted
+        if complete != (sample.completed_at is not None):
+            sample.completed_at = now if complete else None
+            changed.append(sample)
+    SampleItem.objects.bulk_update(changed, ["completed_at"], batch_size=1000)
+
+
+# -- samples
+
+
+def sample_draw(*, item_ids: Iterable[str], size: int, seed: int, topic_id: str) -> list[str]:
+    """`size` of the item ids (all of them when there are fewer), drawn at random from the campaign's seed and the
+    topic's id: the same pool gives the same sample every time, to every assessor, and a larger sample holds the
+    smaller one."""
+    ordered = sorted(set(item_ids))
+    random.Random(f"characterisation {seed} {topic_id}").shuffle(ordered)
+    return ordered[:size]
+
+
+def sample_plan(*, campaign: Campaign, topics: Sequence[Topic], sizes: Mapping[str, int]) -> dict[int, list[str]]:
+    """Topic pk -> the item ids of its sample, in pool order (the pool's own seeded mix of Task 1 posts and Task 3
+    answers), for a characterisation assignment of each topic. InputError when the campaign cannot be characterised
+    (formulas, no question yet) or a topic has no pool."""
+    problems = []
+    if campaign.task != Campaign.Task.ANSWERS:
+        problems.append(f"campaign '{campaign.name}' judges formulas: characterisation asks about answers")
+    if not CharacterisationQuestion.objects.filter(campaign=campaign).exists():
+        problems.append(f"campaign '{campaign.name}' has no characterisation question yet: add them first (say "
+                        "ARQMath's two)")
+    pools: dict[int, dict[str, int]] = {}
+    for topic_pk, item_id, position in PoolItem.objects.filter(topic__in=topics).values_list(
+            "topic_id", "item_id", "position"):
+        pools.setdefault(topic_pk, {})[item_id] = position
+    for topic in topics:
+        if topic.pk not in pools:
+            problems.append(f"topic {topic.topic_id} has no pool items: build the pools first")
+    if problems:
+        raise InputError(problems)
+    plan = {}
+    for topic in topics:
+        pool = pools[topic.pk]
+        drawn = sample_draw(item_ids=pool, size=sizes[topic.topic_id], seed=campaign.seed, topic_id=topic.topic_id)
+        plan[topic.pk] = sorted(drawn, key=pool.__getitem__)
+    return plan
+
+
+def samples_create(*, assignments: Iterable[Assignment], plan: Mapping[int, list[str]]) -> int:
+    """Stores the planned sample of each new characterisation assignment's topic; returns how many items."""
+    rows = [SampleItem(assignment=a, item_id=item_id, number=n)
+            for a in assignments for n, item_id in enumerate(plan[a.topic_id])]
+    SampleItem.objects.bulk_create(rows, batch_size=5000)
+    return len(rows)
+
+
+# -- answers
+
+
+@dataclass
+class CharacteriseResult:
+    created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+    complete: bool = False
+
+
+@transaction.atomic
+def characterisation_submit(*, assignment_pk: int, item_id: str, answers: Mapping[str, object], user: User,
+                            source: str = "web") -> CharacteriseResult:
+    """Saves the assessor's yes/no answers (by question label) about one item of their sample. Some questions may
+    be left for later; the item is complete once every question has an answer. Resubmitting an answer changes
+    nothing; a different one is a new revision.
+
+    Assignment.DoesNotExist when the assignment is not the user's characterisation assignment, SampleItem.DoesNotExist
+    when the item is not in its sample (a 404 to the page and the API); InputError for answers refused or a closed
+    topic."""
+    # One submission of an assignment at a time (as judgment_submit): the completeness read below stays true.
+    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign")
+                  .get(pk=assignment_pk, assessor=user, kind=Assignment.Kind.CHARACTERISATION))
+    if assignment.read_only:
+        raise InputError("this topic is closed: its answers can no longer be changed")
+    sample = SampleItem.objects.get(assignment=assignment, item_id=item_id)
+    questions = {q.label: q for q in CharacterisationQuestion.objects.filter(campaign=assignment.campaign)}
+    given = rules.characterisation_answers(answers, set(questions))
+    now = timezone.now()
+    existing = {a.question_id: a for a in CharacterisationAnswer.objects.filter(assignment=assignment,
+                                                                                 item_id=item_id)}
+    result = CharacteriseResult()
+    revisions = []
+    for label, value in given.items():
+        question = questions[label]
+        answer = existing.get(question.pk)
+        if answer is None:
+            answer = CharacterisationAnswer.objects.create(assignment=assignment, item_id=item_id, question=question,
+                                                           answer=value, submitted_at=now, updated_at=now)
+            existing[question.pk] = answer
+            revisions.append(CharacterisationRevision(answer=answer, number=1, user=user, at=now, new=value,
+                                                      source=source))
+            result.created += 1
+        elif answer.answer == value:
+            result.unchanged += 1
+        else:
+            revisions.append(CharacterisationRevision(answer=answer, number=answer.revision + 1, user=user, at=now,
+                                                      old=answer.answer, new=value, source=source))
+            answer.answer, answer.revision, answer.updated_at = value, answer.revision + 1, now
+            answer.save(update_fields=["answer", "revision", "updated_at"])
+            result.revised += 1
+    CharacterisationRevision.objects.bulk_create(revisions)
+    result.complete = {q.pk for q in questions.values()} <= set(existing)
+    if result.complete and sample.completed_at is None:
+        sample.completed_at = now
+        sample.save(update_fields=["completed_at"])
+    return result
