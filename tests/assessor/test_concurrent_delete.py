@@ -9,8 +9,9 @@ from django.test import Client
 from django.urls import reverse
 
 from assessor import services
-from assessor.models import Judgment
+from assessor.models import Assignment, Judgment
 from pooling.models import Campaign
+from pooling.services import undo
 
 from .fixtures import assign
 
@@ -71,3 +72,43 @@ def test_a_delete_that_meets_a_submit_in_progress_waits_for_it_and_refuses(answe
     assert responses[0].status_code == 400
     assert "has judgments" in responses[0].content.decode()
     assert Campaign.objects.filter(pk=answers.pk).exists() and Judgment.objects.filter(assignment=a).count() == 1
+
+
+def test_a_submit_that_meets_a_delete_in_progress_waits_for_it_and_finds_no_assignment(answers, ada, monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("SKIPPED: concurrent writes need PostgreSQL")
+    a = assign(answers, ada, "A.1")
+    paused, go = threading.Event(), threading.Event()
+    contents = undo.campaign_contents
+
+    def hold(**kwargs):  # the delete stops here: the assignments deleted, not yet committed
+        paused.set()
+        go.wait(30)
+        return contents(**kwargs)
+
+    monkeypatch.setattr(undo, "campaign_contents", hold)
+    errors: list[Exception] = []
+
+    def run(target):
+        try:
+            target()
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    deleter = threading.Thread(target=run, args=(lambda: services.campaign_delete(campaign=answers),))
+    deleter.start()
+    assert paused.wait(30)
+    submitter = threading.Thread(target=run, args=(lambda: services.judgment_submit(
+        assignment_pk=a.pk, item_id="10", grades=[services.GradeInput("2")], user=ada),))
+    submitter.start()
+    for _ in range(300):  # the submit reaches the delete's lock and waits there
+        if _waiting_on_a_lock():
+            break
+        time.sleep(0.05)
+    go.set()
+    deleter.join(30)
+    submitter.join(30)
+    assert [type(e) for e in errors] == [Assignment.DoesNotExist]   # a 404 to the page and the API
+    assert not Campaign.objects.exists() and not Judgment.objects.exists()
