@@ -54,11 +54,17 @@ def account_create(*, username: str, organizer: bool = False) -> tuple[User, str
     return account, password
 
 
+def _check_may_act(*, account: User, by: User) -> None:
+    """Every action of the People page (deactivate, reactivate, reset, unlock, revoke) on a superuser's account is
+    for a superuser only: an organizer may not act on it."""
+    if account.is_superuser and not by.is_superuser:
+        raise InputError(f"{account.get_username()} is a superuser: only a superuser may change that account")
+
+
 def _check_may_change(*, account: User, by: User) -> None:
     if account.pk == by.pk:
         raise InputError("this is your own account: change your own password on the Password page")
-    if account.is_superuser and not by.is_superuser:
-        raise InputError(f"{account.get_username()} is a superuser: only a superuser may change that account")
+    _check_may_act(account=account, by=by)
 
 
 @transaction.atomic
@@ -93,13 +99,15 @@ def token_issue(*, user: User) -> Token:
 
 
 @transaction.atomic
-def token_revoke(*, account: User) -> bool:
+def token_revoke(*, account: User, by: User) -> bool:
     """Deletes the account's API token; True if it had one. The account may ask /api/token/ for a new one."""
+    _check_may_act(account=account, by=by)
     deleted, _ = Token.objects.filter(user=account).delete()
     return deleted > 0
 
 
-def account_unlock(*, account: User) -> int:
+def account_unlock(*, account: User, by: User) -> int:
     """Forgets the account's failed logins (django-axes' records of its name), so it may log in at once; an address
     locked by failures stays locked until its cool-off ends (docs/accounts.md). Returns how many records went."""
+    _check_may_act(account=account, by=by)
     return axes_reset(username=account.get_username())

@@ -70,10 +70,10 @@ def person_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             return password_once(request, account=account, password=password, done="given a new password",
                                  back_url=reverse("people:list"), back_label="Back to People")
         if action == "unlock":
-            services.account_unlock(account=account)
+            services.account_unlock(account=account, by=by)
             messages.info(request, f"{name} unlocked.")
         elif action == "revoke":
-            had = services.token_revoke(account=account)
+            had = services.token_revoke(account=account, by=by)
             messages.info(request, f"{name}'s API token revoked." if had else f"{name} had no API token.")
         else:
             services.account_set_active(account=account, active=action == "reactivate", by=by)

@@ -193,6 +193,10 @@ def campaign_rows_delete(*, campaign: Campaign) -> None:
     shown) and its training rounds go with it. Refused if any judgment exists: nothing an assessor submitted is
     ever deleted (campaign_delete checks first, under the campaign's lock; this is the check where the judgments
     live)."""
+    # A submit locks its assignment's row first (judgment_submit, characterisation_submit): with every assignment of
+    # the campaign locked here, the check below waits for a submit in progress and sees its judgment, and a later
+    # submit waits for this delete and finds its assignment gone (a 404), never a half-deleted campaign.
+    list(Assignment.objects.select_for_update().filter(campaign=campaign).values_list("pk", flat=True))
     if (Judgment.objects.filter(assignment__campaign=campaign).exists()
             or CharacterisationAnswer.objects.filter(assignment__campaign=campaign).exists()):
         raise InputError(f"campaign '{campaign.name}' has judgments and is kept: nothing an assessor submitted is "

@@ -44,8 +44,11 @@ def item_shown(*, assignment: Assignment, item_id: str, at: datetime) -> None:
     ItemVisit.objects.filter(assignment=assignment, item_id=item_id, first_shown_at__gt=at).update(first_shown_at=at)
 
 
+@transaction.atomic
 def item_skip(*, assignment: Assignment, item_id: str) -> None:
-    """Puts an unjudged item at the back of the queue: "next item" offers it again once the others are done."""
+    """Puts an unjudged item at the back of the queue: "next item" offers it again once the others are done. The
+    visit and its skip are written together, under the assignment's lock that judgment_submit takes."""
+    Assignment.objects.select_for_update().filter(pk=assignment.pk).exists()
     item_visit(assignment=assignment, item_id=item_id)
     ItemVisit.objects.filter(assignment=assignment, item_id=item_id).update(skipped_at=timezone.now())
 

@@ -202,6 +202,18 @@ def test_next_item_follows_display_order_and_offers_skipped_items_last(answers, 
     assert selectors.assignment_progress(assignment=a).done == 3
 
 
+def test_a_skip_that_fails_half_way_records_nothing(answers, ada, monkeypatch):
+    a = assign(answers, ada, "A.1")
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr("django.db.models.query.QuerySet.update", fail)
+    with pytest.raises(RuntimeError):
+        services.item_skip(assignment=a, item_id="10")
+    assert not ItemVisit.objects.exists()   # no visit without its skip: both writes or neither
+
+
 def test_a_formula_is_complete_when_every_selected_instance_is_graded(formulas, ada):
     a = assign(formulas, ada, "B.1")
     visual = item(formulas, "B.1", "100")

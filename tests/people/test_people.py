@@ -114,6 +114,17 @@ def test_an_organizer_cannot_lock_themselves_out_or_take_over_a_superuser(client
     assert organizer.is_active and root.check_password("root-pass-1")
 
 
+@pytest.mark.parametrize("action", ["deactivate", "reactivate", "reset", "unlock", "revoke"])
+def test_an_organizer_may_do_nothing_to_a_superusers_account(client, organizer, django_user_model, action):
+    root = django_user_model.objects.create_superuser("root", password="root-pass-1")
+    token = Token.objects.create(user=root)
+    client.force_login(organizer)
+    response = client.post(f"/people/{root.pk}/{action}/", follow=True)
+    assert "root is a superuser: only a superuser may change that account" in response.content.decode()
+    root.refresh_from_db()
+    assert root.is_active and root.check_password("root-pass-1") and Token.objects.filter(key=token.key).exists()
+
+
 def test_an_assessor_changes_their_own_password(client, assessor_user):
     client.force_login(assessor_user)
     page = client.get("/password/")
