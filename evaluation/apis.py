@@ -130,8 +130,8 @@ class EvaluationApi(APIView):
                     OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
                                                                              "(nDCG@10, AP(rel=1), ...); repeatable")],
         responses={200: EvaluationSerializer, (200, "text/tab-separated-values"): OpenApiResponse(
-            response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate --campaign` writes it "
-                                                 "(char:MG and char:UI rows last)")})
+            response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate --campaign` "
+                                                 "writes it (char:MG and char:UI rows last)")})
     def get(self, request, pk: int):
         """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
         fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO;

@@ -148,8 +148,8 @@ def results_latex(rows: Sequence[ResultRow], *, caption: str) -> str:
         cells += [format_value(row.characterised[label]) for label in labels]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", "", r"\smallskip", "",
-              rf"{{\footnotesize Baselines in parentheses. P: primary run; M: manual run. Best of each measure in bold; "
-              rf"$\dagger$: significantly below that column's best run (paired randomization test, Holm's "
+              rf"{{\footnotesize Baselines in parentheses. P: primary run; M: manual run. Best of each measure in "
+              rf"bold; $\dagger$: significantly below that column's best run (paired randomization test, Holm's "
               rf"correction, $p < {ALPHA}$)."
               + (f" {latex_escape(', '.join(labels))}: share of the run's characterised answers marked yes."
                  if labels else "") + "}", r"\end{table}", ""]
