@@ -99,6 +99,11 @@ class CharacterisationReport:
     def of(self, run: str) -> RunCharacterisation | None:
         return next((r for r in self.runs if r.run == run), None)
 
+    def fractions_of(self, run: str) -> dict[str, float | None]:
+        """label -> the run's fraction (None: none of its items characterised, or no such run), every question."""
+        found = self.of(run)
+        return {label: found.fractions[label] if found else None for label in self.labels}
+
 
 def characterisation_report(*, campaign: Campaign) -> CharacterisationReport:
     """Per run and question: of the run's pool items (those it contributed within its pool depth, the pool's

@@ -9,14 +9,29 @@ from django.db import transaction
 
 from pooling.models import Campaign, PoolItem
 
-from .models import Assignment, GoldJudgment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
-from .services import GradeInput, assignments_create, judgment_submit
+from .models import (
+    Assignment,
+    CharacterisationAnswer,
+    CharacterisationQuestion,
+    CharacterisationRevision,
+    GoldJudgment,
+    ItemVisit,
+    Judgment,
+    JudgmentRevision,
+    SampleItem,
+    TrainingRound,
+)
+from .services import GradeInput, assignments_create, characterisation_assign, judgment_submit, questions_arqmath
 
 # Items of the training round and of the dual topic the demo assessors have judged already, so that the agreement
 # dashboard, the disagreement review and the progress page have something to show.
 DEMO_JUDGED = 24
 # How likely each demo assessor is to give an item its "true" grade (the others are one grade off, or SF/DK).
 DEMO_CARE = (0.8, 0.6, 0.45)
+
+# The answers campaign's characterisation (docs/judging.md): ARQMath-3's two questions and a sample of this many
+# items of the topic at this position for this assessor (index), left for them to answer.
+DEMO_CHARACTERISATION = (0, 0, 5)
 
 # Per task: (assessor index, kind, round, topic positions in the topic file).
 PLAN: dict[str, list[tuple[int, str, int | None, list[int]]]] = {
@@ -57,6 +72,21 @@ def demo_assign(*, campaigns: dict[str, Campaign], assessors: list, say: Callabl
         if task == Campaign.Task.ANSWERS:
             judged = _demo_judge(created, assessors)
             say(f"campaign '{campaign.name}': {judged} demo judgments of the training round and the dual topic")
+            _demo_characterisation(campaign, topic_ids, assessors, say)
+
+
+def _demo_characterisation(campaign: Campaign, topic_ids: list[str], assessors: list,
+                           say: Callable[[str], None]) -> None:
+    """ARQMath-3's questions (MG, UI) and one characterisation assignment with a small sample, in a campaign the demo
+    has just made (demo_assign's rule)."""
+    index, position, size = DEMO_CHARACTERISATION
+    if index >= len(assessors) or position >= len(topic_ids):
+        return
+    added = questions_arqmath(campaign=campaign)
+    result = characterisation_assign(campaign=campaign, assessors=[assessors[index]], topic_ids=[topic_ids[position]],
+                                     size=size)
+    say(f"campaign '{campaign.name}': {len(added)} characterisation questions, {len(result.created)} "
+        f"characterisation assignment of {size} answers (topic {topic_ids[position]})")
 
 
 def _demo_grade(rng: random.Random, truth: int, care: float) -> GradeInput:
@@ -95,4 +125,8 @@ def demo_delete(*, campaigns: list[Campaign]) -> None:
     JudgmentRevision.objects.filter(judgment__assignment__campaign__in=campaigns).delete()
     Judgment.objects.filter(assignment__campaign__in=campaigns).delete()
     ItemVisit.objects.filter(assignment__campaign__in=campaigns).delete()
+    CharacterisationRevision.objects.filter(answer__assignment__campaign__in=campaigns).delete()
+    CharacterisationAnswer.objects.filter(assignment__campaign__in=campaigns).delete()
+    SampleItem.objects.filter(assignment__campaign__in=campaigns).delete()
+    CharacterisationQuestion.objects.filter(campaign__in=campaigns).delete()
     Assignment.objects.filter(campaign__in=campaigns).delete()

@@ -10,6 +10,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assessor.characterisation import characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from core.errors import InputError
@@ -18,6 +19,7 @@ from pooling.models import Campaign
 from . import board, selectors, services, topic_info
 from .analysis import Comparison
 from .answers import TASK3_REPORTED
+from .characterisation import characterisation_lines
 from .prime import MEASURES, REPORTED, score_lines
 from .services import Evaluation
 from .views import scores_table
@@ -63,6 +65,13 @@ class QrelsApi(APIView):
         return response
 
 
+def _characterisation() -> serializers.DictField:
+    return serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="question label (MG, UI, ...) -> the share of the run's characterised answers marked yes, null when "
+                  "none of them was characterised; every question of the campaign (docs/evaluation.md)")
+
+
 class RunScoresSerializer(serializers.Serializer):
     run = serializers.CharField()
     kind = serializers.CharField()
@@ -72,6 +81,7 @@ class RunScoresSerializer(serializers.Serializer):
     unjudged_10 = serializers.FloatField(allow_null=True)
     measures = serializers.DictField(child=serializers.FloatField(allow_null=True), required=False,
                                      help_text="the means of the measures asked for by `measure`, by name")
+    characterisation = _characterisation()
     topics = serializers.IntegerField()
     per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
 
@@ -82,6 +92,7 @@ class AnswerRunScoresSerializer(serializers.Serializer):
     ar = serializers.FloatField(allow_null=True, help_text="average relevance of the run's answers")
     p1 = serializers.FloatField(allow_null=True, help_text="share of answers of grade 2 or 3")
     lo = serializers.FloatField(allow_null=True, help_text="lexical overlap with the other teams' relevant answers")
+    characterisation = _characterisation()
     topics = serializers.IntegerField()
     per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
 
@@ -119,26 +130,31 @@ class EvaluationApi(APIView):
                     OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
                                                                              "(nDCG@10, AP(rel=1), ...); repeatable")],
         responses={200: EvaluationSerializer, (200, "text/tab-separated-values"): OpenApiResponse(
-            response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate` writes it")})
+            response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate --campaign` "
+                                                 "writes it (char:MG and char:UI rows last)")})
     def get(self, request, pk: int):
         """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
-        fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO);
-        recomputed once after each change of the judgments. 400 before the first official judgment."""
+        fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO;
+        each run's characterisation fractions, MG and UI); recomputed once after each change of the judgments. 400
+        before the first official judgment."""
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = flag(request.query_params.get("all_topics"))
         per_topic = flag(request.query_params.get("per_topic"))
         asked = [name for name in request.query_params.getlist("measure") if name.strip()]
         evaluation = _scores(campaign, all_topics, asked)
+        characterised = characterisation_report(campaign=campaign)
         if request.accepted_renderer.format == "tsv":
             return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
                             + "".join(score_lines(evaluation.answer_runs, per_topic=per_topic,
-                                                  measures=TASK3_REPORTED)))
+                                                  measures=TASK3_REPORTED))
+                            + "".join(characterisation_lines(characterised)))
         extra = [name for name in evaluation.measures if name not in REPORTED]
 
         def described(task3: bool) -> list[dict]:
             reported = TASK3_REPORTED if task3 else REPORTED
             return [{"run": row.name, "kind": row.kind, **{m: row.means.get(m) for m in reported},
                      **({"measures": {m: row.means[m] for m in extra}} if extra and not task3 else {}),
+                     "characterisation": characterised.fractions_of(row.name),
                      "topics": row.topics, **({"per_topic": row.per_topic} if per_topic else {})}
                     for row in scores_table(campaign=campaign, evaluation=evaluation, task3=task3)]
 

@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from assessor.characterisation import characterisation_report
 from assessor.progress import ProgressRow, progress_report
 from core.downloads import spreadsheet_safe
 from core.errors import InputError
@@ -37,6 +38,7 @@ class ResultRow:
     data: str
     values: dict[str, float | None]
     below_best: dict[str, bool] = field(default_factory=dict)  # significantly below the column's best run
+    characterised: dict[str, float | None] = field(default_factory=dict)  # MG, UI, ...: every question's fraction
 
 
 @dataclass
@@ -55,15 +57,18 @@ def _finite(value: float) -> float | None:
 def results_rows(*, campaign: Campaign, evaluation: services.Evaluation) -> list[ResultRow]:
     """The evaluation's runs in the overviews' order: baselines first, then teams by their best primary run (their
     best run when none is primary), within a team primary runs first, each group best first, by the first measure.
-    A value is marked when the run is significantly below that column's best run (randomization test, Holm)."""
+    A value is marked when the run is significantly below that column's best run (randomization test, Holm). When
+    the campaign has characterisation questions, each row has their fractions (MG, UI: docs/evaluation.md)."""
     facts = {run.name: run for run in Run.objects.filter(campaign=campaign)}
+    characterised = characterisation_report(campaign=campaign)
     rows = []
     for scores in evaluation.runs:
         run = facts.get(scores.name)
         rows.append(ResultRow(team=run_team(run) if run else scores.name, run=scores.name,
                               baseline=bool(run and run.baseline), primary=not (run and run.alternate),
                               manual=bool(run and run.manual), data=run.data_used if run else "",
-                              values={m: _finite(scores.means[m]) for m in MEASURES}))
+                              values={m: _finite(scores.means[m]) for m in MEASURES},
+                              characterised=characterised.fractions_of(scores.name)))
     first = MEASURES[0]
 
     def score(row: ResultRow) -> float:
@@ -118,11 +123,18 @@ def latex_escape(text: str) -> str:
     return re.sub(r"[&%$#_{}~^\\]", lambda match: _LATEX[match.group()], text)
 
 
+def _labels(rows: Sequence[ResultRow]) -> list[str]:
+    """The characterisation questions' labels (MG, UI, ...), columns after the measures; none without questions."""
+    return list(rows[0].characterised) if rows else []
+
+
 def results_latex(rows: Sequence[ResultRow], *, caption: str) -> str:
     best = {m: max((v for r in rows if (v := r.values[m]) is not None), default=None) for m in MEASURES}
+    labels = _labels(rows)
     lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
-             r"\begin{tabular}{llcccccc}", r"\toprule",
-             "Team & Run & Data & P & M & " + " & ".join(HEADINGS[m] for m in MEASURES) + r" \\", r"\midrule"]
+             rf"\begin{{tabular}}{{llccc{'c' * (len(MEASURES) + len(labels))}}}", r"\toprule",
+             "Team & Run & Data & P & M & " + " & ".join([*(HEADINGS[m] for m in MEASURES), *map(latex_escape, labels)])
+             + r" \\", r"\midrule"]
     for i, row in enumerate(rows):
         if i and rows[i - 1].baseline and not row.baseline:
             lines.append(r"\midrule")
@@ -133,11 +145,14 @@ def results_latex(rows: Sequence[ResultRow], *, caption: str) -> str:
             value = format_value(row.values[m])
             value = rf"\textbf{{{value}}}" if row.values[m] is not None and row.values[m] == best[m] else value
             cells.append(value + (r"$^\dagger$" if row.below_best.get(m) else ""))
+        cells += [format_value(row.characterised[label]) for label in labels]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", "", r"\smallskip", "",
-              rf"{{\footnotesize Baselines in parentheses. P: primary run; M: manual run. Best of each column in bold; "
-              rf"$\dagger$: significantly below that column's best run (paired randomization test, Holm's "
-              rf"correction, $p < {ALPHA}$).}}", r"\end{table}", ""]
+              rf"{{\footnotesize Baselines in parentheses. P: primary run; M: manual run. Best of each measure in "
+              rf"bold; $\dagger$: significantly below that column's best run (paired randomization test, Holm's "
+              rf"correction, $p < {ALPHA}$)."
+              + (f" {latex_escape(', '.join(labels))}: share of the run's characterised answers marked yes."
+                 if labels else "") + "}", r"\end{table}", ""]
     return "\n".join(lines)
 
 
@@ -159,11 +174,13 @@ def assessment_latex(rows: Sequence[AssessmentRow], total: AssessmentRow, *, cap
 def results_csv(rows: Sequence[ResultRow]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["team", "run", "baseline", "primary", "manual", "data", *MEASURES,
+    labels = _labels(rows)
+    writer.writerow(["team", "run", "baseline", "primary", "manual", "data", *MEASURES, *map(_cell, labels),
                      *(f"{m}_below_best" for m in MEASURES)])
     for row in rows:
         writer.writerow([_cell(row.team), _cell(row.run), int(row.baseline), int(row.primary), int(row.manual),
                          row.data, *(format_value(row.values[m]) for m in MEASURES),
+                         *(format_value(row.characterised[label]) for label in labels),
                          *(int(row.below_best.get(m, False)) for m in MEASURES)])
     return out.getvalue()
 

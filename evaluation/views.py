@@ -83,8 +83,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True) if evaluation else []
     characterised = characterisation_report(campaign=campaign)
     for row in rows + answer_rows:
-        found = characterised.of(row.name)
-        row.characterised = [found.fractions[label] if found else None for label in characterised.labels]
+        row.characterised = list(characterised.fractions_of(row.name).values())
     context = {
         "campaign": campaign,
         "all_topics": all_topics,
@@ -168,16 +167,19 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     tables: list[tuple[str, tuple[str, ...], list[Row]]] = [
         ("run", REPORTED, scores_table(campaign=campaign, evaluation=evaluation))]
     answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True)
+    characterised = characterisation_report(campaign=campaign)  # MG, UI, ...: every question, after topics
     if answer_rows:  # an answers campaign's ARQMath-3 Task 3 runs: a second table below the first
         tables.append(("task3_run", TASK3_REPORTED, answer_rows))
     for n, (first, measures, rows) in enumerate(tables):
         if n:
             writer.writerow([])
-        writer.writerow([first, "kind", "manual", "baseline", *measures, "topics"])
+        writer.writerow([first, "kind", "manual", "baseline", *measures, "topics",
+                         *map(spreadsheet_safe, characterised.labels)])
         for row in rows:
             writer.writerow([spreadsheet_safe(row.name), row.kind, int(bool(row.run and row.run.manual)),
                              int(bool(row.run and row.run.baseline)),
-                             *[format_value(row.means.get(c)) for c in measures], row.topics])
+                             *[format_value(row.means.get(c)) for c in measures], row.topics,
+                             *map(format_value, characterised.fractions_of(row.name).values())])
     return response
 
 

@@ -136,3 +136,50 @@ def test_task3_answers_are_sampled_shown_blind_and_reported_per_run(task3, ada, 
     row = table[table.index('data-run="team-task3-gpt-auto-both-generate-P"'):]
     row = row[:row.index("</tr>")]
     assert ">MG</th>" in table and '<td class="num characterised" data-value="1.0">1.0000</td>' in row
+
+
+@pytest.fixture
+def scored(characterised, ada):
+    official = assign(characterised, ada, "A.1")
+    services.judgment_submit(assignment_pk=official.pk, item_id="10", user=ada,
+                             grades=[services.GradeInput(grade="3")])
+    return characterised
+
+
+def test_the_csv_download_and_the_api_give_every_runs_fractions(scored, client, organizer):
+    client.force_login(organizer)
+    csv = client.get(f"/campaigns/{scored.pk}/leaderboard.csv").content.decode().splitlines()
+    assert csv[0].endswith(",unjudged_10,topics,MG,UI")
+    rows = {line.split(",")[0]: line.split(",")[-2:] for line in csv[1:]}
+    assert rows == {"r1": ["0.2500", "0.0000"], "r2": ["1.0000", "1.0000"], "r3": ["n/a", "n/a"]}
+    data = client.get(f"/api/campaigns/{scored.pk}/evaluation/").json()
+    assert {run["run"]: run["characterisation"] for run in data["runs"]} == {
+        "r1": {"MG": 0.25, "UI": 0.0}, "r2": {"MG": 1.0, "UI": 1.0}, "r3": {"MG": None, "UI": None}}
+    tsv = client.get(f"/api/campaigns/{scored.pk}/evaluation/", HTTP_ACCEPT="text/tab-separated-values")
+    assert tsv.content.decode().splitlines()[-6:] == [
+        "r1\tchar:MG\tall\t0.2500", "r1\tchar:UI\tall\t0.0000", "r2\tchar:MG\tall\t1.0000",
+        "r2\tchar:UI\tall\t1.0000", "r3\tchar:MG\tall\tn/a", "r3\tchar:UI\tall\tn/a"]
+
+
+def test_the_report_tables_have_the_questions_after_the_measures(scored):
+    csv, _ = command_output("report", "--campaign", "chars", "--format", "csv", "--table", "results")
+    header, *lines = csv.splitlines()
+    assert header.split(",")[6:11] == ["ndcg_prime", "map_prime", "p10_prime", "MG", "UI"]
+    assert {line.split(",")[1]: line.split(",")[9:11] for line in lines} == {
+        "r1": ["0.2500", "0.0000"], "r2": ["1.0000", "1.0000"], "r3": ["n/a", "n/a"]}
+    latex, _ = command_output("report", "--campaign", "chars", "--format", "latex", "--table", "results")
+    assert "\\begin{tabular}{llcccccccc}" in latex and "P$'$@10 & MG & UI \\\\" in latex
+    r2 = next(line for line in latex.splitlines() if " & r2 & " in line)
+    assert r2.endswith(" & 1.0000 & 1.0000 \\\\") and "MG, UI: share of the run's characterised answers" in latex
+
+
+def test_no_question_no_column_in_the_csv_and_the_report(scored, client, organizer):
+    CharacterisationRevision.objects.all().delete()
+    CharacterisationAnswer.objects.all().delete()
+    scored.characterisation_questions.all().delete()
+    client.force_login(organizer)
+    assert client.get(f"/campaigns/{scored.pk}/leaderboard.csv").content.decode().splitlines()[0].endswith(",topics")
+    data = client.get(f"/api/campaigns/{scored.pk}/evaluation/").json()
+    assert data["runs"][0]["characterisation"] == {}
+    csv, _ = command_output("report", "--campaign", "chars", "--format", "csv", "--table", "results")
+    assert csv.splitlines()[0].split(",")[8:10] == ["p10_prime", "ndcg_prime_below_best"]

@@ -8,9 +8,18 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 
-from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
+from assessor.models import (
+    Assignment,
+    CharacterisationAnswer,
+    CharacterisationQuestion,
+    ItemVisit,
+    Judgment,
+    JudgmentRevision,
+    SampleItem,
+    TrainingRound,
+)
 from assessor.rounds import training_round_create
-from assessor.services import GradeInput, assignment_withdraw, judgment_submit
+from assessor.services import GradeInput, assignment_withdraw, characterisation_submit, judgment_submit
 from pooling.demo.load import CAMPAIGNS
 from pooling.models import Campaign, PoolItem, Run
 
@@ -38,6 +47,9 @@ def _everything() -> dict:
         "revisions": list(JudgmentRevision.objects.order_by("pk").values()),
         "visits": list(ItemVisit.objects.order_by("pk").values()),
         "rounds": list(TrainingRound.objects.order_by("pk").values()),
+        "questions": list(CharacterisationQuestion.objects.order_by("pk").values("campaign_id", "label", "text")),
+        "samples": list(SampleItem.objects.order_by("pk").values()),
+        "characterisations": list(CharacterisationAnswer.objects.order_by("pk").values()),
         "runs": Run.objects.count(),
         "pool items": PoolItem.objects.count(),
     }
@@ -47,6 +59,12 @@ def test_a_second_load_demo_changes_nothing_and_prints_the_same_passwords(settin
     settings.DATA_DIR, settings.DEMO_SITE = tmp_path, True
     first = _passwords(_load_demo())
     assert set(first) == {"organizer", "assessor1", "assessor2", "assessor3"}
+    # The Task 1 campaign has ARQMath-3's two questions and assessor1's characterisation sample of one topic.
+    task1 = Campaign.objects.get(name=CAMPAIGNS["answers"])
+    assert sorted(task1.characterisation_questions.values_list("label", flat=True)) == ["MG", "UI"]
+    sampled = Assignment.objects.get(campaign=task1, kind="characterisation")
+    assert sampled.assessor.username == "assessor1" and sampled.sample.count() == 5
+    assert not Campaign.objects.get(name=CAMPAIGNS["formulas"]).characterisation_questions.exists()
     kept = tmp_path / "demo-passwords.txt"
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
 
@@ -65,6 +83,9 @@ def test_a_second_load_demo_changes_nothing_and_prints_the_same_passwords(settin
     revised = "3" if judgment.grade != "3" else "0"
     judgment_submit(assignment_pk=judgment.assignment.pk, item_id=item.item_id, grades=[GradeInput(grade=revised)],
                     user=users["assessor1"], source="web")
+    first_item = sampled.sample.order_by("number").first()
+    characterisation_submit(assignment_pk=sampled.pk, item_id=first_item.item_id, answers={"MG": "no", "UI": "yes"},
+                            user=users["assessor1"])
     before = _everything()
 
     second = _load_demo("--port", "8001")   # `make demo PORT=8001`
@@ -76,6 +97,13 @@ def test_a_second_load_demo_changes_nothing_and_prints_the_same_passwords(settin
     assert not Assignment.objects.filter(pk=official.pk).exists()
     for username, password in first.items():
         assert authenticate(username=username, password=password) is not None
+
+    # --reset takes the demo campaigns away with their characterisation (questions, samples, answers) and loads
+    # them anew.
+    _load_demo("--reset")
+    task1 = Campaign.objects.get(name=CAMPAIGNS["answers"])
+    assert task1.characterisation_questions.count() == 2 and CharacterisationAnswer.objects.count() == 0
+    assert SampleItem.objects.filter(assignment__campaign=task1).count() == 5
 
 
 def test_load_demo_says_which_passwords_it_does_not_know_and_resets_none(settings, tmp_path):
