@@ -10,7 +10,7 @@ from tests.browser.test_organizer_pages import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_assessor_answers_the_questions_item_by_item(page, live_server, answers, ada, screenshot):
+def test_assessor_answers_the_questions_item_by_item(page, live_server, answers, ada):
     services.questions_arqmath(campaign=answers)
     a = services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
     order = list(a.sample.values_list("item_id", flat=True))
@@ -20,7 +20,6 @@ def test_assessor_answers_the_questions_item_by_item(page, live_server, answers,
     typeset(page)
     assert "Was this answer machine-generated?" in page.inner_text("#characterise-form")
     assert page.evaluate("window.__pwned") is None
-    screenshot(page, "characterise.png")
 
     page.click("#question-MG >> text=No")
     page.click("#question-UI >> text=Yes")
