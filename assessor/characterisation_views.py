@@ -18,7 +18,7 @@ from . import characterisation, rules, selectors, services
 from .forms import CharacteriseForm, QuestionForm
 from .models import Assignment, CharacterisationQuestion, SampleItem
 from .rendering import judging_safe_fragments, thread_url
-from .views import _assessor_choices, topic_holders
+from .views import _assessor_choices, position_after, topic_holders
 
 ANSWER = "answer-"  # the page's field of a question: answer-LABEL, yes or no
 
@@ -32,9 +32,7 @@ def characterise_continue(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = characterisation.own_characterisation(user=request.user, assignment_pk=pk)
     if assignment is None:
         raise Http404("No such assignment")
-    after = request.GET.get("after", "")
-    number = after.isascii() and after.isdigit() and len(after) <= 30
-    return _next(request, assignment, int(after) if number else None)
+    return _next(request, assignment, position_after(request))
 
 
 def _next(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:

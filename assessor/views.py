@@ -92,10 +92,14 @@ def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = _own_assignment(request, pk)
     if assignment.kind == Assignment.Kind.CHARACTERISATION:  # its sample, with questions instead of grades
         return redirect("assessor:characterise_continue", pk=pk)
-    # A position past every item (or no number) continues from the start.
+    return _next_item(request, assignment, position_after(request))
+
+
+def position_after(request: HttpRequest) -> int | None:
+    """The `?after=` position a continue URL goes on from; None (from the start) when there is none or it is not a
+    number. A position past every item continues from the start too."""
     after = request.GET.get("after", "")
-    number = after.isascii() and after.isdigit() and len(after) <= 30
-    return _next_item(request, assignment, int(after) if number else None)
+    return int(after) if after.isascii() and after.isdigit() and len(after) <= 30 else None
 
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
