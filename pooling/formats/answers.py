@@ -112,9 +112,11 @@ def read_answers(stream: BinaryIO, problems: Problems, warnings: Problems, *,
     return [] if problems else rows
 
 
-def read_answers_file(path: str | os.PathLike, *, topics: Container[str] | None = None) -> AnswerRun:
-    """A Task 3 run file's answers and warnings; InputError with every problem (and line) if it has any."""
-    name = os.path.basename(path)
+def read_answers_file(path: str | os.PathLike, *, topics: Container[str] | None = None,
+                      filename: str | None = None) -> AnswerRun:
+    """A Task 3 run file's answers and warnings; InputError with every problem (and line) if it has any. The
+    messages name the file `filename` (an upload's own name), else the path's."""
+    name = filename or os.path.basename(path)
     problems, warnings = Problems(file=name), Problems(file=name)
     with open_binary(path) as stream:
         rows = read_answers(stream, problems, warnings, topics=topics)

@@ -16,9 +16,8 @@ from django.db.models import Max
 from core.errors import Problems
 
 from ..bulk import bulk_insert
-from ..formats.answers import AnswerRow, read_answers
+from ..formats.answers import AnswerRow, read_answers_file
 from ..formats.runs import ARQMATH_TASK3, uncovered_warning
-from ..formats.textio import open_binary
 from ..models import AnswerText, Campaign, Run, RunAnswer, RunEntry
 from .pools import campaign_lock
 
@@ -41,10 +40,8 @@ def answer_run_store(*, run: Run, path: str | os.PathLike, filename: str, topics
     its entries. Fills in the run's format, counts and warnings (the caller saves them). A file with any problem
     raises InputError with every problem and its line; the caller's transaction then keeps nothing of it.
     `topics` maps the campaign's topic ids, in campaign order, to their pks."""
-    problems, warnings = Problems(file=filename), Problems(file=filename)
-    with open_binary(path) as stream:
-        rows = read_answers(stream, problems, warnings, topics=topics)
-    problems.raise_if_any()
+    answers = read_answers_file(path, topics=topics, filename=filename)
+    rows, warnings = answers.rows, answers.warnings
     order = {topic_id: n for n, topic_id in enumerate(topics)}
     rows.sort(key=lambda row: order[row.topic_id])
     distinct = distinct_answers(campaign=run.campaign, answers=[(topics[row.topic_id], row.answer) for row in rows])

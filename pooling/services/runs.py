@@ -133,9 +133,18 @@ def run_ingest(
         raise InputError(f"the campaign already has a run named '{name}'") from None
     if campaign.task == Campaign.Task.ANSWERS and _file_format(path) == ARQMATH_TASK3:
         answer_run_store(run=run, path=path, filename=filename, topics=topics)  # ARQMath-3 Task 3: one answer a topic
-        run.warnings += _same_file_warning(run)
-        run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
-        return run
+    else:
+        _entries_store(run, path, filename, topics, progress)
+    run.warnings += _same_file_warning(run)
+    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
+    return run
+
+
+def _entries_store(run: Run, path: str | os.PathLike, filename: str, topics: dict[str, int],
+                   progress: Progress) -> None:
+    """Streams a Task 1, Task 2 or TREC run file into `run`'s entries; fills in the run's format, counts and
+    warnings (the caller saves them). A file with any problem raises InputError with every problem and its line."""
+    campaign = run.campaign
     problems, warnings = Problems(file=filename), Problems(file=filename)
     summary = RunSummary()
     size = file_size(path) or 1
@@ -158,9 +167,7 @@ def run_ingest(
     run.topic_count = len(summary.topic_rows)
     run.ranks_are_positions = summary.rows > 0 and not summary.irregular_topics
     _rank_order_warning(run, summary, topics, warnings)
-    run.warnings = warnings.messages() + _same_file_warning(run)
-    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
-    return run
+    run.warnings = warnings.messages()
 
 
 def _file_format(path: str | os.PathLike) -> str | None:

@@ -13,15 +13,11 @@ from pooling.formats.runs import read_run
 from pooling.models import Job, Run, RunEntry
 from tests.commands import rejected
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 ROWS = 98_000
 GROUPED = ("big.tsv:line 1: topic 'A.1' is not a topic of this campaign (98,000 like this one, on lines 1, 2, 3, 4, 5, "
            "..., 98000)")
 
-
-@pytest.fixture(autouse=True)
-def jobs_run_on_commit(monkeypatch):
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
 
 
 @pytest.fixture

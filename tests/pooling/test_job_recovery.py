@@ -33,10 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 @pytest.fixture
-def enqueued(monkeypatch):
+def enqueued(monkeypatch, jobs_run_on_commit):
     """Job ids sent to the workers (the commit is played: tests never commit)."""
     sent = []
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     monkeypatch.setattr("pooling.tasks.job_execute_task.delay", lambda job_id: sent.append(job_id))
     return sent
 

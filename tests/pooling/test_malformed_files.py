@@ -275,8 +275,7 @@ def test_a_long_judgments_line_is_read_in_bounded_memory(answers, tmp_path):
 
 # --- the same refusals on the pages ---------------------------------------------------------------------------------
 
-def test_the_collections_page_shows_a_lone_surrogate_with_its_line(client, organizer, monkeypatch):
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+def test_the_collections_page_shows_a_lone_surrogate_with_its_line(client, organizer, jobs_run_on_commit):
     client.force_login(organizer)
     post = '{"id": "2", "kind": "question", "title": "half \\ud800 a pair"}\n'
     upload = SimpleUploadedFile("posts.jsonl", (QUESTION + post).encode())

@@ -8,15 +8,10 @@ from rest_framework.test import APIClient
 from pooling import services
 from pooling.models import Collection, Job, Run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 
 TOPICS = b'<Topics>\n<Topic number="A.1"><Title>t</Title><Question>q</Question><Tags>a,b</Tags></Topic>\n</Topics>\n'
 
-
-@pytest.fixture(autouse=True)
-def jobs_run_on_commit(monkeypatch):
-    """Tests run inside a transaction that never commits: run each enqueued job at once, as a commit would."""
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
 
 
 @pytest.fixture

@@ -12,13 +12,8 @@ from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Collection, Formula, Job, PoolItem
 from tests.factories import CampaignFactory, TopicFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 
-
-@pytest.fixture(autouse=True)
-def jobs_run_on_commit(monkeypatch):
-    """Tests run inside a transaction that never commits: run each enqueued job at once, as a commit would."""
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
 
 
 def api(user=None) -> APIClient:

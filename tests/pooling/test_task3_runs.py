@@ -17,16 +17,11 @@ from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines, task3_file
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 
 SYNTHETIC = Path(__file__).resolve().parent.parent / "data" / "arqmath" / "task3" / "synthetic-task3-generate-A.tsv"
 TOPICS = ["A.301", "A.302", "A.305", "A.330", "A.399"]
 
-
-@pytest.fixture(autouse=True)
-def jobs_run_on_commit(monkeypatch):
-    """Tests run inside a transaction that never commits: run each enqueued job at once, as a commit would."""
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
 
 
 @pytest.fixture

@@ -11,13 +11,8 @@ from tests.factories import CampaignFactory
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 
-
-@pytest.fixture(autouse=True)
-def jobs_run_on_commit(monkeypatch):
-    """Tests run inside a transaction that never commits: run each enqueued job at once, as a commit would."""
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
 
 
 @pytest.fixture
