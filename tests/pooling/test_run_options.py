@@ -11,12 +11,12 @@ from pooling.models import Job, Run
 from tests.commands import command_output
 from tests.pooling import test_pages_and_api as pages
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 
 RUN = b"A.1\t5\t1\t2.0\tsys1\nA.1\t6\t2\t1.0\tsys1\n"
 OPTIONS = ("mine", "alternate", True, True, 7)
-# The same fixtures as the pages and API tests: a campaign with topic A.1, and jobs run when enqueued.
-campaign, jobs_run_on_commit = pages.campaign, pages.jobs_run_on_commit
+# The same campaign as the pages and API tests (topic A.1).
+campaign = pages.campaign
 
 
 def stored(campaign) -> tuple:
