@@ -33,7 +33,6 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     each as the judging page renders it, and recorded as shown by nobody: fetching an item is not showing it.
     `?have=` lists the pool items the page holds already (comma-separated): those come without their HTML. A pool
     rebuild gives its items new pool item numbers, so a page holding an old one gets the new one in full."""
-    assert request.user.is_authenticated  # login_required
     assignment = own_assignment(request, pk)
     if assignment.read_only or assignment.kind == Assignment.Kind.CHARACTERISATION:  # nothing to grade ahead
         return JsonResponse({"items": []})
@@ -42,11 +41,13 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     # first-shown time the page reports is then at most the network's delay after the true moment.
     asked = time.time()
     items = []
+    progress = None  # the assignment's, counted once for every item sent in full
     for item in selectors.items_ahead(assignment=assignment, position=position, count=AHEAD):
         entry = {"position": item.position, "pool_item": item.pk,
                  "url": reverse("assessor:judge", args=[pk, item.position])}
         if item.pk not in have:
-            page = selectors.judging_page(user=request.user, assignment_pk=pk, position=item.position)
+            progress = progress or selectors.assignment_progress(assignment=assignment)
+            page = selectors.judging_page_of(assignment=assignment, position=item.position, progress=progress)
             if page is None or page.item.pk != item.pk:  # the pools were rebuilt a moment ago: fetched next time
                 break
             context = judge_context(page, [], rendered_at=asked)
