@@ -13,9 +13,9 @@ from django.views.decorators.http import require_GET, require_POST
 from pooling.models import PoolItem
 
 from . import selectors, services
+from .judge_page import judge_context, own_assignment
 from .models import Assignment
 from .stamps import shown_at, stamp_read
-from .views import _judge_context, _own_assignment
 
 # Items fetched ahead: the one Enter opens and two after it, so that an assessor can judge three with the network
 # down.
@@ -33,8 +33,7 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     each as the judging page renders it, and recorded as shown by nobody: fetching an item is not showing it.
     `?have=` lists the pool items the page holds already (comma-separated): those come without their HTML. A pool
     rebuild gives its items new pool item numbers, so a page holding an old one gets the new one in full."""
-    assert request.user.is_authenticated  # login_required
-    assignment = _own_assignment(request, pk)
+    assignment = own_assignment(request, pk)
     if assignment.read_only or assignment.kind == Assignment.Kind.CHARACTERISATION:  # nothing to grade ahead
         return JsonResponse({"items": []})
     have = _ids(request.GET.get("have", ""))
@@ -42,14 +41,16 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     # first-shown time the page reports is then at most the network's delay after the true moment.
     asked = time.time()
     items = []
+    progress = None  # the assignment's, counted once for every item sent in full
     for item in selectors.items_ahead(assignment=assignment, position=position, count=AHEAD):
         entry = {"position": item.position, "pool_item": item.pk,
                  "url": reverse("assessor:judge", args=[pk, item.position])}
         if item.pk not in have:
-            page = selectors.judging_page(user=request.user, assignment_pk=pk, position=item.position)
+            progress = progress or selectors.assignment_progress(assignment=assignment)
+            page = selectors.judging_page_of(assignment=assignment, position=item.position, progress=progress)
             if page is None or page.item.pk != item.pk:  # the pools were rebuilt a moment ago: fetched next time
                 break
-            context = _judge_context(page, [], rendered_at=asked)
+            context = judge_context(page, [], rendered_at=asked)
             entry["html"] = render_to_string("assessor/_judge_item.html", context, request=request)
         items.append(entry)
     return JsonResponse({"items": items})
@@ -62,7 +63,7 @@ def shown(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     item's stamp and what the page measured, stamps.shown_at) and answers whether the pool item shown is still the
     one at this position. A stale one (the pools were rebuilt since) is not recorded: `current` false, and the page
     loads the position anew."""
-    assignment = _own_assignment(request, pk)
+    assignment = own_assignment(request, pk)
     stamp = stamp_read(request.POST.get("stamp", ""))
     if stamp is None or stamp.assignment_pk != assignment.pk or stamp.position != position:
         return JsonResponse({"recorded": False, "errors": ["this item's stamp is not valid: reload the page"]},

@@ -18,7 +18,7 @@ from . import characterisation, rules, selectors, services
 from .forms import CharacteriseForm, QuestionForm
 from .models import Assignment, CharacterisationQuestion, SampleItem
 from .rendering import judging_safe_fragments, thread_url
-from .views import _assessor_choices, position_after, topic_holders
+from .views import assessor_choices, position_after, topic_holders
 
 ANSWER = "answer-"  # the page's field of a question: answer-LABEL, yes or no
 
@@ -113,7 +113,7 @@ def characterisation_page(request: HttpRequest, pk: int) -> HttpResponse:
     action = request.POST.get("action")
     question_form = QuestionForm(request.POST if action == "question" else None)
     assign_form = CharacteriseForm(request.POST if action == "assign" else None, topics=topics,
-                                   assessors=_assessor_choices())
+                                   assessors=assessor_choices())
     try:
         if action == "arqmath":
             added = services.questions_arqmath(campaign=campaign)

@@ -9,19 +9,15 @@ from django.db import transaction
 
 from pooling.models import Campaign, PoolItem
 
-from .models import (
-    Assignment,
-    CharacterisationAnswer,
-    CharacterisationQuestion,
-    CharacterisationRevision,
-    GoldJudgment,
-    ItemVisit,
-    Judgment,
-    JudgmentRevision,
-    SampleItem,
-    TrainingRound,
+from .models import Assignment, CharacterisationAnswer, CharacterisationRevision, Judgment, JudgmentRevision
+from .services import (
+    GradeInput,
+    assignments_create,
+    campaign_rows_delete,
+    characterisation_assign,
+    judgment_submit,
+    questions_arqmath,
 )
-from .services import GradeInput, assignments_create, characterisation_assign, judgment_submit, questions_arqmath
 
 # Items of the training round and of the dual topic the demo assessors have judged already, so that the agreement
 # dashboard, the disagreement review and the progress page have something to show.
@@ -119,14 +115,11 @@ def _demo_judge(created: list[Assignment], assessors) -> int:
 
 @transaction.atomic
 def demo_delete(*, campaigns: list[Campaign]) -> None:
-    """Only for load_demo --reset: the demo's judgments go with its campaigns."""
-    GoldJudgment.objects.filter(round__campaign__in=campaigns).delete()
-    TrainingRound.objects.filter(campaign__in=campaigns).delete()
+    """Only for load_demo --reset: the demo's judgments go with its campaigns, then the rest of each campaign's rows
+    as any campaign delete removes them (services.campaign_rows_delete)."""
     JudgmentRevision.objects.filter(judgment__assignment__campaign__in=campaigns).delete()
     Judgment.objects.filter(assignment__campaign__in=campaigns).delete()
-    ItemVisit.objects.filter(assignment__campaign__in=campaigns).delete()
     CharacterisationRevision.objects.filter(answer__assignment__campaign__in=campaigns).delete()
     CharacterisationAnswer.objects.filter(assignment__campaign__in=campaigns).delete()
-    SampleItem.objects.filter(assignment__campaign__in=campaigns).delete()
-    CharacterisationQuestion.objects.filter(campaign__in=campaigns).delete()
-    Assignment.objects.filter(campaign__in=campaigns).delete()
+    for campaign in campaigns:
+        campaign_rows_delete(campaign=campaign)

@@ -179,6 +179,13 @@ def judging_page(*, user: User, assignment_pk: int, position: int) -> JudgingPag
                                .select_related("campaign", "topic")).first()
     if assignment is None:
         return None
+    return judging_page_of(assignment=assignment, position=position,
+                           progress=Progress(done=assignment.done, total=assignment.total))
+
+
+def judging_page_of(*, assignment: Assignment, position: int, progress: Progress) -> JudgingPage | None:
+    """judging_page of an assignment already fetched as its user's own (with its campaign and topic) and its
+    progress: the items fetched ahead (ahead_views) share both. None when the topic has no item at `position`."""
     # The item and the one before it, in one query.
     items = list(PoolItem.objects.filter(topic_id=assignment.topic_id, position__lte=position)
                  .order_by("-position")[:2])
@@ -191,9 +198,8 @@ def judging_page(*, user: User, assignment_pk: int, position: int) -> JudgingPag
     for instance in shown.instances:
         instance.judgment = judgments.get(instance.formula_id)
     answers = assignment.campaign.task == Campaign.Task.ANSWERS
-    return JudgingPage(assignment=assignment, item=item, progress=Progress(done=assignment.done,
-                                                                           total=assignment.total),
-                       previous=previous, shown=shown, judgment=judgments.get("") if answers else None)
+    return JudgingPage(assignment=assignment, item=item, progress=progress, previous=previous, shown=shown,
+                       judgment=judgments.get("") if answers else None)
 
 
 def item_id_at(*, user: User, assignment_pk: int, position: int) -> str | None:

@@ -7,9 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import InputError
@@ -20,58 +18,9 @@ from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import selectors, services
 from .forms import AssessorCreateForm, AssignForm
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
-from .rendering import collection_safe, judging_safe_fragments, thread_url
-from .stamps import item_stamp
-
-GRADE_MEANINGS: dict[str, dict[str, str]] = {
-    Campaign.Task.ANSWERS: {
-        "3": "Sufficient to answer the complete question on its own",
-        "2": "Provides some path towards the solution",
-        "1": "Provides information that could be useful for finding or interpreting an answer, or interpreting "
-             "the question",
-        "0": "Provides no information pertinent to the question or its answers; restating the question is not "
-             "relevant",
-    },
-    Campaign.Task.FORMULAS: {
-        "3": "Just as good as finding an exact match to the query formula would be",
-        "2": "Useful but not as good as the original formula would be",
-        "1": "There is some chance of finding something useful",
-        "0": "Not expected to be useful",
-    },
-}
-FAILURE_MEANINGS = {
-    "SF": "The item cannot be judged because of the system (unreadable formula rendering, broken thread link)",
-    "DK": "You cannot decide even after reading the threads",
-}
-SHORTCUTS = {"3": "3", "2": "2", "1": "1", "0": "0", "SF": "f", "DK": "d"}
-
-
-def _grades(task: str) -> list[dict]:
-    meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
-    return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value],
-             "needs_comment": value in GRADES_NEEDING_COMMENT} for value, label in Grade.choices]
-
-
-def _render(template: str, **context) -> str:
-    # The output of an autoescaped template.
-    return mark_safe(render_to_string(template, {**context, "grades": _grades(context["task"])}))
-
-
-def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool) -> str:
-    shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
-    return _render("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend, grade_name=grade_name,
-                   checked=shown if shown in Grade.values else "", read_only=read_only)
-
-
-def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
-    """The signed-in user's own assignment, else 404: nobody reaches another assessor's work."""
-    assert request.user.is_authenticated  # its callers are login_required views
-    try:
-        return (Assignment.objects.select_related("campaign__collection", "topic")
-                .get(pk=pk, assessor=request.user))
-    except Assignment.DoesNotExist:
-        raise Http404("No such assignment") from None
+from .judge_page import judge_context, own_assignment
+from .models import Assignment
+from .rendering import collection_safe
 
 
 @login_required
@@ -89,7 +38,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
     """Opens the next unjudged item (after ?after=POSITION when given); the start page when none is left."""
-    assignment = _own_assignment(request, pk)
+    assignment = own_assignment(request, pk)
     if assignment.kind == Assignment.Kind.CHARACTERISATION:  # its sample, with questions instead of grades
         return redirect("assessor:characterise_continue", pk=pk)
     return _next_item(request, assignment, position_after(request))
@@ -185,73 +134,15 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
 
 def _judge_page(request: HttpRequest, page: selectors.JudgingPage, errors: list[str] | None = None,
                 posted=None) -> HttpResponse:
-    return render(request, "assessor/judge.html", _judge_context(page, errors or [], posted),
+    return render(request, "assessor/judge.html", judge_context(page, errors or [], posted),
                   status=400 if errors else 200)
 
-
-def _shown(posted, grade_name: str, comment_name: str, saved):
-    """The values the grade inputs show: what was just submitted when it was refused, else the saved judgment."""
-    if posted is None:
-        return saved
-    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
-
-
-def _judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *,
-                   rendered_at: float | None = None) -> dict:
-    assignment = page.assignment
-    campaign = assignment.campaign
-    collection_pk = campaign.collection_id
-    topic = assignment.topic
-    post = page.shown.post
-    # Every fragment of collection HTML on the page, sanitized together (one cache round trip); sanitized ahead
-    # when the topic was assigned (services.judging_cache_warm), a miss is sanitized here. Empty ones stay empty.
-    safe = judging_safe_fragments(page.fragments, collection_pk=collection_pk)
-    # A post is shown only from the campaign's collection: without one there is no post to link.
-    post_url = thread_url(collection_pk) if collection_pk is not None else None
-    task, read_only = campaign.task, assignment.read_only
-    instances = []
-    for n, instance in enumerate(page.shown.instances):
-        current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
-        instances.append({
-            "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
-            "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
-            "current": current,
-            "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=f"grade-{n}",
-                                      current=current, read_only=read_only),
-            "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
-            "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
-        })
-    current = _shown(posted, "grade", "comment", page.judgment)
-    item = page.item
-    judged = {i.formula_id for i in page.shown.instances if i.judgment} | ({""} if page.judgment else set())
-    return {
-        "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
-        "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
-        "topic_tags": topic.tags.split(),
-        "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
-        "answer": page.shown.answer,
-        "post_thread_url": post_url(post.post_id) if post and post_url else "",
-        "judgment": page.judgment, "current": current,
-        "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
-                                  current=current, read_only=read_only),
-        "instances": instances,
-        "definitions": _render("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
-        "formulas": task == Campaign.Task.FORMULAS,
-        "progress": page.progress, "previous": page.previous,
-        "errors": errors, "read_only": read_only,
-        "item_title": f"{topic.topic_id}: item {item.position + 1}",
-        "item_label": f"item {item.position + 1} of {page.progress.total}",
-        "complete": services.judged_complete(judged, None if task == Campaign.Task.ANSWERS else {
-            i.formula_id: "" for i in page.shown.instances}),
-        "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
-                            at=rendered_at),
-    }
 
 
 @login_required
 @require_POST
 def skip(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    assignment = _own_assignment(request, pk)
+    assignment = own_assignment(request, pk)
     item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
     if not assignment.read_only:
         services.item_skip(assignment=assignment, item_id=item.item_id)
@@ -289,7 +180,7 @@ def thread(request: HttpRequest, collection_pk: int, post_id: str) -> HttpRespon
 @login_required
 def topic_view(request: HttpRequest, pk: int) -> HttpResponse:
     """The topic's own thread page (topics are new questions, not posts of the collection)."""
-    assignment = _own_assignment(request, pk)
+    assignment = own_assignment(request, pk)
     topic = assignment.topic
     collection_pk = assignment.campaign.collection_id
     marks = [topic.formula_id] if topic.formula_id else []
@@ -309,7 +200,7 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     """Assign topics to assessors in bulk, watch their progress, close topics, withdraw assignments."""
     campaign = get_object_or_404(Campaign, pk=pk)
     topics = list(campaign.topics.all())
-    assessors = _assessor_choices()
+    assessors = assessor_choices()
     form = AssignForm(request.POST if request.POST.get("action") == "assign" else None,
                       topics=topics, assessors=assessors)
     account_form = AssessorCreateForm(request.POST if request.POST.get("action") == "account" else None)
@@ -356,7 +247,7 @@ def topic_holders(assignments) -> dict[int, list[str]]:
     return holders
 
 
-def _assessor_choices():
+def assessor_choices():
     return get_user_model().objects.filter(is_active=True).exclude(groups__name=ORGANIZERS).exclude(
         is_superuser=True).order_by("username")
 

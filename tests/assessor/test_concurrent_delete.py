@@ -25,6 +25,34 @@ def _waiting_on_a_lock() -> bool:
         return cursor.fetchone()[0] > 0
 
 
+def _race(first, second, paused: threading.Event, go: threading.Event) -> list[Exception]:
+    """Runs `first` in a thread until it sets `paused`, then `second` in another until it waits on a lock (the
+    first's), then lets the first go on; returns what either raised. Each thread closes its own connection."""
+    errors: list[Exception] = []
+
+    def run(target):
+        try:
+            target()
+        except Exception as exc:  # noqa: BLE001 (returned)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(first,))]
+    threads[0].start()
+    assert paused.wait(30)
+    threads.append(threading.Thread(target=run, args=(second,)))
+    threads[1].start()
+    for _ in range(300):  # the second reaches the first's lock and waits there
+        if _waiting_on_a_lock():
+            break
+        time.sleep(0.05)
+    go.set()
+    for thread in threads:
+        thread.join(30)
+    return errors
+
+
 def test_a_delete_that_meets_a_submit_in_progress_waits_for_it_and_refuses(answers, ada, organizer, monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("SKIPPED: concurrent writes need PostgreSQL")
@@ -38,15 +66,7 @@ def test_a_delete_that_meets_a_submit_in_progress_waits_for_it_and_refuses(answe
         return graded_kind(kind)
 
     monkeypatch.setattr(services.judgments.rules, "graded_kind", hold)
-    errors, responses = [], []
-
-    def run(target):
-        try:
-            target()
-        except Exception as exc:  # noqa: BLE001 (reported below)
-            errors.append(exc)
-        finally:
-            connection.close()
+    responses = []
 
     def submit():
         services.judgment_submit(assignment_pk=a.pk, item_id="10", grades=[services.GradeInput("2")], user=ada)
@@ -56,18 +76,7 @@ def test_a_delete_that_meets_a_submit_in_progress_waits_for_it_and_refuses(answe
         client.force_login(organizer)
         responses.append(client.post(reverse("pooling:campaign_delete", args=[answers.pk])))
 
-    submitter = threading.Thread(target=run, args=(submit,))
-    submitter.start()
-    assert locked.wait(30)
-    deleter = threading.Thread(target=run, args=(delete,))
-    deleter.start()
-    for _ in range(300):  # the delete reaches the submit's lock and waits there
-        if _waiting_on_a_lock():
-            break
-        time.sleep(0.05)
-    go.set()
-    submitter.join(30)
-    deleter.join(30)
+    errors = _race(submit, delete, locked, go)  # the delete waits for the submit's lock
     assert errors == []
     assert responses[0].status_code == 400
     assert "has judgments" in responses[0].content.decode()
@@ -87,28 +96,10 @@ def test_a_submit_that_meets_a_delete_in_progress_waits_for_it_and_finds_no_assi
         return contents(**kwargs)
 
     monkeypatch.setattr(undo, "campaign_contents", hold)
-    errors: list[Exception] = []
-
-    def run(target):
-        try:
-            target()
-        except Exception as exc:  # noqa: BLE001 (reported below)
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    deleter = threading.Thread(target=run, args=(lambda: services.campaign_delete(campaign=answers),))
-    deleter.start()
-    assert paused.wait(30)
-    submitter = threading.Thread(target=run, args=(lambda: services.judgment_submit(
-        assignment_pk=a.pk, item_id="10", grades=[services.GradeInput("2")], user=ada),))
-    submitter.start()
-    for _ in range(300):  # the submit reaches the delete's lock and waits there
-        if _waiting_on_a_lock():
-            break
-        time.sleep(0.05)
-    go.set()
-    deleter.join(30)
-    submitter.join(30)
+    # The submit waits for the delete's lock.
+    errors = _race(lambda: services.campaign_delete(campaign=answers),
+                   lambda: services.judgment_submit(assignment_pk=a.pk, item_id="10",
+                                                    grades=[services.GradeInput("2")], user=ada),
+                   paused, go)
     assert [type(e) for e in errors] == [Assignment.DoesNotExist]   # a 404 to the page and the API
     assert not Campaign.objects.exists() and not Judgment.objects.exists()

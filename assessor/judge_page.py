@@ -1,0 +1,122 @@
+"""The judging page's content, shared by the page itself (views.judge) and the items fetched ahead of it
+(ahead_views.ahead): the assessor's own assignment, and the template context of one item with its grade buttons."""
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from pooling.models import Campaign
+
+from . import selectors, services
+from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
+from .rendering import judging_safe_fragments, thread_url
+from .stamps import item_stamp
+
+GRADE_MEANINGS: dict[str, dict[str, str]] = {
+    Campaign.Task.ANSWERS: {
+        "3": "Sufficient to answer the complete question on its own",
+        "2": "Provides some path towards the solution",
+        "1": "Provides information that could be useful for finding or interpreting an answer, or interpreting "
+             "the question",
+        "0": "Provides no information pertinent to the question or its answers; restating the question is not "
+             "relevant",
+    },
+    Campaign.Task.FORMULAS: {
+        "3": "Just as good as finding an exact match to the query formula would be",
+        "2": "Useful but not as good as the original formula would be",
+        "1": "There is some chance of finding something useful",
+        "0": "Not expected to be useful",
+    },
+}
+FAILURE_MEANINGS = {
+    "SF": "The item cannot be judged because of the system (unreadable formula rendering, broken thread link)",
+    "DK": "You cannot decide even after reading the threads",
+}
+SHORTCUTS = {"3": "3", "2": "2", "1": "1", "0": "0", "SF": "f", "DK": "d"}
+
+
+def _grades(task: str) -> list[dict]:
+    meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
+    return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value],
+             "needs_comment": value in GRADES_NEEDING_COMMENT} for value, label in Grade.choices]
+
+
+def _render(template: str, **context) -> str:
+    # The output of an autoescaped template.
+    return mark_safe(render_to_string(template, {**context, "grades": _grades(context["task"])}))
+
+
+def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool) -> str:
+    shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
+    return _render("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend, grade_name=grade_name,
+                   checked=shown if shown in Grade.values else "", read_only=read_only)
+
+
+def own_assignment(request: HttpRequest, pk: int) -> Assignment:
+    """The signed-in user's own assignment, else 404: nobody reaches another assessor's work."""
+    assert request.user.is_authenticated  # its callers are login_required views
+    try:
+        return (Assignment.objects.select_related("campaign__collection", "topic")
+                .get(pk=pk, assessor=request.user))
+    except Assignment.DoesNotExist:
+        raise Http404("No such assignment") from None
+
+
+def _shown(posted, grade_name: str, comment_name: str, saved):
+    """The values the grade inputs show: what was just submitted when it was refused, else the saved judgment."""
+    if posted is None:
+        return saved
+    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
+
+
+def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *,
+                   rendered_at: float | None = None) -> dict:
+    assignment = page.assignment
+    campaign = assignment.campaign
+    collection_pk = campaign.collection_id
+    topic = assignment.topic
+    post = page.shown.post
+    # Every fragment of collection HTML on the page, sanitized together (one cache round trip); sanitized ahead
+    # when the topic was assigned (services.judging_cache_warm), a miss is sanitized here. Empty ones stay empty.
+    safe = judging_safe_fragments(page.fragments, collection_pk=collection_pk)
+    # A post is shown only from the campaign's collection: without one there is no post to link.
+    post_url = thread_url(collection_pk) if collection_pk is not None else None
+    task, read_only = campaign.task, assignment.read_only
+    instances = []
+    for n, instance in enumerate(page.shown.instances):
+        current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
+        instances.append({
+            "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
+            "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
+            "current": current,
+            "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=f"grade-{n}",
+                                      current=current, read_only=read_only),
+            "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
+            "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
+        })
+    current = _shown(posted, "grade", "comment", page.judgment)
+    item = page.item
+    judged = {i.formula_id for i in page.shown.instances if i.judgment} | ({""} if page.judgment else set())
+    return {
+        "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
+        "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
+        "topic_tags": topic.tags.split(),
+        "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
+        "answer": page.shown.answer,
+        "post_thread_url": post_url(post.post_id) if post and post_url else "",
+        "judgment": page.judgment, "current": current,
+        "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
+                                  current=current, read_only=read_only),
+        "instances": instances,
+        "definitions": _render("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
+        "formulas": task == Campaign.Task.FORMULAS,
+        "progress": page.progress, "previous": page.previous,
+        "errors": errors, "read_only": read_only,
+        "item_title": f"{topic.topic_id}: item {item.position + 1}",
+        "item_label": f"item {item.position + 1} of {page.progress.total}",
+        "complete": services.judged_complete(judged, None if task == Campaign.Task.ANSWERS else {
+            i.formula_id: "" for i in page.shown.instances}),
+        "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
+                            at=rendered_at),
+    }
