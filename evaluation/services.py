@@ -17,7 +17,7 @@ from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import reading, selectors, task3
+from . import reading, selectors, task3, words
 from .measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from .prime import (
     RELEVANCE_LEVEL,
@@ -244,7 +244,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
     evaluator = _evaluator(qrels, relevance_level, extra, first) if qrels and not any(problems) else None
-    judged = reading.judged_keys(qrels) if task == ANSWERS and not extra else None
+    judged = words.judged_keys(qrels) if task == ANSWERS and not extra else None
     scores: list[RunScores | None] = []
     read: dict[int, tuple[Prime, PrimeRun | None]] = {}  # the runs read, until they are scored
     for i, (name, path) in enumerate(zip(names, run_paths, strict=True)):
