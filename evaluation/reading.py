@@ -66,32 +66,24 @@ logger = logging.getLogger(__name__)
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
 
-@dataclass
-class FastPrime:
-    """One file's prime filter as a reader process sends it back: the judged rows (first occurrences) as indexes
-    into `JudgedKeys` with their scores, topic by topic in file order, and per topic (in the order the file first
-    has them) the unjudged fraction of its top 10. Small and cheap to send between processes."""
-
-    topics: list[str]
-    unjudged: list[float]
-    firsts: list[str]  # per topic, its first item (prime.first_item's order)
-    indexes: np.ndarray  # int64: of each judged row kept, its index in JudgedKeys.keys
-    scores: np.ndarray  # float64
-
-    def to_prime(self, judged: JudgedKeys) -> Prime:
-        prime = Prime(first=dict(zip(self.topics, self.firsts, strict=True)))
-        run: dict[str, dict[str, float]] = {topic: {} for topic in self.topics}
-        if len(self.indexes):
-            numbers = judged.item_topics[self.indexes]
-            items = judged.items[self.indexes].tolist()
-            scores = self.scores.tolist()
-            cuts = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(items)]
-            names = judged.topic_names
-            for a, b in zip(cuts, cuts[1:], strict=False):
-                run[names[numbers[a]]].update(zip(items[a:b], scores[a:b], strict=True))
-        prime.run = {topic: items for topic, items in run.items() if items}
-        prime.unjudged = dict(zip(self.topics, self.unjudged, strict=True))
-        return prime
+def _prime(judged: JudgedKeys, topics: list[str], unjudged: list[float], firsts: list[str], indexes: np.ndarray,
+           scores: np.ndarray) -> Prime:
+    """The prime filter of a file from its judged rows (first occurrences) as `indexes` into `judged` with their
+    `scores`, topic by topic in file order, and per topic (in the order the file first has them) the unjudged
+    fraction of its top 10 and its first item (prime.first_item's order)."""
+    prime = Prime(first=dict(zip(topics, firsts, strict=True)))
+    run: dict[str, dict[str, float]] = {topic: {} for topic in topics}
+    if len(indexes):
+        numbers = judged.item_topics[indexes]
+        items = judged.items[indexes].tolist()
+        values = scores.tolist()
+        cuts = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(items)]
+        names = judged.topic_names
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            run[names[numbers[a]]].update(zip(items[a:b], values[a:b], strict=True))
+    prime.run = {topic: items for topic, items in run.items() if items}
+    prime.unjudged = dict(zip(topics, unjudged, strict=True))
+    return prime
 
 
 def _plain_text(data: bytes) -> tuple[bytes, int] | None:
@@ -131,15 +123,14 @@ def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> Prime | N
     if len(data) > FILE_MAX:
         return None
     try:
-        found = prime_answers_of(data, judged)
+        return prime_answers_of(data, judged)
     except Exception:  # noqa: BLE001
         logger.exception("the whole-file reader failed on a run of %d bytes; it is read row by row instead",
                          len(data))
         return None
-    return None if found is None else found.to_prime(judged)
 
 
-def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
+def prime_answers_of(data: bytes, judged: JudgedKeys) -> Prime | None:
     """`read_prime_answers` on a file's bytes."""
     if not judged.usable:
         return None
@@ -345,7 +336,7 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     return scores
 
 
-def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
+def _prime_filter_parts(file: _File, parts: list[_Part]) -> Prime:
     """The prime filter over the rows of every part."""
     judged, data = file.judged, file.data
     scores = np.concatenate([p.scores for p in parts])
@@ -436,8 +427,8 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
         judged_rows, judged_items = judged_rows[keep], judged_items[keep]
     out_items, out_scores = judged_items, scores[judged_rows]
     topics = list(order)
-    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics],
-                     firsts=[firsts[order[t]] for t in topics], indexes=out_items, scores=out_scores)
+    return _prime(judged, topics, [unjudged[order[t]] for t in topics], [firsts[order[t]] for t in topics],
+                  out_items, out_scores)
 
 
 def _repeating_topics(keys: np.ndarray, topic_of: np.ndarray, kept: np.ndarray) -> set[int]:
