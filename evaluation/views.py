@@ -17,10 +17,10 @@ from pooling.charts import difference_bars
 from pooling.models import Campaign, Run
 
 from . import board, selectors, services, topic_info
-from .analysis import TOPIC_COLUMN
 from .answers import TASK3_REPORTED
 from .prime import AR, MEASURES, REPORTED, RunScores, format_value
 from .services import Evaluation
+from .topic_info_file import TOPIC_COLUMN
 
 
 @dataclass
