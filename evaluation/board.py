@@ -15,7 +15,7 @@ from . import analysis, analysis_services
 from .analysis import Comparison
 from .prime import MEASURES
 from .services import LEADERBOARD_SECONDS, Evaluation
-from .topic_info_file import TOPIC_COLUMN, TopicInfo
+from .topic_info_file import TopicInfo, has_column
 
 ALPHA = 0.05  # a difference is marked significant when Holm's p of the randomization test is below it
 
@@ -70,7 +70,7 @@ def column_problem(info: TopicInfo | None, column: str | None) -> str | None:
         return None
     if info is None:
         return "the campaign has no topic information: upload it to break the scores down by category"
-    if column == TOPIC_COLUMN or column not in info.columns:
+    if not has_column(info, column):
         return f"no column {column} in the campaign's topic information"
     return None
 
