@@ -17,7 +17,7 @@ from pooling.models import Campaign, Run
 
 from . import selectors, services, task3
 from .analysis import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
-from .prime import PrimeRun, answer_lists, formula_lists
+from .prime import PrimeRun, answer_lists, formula_lists, trec_order
 
 CACHE_SECONDS = 24 * 3600
 
@@ -36,8 +36,7 @@ class ReusabilityResult:
 def ranked(lists: Mapping[str, Mapping[str, float]]) -> RankedRun:
     """Each topic's items best first in trec_eval's order (score descending, then id descending): the order
     `evaluate` scores the run in, so the full-qrels scores are `evaluate --all-topics`'s."""
-    return {topic: [item for item, _score in sorted(items.items(), key=lambda pair: (pair[1], pair[0]),
-                                                    reverse=True)]
+    return {topic: [item for item, _score in sorted(items.items(), key=trec_order, reverse=True)]
             for topic, items in lists.items()}
 
 
