@@ -238,6 +238,11 @@ def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values) if values else math.nan
 
 
+def finite(value: float) -> float | None:
+    """A mean over no topic (NaN) as None, as JSON and the pages take it; any other value as it is."""
+    return None if math.isnan(value) else value
+
+
 def format_value(value: float | None) -> str:
     """trec_eval's four decimals; "n/a" for a mean over no topic (NaN, or None once made JSON-safe)."""
     return "n/a" if value is None or math.isnan(value) else f"{value:.4f}"
