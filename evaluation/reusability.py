@@ -72,7 +72,8 @@ def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str 
     teams: dict[str, str] = {}
     for name, path in zip(names, run_paths, strict=True):
         if name in runs:
-            problems.append(_problem(name, "two runs have this file name; their rows could not be told apart"))
+            problems.append(services.file_problem(name, "two runs have this file name; their rows could not be told "
+                                                        "apart"))
             continue
         tags: list[str] = []
         runs[name] = ranked(services.run_lists(task, services.read_run_rows(path, task, problems, tags=tags),
@@ -103,12 +104,6 @@ def read_team_map(path: str | os.PathLike, problems: list[Problems]) -> dict[str
                 first[fields[0].strip()] = line
                 teams[fields[0].strip()] = fields[1].strip()
     return teams
-
-
-def _problem(file: str, message: str) -> Problems:
-    problems = Problems(file=file)
-    problems.add(None, message)
-    return problems
 
 
 def run_team(run: Run) -> str:
