@@ -1,23 +1,22 @@
 """The analyses organizers publish after evaluation (issue 18, SPEC 6.2): significance tests between runs, bootstrap
-intervals, means by topic category, rank correlation, leave-one-team-out reusability and ARQMath run-name facts.
+intervals, means by topic category (the topic information file: evaluation/topic_info_file.py), rank correlation and
+leave-one-team-out reusability.
 
 Pure Python, numpy and scipy over plain data (run -> topic -> value): no Django. `docs/analysis.md` gives the methods.
 """
 from __future__ import annotations
 
-import csv
 import math
-import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
-from core.errors import InputError, Problem, Problems
+from core.errors import InputError
 from evaluation.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
+from evaluation.topic_info_file import TopicInfo, check_column
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
@@ -179,75 +178,6 @@ def confidence_lines(intervals: Mapping[str, Mapping[str, tuple[float, float]]])
 
 
 # Topic categories --------------------------------------------------------------------------------------------------
-
-TOPIC_COLUMN = "Topic"
-
-
-@dataclass
-class TopicInfo:
-    """A topic information file: its columns (Topic first) and, per topic, column -> value."""
-
-    columns: list[str]
-    topics: dict[str, dict[str, str]]
-
-
-def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
-    """Reads a topic information CSV (a `Topic` column and any others); every bad row is a line-numbered problem."""
-    problems = Problems(file)
-    reader = csv.reader(lines)
-    header = next(reader, None)
-    if header is None or not any(cell.strip() for cell in header):
-        raise InputError(Problem(1, "the file is empty: a header with a Topic column is needed", file))
-    columns = [cell.strip() for cell in header]
-    if TOPIC_COLUMN not in columns:
-        raise InputError(Problem(1, f"no {TOPIC_COLUMN} column in the header ({', '.join(columns)})", file))
-    for column in sorted({c for c in columns if columns.count(c) > 1}):
-        problems.add(1, f"the column {column} appears twice in the header")
-    topic_at = columns.index(TOPIC_COLUMN)
-    topics: dict[str, dict[str, str]] = {}
-    seen: dict[str, int] = {}
-    end = reader.line_num
-    for row in reader:
-        line, end = end + 1, reader.line_num  # where the record starts: a quoted field may span lines
-        if not any(cell.strip() for cell in row):
-            continue  # a blank line (a trailing one, say)
-        if len(row) != len(columns):
-            problems.add(line, f"{len(row)} fields, the header has {len(columns)}")
-            continue
-        topic = row[topic_at].strip()
-        if not topic:
-            problems.add(line, "the topic is empty")
-        elif topic in seen:
-            problems.add(line, f"topic {topic} appears twice (first on line {seen[topic]})")
-        else:
-            seen[topic] = line
-            cells = zip(columns, row, strict=True)
-            topics[topic] = {column: cell.strip() for column, cell in cells if column != TOPIC_COLUMN}
-    problems.raise_if_any()
-    return TopicInfo(columns=columns, topics=topics)
-
-
-def read_topic_info(path: str | os.PathLike, *, name: str | None = None) -> TopicInfo:
-    """`decode_topic_info` of a file; problems name the file `name`, else the path's."""
-    return decode_topic_info(Path(path).read_bytes(), name=name or Path(path).name)
-
-
-def decode_topic_info(data: bytes, *, name: str = "") -> TopicInfo:
-    """`parse_topic_info` of a file's bytes in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(Problem(line, "not UTF-8 text", name)) from None
-    return parse_topic_info(text.splitlines(keepends=True), file=name)
-
-
-def check_column(info: TopicInfo, column: str) -> None:
-    """Refuses a column the topic information does not have (or its Topic column), naming those it has."""
-    if column not in info.columns or column == TOPIC_COLUMN:
-        choices = ", ".join(c for c in info.columns if c != TOPIC_COLUMN)
-        raise InputError(f"no column {column} in the topic information (columns: {choices})")
-
 
 def category_means(values: Values, info: TopicInfo, column: str, topics: Sequence[str]) -> dict[str, dict[str, float]]:
     """run -> value of `column` -> the run's mean over the `topics` in that group (a missing topic counting 0)."""

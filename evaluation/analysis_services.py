@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from . import analysis
-from .analysis import Comparison, TopicInfo, Values
+from .analysis import Comparison, Values
 from .prime import UNJUDGED
 from .services import Evaluation
+from .topic_info_file import TopicInfo
 
 
 def analysed_measures(evaluation: Evaluation) -> list[str]:

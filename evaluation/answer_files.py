@@ -16,6 +16,7 @@ from pooling.formats.textio import open_binary, shown
 
 from .answers import Correlation, Scorer, answer_scores, bertscore_scorer, correlations, hf_tokenizer, latex_tokens
 from .prime import RunScores
+from .services import raise_problems
 
 
 @dataclass
@@ -58,8 +59,7 @@ def evaluate_answer_files(*, qrels_path: str | os.PathLike, answer_ids_path: str
                                     f"'{shown(row.topic_id)}'")
         texts[name] = {row.topic_id: row.answer for row in rows}
         first[name] = {row.topic_id: ids[name].get(row.topic_id, "") for row in rows}
-    if any(problems):
-        raise InputError.of(*[p for p in problems if p])
+    raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
     if scorer is None and bertscore_model:

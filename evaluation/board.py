@@ -4,7 +4,6 @@ The statistics are `evaluation.analysis`'s, over the qrels' topics (docs/analysi
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -12,9 +11,10 @@ from django.core.cache import cache
 from core.errors import InputError
 
 from . import analysis, analysis_services
-from .analysis import Comparison, TopicInfo
-from .prime import MEASURES
+from .analysis import Comparison
+from .prime import MEASURES, finite
 from .services import LEADERBOARD_SECONDS, Evaluation
+from .topic_info_file import TopicInfo, has_column
 
 ALPHA = 0.05  # a difference is marked significant when Holm's p of the randomization test is below it
 
@@ -54,10 +54,6 @@ class BoardAnalysis:
     permutations: int = analysis.PERMUTATIONS
 
 
-def _finite(value: float) -> float | None:
-    return None if math.isnan(value) else value
-
-
 def baseline_problem(evaluation: Evaluation, baseline: str | None) -> str | None:
     if baseline and baseline not in analysis_services.run_names(evaluation):
         return f"the baseline {baseline} is not one of the runs"
@@ -69,7 +65,7 @@ def column_problem(info: TopicInfo | None, column: str | None) -> str | None:
         return None
     if info is None:
         return "the campaign has no topic information: upload it to break the scores down by category"
-    if column == analysis.TOPIC_COLUMN or column not in info.columns:
+    if not has_column(info, column):
         return f"no column {column} in the campaign's topic information"
     return None
 
@@ -83,11 +79,11 @@ def board_analysis(evaluation: Evaluation, *, measure: str = MEASURES[0], baseli
     problem = baseline_problem(evaluation, baseline)
     if problem:
         raise InputError(problem)
-    means = {run.name: _finite(run.means[measure]) for run in evaluation.runs}
+    means = {run.name: finite(run.means[measure]) for run in evaluation.runs}
     order = sorted(names, key=lambda name: (means[name] is None, -(means[name] or 0.0)))
     best = order[0] if order and means[order[0]] is not None else None
     intervals = analysis_services.interval_table(evaluation, measures=[measure], seed=seed)[measure]
-    rows = {name: RunAnalysis(name, means[name], _finite(intervals[name][0]), _finite(intervals[name][1]))
+    rows = {name: RunAnalysis(name, means[name], finite(intervals[name][0]), finite(intervals[name][1]))
             for name in order}
     for chosen, slot in ((best, "vs_best"), (baseline, "vs_baseline")):
         if chosen is None or len(names) < 2:

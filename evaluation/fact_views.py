@@ -14,10 +14,10 @@ from pooling import services as pooling_services
 from pooling.forms import RunFactsForm
 from pooling.models import Campaign, Run
 
-from .analysis import TOPIC_COLUMN
 from .models import CampaignTopicInfo
 from .prime import natural_key
 from .topic_info import topic_info_ingest
+from .topic_info_file import TOPIC_COLUMN
 
 
 @organizer_required

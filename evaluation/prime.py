@@ -63,9 +63,15 @@ def natural_key(text: str) -> tuple:
                  for part in re.split(r"([0-9]+)", text) if part)
 
 
+def trec_order(pair: tuple[str, float]) -> tuple[float, str]:
+    """The sort key of an (item, score) pair for trec_eval's order, which is this key descending: the highest score
+    first, a tie to the greater id (as strings)."""
+    return pair[1], pair[0]
+
+
 def first_item(items: Mapping[str, float]) -> str:
-    """The first item in trec_eval's order: the highest score, a tie to the greater id (as strings)."""
-    return max(items.items(), key=lambda pair: (pair[1], pair[0]))[0]
+    """The first item in trec_eval's order."""
+    return max(items.items(), key=trec_order)[0]
 
 
 def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False,
@@ -89,7 +95,7 @@ def mean_of(per_topic: Mapping[str, Mapping[str, float]], measures: Iterable[str
 
 def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:
     """The unjudged fraction of the first 10 items in trec_eval's order (score descending, then id descending)."""
-    top = heapq.nlargest(TOP, items.items(), key=lambda pair: (pair[1], pair[0]))
+    top = heapq.nlargest(TOP, items.items(), key=trec_order)
     return sum(1 for item, _score in top if item not in judged) / len(top)
 
 
@@ -230,6 +236,11 @@ class Evaluator:
 
 def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values) if values else math.nan
+
+
+def finite(value: float) -> float | None:
+    """A mean over no topic (NaN) as None, as JSON and the pages take it; any other value as it is."""
+    return None if math.isnan(value) else value
 
 
 def format_value(value: float | None) -> str:

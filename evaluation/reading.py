@@ -13,15 +13,14 @@ are handled eight bytes at a time: a field is read as the 64-bit words that hold
 at every byte), the bytes outside it masked, digits checked and converted within the word, ids hashed and looked
 up in the qrels all at once. Then the parts' rows go through the prime filter together.
 
-One entry: `read_prime_answers(path, judged)` (with `judged_keys(qrels)` made once for every run of an evaluation).
+One entry: `read_prime_answers(path, judged)` (with `words.judged_keys(qrels)` made once for every run of an
+evaluation); the word-level primitives and the qrels' keys are in evaluation/words.py.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -31,6 +30,21 @@ from pooling.formats.runs import ARQMATH_TASK1, RANK_MAX, RANK_MIN, TREC, bytes_
 from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
 
 from .prime import TOP, Prime, first_item, top_unjudged
+from .words import (
+    DOT_TO_ZERO,
+    DOTS,
+    JudgedKeys,
+    U,
+    all_digits,
+    eight_digits,
+    hash_words,
+    id_words,
+    lookup,
+    right_word,
+    topic_hash,
+    word_view,
+    zero_bytes,
+)
 
 # Larger files are left to the streaming reader: this one holds a file and a few arrays of its size in memory (a run
 # of 1000 rows for 100 topics is about 4 MB).
@@ -51,161 +65,25 @@ _UPOW10 = np.array([10**k for k in range(SCORE_CHARS + 1)], dtype=np.uint64)
 logger = logging.getLogger(__name__)
 _PAD = 2 * ID_MAX  # room before and after the file's bytes, so that a word at any field stays inside the buffer
 
-_U = np.uint64
-_LOW7 = _U(0x7F7F7F7F7F7F7F7F)
-_HIGH = _U(0x8080808080808080)
-_ZEROS = _U(0x3030303030303030)  # eight '0'
-_DOTS = _U(0x2E2E2E2E2E2E2E2E)
-_DOT_TO_ZERO = _U(ord(".") ^ ord("0"))
-_SIX = _U(0x7676767676767676)
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)  # the first k bytes
-_KEEP_LAST = np.array([~((1 << (8 * (8 - k))) - 1) & (2**64 - 1) for k in range(9)], dtype=np.uint64)  # last k bytes
-_FILL_FIRST = _ZEROS & ~_KEEP_LAST  # the other bytes, '0'
-_HASH_MULS = [_U((0x9E3779B97F4A7C15 * (2 * j + 1)) % 2**64) for j in range(ID_MAX // 8)]
-_HASH_SHIFT = _U(29)
 
-
-def _word_view(buf: np.ndarray) -> np.ndarray:
-    """The 64-bit little-endian word starting at every byte of `buf` (overlapping, unaligned: no copy)."""
-    return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
-
-
-def _id_words(words: np.ndarray, start: np.ndarray, length: np.ndarray, count: int) -> list[np.ndarray]:
-    """Fields as `count` words each, left-aligned, zero past their end."""
-    return [words[start + 8 * j] & _LOW_BYTES[np.clip(length - 8 * j, 0, 8)] for j in range(count)]
-
-
-def _right_word(words: np.ndarray, end: np.ndarray, chars: np.ndarray) -> np.ndarray:
-    """The word ending at each field's end (`end`, in the buffer), with its bytes before the field's last `chars`
-    (0 to 8) made '0'."""
-    return (words[end - 8] & _KEEP_LAST[chars]) | _FILL_FIRST[chars]
-
-
-def _all_digits(word: np.ndarray) -> np.ndarray:
-    """Whether each of a word's eight bytes is an ASCII digit (no carry crosses a byte: a byte that could carry
-    has its high bit set already)."""
-    x = word ^ _ZEROS
-    return (((x + _SIX) | x) & _HIGH) == 0
-
-
-def _zero_bytes(word: np.ndarray) -> np.ndarray:
-    """The high bit of every zero byte of each word, exactly (no borrow crosses a byte)."""
-    return ~(((word & _LOW7) + _LOW7) | word) & _HIGH
-
-
-def _eight_digits(word: np.ndarray) -> np.ndarray:
-    """The number eight ASCII digits spell, the first byte the most significant."""
-    x = word - _ZEROS
-    x = (x * _U(10) + (x >> _U(8))) & _U(0x00FF00FF00FF00FF)
-    x = (x * _U(100) + (x >> _U(16))) & _U(0x0000FFFF0000FFFF)
-    return (x * _U(10000) + (x >> _U(32))) & _U(0xFFFFFFFF)
-
-
-def _hash(words: list[np.ndarray]) -> np.ndarray:
-    """A 64-bit hash of ids given as zero-padded words; a zero word adds nothing, so an id hashes the same
-    whatever the number of words."""
-    h = np.zeros(len(words[0]) if words else 0, dtype=np.uint64)
-    for j, word in enumerate(words):
-        x = word * _HASH_MULS[j]
-        h += x ^ (x >> _HASH_SHIFT)
-    return h
-
-
-def _topic_hash(topic: str) -> np.uint64:
-    """A topic's part of a row's key (the same in every process: not Python's salted hash)."""
-    return _U(int.from_bytes(hashlib.blake2b(topic.encode(), digest_size=8).digest(), "little"))
-
-
-@dataclass
-class JudgedKeys:
-    """The qrels prepared once for every run: each judged (topic, item) as a 64-bit key (the item's hash plus its
-    topic's), sorted, with a bucket index over the keys' top bits to look up every row of a run at once; and each
-    item's bytes (its first 64, as words) and length, to confirm a match. `usable` is False when two judged keys are
-    equal (a lookup could then miss one): every file then goes to read_run."""
-
-    qrels: Mapping[str, Mapping[str, int]]
-    keys: np.ndarray  # uint64, sorted
-    buckets: np.ndarray  # where each bucket of keys (by their top `bits` bits) starts in `keys`, then len(keys)
-    bits: int
-    items: np.ndarray  # the item of each key (str objects)
-    item_topics: np.ndarray  # the topic number of each key
-    topic_names: list[str]  # topic number -> topic
-    topic_numbers: dict[str, int]
-    words: np.ndarray  # (keys, 8) uint64
-    lengths: np.ndarray
-    usable: bool
-
-
-def judged_keys(qrels: Mapping[str, Mapping[str, int]]) -> JudgedKeys:
-    topic_names = list(qrels)
-    counts = [len(qrels[topic]) for topic in topic_names]
-    items = [item for topic in topic_names for item in qrels[topic]]
-    raw = list(map(str.encode, items))
-    width = ID_MAX // 8
-    # Each item's first ID_MAX bytes, zero past its end (numpy's fixed-width bytes), as `width` words.
-    words = np.array(raw or [b""], dtype=f"S{ID_MAX}").view("<u8").reshape(-1, width)[: len(raw)]
-    numbers = np.repeat(np.arange(len(topic_names), dtype=np.int64), counts)
-    topic_hashes = np.repeat(np.array([_topic_hash(topic) for topic in topic_names], dtype=np.uint64), counts)
-    keys = _hash([words[:, j] for j in range(width)]) + topic_hashes
-    order = np.argsort(keys, kind="stable")
-    keys, words = keys[order], np.ascontiguousarray(words[order])
-    bits = max(1, int(len(keys)).bit_length() + 3)
-    buckets = np.zeros(2**bits + 1, dtype=np.int32)  # where each bucket starts in `keys`, then len(keys)
-    np.cumsum(np.bincount((keys >> _U(64 - bits)).astype(np.int64), minlength=2**bits), out=buckets[1:])
-    return JudgedKeys(qrels=qrels, keys=keys, buckets=buckets, bits=bits,
-                      items=np.array(items, dtype=object)[order],
-                      item_topics=numbers[order], topic_names=topic_names,
-                      topic_numbers={topic: number for number, topic in enumerate(topic_names)},
-                      words=words, lengths=np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))[order],
-                      usable=not (len(keys) > 1 and (keys[1:] == keys[:-1]).any()))
-
-
-def _lookup(judged: JudgedKeys, keys: np.ndarray) -> np.ndarray:
-    """For each key, its index in `judged.keys`, or -1."""
-    count = len(judged.keys)
-    if not count:
-        return np.full(len(keys), -1, dtype=np.int64)
-    bucket = (keys >> _U(64 - judged.bits)).astype(np.int64)
-    pos = judged.buckets[bucket]
-    size = judged.buckets[bucket + 1] - pos
-    found = np.where((size > 0) & (judged.keys[np.minimum(pos, count - 1)] == keys), pos, -1)
-    # Buckets of two keys or more are few (the index has about 8 buckets a key): the rest of them one by one.
-    rows = np.flatnonzero((size > 1) & (found < 0))
-    pos, end = pos[rows] + 1, pos[rows] + size[rows]
-    while len(rows):
-        match = judged.keys[pos] == keys[rows]
-        found[rows[match]] = pos[match]
-        live = ~match & (pos + 1 < end)
-        rows, pos, end = rows[live], pos[live] + 1, end[live]
-    return found
-
-
-@dataclass
-class FastPrime:
-    """One file's prime filter as a reader process sends it back: the judged rows (first occurrences) as indexes
-    into `JudgedKeys` with their scores, topic by topic in file order, and per topic (in the order the file first
-    has them) the unjudged fraction of its top 10. Small and cheap to send between processes."""
-
-    topics: list[str]
-    unjudged: list[float]
-    firsts: list[str]  # per topic, its first item (prime.first_item's order)
-    indexes: np.ndarray  # int64: of each judged row kept, its index in JudgedKeys.keys
-    scores: np.ndarray  # float64
-
-    def to_prime(self, judged: JudgedKeys) -> Prime:
-        prime = Prime(first=dict(zip(self.topics, self.firsts, strict=True)))
-        run: dict[str, dict[str, float]] = {topic: {} for topic in self.topics}
-        if len(self.indexes):
-            numbers = judged.item_topics[self.indexes]
-            items = judged.items[self.indexes].tolist()
-            scores = self.scores.tolist()
-            cuts = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(items)]
-            names = judged.topic_names
-            for a, b in zip(cuts, cuts[1:], strict=False):
-                run[names[numbers[a]]].update(zip(items[a:b], scores[a:b], strict=True))
-        prime.run = {topic: items for topic, items in run.items() if items}
-        prime.unjudged = dict(zip(self.topics, self.unjudged, strict=True))
-        return prime
+def _prime(judged: JudgedKeys, topics: list[str], unjudged: list[float], firsts: list[str], indexes: np.ndarray,
+           scores: np.ndarray) -> Prime:
+    """The prime filter of a file from its judged rows (first occurrences) as `indexes` into `judged` with their
+    `scores`, topic by topic in file order, and per topic (in the order the file first has them) the unjudged
+    fraction of its top 10 and its first item (prime.first_item's order)."""
+    prime = Prime(first=dict(zip(topics, firsts, strict=True)))
+    run: dict[str, dict[str, float]] = {topic: {} for topic in topics}
+    if len(indexes):
+        numbers = judged.item_topics[indexes]
+        items = judged.items[indexes].tolist()
+        values = scores.tolist()
+        cuts = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(items)]
+        names = judged.topic_names
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            run[names[numbers[a]]].update(zip(items[a:b], values[a:b], strict=True))
+    prime.run = {topic: items for topic, items in run.items() if items}
+    prime.unjudged = dict(zip(topics, unjudged, strict=True))
+    return prime
 
 
 def _plain_text(data: bytes) -> tuple[bytes, int] | None:
@@ -245,15 +123,14 @@ def read_prime_answers(path: str | os.PathLike, judged: JudgedKeys) -> Prime | N
     if len(data) > FILE_MAX:
         return None
     try:
-        found = prime_answers_of(data, judged)
+        return prime_answers_of(data, judged)
     except Exception:  # noqa: BLE001
         logger.exception("the whole-file reader failed on a run of %d bytes; it is read row by row instead",
                          len(data))
         return None
-    return None if found is None else found.to_prime(judged)
 
 
-def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
+def prime_answers_of(data: bytes, judged: JudgedKeys) -> Prime | None:
     """`read_prime_answers` on a file's bytes."""
     if not judged.usable:
         return None
@@ -270,7 +147,7 @@ def prime_answers_of(data: bytes, judged: JudgedKeys) -> FastPrime | None:
         return None
     padded = np.zeros(size + 2 * _PAD, dtype=np.uint8)
     padded[_PAD: _PAD + size] = np.frombuffer(data, dtype=np.uint8, count=size)
-    file = _File(data=data, padded=padded, words=_word_view(padded), ncols=shape[0], doc_col=shape[1], judged=judged)
+    file = _File(data=data, padded=padded, words=word_view(padded), ncols=shape[0], doc_col=shape[1], judged=judged)
     # A few hundred kB of lines at a time: the arrays of a part stay in the processor's cache (a whole file at once
     # took half as long again), then the parts' rows are put together for what needs the whole file.
     parts: list[_Part] = []
@@ -306,7 +183,7 @@ def _columns(data: bytes, size: int) -> tuple[int, int] | None:
 class _File:
     data: bytes
     padded: np.ndarray  # the bytes with _PAD zeros on both sides
-    words: np.ndarray  # _word_view(padded)
+    words: np.ndarray  # word_view(padded)
     ncols: int
     doc_col: int
     judged: JudgedKeys
@@ -366,21 +243,21 @@ def _part(file: _File, start: int, end: int, first_row: int) -> _Part | None:
         return None
     doc_start = rows[:, doc_col] + start - doc_len
     # Stretches of rows with the same topic.
-    topic_words = _id_words(words, starts + _PAD, topic_len, -(-int(topic_len.max()) // 8))
+    topic_words = id_words(words, starts + _PAD, topic_len, -(-int(topic_len.max()) // 8))
     changes = np.zeros(n - 1, dtype=bool)
     for word in topic_words:
         changes |= word[1:] != word[:-1]
     first = np.concatenate([[0], np.flatnonzero(changes) + 1])
     names = [data[a: a + length].decode("ascii") for a, length in zip(starts[first].tolist(),
                                                                        topic_len[first].tolist(), strict=True)]
-    doc_hash = _hash(_id_words(words, doc_start + _PAD, doc_len, -(-int(doc_len.max()) // 8)))
+    doc_hash = hash_words(id_words(words, doc_start + _PAD, doc_len, -(-int(doc_len.max()) // 8)))
     return _judged_part(file, first_row, scores, doc_start, doc_len, doc_hash, first, names)
 
 
 def _stretch_topics(judged: JudgedKeys, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Each stretch's topic number in the qrels (-1 for a topic they do not have) and its topic's part of a key."""
     return (np.array([judged.topic_numbers.get(name, -1) for name in names], dtype=np.int64),
-            np.array([_topic_hash(name) for name in names], dtype=np.uint64))
+            np.array([topic_hash(name) for name in names], dtype=np.uint64))
 
 
 def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray,
@@ -392,13 +269,13 @@ def _judged_part(file: _File, first_row: int, scores: np.ndarray, doc_start: np.
     sizes = np.diff(np.append(first, len(scores)))
     topic_of = np.repeat(stretch_topic, sizes)
     keys = doc_hash + np.repeat(topic_hashes, sizes)
-    at = _lookup(judged, keys)
+    at = lookup(judged, keys)
     hit = np.flatnonzero((at >= 0) & (topic_of >= 0))
     item = at[hit]
     hit_len = doc_len[hit]
     same = (judged.lengths[item] == hit_len) & (judged.item_topics[item] == topic_of[hit])
     if len(hit):
-        hit_words = _id_words(file.words, doc_start[hit] + _PAD, hit_len, -(-int(hit_len.max()) // 8))
+        hit_words = id_words(file.words, doc_start[hit] + _PAD, hit_len, -(-int(hit_len.max()) // 8))
         for j, word in enumerate(hit_words):
             same &= judged.words[item, j] == word
     return _Part(scores=scores, doc_start=doc_start, doc_len=doc_len, keys=keys, stretch_first=first + first_row,
@@ -410,7 +287,7 @@ def _ranks_valid(words, padded, data: bytes, end, length, low: int = 1) -> bool:
     """read_run's rank check: digits, and low <= rank <= RANK_MAX (low: 0 in a TREC run, 1 in an ARQMath run,
     runs.RANK_MIN). `end` is in `padded`. A rank of more than 12 characters (leading zeros) makes the file go to
     read_run, whose rule for it is the reference."""
-    plain = ((length <= RANK_DIGITS) & _all_digits(_right_word(words, end, np.minimum(length, RANK_DIGITS)))
+    plain = ((length <= RANK_DIGITS) & all_digits(right_word(words, end, np.minimum(length, RANK_DIGITS)))
              & (padded[end - length] != _ZERO))
     for i in np.flatnonzero(~plain).tolist():
         text = data[end[i] - _PAD - length[i]: end[i] - _PAD].decode("ascii")
@@ -428,23 +305,23 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     signed = minus | (lead == _PLUS)
     chars = length - signed  # the sign is left out of the words: made '0', it adds nothing
     short = np.minimum(chars, SCORE_CHARS)
-    low = _right_word(words, end, np.minimum(short, 8))
-    high = _right_word(words, end - 8, short - np.minimum(short, 8))
-    dot_low, dot_high = _zero_bytes(low ^ _DOTS), _zero_bytes(high ^ _DOTS)
+    low = right_word(words, end, np.minimum(short, 8))
+    high = right_word(words, end - 8, short - np.minimum(short, 8))
+    dot_low, dot_high = zero_bytes(low ^ DOTS), zero_bytes(high ^ DOTS)
     dots = np.bitwise_count(dot_low) + np.bitwise_count(dot_high)
     # The dot made '0' too: the number is then the integer part, a 0, and the fraction's digits.
-    low ^= (dot_low >> _U(7)) * _DOT_TO_ZERO
-    high ^= (dot_high >> _U(7)) * _DOT_TO_ZERO
+    low ^= (dot_low >> U(7)) * DOT_TO_ZERO
+    high ^= (dot_high >> U(7)) * DOT_TO_ZERO
     digits = chars - dots
     plain = ((chars <= SCORE_CHARS) & (dots <= 1) & (digits >= 1) & (digits <= SCORE_DIGITS)
-             & _all_digits(low) & _all_digits(high))
-    spelled = _eight_digits(high) * _U(10**8) + _eight_digits(low)
+             & all_digits(low) & all_digits(high))
+    spelled = eight_digits(high) * U(10**8) + eight_digits(low)
     # Digits after the dot: the bytes above the dot's byte (the bits above its bit, by eight).
-    after = (np.bitwise_count(~(dot_low | (dot_low - _U(1)))) >> 3) + np.where(
-        dot_high != 0, 8 + (np.bitwise_count(~(dot_high | (dot_high - _U(1)))) >> 3), 0)
+    after = (np.bitwise_count(~(dot_low | (dot_low - U(1)))) >> 3) + np.where(
+        dot_high != 0, 8 + (np.bitwise_count(~(dot_high | (dot_high - U(1)))) >> 3), 0)
     after = np.where(plain, after, 0)  # two dots can make it 22: those scores go to float() below
     fraction = spelled % _UPOW10[after]
-    number = np.where(dots == 1, (spelled - fraction) // _U(10) + fraction, spelled)
+    number = np.where(dots == 1, (spelled - fraction) // U(10) + fraction, spelled)
     scores = number.astype(np.float64) / _FPOW10[after]
     np.negative(scores, out=scores, where=minus)
     for i in np.flatnonzero(~plain).tolist():
@@ -459,7 +336,7 @@ def _scores(words, padded, data: bytes, end, length) -> np.ndarray | None:
     return scores
 
 
-def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
+def _prime_filter_parts(file: _File, parts: list[_Part]) -> Prime:
     """The prime filter over the rows of every part."""
     judged, data = file.judged, file.data
     scores = np.concatenate([p.scores for p in parts])
@@ -550,8 +427,8 @@ def _prime_filter_parts(file: _File, parts: list[_Part]) -> FastPrime:
         judged_rows, judged_items = judged_rows[keep], judged_items[keep]
     out_items, out_scores = judged_items, scores[judged_rows]
     topics = list(order)
-    return FastPrime(topics=topics, unjudged=[unjudged[order[t]] for t in topics],
-                     firsts=[firsts[order[t]] for t in topics], indexes=out_items, scores=out_scores)
+    return _prime(judged, topics, [unjudged[order[t]] for t in topics], [firsts[order[t]] for t in topics],
+                  out_items, out_scores)
 
 
 def _repeating_topics(keys: np.ndarray, topic_of: np.ndarray, kept: np.ndarray) -> set[int]:

@@ -18,7 +18,7 @@ from pooling.selectors import pool_sizes
 
 from . import analysis_services, selectors, services
 from .board import ALPHA
-from .prime import MEASURES, format_value, natural_key
+from .prime import MEASURES, finite, format_value, natural_key
 from .reusability import run_team
 
 FORMATS = ("latex", "csv")
@@ -50,10 +50,6 @@ class AssessmentRow:
     seconds: float | None  # per judged item
 
 
-def _finite(value: float) -> float | None:
-    return None if math.isnan(value) else value
-
-
 def results_rows(*, campaign: Campaign, evaluation: services.Evaluation) -> list[ResultRow]:
     """The evaluation's runs in the overviews' order: baselines first, then teams by their best primary run (their
     best run when none is primary), within a team primary runs first, each group best first, by the first measure.
@@ -67,7 +63,7 @@ def results_rows(*, campaign: Campaign, evaluation: services.Evaluation) -> list
         rows.append(ResultRow(team=run_team(run) if run else scores.name, run=scores.name,
                               baseline=bool(run and run.baseline), primary=not (run and run.alternate),
                               manual=bool(run and run.manual), data=run.data_used if run else "",
-                              values={m: _finite(scores.means[m]) for m in MEASURES},
+                              values={m: finite(scores.means[m]) for m in MEASURES},
                               characterised=characterised.fractions_of(scores.name)))
     first = MEASURES[0]
 

@@ -17,7 +17,7 @@ from pooling.models import Campaign, Run
 
 from . import selectors, services, task3
 from .analysis import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
-from .prime import PrimeRun, answer_lists, formula_lists
+from .prime import PrimeRun, answer_lists, formula_lists, trec_order
 
 CACHE_SECONDS = 24 * 3600
 
@@ -36,8 +36,7 @@ class ReusabilityResult:
 def ranked(lists: Mapping[str, Mapping[str, float]]) -> RankedRun:
     """Each topic's items best first in trec_eval's order (score descending, then id descending): the order
     `evaluate` scores the run in, so the full-qrels scores are `evaluate --all-topics`'s."""
-    return {topic: [item for item, _score in sorted(items.items(), key=lambda pair: (pair[1], pair[0]),
-                                                    reverse=True)]
+    return {topic: [item for item, _score in sorted(items.items(), key=trec_order, reverse=True)]
             for topic, items in lists.items()}
 
 
@@ -73,7 +72,8 @@ def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str 
     teams: dict[str, str] = {}
     for name, path in zip(names, run_paths, strict=True):
         if name in runs:
-            problems.append(_problem(name, "two runs have this file name; their rows could not be told apart"))
+            problems.append(services.file_problem(name, "two runs have this file name; their rows could not be told "
+                                                        "apart"))
             continue
         tags: list[str] = []
         runs[name] = ranked(services.run_lists(task, services.read_run_rows(path, task, problems, tags=tags),
@@ -104,12 +104,6 @@ def read_team_map(path: str | os.PathLike, problems: list[Problems]) -> dict[str
                 first[fields[0].strip()] = line
                 teams[fields[0].strip()] = fields[1].strip()
     return teams
-
-
-def _problem(file: str, message: str) -> Problems:
-    problems = Problems(file=file)
-    problems.add(None, message)
-    return problems
 
 
 def run_team(run: Run) -> str:

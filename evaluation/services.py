@@ -17,7 +17,7 @@ from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from pooling.formats.textio import TextSink, iter_lines, open_binary
 from pooling.models import Campaign, Run
 
-from . import reading, selectors, task3
+from . import reading, selectors, task3, words
 from .measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from .prime import (
     RELEVANCE_LEVEL,
@@ -235,7 +235,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     qrels = read_qrels_file(qrels_path, problems)
     names = [Path(path).name for path in run_paths]
     for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(_problem(name, "two runs have this file name; their scores could not be told apart"))
+        problems.append(file_problem(name, "two runs have this file name; their scores could not be told apart"))
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
     # must give, then to score them. An answer run is read by `reading.read_prime_answers` where it can (the plain
@@ -244,7 +244,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
     evaluator = _evaluator(qrels, relevance_level, extra, first) if qrels and not any(problems) else None
-    judged = reading.judged_keys(qrels) if task == ANSWERS and not extra else None
+    judged = words.judged_keys(qrels) if task == ANSWERS and not extra else None
     scores: list[RunScores | None] = []
     read: dict[int, tuple[Prime, PrimeRun | None]] = {}  # the runs read, until they are scored
     for i, (name, path) in enumerate(zip(names, run_paths, strict=True)):
@@ -290,7 +290,8 @@ def run_lists(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
     return formula_lists(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
 
 
-def _problem(file: str, message: str) -> Problems:
+def file_problem(file: str, message: str) -> Problems:
+    """A problem of a whole file (no line), to join a list of files' problems."""
     problems = Problems(file=file)
     problems.add(None, message)
     return problems

@@ -9,9 +9,9 @@ from django.db import transaction
 
 from pooling.models import Campaign
 
-from .analysis import TopicInfo, decode_topic_info
 from .models import CampaignTopicInfo
 from .prime import natural_key
+from .topic_info_file import TopicInfo, decode_topic_info
 
 SHOWN = 10  # topics named in a warning
 

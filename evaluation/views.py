@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-import math
 from dataclasses import dataclass, field
 
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -17,10 +16,10 @@ from pooling.charts import difference_bars
 from pooling.models import Campaign, Run
 
 from . import board, selectors, services, topic_info
-from .analysis import TOPIC_COLUMN
 from .answers import TASK3_REPORTED
-from .prime import AR, MEASURES, REPORTED, RunScores, format_value
+from .prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from .services import Evaluation
+from .topic_info_file import TOPIC_COLUMN
 
 
 @dataclass
@@ -37,7 +36,7 @@ class Row:
 
 
 def _finite(values: dict[str, float]) -> dict[str, float | None]:
-    return {key: None if math.isnan(value) else value for key, value in values.items()}
+    return {key: finite(value) for key, value in values.items()}
 
 
 def scores_table(*, campaign: Campaign, evaluation: Evaluation, task3: bool = False) -> list[Row]:

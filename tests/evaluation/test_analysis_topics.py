@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from evaluation.analysis import category_lines, category_means, parse_topic_info, read_topic_info
+from evaluation.analysis import category_lines, category_means
+from evaluation.topic_info_file import parse_topic_info, read_topic_info
 
 ARQMATH3 = Path(__file__).parents[1] / "data" / "arqmath" / "topics" / "Task1_ARQMath3_Topic_Information.head12.csv"
 

@@ -12,6 +12,7 @@ from evaluation.measures import MeasureEvaluator, parse_measure, parse_measures
 from evaluation.prime import MAP, P10, Evaluator, answer_lists, prime_of
 from pooling.models import Campaign
 from tests.commands import command_output, rejected
+from tests.evaluation.pytrec_reference import assert_agrees, first_occurrences, qrels_of, qrels_rows, run_rows
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
 from tests.pooling.run_files import ingest
 
@@ -71,23 +72,12 @@ def test_judged_at_k_counts_the_judged_share_of_the_top_k():
     assert found == {"A.1": {"Judged@2": 0.5, "Judged@10": 0.5}, "A.2": {"Judged@2": 0.0, "Judged@10": 0.0}}
 
 
-ids = st.sampled_from([f"d{i}" for i in range(14)])
-topics = st.sampled_from(["A.1", "A.2", "A.10"])
-
-
 @settings(max_examples=120, deadline=None)
-@given(qrels_rows=st.lists(st.tuples(topics, ids, st.integers(0, 3)), min_size=1, max_size=30),
-       run_rows=st.lists(st.tuples(topics, ids, st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.25])), max_size=40),
-       all_topics=st.booleans())
+@given(qrels_rows=qrels_rows, run_rows=run_rows, all_topics=st.booleans())
 def test_every_measure_equals_pytrec_eval_on_the_same_deduplicated_run(qrels_rows, run_rows, all_topics):
-    qrels: dict[str, dict[str, int]] = {}
-    for topic, doc, grade in qrels_rows:
-        qrels.setdefault(topic, {})[doc] = grade
+    qrels = qrels_of(qrels_rows)
     # The run as trec_eval takes it, written out plainly: first occurrence, qrels topics only, unjudged kept.
-    deduplicated: dict[str, dict[str, float]] = {}
-    for topic, doc, score in run_rows:
-        if topic in qrels:
-            deduplicated.setdefault(topic, {}).setdefault(doc, score)
+    deduplicated = first_occurrences(run_rows, qrels, judged_only=False)
     extra = parse_measures(PYTREC, relevance_level=2)
     evaluator = Evaluator(qrels, extra=MeasureEvaluator(qrels, extra))
     lists = answer_lists(run_rows, qrels)
@@ -96,11 +86,7 @@ def test_every_measure_equals_pytrec_eval_on_the_same_deduplicated_run(qrels_row
     counted = list(qrels) if all_topics else list(deduplicated)
     for name, (trec_name, level) in PYTREC.items():
         theirs = pytrec_eval.RelevanceEvaluator(qrels, {trec_name}, relevance_level=level).evaluate(deduplicated)
-        for topic in deduplicated:
-            assert result.per_topic[topic][name] == pytest.approx(theirs[topic][trec_name]), (name, topic)
-        expected = [theirs[t][trec_name] if t in theirs else 0.0 for t in counted]
-        if counted:
-            assert result.means[name] == pytest.approx(sum(expected) / len(expected)), name
+        assert_agrees(result, name, theirs, trec_name, deduplicated, counted)
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])

@@ -17,6 +17,7 @@ from evaluation.prime import (
     prime_formulas,
     score_lines,
 )
+from tests.evaluation.pytrec_reference import assert_agrees, first_occurrences, qrels_of, qrels_rows, run_rows
 
 LOG2_3 = math.log2(3)
 
@@ -145,23 +146,12 @@ def test_a_run_with_nothing_of_the_qrels_topics_has_no_mean():
 
 # --- agreement with pytrec_eval called directly on the same pre-filtered data ------------------------------
 
-ids = st.sampled_from([f"d{i}" for i in range(12)])
-topics = st.sampled_from(["A.1", "A.2", "A.10"])
-
-
 @settings(max_examples=150, deadline=None)
-@given(qrels_rows=st.lists(st.tuples(topics, ids, st.integers(0, 3)), min_size=1, max_size=30),
-       run_rows=st.lists(st.tuples(topics, ids, st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.25])), max_size=40),
-       all_topics=st.booleans())
+@given(qrels_rows=qrels_rows, run_rows=run_rows, all_topics=st.booleans())
 def test_measures_agree_with_pytrec_eval_on_the_prime_run(qrels_rows, run_rows, all_topics):
-    qrels: dict[str, dict[str, int]] = {}
-    for topic, doc, grade in qrels_rows:
-        qrels.setdefault(topic, {})[doc] = grade
+    qrels = qrels_of(qrels_rows)
     # The prime filter written out plainly: first occurrence, judged only.
-    filtered: dict[str, dict[str, float]] = {}
-    for topic, doc, score in run_rows:
-        if topic in qrels and doc in qrels[topic]:
-            filtered.setdefault(topic, {}).setdefault(doc, score)
+    filtered = first_occurrences(run_rows, qrels, judged_only=True)
     ndcg = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg"}).evaluate(filtered)
     binary = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_10"}, relevance_level=2).evaluate(filtered)
 
@@ -169,11 +159,7 @@ def test_measures_agree_with_pytrec_eval_on_the_prime_run(qrels_rows, run_rows, 
 
     counted = list(qrels) if all_topics else list(filtered)
     for ours, theirs, source in ((NDCG, "ndcg", ndcg), (MAP, "map", binary), (P10, "P_10", binary)):
-        expected = [source[t][theirs] if t in source else 0.0 for t in counted]
-        if counted:
-            assert result.means[ours] == pytest.approx(sum(expected) / len(expected))
-        for topic in filtered:
-            assert result.per_topic[topic][ours] == pytest.approx(source[topic][theirs])
+        assert_agrees(result, ours, source, theirs, filtered, counted)
 
 
 def test_ids_with_other_scripts_digits_sort_without_an_error():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
 from core.errors import InputError, Problems
-from evaluation import reading, selectors, services
+from evaluation import reading, selectors, services, words
 from evaluation.prime import Evaluator, prime_answers
 from pooling.formats.runs import read_run
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
@@ -97,12 +97,11 @@ def by_read_run(data: bytes, tmp_path: Path, qrels=QRELS):
 @example(data=b"A.1 1 1 1.5 run\n")  # spaces
 def test_the_whole_file_reader_accepts_only_what_read_run_accepts_and_filters_the_same(data, tmp_path):
     expected, problems = by_read_run(data, tmp_path)
-    fast = reading.prime_answers_of(data, reading.judged_keys(QRELS))
-    event("read whole" if fast is not None else "left to read_run")
-    if fast is None:
+    prime = reading.prime_answers_of(data, words.judged_keys(QRELS))
+    event("read whole" if prime is not None else "left to read_run")
+    if prime is None:
         return  # evaluate_files reads it with read_run: the same by construction (next test)
     assert not problems, problems.messages()
-    prime = fast.to_prime(reading.judged_keys(QRELS))
     assert prime.run == expected.run
     assert list(prime.run) == list(expected.run)
     assert prime.unjudged == expected.unjudged
@@ -118,10 +117,9 @@ def in_parts(data: bytes, qrels, part_bytes: int = 40):
     """The whole-file reader, in parts of `part_bytes`."""
     saved, reading.PART_BYTES = reading.PART_BYTES, part_bytes
     try:
-        found = reading.prime_answers_of(data, reading.judged_keys(qrels))
+        prime = reading.prime_answers_of(data, words.judged_keys(qrels))
     finally:
         reading.PART_BYTES = saved
-    prime = found.to_prime(reading.judged_keys(qrels))
     return prime.run, prime.unjudged, prime.first
 
 
@@ -140,9 +138,8 @@ def test_plain_files_are_read_whole_not_sent_to_read_run(rows, trec, crlf, tmp_p
     data = "".join(f"{t}\t{q0}{d}\t{r}\t{s}\trun{chr(13) if crlf else ''}\n" for t, d, r, s in rows).encode()
     expected, problems = by_read_run(data, tmp_path)
     assert not problems
-    fast = reading.prime_answers_of(data, reading.judged_keys(QRELS))
-    assert fast is not None
-    prime = fast.to_prime(reading.judged_keys(QRELS))
+    prime = reading.prime_answers_of(data, words.judged_keys(QRELS))
+    assert prime is not None
     assert (prime.run, prime.unjudged, prime.first) == (expected.run, expected.unjudged, expected.first)
     assert in_parts(data, QRELS) == (expected.run, expected.unjudged, expected.first)
 
@@ -196,12 +193,11 @@ def test_real_runs_are_read_whole_with_the_scores_of_read_run(arqmath_data, tmp_
     for line in qrels.read_text().splitlines():
         t, _zero, d, g = line.split()
         judged.setdefault(t, {})[d] = int(g)
-    keys = reading.judged_keys(judged)
+    keys = words.judged_keys(judged)
     for name in ("psu-task1-auto-both-A.tsv", "ensemble-task1.tsv"):
         data = (arqmath_data / "runs" / name).read_bytes()
-        fast = reading.prime_answers_of(data, keys)
-        assert fast is not None, name  # CRLF, TREC shape: still the whole-file path
-        prime = fast.to_prime(keys)
+        prime = reading.prime_answers_of(data, keys)
+        assert prime is not None, name  # CRLF, TREC shape: still the whole-file path
         problems = Problems()
         with open(arqmath_data / "runs" / name, "rb") as stream:
             rows = [(r.topic_id, r.item_id, r.score) for r in read_run(
@@ -229,9 +225,8 @@ def test_top_ten_with_tied_scores_across_long_stretches(stretches, scores, repea
     data = "".join(lines).encode()
     expected, problems = by_read_run(data, tmp_path, qrels)
     assert not problems
-    fast = reading.prime_answers_of(data, reading.judged_keys(qrels))
-    assert fast is not None
-    prime = fast.to_prime(reading.judged_keys(qrels))
+    prime = reading.prime_answers_of(data, words.judged_keys(qrels))
+    assert prime is not None
     assert (prime.run, prime.unjudged, prime.first) == (expected.run, expected.unjudged, expected.first)
     assert in_parts(data, qrels, 200) == (expected.run, expected.unjudged, expected.first)
 
@@ -255,7 +250,7 @@ def test_what_the_fast_reader_cannot_vouch_for_goes_to_read_run(tmp_path, monkey
     data = b"A.1\t1\t1\t2.0\trun\nA.1\t2\t2\t1.0\trun\n"
     path = tmp_path / "run.tsv"
     path.write_bytes(data)
-    keys = reading.judged_keys(QRELS)
+    keys = words.judged_keys(QRELS)
     assert reading.read_prime_answers(path, keys) is not None
     # Two judged keys with one hash (a lookup could miss one): no file is read whole.
     assert reading.prime_answers_of(data, dataclasses.replace(keys, usable=False)) is None
@@ -269,7 +264,7 @@ def test_a_run_that_grows_while_it_is_read_is_read_whole(tmp_path, monkeypatch):
     data = b"A.1\t1\t1\t2.0\trun\nA.1\t2\t2\t1.0\trun\nA.10\t5\t1\t3\trun\n"
     path = tmp_path / "run.tsv"
     path.write_bytes(data)
-    keys = reading.judged_keys(QRELS)
+    keys = words.judged_keys(QRELS)
     expected = reading.read_prime_answers(path, keys)
     real = os.fstat
     monkeypatch.setattr(reading.os, "fstat", lambda fd: os.stat_result((*real(fd)[:6], 5, *real(fd)[7:])))

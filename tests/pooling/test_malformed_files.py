@@ -8,7 +8,7 @@ from django.db import DatabaseError, transaction
 
 from assessor.models import Assignment, Judgment
 from core.errors import Problems
-from evaluation import reading
+from evaluation import reading, words
 from pooling.bulk import bulk_insert
 from pooling.formats.qrels import read_qrels
 from pooling.formats.textio import FIELD_MAX
@@ -209,7 +209,7 @@ def test_a_run_truncated_inside_its_last_field_is_refused(answers, tmp_path):
 
 def test_evaluation_leaves_a_truncated_run_to_the_reader_that_refuses_it():
     """The whole-file reader of evaluation accepts only what read_run accepts: a truncated file goes to read_run."""
-    keys = reading.judged_keys({"A.1": {"10": 1, "11": 0}})
+    keys = words.judged_keys({"A.1": {"10": 1, "11": 0}})
     whole = b"A.1\t10\t1\t3\tmyrun\nA.1\t11\t2\t2\tmyrun"
     assert reading.prime_answers_of(whole, keys) is not None
     assert reading.prime_answers_of(whole[:-2], keys) is None

@@ -8,7 +8,7 @@ import pytest
 import pytrec_eval
 
 from core.errors import Problems
-from evaluation import reading, selectors
+from evaluation import reading, selectors, words
 from evaluation.prime import prime_answers
 from pooling import services
 from pooling.formats.runs import TREC, RunSummary, read_run
@@ -140,12 +140,11 @@ def test_evaluate_still_refuses_rank_zero_in_an_arqmath_run(tmp_path, db):
 
 
 def test_the_whole_file_reader_takes_rank_zero_itself_and_agrees_with_read_run():
-    keys = reading.judged_keys(QRELS)
-    fast = reading.prime_answers_of(run_text("\t").encode(), keys)
-    assert fast is not None  # not left to read_run row by row
+    keys = words.judged_keys(QRELS)
+    prime = reading.prime_answers_of(run_text("\t").encode(), keys)
+    assert prime is not None  # not left to read_run row by row
     rows, problems, _ = read(run_text("\t"))
     expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
-    prime = fast.to_prime(keys)
     assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
 
 

@@ -14,6 +14,7 @@ from evaluation import analysis, analysis_services, answers, services, topic_inf
 from evaluation.answer_files import evaluate_answer_files
 from evaluation.characterisation import characterisation_lines
 from evaluation.prime import FIRST_RESULT, RELEVANCE_LEVEL, score_lines
+from evaluation.topic_info_file import TopicInfo, check_column, read_topic_info
 from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from pooling.selectors import campaign_named
 
@@ -132,14 +133,14 @@ class Command(ServiceCommand):
         for line in answers.correlation_lines(result.correlations):
             self.stdout.write(line, ending="")
 
-    def _topic_info(self, o, campaign) -> analysis.TopicInfo | None:
+    def _topic_info(self, o, campaign) -> TopicInfo | None:
         """The topic information --by groups by, its column checked before anything is computed: the file given,
         else the campaign's (ingest_topic_info)."""
         if not o["by"]:
             return None
-        info: analysis.TopicInfo | None = None
+        info: TopicInfo | None = None
         if o["topic_info"]:
-            info = analysis.read_topic_info(o["topic_info"])
+            info = read_topic_info(o["topic_info"])
         elif campaign is not None:
             info = topic_info.campaign_topic_info(campaign=campaign)
             if info is None:
@@ -147,5 +148,5 @@ class Command(ServiceCommand):
                                  "give --topic-info CSV")
         else:
             raise InputError("--by COLUMN needs --topic-info CSV (or --campaign with its topic information)")
-        analysis.check_column(info, o["by"])
+        check_column(info, o["by"])
         return info

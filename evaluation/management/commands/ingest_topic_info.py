@@ -2,8 +2,8 @@
 from pathlib import Path
 
 from core.commands import ServiceCommand
-from evaluation.analysis import TOPIC_COLUMN
 from evaluation.topic_info import topic_info_ingest
+from evaluation.topic_info_file import TOPIC_COLUMN
 from pooling.selectors import campaign_named
 
 
