@@ -20,3 +20,7 @@ def test_jobs_page_lists_the_demos_jobs(client, organizer, settings, tmp_path):
     text = client.get("/jobs/").content.decode()
     assert "No job yet" not in text
     assert "Built pools for 100 topics" in text and CAMPAIGNS["formulas"] in text and "Loaded run " in text
+    # The demo's pools were built from every run: neither pools page calls them out of date.
+    from pooling.models import Campaign
+    for campaign in Campaign.objects.filter(name__in=CAMPAIGNS.values()):
+        assert 'id="pools-out-of-date"' not in client.get(f"/campaigns/{campaign.pk}/pools/").content.decode()
