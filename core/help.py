@@ -132,7 +132,7 @@ def help_page(request: HttpRequest, page: str) -> HttpResponse:
 
 
 @login_required
-def help_image(request: HttpRequest, name: str) -> HttpResponse:
+def help_image(request: HttpRequest, name: str) -> FileResponse:
     """A screenshot of docs/img, by a name found among that folder's files (never joined from the address)."""
     images = {path.name: path for path in (docs_dir() / "img").glob("*.png")}
     if name not in images:
