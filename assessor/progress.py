@@ -71,6 +71,7 @@ class ProgressReport:
     rows: list[ProgressRow]
     assessors: list[ProgressRow]   # one total row per assessor (topic "all")
     total: ProgressRow
+    timed: int = 0   # judged items of the rows with a measured time (server or active); imported ones have none
 
 
 def _seconds(visit_first: dt.datetime, completed: dt.datetime) -> float:
@@ -78,9 +79,9 @@ def _seconds(visit_first: dt.datetime, completed: dt.datetime) -> float:
 
 
 def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date | None:
-    if row.remaining == 0:
-        return today if row.total else None
-    if not per_day:
+    """The day the row's remaining items would be judged at `per_day`; None for a finished row (the page says done)
+    and where no time was measured (no rate: imported judgments say nothing of a pace)."""
+    if row.remaining == 0 or not per_day or row.per_hour is None:
         return None
     return today + dt.timedelta(days=math.ceil(row.remaining / per_day))
 
@@ -97,16 +98,19 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
             for a in assignments}
     visits = (ItemVisit.objects.filter(assignment_id__in=list(rows), completed_at__isnull=False)
               .values_list("assignment_id", "first_shown_at", "completed_at", "skipped_at", "active_seconds"))
+    timed = 0
     for pk, first, completed, skipped, active in visits.iterator(chunk_size=5000):
         assert completed is not None  # completed_at__isnull=False
         row = rows[pk]
         row.days.add(timezone.localdate(completed))
         # Skipped items: the gap is not work. Submitted without having been shown (imports, an API client that
         # never asked for the item): no server time was measured.
-        if skipped is None and completed > first:
+        server = skipped is None and completed > first
+        if server:
             row.server.append(_seconds(first, completed))
         if active > 0:
             row.active.append(active)
+        timed += server or active > 0
     by_assessor: dict[str, ProgressRow] = {}
     for row in rows.values():
         total = by_assessor.setdefault(row.assessor, ProgressRow(row.assessor, "all", "", 0, 0, 0, [], []))
@@ -125,7 +129,7 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
                            sum(r.total for r in rows.values()), [s for r in rows.values() for s in r.server],
                            [s for r in rows.values() for s in r.active])
     return ProgressReport(rows=list(rows.values()), assessors=[by_assessor[n] for n in sorted(by_assessor)],
-                          total=everyone)
+                          total=everyone, timed=timed)
 
 
 def seconds_per_judgment(campaign: Campaign) -> float | None:

@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("pooling.urls")),
     path("", include("assessor.urls")),
     path("", include("evaluation.urls")),
+    path("help/", include("core.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("pooling.api_urls")),
     path("api/", include("assessor.api_urls")),

@@ -67,7 +67,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
     all_topics = _all_topics(request)
     _, version = selectors.scores_version(campaign=campaign)
-    measure = request.GET.get("measure", "").strip() or MEASURES[0]
+    measure = typed = request.GET.get("measure", "").strip() or MEASURES[0]
     extra = [] if measure in REPORTED else [measure]
     problems: list[str] = []
     try:
@@ -96,6 +96,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "measure": measure,
+        "measure_typed": typed,  # the field keeps what was typed, even a measure refused (issue 22, point 9)
         "suggested": [*REPORTED, *SUGGESTED],
     }
     if evaluation:

@@ -191,6 +191,8 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
     stats = selectors.pool_statistics(campaign=campaign)
     topics = {t.topic_id: t for t in campaign.topics.only("pk", "topic_id", "title")}
+    # Built pools hold an item of every run they were built from: a run with none was added since (docs/pooling.md).
+    unpooled_runs = [r["name"] for r in stats["runs"] if r["pk"] and not r["contributed"]] if stats["built"] else []
     return render(request, "pooling/pool_detail.html", {
         "campaign": campaign,
         "stats": stats,
@@ -205,6 +207,10 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": services.judged_count(judged_items_of_campaign(campaign))[0],
+        "unpooled_runs": unpooled_runs,
+        # Issue 22 point 3 (another change): the count of pooled items that cannot be judged,
+        # pooling.selectors.unjudgeable_items_count, goes here; the template shows it when it is set.
+        "unjudgeable": None,
     })
 
 

@@ -1,7 +1,7 @@
 """The demo of `make demo`: a synthetic collection, the real ARQMath-3 topics and synthetic runs, loaded
-through the same ingestion services an organizer uses, their pools built by the same service as an organizer's
-build, plus an organizer and assessor accounts, and the judging app's demo step (assessor/demo.py: the demo
-assessors' assignments and judgments). Like pooling's pages and commands, the loader sits above both apps."""
+through the same jobs as an organizer's uploads (so the Jobs page lists them), their pools built by the same job as
+an organizer's build, plus an organizer and assessor accounts, and the judging app's demo step (assessor/demo.py: the
+demo assessors' assignments and judgments). Like pooling's pages and commands, the loader sits above both apps."""
 from __future__ import annotations
 
 import os
@@ -15,10 +15,11 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from assessor.demo import demo_assign, demo_delete
-from assessor.services import pools_rebuild
 from core.permissions import ORGANIZERS
 from pooling import services
-from pooling.models import Campaign, Collection
+from pooling.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
+from pooling.jobs import job_execute
+from pooling.models import Campaign, Collection, Job
 
 from .generate import DemoFiles, generate_demo
 
@@ -70,30 +71,45 @@ def _demo_delete() -> None:
 @transaction.atomic
 def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: list) -> None:
     """The collection, both campaigns with their pools and (assessor's demo_assign) the demo's assignments and
-    judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection."""
-    result = services.collection_ingest(collection_name=COLLECTION,
-                                        paths=[files.posts, files.comments, files.formulas])
-    report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result.counts.items()))
+    judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection.
+    Each load and pool build is a job, run here as a job runs without a broker, so that the Jobs page shows what the
+    demo did (issue 22, point 9)."""
+    paths = [files.posts, files.comments, files.formulas]
+    result = _demo_job(CollectionIngestParams(collection=COLLECTION, paths=[str(p) for p in paths],
+                                              names=[Path(p).name for p in paths]))
+    report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result["counts"].items()))
     campaigns = {}
     # The Task 1 campaign takes the Task 3 runs too: their answers are pooled and judged among the posts.
     for task, topics, runs in (("answers", files.task1_topics, files.task1_runs + files.task3_runs),
                                ("formulas", files.task2_topics, files.task2_runs)):
         campaign = services.campaign_create(name=CAMPAIGNS[task], task=task, collection_name=COLLECTION, seed=seed)
         campaigns[task] = campaign
-        loaded = services.topics_ingest(campaign=campaign, path=topics)
+        loaded = _demo_job(TopicsIngestParams(path=str(topics), filename=Path(topics).name), campaign=campaign)
         for path, alternate in runs:
-            run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
-            services.run_collection_check(run=run)
-        report.say(f"campaign '{campaign.name}': {loaded.total} topics, {len(runs)} runs")
-        pools = pools_rebuild(campaign=campaign)
+            _demo_job(RunIngestParams(path=str(path), filename=Path(path).name, options={"alternate": alternate}),
+                      campaign=campaign)
+        report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(runs)} runs")
+        pools = _demo_job(PoolBuildParams(), campaign=campaign)
         if task == "formulas":
-            report.say(f"campaign '{campaign.name}': pools built, {pools.items} visual ids in "
-                       f"{len(pools.sizes)} topics, {pools.selected} formula instances to judge")
+            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} visual ids in "
+                       f"{len(pools['sizes'])} topics, {pools['selected']} formula instances to judge")
         else:
-            report.say(f"campaign '{campaign.name}': pools built, {pools.items} answers to judge in "
-                       f"{len(pools.sizes)} topics")
+            report.say(f"campaign '{campaign.name}': pools built, {pools['items']} answers to judge in "
+                       f"{len(pools['sizes'])} topics")
     # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
     demo_assign(campaigns=campaigns, assessors=assessors, say=report.say)
+
+
+def _demo_job(params: JobParams, *, campaign: Campaign | None = None) -> dict:
+    """Runs one job of the demo in this process (pooling.jobs.job_execute, as without a broker) and returns its
+    result; a job that fails stops the demo, which is then not loaded at all."""
+    job = Job.objects.create(kind=params.kind, params=params.to_json(), campaign=campaign)
+    done = job_execute(job_id=job.pk)
+    if done is None or done.status != Job.Status.DONE:
+        problems = "; ".join(p.get("message", "") for p in (done.problems if done else [])[:5])
+        raise RuntimeError(f"the demo's {params.kind} job #{job.pk} failed: {done.message if done else ''} "
+                           f"{problems}".strip())
+    return done.result
 
 
 def demo_passwords_read(path: Path) -> dict[str, str]:

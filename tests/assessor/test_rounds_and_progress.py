@@ -3,6 +3,7 @@
 import datetime as dt
 import io
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -13,7 +14,7 @@ from assessor import progress, reports, rounds, services
 from assessor.models import Assignment, GoldJudgment, TrainingRound
 from core.errors import InputError
 from tests.commands import command_output
-from tests.factories import AssignmentFactory, ItemVisitFactory, PoolItemFactory
+from tests.factories import AssignmentFactory, ItemVisitFactory, PoolItemFactory, TopicFactory
 
 from .fixtures import assign
 
@@ -159,3 +160,29 @@ def test_the_measured_time_of_formulas_is_per_instance(formulas, ada):
     services.judgment_submit(assignment_pk=a.pk, item_id="100", user=ada, active_seconds=50, grades=[
         services.GradeInput(grade="2", formula_id="1"), services.GradeInput(grade="3", formula_id="2")])
     assert progress.seconds_per_judgment(formulas) == 25
+
+
+def test_progress_page_counts_timed_items_of_the_table_and_projects_no_date_without_a_rate(client, organizer,
+                                                                                           assigned):
+    """Issue 22, point 9: the page said "only 1 judgment measured" beside a table of 3 judged, and projected a
+    finish date for rows whose pace nothing measured (imported judgments)."""
+    a = assigned
+    other = AssignmentFactory(assessor=a.assessor, topic=TopicFactory(campaign=a.campaign, topic_id="A.2", position=1))
+    for item_id in ("20", "21"):
+        PoolItemFactory(topic=other.topic, item_id=item_id)
+    start = timezone.now() - dt.timedelta(hours=1)
+    visit(a, "10", start=start, seconds=0, active=0)   # imported: no time
+    visit(a, "11", start=start, seconds=0, active=0)
+    visit(other, "20", start=start, seconds=30, active=20)
+    report = progress.progress_report(campaign=a.campaign)
+    by_topic = {row.topic: row for row in report.rows}
+    assert by_topic["A.1"].per_hour is None and by_topic["A.1"].finish is None
+    assert by_topic["A.2"].finish is not None and report.timed == 1
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{a.campaign_id}/progress/").content.decode()
+    assert "judgments measured" not in page
+    assert "1 of the 3 judged items below has a measured time" in page
+    a_1 = page.split("<td>A.1</td>", 1)[1].split("</tr>", 1)[0]
+    assert re.search(r"\d{4}-\d\d-\d\d", a_1) is None   # no projected date: no rate
+    a_2 = page.split("<td>A.2</td>", 1)[1].split("</tr>", 1)[0]
+    assert re.search(r"\d{4}-\d\d-\d\d", a_2)

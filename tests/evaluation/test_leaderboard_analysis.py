@@ -120,3 +120,13 @@ def test_the_api_gives_the_tests_against_the_best_and_the_baseline(judged_answer
             assert set(run["vs_best"]) == {"diff", "p_ttest", "p_randomization", "p_ttest_holm",
                                            "p_randomization_holm", "significant"}
             assert not math.isnan(run["vs_best"]["p_ttest"])
+
+
+def test_an_unknown_measure_keeps_what_was_typed_in_the_field(judged_answers, leaderboard, client):  # noqa: F811
+    """Issue 22, point 9: the field showed ndcg_prime again, and what was typed was lost."""
+    page = client.get(leaderboard, {"measure": "nDCG@1O"})
+    html = page.content.decode()
+    assert page.status_code == 400 and "Analysis: " in html
+    assert 'id="id_measure" name="measure" value="nDCG@1O"' in html
+    # The difference form goes on with the measure shown (the prime one), not the refused name.
+    assert '<input type="hidden" name="measure" value="ndcg_prime">' in html

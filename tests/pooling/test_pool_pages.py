@@ -5,7 +5,7 @@ from pooling import selectors, services
 from pooling.models import Campaign, Collection, Formula, Job, Run
 from tests.factories import CampaignFactory, TopicFactory
 
-from .run_files import answers_campaign, ingest, task2_lines
+from .run_files import answers_campaign, ingest, task1_lines, task2_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +158,17 @@ def test_planner_depths_in_other_scripts_digits_are_a_form_error_not_a_500(clien
     response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "1, ²"})
     assert response.status_code == 200
     assert "depths: give up to" in response.content.decode()
+
+
+def test_pools_page_says_the_pools_are_out_of_date_after_a_run_is_added(client, organizer, answers, tmp_path):
+    """Issue 22, point 9: a run added to built pools is in none of them; the page says so and offers the rebuild."""
+    services.pool_build(campaign=answers, judged_items={})
+    client.force_login(organizer)
+    url = f"/campaigns/{answers.pk}/pools/"
+    assert 'id="pools-out-of-date"' not in client.get(url).content.decode()
+    ingest(answers, tmp_path, "r4", task1_lines("A.1", ["19"], "r4") + task1_lines("A.2", ["29"], "r4"))
+    text = client.get(url).content.decode()
+    assert 'id="pools-out-of-date"' in text and "run r4 has no item in them" in text
+    assert "Rebuild the out-of-date pools" in text
+    services.pool_build(campaign=answers, judged_items={})
+    assert 'id="pools-out-of-date"' not in client.get(url).content.decode()
