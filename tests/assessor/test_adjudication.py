@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from assessor import rounds
+from assessor import rounds, services
 from assessor.models import Adjudication, AdjudicationRevision, Judgment, JudgmentRevision
 from assessor.services.adjudication import adjudication_record
 from core.errors import InputError
@@ -140,3 +140,18 @@ def test_export_of_adjudicated_qrels_refuses_what_the_campaign_does_not_have(gol
     assert "has no dual assessment" in rejected("export_qrels", "--campaign", "answers", "--source",
                                                 "adjudicated")[0]
     assert "with the adjudicated source only" in rejected("export_qrels", "--campaign", "answers", "--round", "1")[0]
+
+
+def test_formula_instances_are_adjudicated_as_judged_and_exported_by_visual_id_or_instance(formulas, organizer):
+    # B.1: visual id 100 has instances 1 and 2; ada and bob disagree on instance 2.
+    services_lines = ["ada\tB.1\t1\t3\t\ttraining\t1", "ada\tB.1\t2\t2\t\ttraining\t1",
+                      "bob\tB.1\t1\t3\t\ttraining\t1", "bob\tB.1\t2\t0\t\ttraining\t1"]
+    services.judgments_import(campaign=formulas, lines=services_lines)
+    adjudication_record(campaign=formulas, kind="training", round=1, topic_id="B.1", item_id="100", formula_id="2",
+                        grade="1", user=organizer)
+    with pytest.raises(InputError, match="judged 100, instance 4 of topic B.1"):
+        adjudication_record(campaign=formulas, kind="training", round=1, topic_id="B.1", item_id="100",
+                            formula_id="4", grade="1", user=organizer)
+    export = ("export_qrels", "--campaign", "formulas", "--source", "adjudicated", "--round", "1")
+    assert command_output(*export)[0] == "B.1\t0\t100\t1\n"
+    assert command_output(*export, "--level", "instance")[0] == "B.1\t0\t2\t1\n"
