@@ -11,22 +11,25 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import pluralize
+from django.template.defaultfilters import pluralize, slugify
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from core.bounds import column_bounds
+from core.bounds import column_bounds, max_chars
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
 from pooling import selectors as pooling_selectors
 from pooling.charts import kappa_bars
-from pooling.models import AnswerText, Campaign, Post
+from pooling.models import AnswerText, Campaign, Post, Topic
 
 from . import progress as progress_reports
 from . import reports, rounds
-from .models import Grade, TrainingRound
+from .models import Adjudication, Grade, TrainingRound
 from .rendering import collection_safe
 from .rendering import thread_url as _post_url
+from .rules import MAX_COMMENT
+from .services.adjudication import adjudication_record
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -54,6 +57,20 @@ class TrainingRoundForm(forms.Form):
         assessors_field.queryset = (get_user_model().objects.filter(is_active=True)
                                     .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
                                     .order_by("username"))
+
+
+class AdjudicationForm(forms.Form):
+    """The organizer's agreed grade of one unit of the review, with a note (official: dual assessment only)."""
+
+    topic = forms.CharField(widget=forms.HiddenInput, max_length=max_chars(Topic, "topic_id"))
+    item_id = forms.CharField(widget=forms.HiddenInput, max_length=max_chars(Adjudication, "item_id"))
+    formula_id = forms.CharField(widget=forms.HiddenInput, required=False,
+                                 max_length=max_chars(Adjudication, "formula_id"))
+    grade = forms.ChoiceField(choices=[("", "choose…"), *Grade.choices], label="Agreed grade")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=MAX_COMMENT,
+                           strip=False)
+    official = forms.BooleanField(required=False, label="Official grade of this item",
+                                  help_text="the official qrels take it instead of the official assessor's grade")
 
 
 @organizer_required
@@ -181,15 +198,48 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+def _unit_anchor(topic: str, item_id: str, formula_id: str) -> str:
+    return "unit-" + slugify(f"{topic}-{item_id}-{formula_id}")
+
+
+def _record(request: HttpRequest, campaign: Campaign, key: reports.GroupKey | None) -> AdjudicationForm:
+    """The POST of a review item's form: records the agreed grade, or returns the form with its problems."""
+    form = AdjudicationForm(request.POST)
+    if key is None:
+        form.add_error(None, f"campaign '{campaign.name}' has no training round or dual assessment to adjudicate")
+    elif form.is_valid():
+        assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
+        data = form.cleaned_data
+        try:
+            adjudication_record(campaign=campaign, kind=key.kind, round=key.round, topic_id=data["topic"],
+                                item_id=data["item_id"], formula_id=data["formula_id"], grade=data["grade"],
+                                note=data["note"], official=data["official"], user=request.user)
+        except InputError as exc:
+            exc.add_to_form(form)
+    return form
+
+
 @organizer_required
+@require_http_methods(["GET", "POST"])
 def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
-    """The items of a round (or of the dual assessment) graded differently, each assessor's grade and comment side
-    by side with the item, for the discussion meeting (?projector=1: large type, one item per screen)."""
+    """The items of a round (or of the dual assessment) to discuss, each assessor's grade and comment and the gold
+    grade side by side with the item, for the discussion meeting (?projector=1: large type, one item per screen);
+    POST: the organizer's agreed grade of one item (services.adjudication)."""
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
     try:
         groups, key = _group(request, campaign)
     except InputError as exc:
         return _problem_page(request, campaign, exc)
+    rejected: AdjudicationForm | None = None
+    if request.method == "POST":
+        rejected = _record(request, campaign, key)
+        if not rejected.errors:
+            data = rejected.cleaned_data
+            messages.info(request, f"Recorded grade {data['grade']} for {data['item_id']}"
+                                   + (f" (instance {data['formula_id']})" if data["formula_id"] else "")
+                                   + f" of topic {data['topic']}.")
+            anchor = _unit_anchor(data["topic"], data["item_id"], data["formula_id"])
+            return redirect(f"{request.path}?{request.GET.urlencode()}#{anchor}")
     topic_filter = request.GET.get("topic", "")
     items = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
     collection_pk = campaign.collection_id
@@ -202,6 +252,9 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
                if missing else {})
     thread_url = _post_url(collection_pk) if collection_pk is not None else None
     topics = {t.topic_id: t for t in campaign.topics.filter(topic_id__in={d.topic for d in items})}
+    rejected_unit = ((rejected.data.get("topic", ""), rejected.data.get("item_id", ""),
+                      rejected.data.get("formula_id", "")) if rejected is not None else None)
+    dual = key is not None and key.kind == reports.DUAL
     sections: list[dict] = []
     for d in items:
         if not sections or sections[-1]["topic"].topic_id != d.topic:
@@ -212,17 +265,32 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
                              "question": collection_safe(topic.question, collection_pk, new_tab=True, marks=marks)})
         post = posts.get(d.post_id)
         marks = [d.formula_id] if d.formula_id else []
+        adjudicated = d.adjudication
+        form = rejected if rejected_unit == (d.topic, d.item_id, d.formula_id) else AdjudicationForm(initial={
+            "topic": d.topic, "item_id": d.item_id, "formula_id": d.formula_id,
+            "grade": adjudicated.grade if adjudicated else "",
+            "note": adjudicated.note if adjudicated else "",
+            "official": adjudicated.official if adjudicated else dual})
         sections[-1]["items"].append({
             "d": d, "post": post, "answer": answers.get(d.item_id) if post is None else None,
             "number": sum(len(s["items"]) for s in sections) + 1,
+            "anchor": _unit_anchor(d.topic, d.item_id, d.formula_id), "form": form,
             "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
             "grades": [{"assessor": a, "grade": g, "label": GRADE_LABELS.get(g, "not judged"), "comment": c}
-                       for a, g, c in d.grades]})
+                       for a, g, c in d.grades],
+            "gold_label": GRADE_LABELS.get(str(d.gold), "") if d.gold is not None else ""})
+    recorded = list(reports.adjudications_of_group(campaign=campaign, key=key).values()) if key else []
+    download = ""
+    if key is not None:
+        download = reverse("evaluation:qrels", args=[campaign.pk]) + "?source=adjudicated" + (
+            f"&round={key.round}" if key.kind == reports.TRAINING else "")
     return render(request, "assessor/disagreements.html", {
         "campaign": campaign, "groups": groups, "key": key, "sections": sections, "count": len(items),
         "topic_filter": topic_filter, "projector": request.GET.get("projector") == "1",
-        "formulas": campaign.task == Campaign.Task.FORMULAS})
+        "formulas": campaign.task == Campaign.Task.FORMULAS, "dual": dual, "recorded": recorded,
+        "download": download, "gold_name": reports.gold_of_group(campaign=campaign, key=key)[0] if key else "",
+        "rejected": rejected}, status=400 if rejected is not None else 200)
 
 
 @organizer_required

@@ -9,7 +9,15 @@ from django.db import transaction
 
 from pooling.models import Campaign, PoolItem
 
-from .models import Assignment, CharacterisationAnswer, CharacterisationRevision, Judgment, JudgmentRevision
+from .models import (
+    Adjudication,
+    AdjudicationRevision,
+    Assignment,
+    CharacterisationAnswer,
+    CharacterisationRevision,
+    Judgment,
+    JudgmentRevision,
+)
 from .services import (
     GradeInput,
     assignments_create,
@@ -117,6 +125,8 @@ def _demo_judge(created: list[Assignment], assessors) -> int:
 def demo_delete(*, campaigns: list[Campaign]) -> None:
     """Only for load_demo --reset: the demo's judgments go with its campaigns, then the rest of each campaign's rows
     as any campaign delete removes them (services.campaign_rows_delete)."""
+    AdjudicationRevision.objects.filter(adjudication__campaign__in=campaigns).delete()
+    Adjudication.objects.filter(campaign__in=campaigns).delete()
     JudgmentRevision.objects.filter(judgment__assignment__campaign__in=campaigns).delete()
     Judgment.objects.filter(assignment__campaign__in=campaigns).delete()
     CharacterisationRevision.objects.filter(answer__assignment__campaign__in=campaigns).delete()

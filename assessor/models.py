@@ -273,3 +273,56 @@ class CharacterisationRevision(models.Model):
 
     def __str__(self) -> str:
         return f"revision {self.number} of {self.answer_id}"
+
+
+# -- adjudication: the organizer's agreed grade of a disputed item (docs/agreement.md, "Adjudication")
+
+
+class Adjudication(models.Model):
+    """The grade the organizer recorded for one unit (a post, or a formula instance) of a training round or of the
+    dual assessment after the discussion, with a note: a source of its own, beside the assessors' judgments, which
+    it never changes. A dual assessment's adjudication marked official is the unit's grade in the official qrels.
+    Every recording is also kept as an AdjudicationRevision."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="adjudications")
+    kind = models.CharField(max_length=20, choices=[(Assignment.Kind.TRAINING.value, "Training"),
+                                                    (Assignment.Kind.DUAL.value, "Dual")])
+    round = models.PositiveIntegerField(default=0, help_text="training round (1, 2, ...); 0 for the dual assessment")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="+")
+    item_id = models.CharField(max_length=64, help_text="post id (answers) or visual id (formulas)")
+    formula_id = models.CharField(max_length=64, blank=True, help_text="formulas: the judged instance")
+    grade = models.CharField(max_length=2, choices=Grade.choices)
+    note = models.TextField(blank=True)
+    official = models.BooleanField(default=False, help_text="dual assessment: the grade of the official qrels")
+    revision = models.PositiveIntegerField(default=1)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(help_text="latest revision")
+
+    class Meta:
+        ordering = ["campaign", "kind", "round", "topic__position", "item_id", "formula_id"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "kind", "round", "topic", "item_id", "formula_id"],
+                                               name="adjudication_unique")]
+
+    def __str__(self) -> str:
+        unit = f"{self.item_id}/{self.formula_id}" if self.formula_id else self.item_id
+        return f"{unit}: {self.grade} (adjudicated)"
+
+
+class AdjudicationRevision(models.Model):
+    """Every recording of an adjudication, the first included: who, when, the grade, the note and whether it was
+    official. An official grade replaced later keeps its trace here."""
+
+    adjudication = models.ForeignKey(Adjudication, on_delete=models.PROTECT, related_name="revisions")
+    number = models.PositiveIntegerField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    grade = models.CharField(max_length=2, choices=Grade.choices)
+    note = models.TextField(blank=True)
+    official = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["adjudication", "number"]
+        constraints = [models.UniqueConstraint(fields=["adjudication", "number"], name="adjudication_revision_unique")]
+
+    def __str__(self) -> str:
+        return f"revision {self.number} of adjudication {self.adjudication_id}"

@@ -17,7 +17,7 @@ from pooling.algorithms.ids import id_order_key
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from . import agreement as ag
-from .models import GRADE_VALUES, Assignment, GoldJudgment, Judgment, TrainingRound
+from .models import GRADE_VALUES, Adjudication, Assignment, GoldJudgment, Judgment, TrainingRound
 
 TRAINING = Assignment.Kind.TRAINING.value
 DUAL = Assignment.Kind.DUAL.value
@@ -88,7 +88,9 @@ class GroupData:
         return {name: {u: NUMERIC[g] for u, g in units.items() if g in NUMERIC} for name, units in self.grades.items()}
 
 
-def _group_assignments(campaign: Campaign, key: GroupKey):
+def group_assignments(*, campaign: Campaign, key: GroupKey):
+    """The active assignments of a group: a training round's, or the dual assignments and the official assignments
+    of the topics that have a dual assessor."""
     active = Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
     if key.kind == TRAINING:
         assert key.round is not None  # a training group is one round
@@ -101,7 +103,7 @@ def group_data(*, campaign: Campaign, key: GroupKey, with_comments: bool = False
     """The judgments of one group. For the dual assessment: the dual judgments and the official judgments of the
     topics that have a dual assessor (the qrels stay the official assessor's; this only reads them)."""
     data = GroupData(key=key)
-    assignments = (_group_assignments(campaign, key).select_related("topic", "assessor")
+    assignments = (group_assignments(campaign=campaign, key=key).select_related("topic", "assessor")
                    .order_by("topic__position", "topic__topic_id", "assessor__username"))
     by_pk = {}
     for a in assignments:
@@ -170,22 +172,35 @@ def _pairs_sharing_a_topic(data: GroupData) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
-def _gold(campaign: Campaign, key: GroupKey, grades: dict[str, dict[tuple, int]]) -> tuple[str, list[GoldRow]]:
+def gold_of_group(*, campaign: Campaign, key: GroupKey) -> tuple[str, dict[tuple[str, str], int]]:
+    """The gold qrels of a training round that has one: its file name and (topic id, item id) -> grade 0..3
+    (formulas: by visual id); ("", {}) for a round without gold and for the dual assessment."""
     training_round = (TrainingRound.objects.filter(campaign=campaign, number=key.round).first()
                       if key.kind == TRAINING and key.round is not None else None)
     if training_round is None or not training_round.gold_name:
+        return "", {}
+    return training_round.gold_name, {(t, i): g for t, i, g in GoldJudgment.objects.filter(round=training_round)
+                                      .values_list("topic__topic_id", "item_id", "grade")}
+
+
+def _per_item(units: dict[tuple, int]) -> dict[tuple[str, str], int]:
+    """Per item (answers) or per visual id (formulas: the maximum grade of the judged instances), as gold grades."""
+    own: dict[tuple[str, str], int] = {}
+    for (topic_id, item_id, _formula_id), grade in units.items():
+        own[(topic_id, item_id)] = max(grade, own.get((topic_id, item_id), -1))
+    return own
+
+
+def _gold(campaign: Campaign, key: GroupKey, grades: dict[str, dict[tuple, int]]) -> tuple[str, list[GoldRow]]:
+    gold_name, gold = gold_of_group(campaign=campaign, key=key)
+    if not gold_name:
         return "", []
-    gold = {(t, i): g for t, i, g in GoldJudgment.objects.filter(round=training_round)
-            .values_list("topic__topic_id", "item_id", "grade")}
     rows = []
     for name in sorted(grades):
-        # Per item (answers) or per visual id (formulas: the maximum grade of the judged instances).
-        own: dict[tuple, int] = {}
-        for (topic_id, item_id, _formula_id), grade in grades[name].items():
-            own[(topic_id, item_id)] = max(grade, own.get((topic_id, item_id), -1))
+        own = _per_item(grades[name])
         for scale in ag.SCALES:
             rows.append(GoldRow(name, scale, ag.kappa_between(own, gold, scale)))
-    return training_round.gold_name, rows
+    return gold_name, rows
 
 
 def _dual_topics(data: GroupData, grades: dict[str, dict[tuple, int]]) -> list[DualTopicRow]:
@@ -286,6 +301,9 @@ class DisagreementItem:
     post_id: str
     position: int
     grades: list[tuple[str, str, str]]  # (assessor, grade or "", comment) for every assessor of the topic
+    gold: int | None = None             # the round's gold grade of the item (formulas: of its visual id), if any
+    gold_differs: bool = False          # an assessor's grade of the item is not the gold grade
+    adjudication: Adjudication | None = None  # the organizer's recorded grade, with its revisions
 
     @property
     def spread(self) -> int:
@@ -293,10 +311,29 @@ class DisagreementItem:
         return max(numeric) - min(numeric) if numeric else 0
 
 
+def group_round(key: GroupKey) -> int:
+    """A group's round as adjudications store it: the training round, 0 for the dual assessment."""
+    return key.round if key.kind == TRAINING and key.round is not None else 0
+
+
+def adjudications_of_group(*, campaign: Campaign, key: GroupKey) -> dict[tuple[str, str, str], Adjudication]:
+    """The organizer's recorded grades of a group by unit (topic id, item id, formula id), with their revisions
+    (oldest first) and who recorded them."""
+    rows = (Adjudication.objects.filter(campaign=campaign, kind=key.kind, round=group_round(key))
+            .select_related("topic", "by").prefetch_related("revisions__by"))
+    return {(a.topic.topic_id, a.item_id, a.formula_id): a for a in rows}
+
+
 def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = None) -> list[DisagreementItem]:
-    """The units of a group that its assessors graded differently (SF and DK count as grades here: they are worth
-    discussing too), judged by two assessors or more, by topic and pool order."""
+    """The units of a group to discuss, by topic and pool order: those that two assessors or more graded
+    differently (SF and DK count as grades here: they are worth discussing too), and, in a training round with gold
+    qrels, those whose gold grade an assessor did not give (all assessors may agree with each other and not with
+    gold; formulas: an assessor's grade of a visual id is the highest of its instances they graded, as the gold
+    kappa takes it). Each with the gold grade and the organizer's recorded grade, when there are."""
     data = group_data(campaign=campaign, key=key, with_comments=True)
+    _gold_name, gold = gold_of_group(campaign=campaign, key=key)
+    by_item = {name: _per_item(units) for name, units in data.numeric().items()}
+    adjudicated = adjudications_of_group(campaign=campaign, key=key)
     positions = {(t, i): p for t, i, p in PoolItem.objects.filter(campaign=campaign, topic__topic_id__in=list(
         data.topics)).values_list("topic__topic_id", "item_id", "position")}
     units: dict[tuple, list[str]] = defaultdict(list)
@@ -310,13 +347,17 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
         if topic and topic_id != topic:
             continue
         given = {data.grades[n][unit] for n in names}
-        if len(names) < 2 or len(given) < 2:
+        gold_grade = gold.get((topic_id, item_id))
+        gold_differs = gold_grade is not None and any(by_item[n].get((topic_id, item_id)) != gold_grade
+                                                      for n in names)
+        if not gold_differs and (len(names) < 2 or len(given) < 2):
             continue
         found.append(DisagreementItem(
             topic=topic_id, item_id=item_id, formula_id=formula_id, post_id=item_id, position=positions.get(
                 (topic_id, item_id), 10**9),
             grades=[(n, data.grades[n].get(unit, ""), data.comments[n].get(unit, "")) for n in
-                    sorted(data.topics[topic_id])]))
+                    sorted(data.topics[topic_id])],
+            gold=gold_grade, gold_differs=gold_differs, adjudication=adjudicated.get(unit)))
     found.sort(key=lambda d: (topic_order[d.topic], d.position, id_order_key(d.formula_id)))
     if campaign.task == Campaign.Task.FORMULAS and found:
         posts = dict(PoolInstance.objects.filter(item__campaign=campaign, formula_id__in={d.formula_id for d in found})

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
-from assessor.models import GRADE_VALUES, Assignment, Judgment
+from assessor.models import GRADE_VALUES, Adjudication, Assignment, Judgment
 from pooling.formats.qrels import MARKS
 from pooling.models import AnswerText, Campaign, Formula, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
@@ -27,6 +27,21 @@ MARK_GRADES = {mark: grade for grade, mark in MARKS.items()}
 def official_judgments(*, campaign: Campaign):
     """Every judgment of the campaign's official assignments, withdrawn ones included (see `qrels_by_topic`)."""
     return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
+
+
+def official_adjudications(*, campaign: Campaign):
+    """The dual assessment's adjudicated grades recorded as official: each one is its unit's grade in the official
+    qrels, in place of the official assessor's (whose judgment stays as it was)."""
+    return Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL, official=True)
+
+
+def _official_overrides(campaign: Campaign) -> dict[int, dict[tuple[str, str], str]]:
+    """topic pk -> (item, instance) -> the official adjudicated grade."""
+    overrides: dict[int, dict[tuple[str, str], str]] = {}
+    for topic_pk, item_id, formula_id, grade in official_adjudications(campaign=campaign).values_list(
+            "topic_id", "item_id", "formula_id", "grade"):
+        overrides.setdefault(topic_pk, {})[(item_id, formula_id)] = grade
+    return overrides
 
 
 def _unit_grades(rows) -> dict[tuple[str, str], str]:
@@ -56,22 +71,26 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = 
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     judgments = official_judgments(campaign=campaign)
     counted = judgments if complete else judgments.filter(grade__in=GRADE_VALUES)
-    judged_topics = set(counted.values_list("assignment__topic_id", flat=True).distinct())
+    overrides = _official_overrides(campaign)
+    judged_topics = set(counted.values_list("assignment__topic_id", flat=True).distinct()) | set(overrides)
     topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
                     key=lambda pair: natural_key(pair[1]))
     for topic_pk, topic_id in topics:
         grades = _topic_grades(campaign, level, judgments.filter(assignment__topic_id=topic_pk).values_list(
-            "assignment__withdrawn_at", "item_id", "formula_id", "grade"), complete=complete)
+            "assignment__withdrawn_at", "item_id", "formula_id", "grade"), complete=complete,
+            overrides=overrides.get(topic_pk, {}))
         if grades:
             yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
 
 
-def _topic_grades(campaign: Campaign, level: str, rows, complete: bool = False) -> dict[str, int]:
-    """One topic's item -> grade from its official judgments' (withdrawn_at, item, formula, grade) rows; with
-    `complete`, SF and DK as 5 and 6 where a unit (a visual id: every instance of it) has no relevance grade."""
+def _topic_grades(campaign: Campaign, level: str, rows, complete: bool = False,
+                  overrides: dict[tuple[str, str], str] | None = None) -> dict[str, int]:
+    """One topic's item -> grade from its official judgments' (withdrawn_at, item, formula, grade) rows, with the
+    units of `overrides` (official adjudicated grades) taking their grade from there; with `complete`, SF and DK as
+    5 and 6 where a unit (a visual id: every instance of it) has no relevance grade."""
     grades: dict[str, int] = {}
     marks: dict[str, int] = {}
-    for (item_id, formula_id), grade in _unit_grades(rows).items():
+    for (item_id, formula_id), grade in {**_unit_grades(rows), **(overrides or {})}.items():
         unit = formula_id if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE else item_id
         if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
             if complete:
@@ -79,6 +98,22 @@ def _topic_grades(campaign: Campaign, level: str, rows, complete: bool = False) 
             continue
         grades[unit] = max(grades.get(unit, 0), GRADE_VALUES[grade])
     return {**{unit: mark for unit, mark in marks.items() if unit not in grades}, **grades}
+
+
+def adjudicated_qrels_by_topic(*, campaign: Campaign, kind: str, round: int = 0, level: str = VISUAL,
+                               complete: bool = False) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+    """The adjudicated grades of a training round (kind training, its round) or of the dual assessment (kind dual,
+    round 0) as `qrels_by_topic` gives the official ones: the same units, levels and SF/DK rule."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    by_topic: dict[str, list[tuple]] = {}
+    for topic_id, item_id, formula_id, grade in Adjudication.objects.filter(
+            campaign=campaign, kind=kind, round=round).values_list("topic__topic_id", "item_id", "formula_id", "grade"):
+        by_topic.setdefault(topic_id, []).append((None, item_id, formula_id, grade))
+    for topic_id in sorted(by_topic, key=natural_key):
+        grades = _topic_grades(campaign, level, by_topic[topic_id], complete=complete)
+        if grades:
+            yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
 
 
 def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple[str, int, int]]:
@@ -103,10 +138,14 @@ def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
             "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade"
     ).iterator(chunk_size=CHUNK):
         by_topic.setdefault(topic_pk, []).append(row)
+    overrides = _official_overrides(campaign)
+    for topic_pk in overrides:
+        by_topic.setdefault(topic_pk, [])
     names = dict(Topic.objects.filter(pk__in=by_topic).values_list("pk", "topic_id"))
     qrels: dict[str, dict[str, int]] = {}
     for topic_pk in sorted(by_topic, key=lambda pk: natural_key(names[pk])):
-        grades = _topic_grades(campaign, VISUAL, by_topic[topic_pk], complete=complete)
+        grades = _topic_grades(campaign, VISUAL, by_topic[topic_pk], complete=complete,
+                               overrides=overrides.get(topic_pk, {}))
         if grades:
             qrels[names[topic_pk]] = dict(sorted(grades.items(), key=lambda row: natural_key(row[0])))
     return qrels
@@ -117,11 +156,13 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     added or revised (the count or the latest update), an official assignment withdrawn or revived, a run added
     or removed, formulas added to the collection (Task 2 maps runs through them)."""
     official = official_judgments(campaign=campaign).aggregate(count=Count("pk"), last=Max("updated_at"))
+    adjudicated = tuple(Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL)
+                        .aggregate(count=Count("pk"), last=Max("at")).values())
     assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
                         .order_by("pk").values_list("pk", "withdrawn_at"))
     runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
     formulas = campaign.collection.formula_count if campaign.collection is not None else 0
-    return official["count"], official["last"], assignments, runs, formulas
+    return official["count"], official["last"], assignments, runs, formulas, adjudicated
 
 
 def scores_version(*, campaign: Campaign) -> tuple[int, str]:
@@ -148,9 +189,11 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     other topic (ranks against the scores, a tie at the 10th place, fewer than 10 rows ranked 1 to 10) is read
     whole."""
     judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
+    adjudicated = official_adjudications(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
     entries = RunEntry.objects.filter(run__in=runs)
     found: dict[tuple[int, int], dict[str, float]] = {}  # (run, topic) -> post -> score
     for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | Q(item_id__in=Subquery(judged))
+                                                           | Q(item_id__in=Subquery(adjudicated))
                                                            ).values_list("run_id", "topic_id", "item_id", "score"):
         found.setdefault((run_pk, topic_pk), {})[item_id] = score
     for row in entries.filter(rank__gt=TOP).values("run_id", "topic_id").annotate(best=Max("score")).order_by():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.core.cache import cache
 
+from assessor import reports as assessor_reports
 from core.errors import InputError, Problems
 from pooling.formats.formula_tsv import read_formula_index
 from pooling.formats.qrels import MARKS, qrels_by_topic
@@ -39,10 +40,35 @@ ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
 NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 
 
+OFFICIAL, ADJUDICATED = "official", "adjudicated"
+SOURCES = (OFFICIAL, ADJUDICATED)
+
+
+def _source_rows(campaign: Campaign, source: str, round: int | None, level: str, complete: bool):
+    """The (topic, rows) a source gives: the official judgments (with the dual assessment's official adjudicated
+    grades), or the adjudicated grades of training round `round` (of the dual assessment without a round)."""
+    if source not in SOURCES:
+        raise InputError(f"unknown source '{source[:20]}'; expected one of {', '.join(SOURCES)}")
+    if source == OFFICIAL:
+        if round is not None:
+            raise InputError("a round is given with the adjudicated source only (--source adjudicated --round N)")
+        return selectors.qrels_by_topic(campaign=campaign, level=level, complete=complete)
+    kind = assessor_reports.TRAINING if round is not None else assessor_reports.DUAL
+    groups = assessor_reports.group_select(campaign=campaign, kind=kind, round=round)
+    if not groups:
+        raise InputError(f"campaign '{campaign.name}' has no dual assessment: give the training round "
+                         "(--round N)")
+    return selectors.adjudicated_qrels_by_topic(campaign=campaign, kind=kind, round=assessor_reports.group_round(
+        groups[0]), level=level, complete=complete)
+
+
 def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
-                       summary: QrelsSummary | None = None, complete: bool = False) -> Iterator[str]:
+                       summary: QrelsSummary | None = None, complete: bool = False, source: str = OFFICIAL,
+                       round: int | None = None) -> Iterator[str]:
     """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
     SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
+    `source`: the official judgments (default), or the organizer's adjudicated grades of training round `round`
+    (of the dual assessment when no round is given; docs/agreement.md).
     The arguments are checked before the first line; `summary` fills in as the lines go."""
     if level not in selectors.LEVELS:
         raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
@@ -50,16 +76,17 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
         raise InputError("the instance level is for formula campaigns; answer qrels are by post")
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
-    return qrels_lines(selectors.qrels_by_topic(campaign=campaign, level=level, complete=complete),
-                       min_relevant=min_relevant, summary=summary)
+    return qrels_lines(_source_rows(campaign, source, round, level, complete), min_relevant=min_relevant,
+                       summary=summary)
 
 
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
-                 min_relevant: int | None = None, complete: bool = False) -> QrelsSummary:
+                 min_relevant: int | None = None, complete: bool = False, source: str = OFFICIAL,
+                 round: int | None = None) -> QrelsSummary:
     """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
     summary = QrelsSummary()
     for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary,
-                                   complete=complete):
+                                   complete=complete, source=source, round=round):
         out.write(line)
     return summary
 

@@ -187,13 +187,18 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
 def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     raw_minimum = request.GET.get("min_relevant", "")
+    source, raw_round = request.GET.get("source", services.OFFICIAL), request.GET.get("round", "")
     try:
         minimum = int(raw_minimum) if raw_minimum.strip() else None
+        if raw_round and not (raw_round.isascii() and raw_round.isdigit() and len(raw_round) < 9):
+            raise InputError(f"round '{raw_round[:20]}' is not a number")
         lines = services.qrels_export_lines(campaign=campaign, level=request.GET.get("level", selectors.VISUAL),
-                                            min_relevant=minimum, complete=flag(request.GET.get("complete")))
+                                            min_relevant=minimum, complete=flag(request.GET.get("complete")),
+                                            source=source, round=int(raw_round) if raw_round else None)
     except (ValueError, InputError) as exc:
         message = exc.messages()[0] if isinstance(exc, InputError) else f"'{raw_minimum}' is not a whole number"
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
+    adjudicated = ("adjudicated", f"round-{raw_round}" if raw_round else "dual") if source != services.OFFICIAL else ()
+    response["Content-Disposition"] = attachment(campaign.name, "qrels", *adjudicated, extension="txt")
     return response

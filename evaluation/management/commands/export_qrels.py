@@ -1,4 +1,5 @@
-"""export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete] [-o FILE]: SPEC 9."""
+"""export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete]
+[--source official|adjudicated [--round N]] [-o FILE]: SPEC 9, and the adjudicated grades (docs/agreement.md)."""
 from core.commands import ServiceCommand
 from evaluation import selectors, services
 from pooling.selectors import campaign_named
@@ -23,12 +24,17 @@ class Command(ServiceCommand):
         parser.add_argument("--complete", action="store_true",
                             help="write System failure and Do not know as grades 5 and 6 instead of leaving them out "
                                  "(the organizers' complete qrels of ARQMath-3 Task 3)")
+        parser.add_argument("--source", choices=services.SOURCES, default=services.OFFICIAL,
+                            help="official: the official judgments (default); adjudicated: the organizer's agreed "
+                                 "grades of a training round (--round N) or, without --round, of the dual assessment")
+        parser.add_argument("--round", type=int, default=None, metavar="N",
+                            help="with --source adjudicated: the training round")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"],
-                   "complete": o["complete"]}
+                   "complete": o["complete"], "source": o["source"], "round": o["round"]}
         if o["output"]:  # a rejected export leaves no half-written file
             summary = write_whole(o["output"], lambda stream: services.qrels_export(out=stream, **options))
         else:
@@ -36,5 +42,6 @@ class Command(ServiceCommand):
         for topic, relevant in summary.left_out:
             self.stderr.write(f"{topic}\tleft out: {relevant} relevant item{'s' if relevant != 1 else ''}, "
                               f"fewer than {o['min_relevant']}")
-        self.stderr.write(f"campaign '{campaign.name}': {summary.rows} judgments in {summary.topics} topics"
+        what = "judgments" if o["source"] == services.OFFICIAL else "adjudicated grades"
+        self.stderr.write(f"campaign '{campaign.name}': {summary.rows} {what} in {summary.topics} topics"
                           + (f", {len(summary.left_out)} topics left out" if summary.left_out else ""))
