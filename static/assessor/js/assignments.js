@@ -48,10 +48,10 @@
     if (kind && round) { kind.addEventListener("change", showRound); showRound(); }
 
     var search = document.getElementById("topic-search");
-    var query = search && form.querySelector("input[form='topic-search'][name='q']");
+    var query = search && form.id === "assign-form" && search.querySelector("input[name='q']");
     if (query) {
       var labels = Array.prototype.slice.call(form.querySelectorAll(".topic-boxes label[data-search]"));
-      var count = form.querySelector(".search-count");
+      var count = search.querySelector(".search-count");
       var filter = function () {
         var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
         var shown = 0;
