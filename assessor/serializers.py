@@ -131,10 +131,9 @@ class CharacterisationAssignSerializer(serializers.Serializer):
 class AssignSerializer(serializers.Serializer):
     assessors = serializers.ListField(child=serializers.CharField(), help_text="usernames")
     topics = serializers.ListField(child=serializers.CharField(), help_text="topic ids")
-    # Characterisation assignments take a sample: POST /api/campaigns/{id}/characterisation/assign/.
-    kind = serializers.ChoiceField(choices=[c for c in Assignment.Kind.choices
-                                            if c[0] != Assignment.Kind.CHARACTERISATION],
-                                   default=Assignment.Kind.OFFICIAL)
+    # Characterisation is refused with the reason (it takes a sample: /api/campaigns/{id}/characterisation/assign/);
+    # the model's choices keep one enum of kinds in the schema.
+    kind = serializers.ChoiceField(choices=Assignment.Kind.choices, default=Assignment.Kind.OFFICIAL)
     round = serializers.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
                                      allow_null=True, default=None, help_text="training round (default 1)")
     per_topic = serializers.IntegerField(

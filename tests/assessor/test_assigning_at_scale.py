@@ -171,6 +171,8 @@ def test_api_assigns_a_topic_then_balances_the_rest(organizer_api, campaign, peo
     ({"assessors": ["ada", "bob"], "topics": TOPICS, "per_topic": 2}, "a topic has one official assessor"),
     ({"assessors": ["ada"], "topics": ["A.1"], "kind": "dual"}, "has no official assessor yet"),
     ({"assessors": ["ada"], "topics": ["A.1"], "kind": "official", "round": 2}, "a round is given for training"),
+    ({"assessors": ["ada"], "topics": ["A.1"], "kind": "characterisation"}, "is made with a sample size"),
+    ({"assessors": ["ada"], "topics": ["A.1"], "kind": "characterisation", "per_topic": 1}, "not balanced"),
 ])
 def test_api_refuses_bad_assignments_with_400_and_assigns_nothing(organizer_api, campaign, people, body, problem):
     answer = organizer_api.post(f"/api/campaigns/{campaign.pk}/assignments/", body, content_type="application/json")
