@@ -172,7 +172,8 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
                                 Assignment.Kind.DUAL: Assignment.Kind.OFFICIAL}
     other = opposite.get(kind)
     barred = set(active.filter(kind=other).values_list("assessor__username", "topic__topic_id")) if other else set()
-    pairs = balancing.balanced_pairs(topics=list(topics), assessors=list(chosen), per_topic=per_topic,
+    wanted = list(dict.fromkeys(topic_ids))  # in the order given (the grid's), not the database's
+    pairs = balancing.balanced_pairs(topics=wanted, assessors=list(chosen), per_topic=per_topic,
                            held=[(a.assessor.username, a.topic.topic_id) for a in held], barred=barred)
     count = {topic_id: 0 for topic_id in topics}
     for a in held:
@@ -180,7 +181,7 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
     for _, topic_id in pairs:
         count[topic_id] += 1
     problems = Problems()
-    for topic_id in topics:
+    for topic_id in wanted:
         if count[topic_id] < per_topic:
             problems.add(None, f"topic {topic_id} would have {count[topic_id]} {kind} assessor(s) of {per_topic}: "
                                "the other assessors chosen judge it already in another way; choose more")

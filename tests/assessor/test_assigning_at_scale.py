@@ -44,6 +44,12 @@ def test_balanced_official_assignment_goes_round_robin_from_the_least_loaded(cam
     assert [(a.topic.topic_id, a.assessor.username) for a in result.existing] == [("A.1", "ada")]
 
 
+def test_topics_are_balanced_in_the_order_given(campaign, people):
+    services.assignments_balance(campaign=campaign, assessors=people[:2], topic_ids=["A.3", "A.1", "A.2"],
+                                 per_topic=1)
+    assert _rows(campaign) == [("A.1", "bob"), ("A.2", "ada"), ("A.3", "ada")]
+
+
 def test_balancing_twice_duplicates_nothing_and_counts_what_is_held(campaign, people):
     ada, bob, cleo = people
     services.assignments_create(campaign=campaign, assessors=[ada, bob], topic_ids=["A.1"], kind="training")
