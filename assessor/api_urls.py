@@ -12,6 +12,8 @@ urlpatterns = router.urls + [
     path("campaigns/<int:pk>/progress/", dashboard_apis.ProgressApi.as_view(), name="api-progress"),
     path("campaigns/<int:pk>/characterisation/", characterisation_apis.CharacterisationApi.as_view(),
          name="api-characterisation"),
+    path("campaigns/<int:pk>/assignments/", apis.AssignmentsCreateApi.as_view(), name="api-assignments-create"),
+    path("campaigns/<int:pk>/training-rounds/", apis.TrainingRoundsApi.as_view(), name="api-training-rounds"),
     path("campaigns/<int:pk>/characterisation/assign/", characterisation_apis.CharacterisationAssignApi.as_view(),
          name="api-characterisation-assign"),
 ]

@@ -1,27 +1,39 @@
-"""REST API for an assessor's own work (scripted clients): assignments, the next item, submitting judgments.
+"""REST API for an assessor's own work (scripted clients): assignments, the next item, submitting judgments; and for
+organizers, giving topics to assessors (one by one or balanced) and training rounds.
 
-Every query starts from the signed-in user: another assessor's assignment or judgment is a 404.
+Every query of an assessor's starts from the signed-in user: another assessor's assignment or judgment is a 404.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from core.errors import InputError
-from pooling.models import PoolInstance, PoolItem
+from core.permissions import IsOrganizer
+from people.selectors import accounts_named
+from pooling.models import Campaign, PoolInstance, PoolItem
 
-from . import selectors, services
+from . import rounds, selectors, services
 from .models import Assignment
 from .serializers import (
     AssignmentSerializer,
+    AssignResultSerializer,
+    AssignSerializer,
     JudgmentSerializer,
     NextItemSerializer,
     SubmitResultSerializer,
     SubmitSerializer,
+    TrainingRoundCreateSerializer,
+    TrainingRoundResultSerializer,
+    TrainingRoundSerializer,
 )
 
 
@@ -97,3 +109,65 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                                        "unchanged": result.unchanged, "complete": result.complete,
                                        "judgments": judgments}).data
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+# -- organizers: assigning topics and training rounds (docs/judging.md, "Assigning at scale")
+
+
+def _assigned(created: list[Assignment], existing: list[Assignment]) -> dict:
+    return AssignResultSerializer({"created": created, "existing": existing}).data
+
+
+class AssignmentsCreateApi(APIView):
+    """Gives topics to assessors: every topic to every assessor, or with `per_topic` N balanced (each topic brought
+    up to N assessors of this kind, round-robin over the assessors, the least-loaded first; what each holds counts
+    and is never given twice). 201 when an assignment was given, 200 when all were held already. Organizers only."""
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(request=AssignSerializer, responses={201: AssignResultSerializer, 200: AssignResultSerializer})
+    def post(self, request, pk: int):
+        campaign = get_object_or_404(Campaign, pk=pk)
+        data = AssignSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        chosen = {"campaign": campaign, "assessors": accounts_named(values["assessors"]),
+                  "topic_ids": values["topics"], "kind": values["kind"], "round": values["round"],
+                  "user": request.user}
+        if values["per_topic"] is None:
+            result = services.assignments_create(**chosen)
+        else:
+            result = services.assignments_balance(per_topic=values["per_topic"], **chosen)
+        return Response(_assigned(result.created, result.existing),
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class TrainingRoundsApi(APIView):
+    """The campaign's training rounds with their topics, assessors and progress; POST creates a round (its topics,
+    the assessors who take it, an optional gold qrels as a multipart upload) and assigns it. Organizers only."""
+    permission_classes = [IsOrganizer]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(responses={200: TrainingRoundSerializer(many=True)})
+    def get(self, request, pk: int):
+        campaign = get_object_or_404(Campaign, pk=pk)
+        return Response(TrainingRoundSerializer(rounds.training_round_list(campaign=campaign), many=True).data)
+
+    @extend_schema(request={"application/json": TrainingRoundCreateSerializer,
+                            "multipart/form-data": TrainingRoundCreateSerializer},
+                   responses={201: TrainingRoundResultSerializer})
+    def post(self, request, pk: int):
+        campaign = get_object_or_404(Campaign, pk=pk)
+        data = TrainingRoundCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        gold = values["gold"]
+        if gold is not None and gold.size > settings.UPLOAD_MAX_BYTES:
+            raise InputError(f"{gold.name}: more than the upload limit of {settings.UPLOAD_MAX_BYTES:,} bytes")
+        result = rounds.training_round_create(
+            campaign=campaign, topic_ids=values["topics"], assessors=accounts_named(values["assessors"]),
+            number=values["number"], gold=gold.file if gold is not None else None,
+            gold_name=gold.name if gold is not None else "", user=request.user)
+        return Response({"number": result.round.number, "gold": result.gold,
+                         "gold_other_topics": result.gold_other_topics,
+                         **_assigned(result.assignments.created, result.assignments.existing)},
+                        status=status.HTTP_201_CREATED)

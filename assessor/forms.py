@@ -34,6 +34,17 @@ class AssignForm(_AssessorsTopicsForm):
                              initial=Assignment.Kind.OFFICIAL)
     round = forms.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
                                help_text="training round (default 1)")
+    per_topic = forms.IntegerField(min_value=1, required=False, label="Assessors per topic",
+                                   help_text="empty: every chosen assessor gets every chosen topic; N: each topic "
+                                             "goes to N of them, least-loaded first (what they hold counts)")
+
+
+class TopicSearchForm(forms.Form):
+    """The topic grid's search box (GET ?q=): the topics whose id, title or holders hold every word."""
+    q = forms.CharField(required=False, max_length=200, label="Search topics")
+
+    def words(self) -> list[str]:
+        return self.cleaned_data["q"].lower().split() if self.is_valid() else []
 
 
 class AssessorCreateForm(forms.Form):

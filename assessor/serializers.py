@@ -1,7 +1,9 @@
-"""API shapes of the assessor's own work."""
+"""API shapes of the assessor's own work, and of the organizer's assigning (assignments, training rounds)."""
 from rest_framework import serializers
 
-from .models import Assignment, CharacterisationAnswer, Judgment
+from core.bounds import column_bounds
+
+from .models import Assignment, CharacterisationAnswer, Judgment, TrainingRound
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -121,3 +123,63 @@ class CharacterisationAssignSerializer(serializers.Serializer):
                                       help_text="items of each topic's pool")
     sizes = serializers.DictField(child=serializers.IntegerField(), required=False, default=dict,
                                   help_text="topic id -> its own sample size")
+
+
+# -- organizers: assigning topics and training rounds (docs/judging.md, "Assigning at scale")
+
+
+class AssignSerializer(serializers.Serializer):
+    assessors = serializers.ListField(child=serializers.CharField(), help_text="usernames")
+    topics = serializers.ListField(child=serializers.CharField(), help_text="topic ids")
+    # Characterisation is refused with the reason (it takes a sample: /api/campaigns/{id}/characterisation/assign/);
+    # the model's choices keep one enum of kinds in the schema.
+    kind = serializers.ChoiceField(choices=Assignment.Kind.choices, default=Assignment.Kind.OFFICIAL)
+    round = serializers.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
+                                     allow_null=True, default=None, help_text="training round (default 1)")
+    per_topic = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True, default=None,
+        help_text="absent: every assessor gets every topic; N: each topic goes to N of the assessors (what they hold "
+                  "counts), round-robin, the least-loaded first")
+
+
+class AssignmentRowSerializer(serializers.ModelSerializer):
+    topic = serializers.CharField(source="topic.topic_id")
+    assessor = serializers.CharField(source="assessor.username")
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "topic", "assessor", "kind", "round"]
+
+
+class AssignResultSerializer(serializers.Serializer):
+    created = AssignmentRowSerializer(many=True, help_text="the assignments given now")
+    existing = AssignmentRowSerializer(many=True, help_text="asked for and held already (not duplicated)")
+
+
+class TrainingRoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    topics = serializers.ListField(child=serializers.CharField())
+    assessors = serializers.ListField(child=serializers.CharField())
+    done = serializers.IntegerField(help_text="items judged")
+    total = serializers.IntegerField(help_text="items of all the round's assignments")
+    gold_name = serializers.CharField(allow_blank=True)
+    gold = serializers.IntegerField(help_text="gold judgments")
+    set_up = serializers.BooleanField(help_text="created as a round (not only by training assignments)")
+
+
+class TrainingRoundCreateSerializer(serializers.Serializer):
+    topics = serializers.ListField(child=serializers.CharField(), help_text="topic ids")
+    assessors = serializers.ListField(child=serializers.CharField(), help_text="usernames")
+    number = serializers.IntegerField(**column_bounds(TrainingRound, "number", min_value=1), required=False,
+                                      allow_null=True, default=None, help_text="default: the next round")
+    gold = serializers.FileField(required=False, allow_null=True, default=None,
+                                 help_text="optional TREC qrels (topic 0 id grade, grades 0 to 3; formulas by visual "
+                                           "id); lines for other topics are left out")
+
+
+class TrainingRoundResultSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    gold = serializers.IntegerField(help_text="gold qrels lines kept")
+    gold_other_topics = serializers.IntegerField(help_text="gold qrels lines for topics not in the round, left out")
+    created = AssignmentRowSerializer(many=True)
+    existing = AssignmentRowSerializer(many=True)

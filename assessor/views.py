@@ -17,7 +17,7 @@ from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import selectors, services
-from .forms import AssessorCreateForm, AssignForm
+from .forms import AssessorCreateForm, AssignForm, TopicSearchForm
 from .judge_page import judge_context, own_assignment
 from .models import Assignment
 from .rendering import collection_safe
@@ -207,17 +207,20 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_bound and form.is_valid():
         assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
         data = form.cleaned_data
+        chosen = {"campaign": campaign, "assessors": list(data["assessors"]), "topic_ids": data["topics"],
+                  "kind": data["kind"], "round": data["round"], "user": request.user}
         try:
-            result = services.assignments_create(
-                campaign=campaign, assessors=list(data["assessors"]), topic_ids=data["topics"],
-                kind=data["kind"], round=data["round"], user=request.user)
+            if data["per_topic"] is None:
+                result = services.assignments_create(**chosen)
+            else:
+                result = services.assignments_balance(per_topic=data["per_topic"], **chosen)
         except InputError as exc:
             exc.add_to_form(form)
         else:
             created, existing = len(result.created), len(result.existing)
             note = f" ({existing} {'was' if existing == 1 else 'were'} already assigned)" if existing else ""
             messages.info(request, f"{created} assignment{pluralize(created)} created{note}.")
-            return redirect("assessor:campaign_assignments", pk=pk)
+            return redirect(request.get_full_path())
     if account_form.is_bound and account_form.is_valid():
         try:
             account, password = people_services.account_create(username=account_form.cleaned_data["username"])
@@ -230,11 +233,23 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
                                  back_label="Back to the assignments")
     assignments = list(selectors.campaign_assignments(campaign=campaign))
     holders = topic_holders(assignments)
+    search = TopicSearchForm(request.GET)
+    words = search.words()
+    boxes = []
+    for box, topic in zip(form["topics"], topics, strict=True):
+        text = topic_search_text(topic, holders.get(topic.pk, []))
+        if all(word in text for word in words):
+            boxes.append((box, topic, holders.get(topic.pk, []), text))
     return render(request, "assessor/campaign_assignments.html", {
         "campaign": campaign, "form": form, "account_form": account_form, "assignments": assignments,
-        "topic_boxes": [(box, topic, holders.get(topic.pk, []))
-                        for box, topic in zip(form["topics"], topics, strict=True)],
+        "search": search, "topic_count": len(topics), "topic_boxes": boxes,
     })
+
+
+def topic_search_text(topic: Topic, holders: list[str]) -> str:
+    """What the topic grid's search looks in: the topic's id, its title and who holds it, in lower case (the page's
+    script reads the same text from the box's data-search)."""
+    return " ".join([topic.topic_id, topic.title, *holders]).lower()
 
 
 def topic_holders(assignments) -> dict[int, list[str]]:

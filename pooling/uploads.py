@@ -48,7 +48,7 @@ def upload_save(*, file: UploadedFile) -> Path:
 UPLOAD_URL_NAMES = frozenset({
     "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:collections",
     "assessor:training_rounds", "campaign-run",
-    "campaign-runs", "campaign-topics", "collection-files",
+    "campaign-runs", "campaign-topics", "collection-files", "api-training-rounds",
 })
 
 

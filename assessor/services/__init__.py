@@ -4,6 +4,7 @@ pools (every build or change of a campaign's pools, and its delete, told what is
 from .assignments import (
     AssignResult,
     assignment_withdraw,
+    assignments_balance,
     assignments_create,
     campaign_rows_delete,
     characterisation_assign,
@@ -42,6 +43,7 @@ __all__ = [
     "ImportResult",
     "SubmitResult",
     "assignment_withdraw",
+    "assignments_balance",
     "assignments_create",
     "campaign_delete",
     "campaign_rows_delete",

@@ -208,6 +208,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # An assignment's kind is read and written by several endpoints: one named enum, not a hash-suffixed one.
+    "ENUM_NAME_OVERRIDES": {"AssignmentKindEnum": "assessor.models.Assignment.Kind"},
 }
 
 LOGGING = {

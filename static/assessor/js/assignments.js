@@ -1,8 +1,10 @@
 // The assignment form (templates/assessor/campaign_assignments.html) and the new training round's form
 // (templates/assessor/training_rounds.html), enhanced: "All" boxes for the assessor and topic grids, a button that
-// ticks only the topics nobody holds yet, and the round field shown for training only. Without JavaScript every box
-// is ticked by hand and the round field is always there (the server ignores nothing: a round given for another kind
-// is refused with its message).
+// ticks only the topics nobody holds yet, the round field shown for training only, and the topic search filtering
+// the grid as one types. Without JavaScript every box is ticked by hand, the round field is always there (the server
+// ignores nothing: a round given for another kind is refused with its message) and the search reloads the page with
+// ?q= (the server filters the grid the same way: every word in the box's data-search). The "All" boxes and the
+// "unassigned" button act on the topics shown; a ticked topic the search hides stays ticked.
 (function () {
   "use strict";
   ["assign-form", "round-form"].forEach(function (id) {
@@ -11,7 +13,11 @@
   });
 
   function enhance(form) {
-    function boxes(name) { return Array.prototype.slice.call(form.querySelectorAll("input[name='" + name + "']")); }
+    function boxes(name) {
+      return Array.prototype.slice.call(form.querySelectorAll("input[name='" + name + "']")).filter(function (b) {
+        return !b.closest("label").hidden;
+      });
+    }
 
     function sync(name) {   // the "All" box is ticked exactly when every box of its grid is
       var all = form.querySelector("[data-select-all='" + name + "']");
@@ -40,5 +46,27 @@
       round.querySelector("input").disabled = !training;   // a hidden round is not sent
     }
     if (kind && round) { kind.addEventListener("change", showRound); showRound(); }
+
+    var search = document.getElementById("topic-search");
+    var query = search && form.id === "assign-form" && search.querySelector("input[name='q']");
+    if (query) {
+      var labels = Array.prototype.slice.call(form.querySelectorAll(".topic-boxes label[data-search]"));
+      var count = search.querySelector(".search-count");
+      var filter = function () {
+        var words = query.value.toLowerCase().split(/\s+/).filter(Boolean);
+        var shown = 0;
+        labels.forEach(function (label) {
+          var text = label.getAttribute("data-search");
+          label.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
+          if (!label.hidden) shown += 1;
+        });
+        if (count) count.textContent = shown + " of " + count.getAttribute("data-total") + " topics";
+        sync("topics");
+      };
+      query.addEventListener("input", filter);
+      // A page opened with ?q= holds only the server's matches: its search goes back to the server.
+      var whole = labels.length === Number(count && count.getAttribute("data-total"));
+      search.addEventListener("submit", function (event) { if (whole) { event.preventDefault(); filter(); } });
+    }
   }
 })();
