@@ -19,7 +19,13 @@ from core.downloads import attachment
 
 from . import selectors, services
 from .formats.pools import write_pool_tsv
-from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
+from .job_params import (
+    CampaignDeleteParams,
+    CollectionIngestParams,
+    PoolBuildParams,
+    RunIngestParams,
+    TopicsIngestParams,
+)
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
 from .serializers import (
@@ -102,12 +108,18 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             force=values.get("force", False), **services.campaign_settings(values))
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
-    @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})
+    @extend_schema(responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the campaign has judgments (it is kept), or is already being deleted")})
     def destroy(self, request, pk=None):
-        """Deletes a campaign with its topics, runs, pools, jobs and assignments; refused (400) once any item is
-        judged: nothing an assessor submitted is ever deleted."""
-        assessor_services.campaign_delete(campaign=self.get_object())
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        """Deletes a campaign with its topics, runs, pools, jobs and assignments: at once marked as being deleted
+        (`deleting`; nothing new starts on it), then deleted by a job, in batches with progress (202 with the job).
+        Refused (400) once any item is judged: nothing an assessor submitted is ever deleted."""
+        with transaction.atomic():
+            campaign = self.get_object()
+            assessor_services.campaign_delete_start(campaign=campaign)
+            job = job_create(campaign=campaign, user=request.user,
+                             params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
+        return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
     @extend_schema(methods=["delete"], responses=RunDeleteResultSerializer, parameters=[RUN_PK, OpenApiParameter(

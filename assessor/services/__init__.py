@@ -31,7 +31,7 @@ from .judgments import (
     judgment_submit,
     visits_recount,
 )
-from .pools import campaign_delete, campaign_update, pools_rebuild, run_delete, run_replace
+from .pools import campaign_delete, campaign_delete_start, campaign_update, pools_rebuild, run_delete, run_replace
 
 __all__ = [
     "ARQMATH_QUESTIONS",
@@ -44,6 +44,7 @@ __all__ = [
     "assignment_withdraw",
     "assignments_create",
     "campaign_delete",
+    "campaign_delete_start",
     "campaign_rows_delete",
     "campaign_update",
     "characterisation_assign",
