@@ -60,7 +60,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     def perform_create(self, serializer):
-        serializer.instance = services.collection_get_or_create(name=serializer.validated_data["name"])
+        serializer.instance = services.collection_get_or_create(
+            name=serializer.validated_data["name"], description=serializer.validated_data.get("description", ""))
 
     @extend_schema(request=CollectionUploadSerializer, responses={202: JobSerializer})
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser])
@@ -122,7 +123,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
-    @extend_schema(methods=["delete"], responses=RunDeleteResultSerializer, parameters=[RUN_PK, OpenApiParameter(
+    @extend_schema(methods=["delete"], responses={200: RunDeleteResultSerializer}, parameters=[RUN_PK, OpenApiParameter(
         "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
     @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer},
                    parameters=[RUN_PK])
@@ -191,7 +192,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)
-    @extend_schema(methods=["post"], request=None, responses={202: JobSerializer})
+    @extend_schema(methods=["post"], request=None, responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the campaign is being deleted: nothing new starts on it")})
     @action(detail=True, methods=["get", "post"])
     def pools(self, request, pk=None):
         """GET gives the pool size of every topic (items; for formulas also the instances selected to judge);
@@ -228,7 +230,8 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Job.objects.select_related("campaign", "collection", "created_by")
     serializer_class = JobSerializer
 
-    @extend_schema(request=None, responses={202: JobSerializer})
+    @extend_schema(request=None, responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the job is not to be retried (queued, running, done, or rejected for its input): the reason")})
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
         """Queues again a job that failed for another reason than its input, or whose worker stopped (`stale`);
