@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 from assessor import services as assessor_services
 from assessor.models import Assignment
 from pooling import services
-from pooling.jobs import job_create, job_execute
 from pooling.job_params import PoolBuildParams
+from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Job, RunEntry
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign
