@@ -1,8 +1,11 @@
 """Deleting a campaign off the request (issue 22, point 17): the request marks it as being deleted and answers with a
 job; the job deletes its run rows a topic at a time with progress, then the rest. Nothing new starts on a campaign
 being deleted, and a campaign with judgments is still refused."""
+import threading
+
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -92,3 +95,44 @@ def test_the_delete_command_still_deletes_at_once(campaign):
 def test_an_assessor_cannot_delete_a_campaign(assessor_user, campaign):
     assert token_client(assessor_user).delete(f"/api/campaigns/{campaign.pk}/").status_code == 403
     assert not Campaign.objects.get(pk=campaign.pk).deleting
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_between_batches_the_delete_holds_nothing_and_a_pools_post_answers_at_once(organizer, tmp_path):
+    """The issue's case: a pools POST waited 27 s for a delete's transaction. Now, paused between two batches, the
+    delete has no transaction open (so no lock), and the POST is refused at once with the reason."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SKIPPED: needs PostgreSQL's pg_stat_activity")
+    campaign = answers_campaign(tmp_path)
+    assessor_services.campaign_delete_start(campaign=campaign)
+    paused, go, errors = threading.Event(), threading.Event(), []
+
+    def hold(fraction: float) -> None:
+        if not paused.is_set():
+            paused.set()
+            go.wait(30)
+
+    def delete() -> None:
+        try:
+            assessor_services.campaign_delete(campaign=Campaign.objects.get(pk=campaign.pk), progress=hold)
+        except Exception as exc:  # noqa: BLE001 (asserted below)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=delete)
+    worker.start()
+    try:
+        assert paused.wait(30)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND state LIKE 'idle in transaction%%'")
+            assert cursor.fetchone()[0] == 0
+        response = token_client(organizer).post(f"/api/campaigns/{campaign.pk}/pools/", {}, format="json")
+        assert response.status_code == 400 and "is being deleted" in response.json()["problems"][0]
+        assert RunEntry.objects.count() == 9  # A.1's rows gone, A.2's still to go
+    finally:
+        go.set()
+        worker.join(30)
+    assert errors == [] and not Campaign.objects.exists() and not RunEntry.objects.exists()
