@@ -45,6 +45,9 @@ class AutoSchema(SpectacularAutoSchema):
             responses.setdefault("403", error("not allowed to this user (most routes are organizers' only)"))
         if any(p["in"] == "path" for p in parameters):
             responses.setdefault("404", error("no such object (or it is not yours)"))
+        for code, response in responses.items():  # an error a view declares by its description only
+            if str(code).startswith("4") and "content" not in response:
+                response["content"] = content
         if body and MULTIPART in body.get("content", {}):
             responses.setdefault("413", {"description": "the request body is larger than the upload limit",
                                          "content": {"text/plain": {"schema": {"type": "string"}}}})

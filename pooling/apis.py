@@ -19,7 +19,13 @@ from core.downloads import attachment
 
 from . import selectors, services
 from .formats.pools import write_pool_tsv
-from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
+from .job_params import (
+    CampaignDeleteParams,
+    CollectionIngestParams,
+    PoolBuildParams,
+    RunIngestParams,
+    TopicsIngestParams,
+)
 from .jobs import job_create, job_retry
 from .models import Campaign, Collection, Job
 from .serializers import (
@@ -54,7 +60,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     def perform_create(self, serializer):
-        serializer.instance = services.collection_get_or_create(name=serializer.validated_data["name"])
+        serializer.instance = services.collection_get_or_create(
+            name=serializer.validated_data["name"], description=serializer.validated_data.get("description", ""))
 
     @extend_schema(request=CollectionUploadSerializer, responses={202: JobSerializer})
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser])
@@ -102,15 +109,21 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             force=values.get("force", False), **services.campaign_settings(values))
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
-    @extend_schema(responses={204: None, 400: OpenApiResponse(description="the campaign has judgments: it is kept")})
+    @extend_schema(responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the campaign has judgments (it is kept), or is already being deleted")})
     def destroy(self, request, pk=None):
-        """Deletes a campaign with its topics, runs, pools, jobs and assignments; refused (400) once any item is
-        judged: nothing an assessor submitted is ever deleted."""
-        assessor_services.campaign_delete(campaign=self.get_object())
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        """Deletes a campaign with its topics, runs, pools, jobs and assignments: at once marked as being deleted
+        (`deleting`; nothing new starts on it), then deleted by a job, in batches with progress (202 with the job).
+        Refused (400) once any item is judged: nothing an assessor submitted is ever deleted."""
+        with transaction.atomic():
+            campaign = self.get_object()
+            assessor_services.campaign_delete_start(campaign=campaign)
+            job = job_create(campaign=campaign, user=request.user,
+                             params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
+        return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
-    @extend_schema(methods=["delete"], responses=RunDeleteResultSerializer, parameters=[RUN_PK, OpenApiParameter(
+    @extend_schema(methods=["delete"], responses={200: RunDeleteResultSerializer}, parameters=[RUN_PK, OpenApiParameter(
         "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
     @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer},
                    parameters=[RUN_PK])
@@ -179,7 +192,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)
-    @extend_schema(methods=["post"], request=None, responses={202: JobSerializer})
+    @extend_schema(methods=["post"], request=None, responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the campaign is being deleted: nothing new starts on it")})
     @action(detail=True, methods=["get", "post"])
     def pools(self, request, pk=None):
         """GET gives the pool size of every topic (items; for formulas also the instances selected to judge);
@@ -216,7 +230,8 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Job.objects.select_related("campaign", "collection", "created_by")
     serializer_class = JobSerializer
 
-    @extend_schema(request=None, responses={202: JobSerializer})
+    @extend_schema(request=None, responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the job is not to be retried (queued, running, done, or rejected for its input): the reason")})
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
         """Queues again a job that failed for another reason than its input, or whose worker stopped (`stale`);

@@ -78,8 +78,19 @@ class PoolBuildParams(JobParams):
     force: bool = False
 
 
+@dataclass(frozen=True)
+class CampaignDeleteParams(JobParams):
+    """assessor.services.campaign_delete of a campaign marked as being deleted; its name for the jobs list once the
+    campaign (and the job's link to it) is gone."""
+
+    kind: ClassVar[str] = Job.Kind.CAMPAIGN_DELETE
+    campaign: int
+    name: str
+
+
 _KINDS: dict[str, type[JobParams]] = {
-    params.kind: params for params in (RunIngestParams, TopicsIngestParams, CollectionIngestParams, PoolBuildParams)}
+    params.kind: params for params in (RunIngestParams, TopicsIngestParams, CollectionIngestParams, PoolBuildParams,
+                                       CampaignDeleteParams)}
 
 
 def params_of(job: Job) -> JobParams:

@@ -33,6 +33,7 @@ from core.errors import InputError
 
 from . import services
 from .job_params import (
+    CampaignDeleteParams,
     CollectionIngestParams,
     JobParams,
     PoolBuildParams,
@@ -56,7 +57,11 @@ def _enqueue(job: Job) -> None:
 
 
 def job_create(*, params: JobParams, user=None, campaign=None, collection=None) -> Job:
-    """Creates a queued job of the params' kind and sends it to the workers once the current transaction commits."""
+    """Creates a queued job of the params' kind and sends it to the workers once the current transaction commits.
+    Refused (InputError) on a campaign being deleted: nothing new starts on it."""
+    if (campaign is not None and params.kind != Job.Kind.CAMPAIGN_DELETE
+            and Campaign.objects.filter(pk=campaign.pk, deleting=True).exists()):
+        raise services.campaign_deleting_error(campaign)
     job = Job.objects.create(kind=params.kind, params=params.to_json(),
                              created_by=user if user and user.is_authenticated else None,
                              campaign=campaign, collection=collection)
@@ -315,12 +320,21 @@ def job_summary(*, job: Job) -> str:
         if unpooled:
             text += f" {_count(unpooled, 'judged item')} left the pools; their judgments are kept."
         return text
+    if job.kind == Job.Kind.CAMPAIGN_DELETE:
+        if r.get("gone"):
+            return f"Campaign {r.get('name', '')} was already deleted."
+        return (f"Deleted campaign {r.get('name', '')}: {_count(r.get('topics', 0), 'topic')}, "
+                f"{_count(r.get('runs', 0), 'run')} ({_count(r.get('run_rows', 0), 'row')}), "
+                f"{_count(r.get('pool_items', 0), 'pool item')}.")
     return ""
 
 
 def _campaign(job: Job) -> Campaign:
-    """The campaign of a job of a kind that has one (all but a collection's ingest), given by job_create."""
+    """The campaign of a job of a kind that has one (all but a collection's ingest), given by job_create; a job
+    queued before its campaign began to be deleted is refused."""
     assert job.campaign is not None, f"a {job.kind} job without a campaign"
+    if job.campaign.deleting:
+        raise services.campaign_deleting_error(job.campaign)
     return job.campaign
 
 
@@ -367,9 +381,19 @@ def _pool_build(job: Job, p: PoolBuildParams, progress) -> tuple[dict, list[str]
     return result.as_json(), services.unpooled_warnings(result.unpooled or [])
 
 
+def _campaign_delete(job: Job, p: CampaignDeleteParams, progress) -> tuple[dict, list[str]]:
+    """Deletes a campaign marked as being deleted (its run rows in batches, with progress); a campaign already gone
+    (a retry after the last step) is done."""
+    campaign = Campaign.objects.filter(pk=p.campaign).first()
+    if campaign is None:
+        return {"name": p.name, "gone": True}, []
+    return {"name": p.name, **asdict(assessor_services.campaign_delete(campaign=campaign, progress=progress))}, []
+
+
 _HANDLERS: dict[str, Callable] = {
     Job.Kind.RUN_INGEST: _run_ingest,
     Job.Kind.TOPICS_INGEST: _topics_ingest,
     Job.Kind.COLLECTION_INGEST: _collection_ingest,
     Job.Kind.POOL_BUILD: _pool_build,
+    Job.Kind.CAMPAIGN_DELETE: _campaign_delete,
 }

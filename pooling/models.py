@@ -150,6 +150,8 @@ class Campaign(models.Model):
                   "medium, as ARQMath; 1: low too)")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    # Set by the first step of a delete, in the request; a job then deletes the rows in batches (docs/pooling.md).
+    deleting = models.BooleanField(default=False, help_text="being deleted by a job: nothing new starts on it")
 
     class Meta:
         ordering = ["-created_at", "name"]
@@ -316,6 +318,7 @@ class Job(models.Model):
         TOPICS_INGEST = "topics_ingest", "topics ingest"
         RUN_INGEST = "run_ingest", "run ingest"
         POOL_BUILD = "pool_build", "pool build"
+        CAMPAIGN_DELETE = "campaign_delete", "campaign delete"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

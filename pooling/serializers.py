@@ -26,7 +26,8 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["id", "name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection",
-                  "seed", "max_depth", "relevance_level", "created_at"]
+                  "seed", "max_depth", "relevance_level", "deleting", "created_at"]
+        read_only_fields = ["deleting"]
 
 
 class CampaignCreateSerializer(serializers.Serializer):

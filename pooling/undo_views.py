@@ -16,9 +16,9 @@ from core.permissions import organizer_required
 
 from . import services
 from .forms import CampaignSettingsForm, RunReplaceForm
-from .job_params import RunIngestParams
+from .job_params import CampaignDeleteParams, RunIngestParams
 from .jobs import job_create
-from .models import Campaign, Run
+from .models import Campaign, Job, Run
 from .uploads import upload_save
 
 
@@ -106,17 +106,23 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign is marked as being deleted at once and a job deletes it (docs/pooling.md, "Deleting a
+    campaign"): the POST lands on the job's page."""
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
     problems: list[str] = []
     if request.method == "POST":
         try:
-            assessor_services.campaign_delete(campaign=campaign)
+            with transaction.atomic():
+                assessor_services.campaign_delete_start(campaign=campaign)
+                job = job_create(campaign=campaign, user=request.user,
+                                 params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
         except InputError as exc:
             problems = exc.messages()
         else:
-            messages.success(request, f"Campaign {campaign.name} was deleted.")
-            return redirect("pooling:campaigns")
+            messages.info(request, f"Deleting campaign {campaign.name}: job #{job.pk}.")
+            return redirect("pooling:job", pk=job.pk)
     return render(request, "pooling/campaign_delete.html", {
         **_undo_context(campaign), "problems": problems,
+        "job": campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).first() if campaign.deleting else None,
         "contents": services.campaign_contents(campaign=campaign, judged_items=judged_items_of_campaign(campaign))},
         status=400 if problems else 200)

@@ -229,8 +229,13 @@ def pool_topic(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
 @require_POST
 def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    job = job_create(campaign=campaign, user=request.user,
-                     params=PoolBuildParams(force=request.POST.get("force") == "1"))
+    try:
+        job = job_create(campaign=campaign, user=request.user,
+                         params=PoolBuildParams(force=request.POST.get("force") == "1"))
+    except InputError as exc:  # the campaign is being deleted
+        for message in exc.messages():
+            messages.error(request, message)
+        return redirect("pooling:campaign", pk=pk)
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
 

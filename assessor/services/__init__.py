@@ -32,7 +32,7 @@ from .judgments import (
     judgment_submit,
     visits_recount,
 )
-from .pools import campaign_delete, campaign_update, pools_rebuild, run_delete, run_replace
+from .pools import campaign_delete, campaign_delete_start, campaign_update, pools_rebuild, run_delete, run_replace
 
 __all__ = [
     "ARQMATH_QUESTIONS",
@@ -46,6 +46,7 @@ __all__ = [
     "assignments_balance",
     "assignments_create",
     "campaign_delete",
+    "campaign_delete_start",
     "campaign_rows_delete",
     "campaign_update",
     "characterisation_assign",

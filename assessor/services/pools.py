@@ -88,11 +88,29 @@ def campaign_update(
 
 
 @transaction.atomic
-def campaign_delete(*, campaign: Campaign) -> pooling.CampaignContents:
-    """Deletes a campaign that has no judgment: first its assignments, what each assessor was shown and its training
-    rounds (assignments protect the campaign), then pooling.services.campaign_delete its topics, runs, pools and
-    jobs. With a judgment, pooling refuses and nothing is deleted: nothing an assessor submitted ever is."""
+def campaign_delete_start(*, campaign: Campaign) -> pooling.CampaignContents:
+    """The first step of a campaign delete, in the request: refused with a judgment (nothing an assessor submitted is
+    ever deleted, and nothing is deleted); else its assignments, what each assessor was shown and its training rounds
+    go (assignments protect the campaign; without them nobody judges in it any more) and pooling marks it as being
+    deleted (pooling.campaign_delete_start). A job then runs campaign_delete."""
     judged = _judged_locked(campaign)
     if not judged:
         campaign_rows_delete(campaign=campaign)
-    return pooling.campaign_delete(campaign=campaign, judged_items=judged)
+    return pooling.campaign_delete_start(campaign=campaign, judged_items=judged)
+
+
+def campaign_delete(*, campaign: Campaign, progress: Progress = None) -> pooling.CampaignContents:
+    """Deletes a campaign that has no judgment, in steps that each hold its lock for a moment: campaign_delete_start
+    unless the request took it, its run rows a topic at a time (pooling.campaign_entries_delete, with progress), then
+    in one transaction whatever judging rows appeared meanwhile and pooling.campaign_delete its topics, runs, pools
+    and jobs. With a judgment, pooling refuses and nothing an assessor submitted is deleted. Returns what was
+    deleted (runs counted by their rows as loaded)."""
+    if not campaign.deleting:
+        campaign_delete_start(campaign=campaign)
+    pooling.campaign_entries_delete(campaign=campaign, progress=progress)
+    with transaction.atomic():
+        pooling.campaign_lock(campaign=campaign, being_deleted=True)
+        judged = judged_items_of_campaign(campaign)
+        if not judged:
+            campaign_rows_delete(campaign=campaign)
+        return pooling.campaign_delete(campaign=campaign, judged_items=judged)

@@ -12,7 +12,15 @@ from .campaigns import (
     topics_ingest,
 )
 from .collection import CollectionIngestResult, collection_ingest
-from .pools import JudgedItems, PoolBuildResult, campaign_lock, judged_count, pool_build, unpooled_warnings
+from .pools import (
+    JudgedItems,
+    PoolBuildResult,
+    campaign_deleting_error,
+    campaign_lock,
+    judged_count,
+    pool_build,
+    unpooled_warnings,
+)
 from .runs import (
     RunIngestOptions,
     file_checksum,
@@ -28,6 +36,8 @@ from .undo import (
     PoolsAfter,
     campaign_contents,
     campaign_delete,
+    campaign_delete_start,
+    campaign_entries_delete,
     campaign_update,
     pools_built,
     run_delete,
@@ -46,6 +56,9 @@ __all__ = [
     "campaign_contents",
     "campaign_create",
     "campaign_delete",
+    "campaign_delete_start",
+    "campaign_deleting_error",
+    "campaign_entries_delete",
     "campaign_lock",
     "campaign_settings",
     "campaign_update",

@@ -20,11 +20,12 @@ from ..models import Campaign, Collection, Topic
 from .common import fits, given_keys
 
 
-def collection_get_or_create(*, name: str) -> Collection:
+def collection_get_or_create(*, name: str, description: str = "") -> Collection:
+    """The collection of that name, created (with `description`) if there is none."""
     name = name.strip()
     if not name:
         raise InputError("a collection needs a name")
-    collection, _ = Collection.objects.get_or_create(name=name)
+    collection, _ = Collection.objects.get_or_create(name=name, defaults={"description": description})
     return collection
 
 

@@ -26,10 +26,18 @@ from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
 JudgedItems = dict[int, set[str]]
 
 
-def campaign_lock(*, campaign: Campaign) -> None:
+def campaign_lock(*, campaign: Campaign, being_deleted: bool = False) -> None:
     """One pool build or change at a time per campaign, inside the caller's transaction; the caller that reads what
-    is judged takes it first, so that what it reads stays true until it commits."""
-    Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+    is judged takes it first, so that what it reads stays true until it commits. A campaign being deleted is
+    refused: nothing new starts on it (`being_deleted`: the delete's own steps, which take it)."""
+    deleting = Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("deleting", flat=True).first()
+    if deleting and not being_deleted:
+        raise campaign_deleting_error(campaign)
+
+
+def campaign_deleting_error(campaign: Campaign) -> InputError:
+    """The refusal of anything new on a campaign being deleted (docs/pooling.md, "Deleting a campaign")."""
+    return InputError(f"campaign '{campaign.name}' is being deleted: nothing new is started on it")
 
 
 def judged_count(judged_items: JudgedItems) -> tuple[int, int]:

@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from core.bounds import max_chars
 from core.errors import InputError, Problem
 
-from ..models import Campaign, Collection, PoolItem, Run, RunEntry
+from ..models import Campaign, Collection, Job, PoolItem, Run, RunEntry
 from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
 from .pools import (
@@ -218,18 +218,59 @@ def campaign_contents(*, campaign: Campaign, judged_items: JudgedItems) -> Campa
         judged_items=judged_count(judged_items)[0])
 
 
-@transaction.atomic
-def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
-    """Deletes a campaign with its topics, runs, pools and jobs. Refused once any item is judged: nothing an
-    assessor submitted is ever deleted. The judging app's rows of the campaign (its assignments protect it) are
-    deleted first by its caller, assessor.services.campaign_delete."""
-    campaign_lock(campaign=campaign)
-    contents = campaign_contents(campaign=campaign, judged_items=judged_items)
+def _refuse_judged(campaign: Campaign, contents: CampaignContents) -> None:
     if contents.judged_items:
         raise InputError(
             f"campaign '{campaign.name}' has judgments ({contents.judged_items} judged items) and is kept: nothing "
             "an assessor submitted is ever deleted. Export its qrels or close its topics instead")
+
+
+@transaction.atomic
+def campaign_delete_start(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
+    """The first step of a campaign delete, short enough for a request: refused once any item is judged (nothing an
+    assessor submitted is ever deleted) or while it is already being deleted; else marks the campaign as being
+    deleted, so that nothing new starts on it (campaign_lock and job_create refuse it), and counts what will go.
+    The rows then go in batches (campaign_entries_delete), and the rest with campaign_delete."""
+    campaign_lock(campaign=campaign)
+    contents = campaign_contents(campaign=campaign, judged_items=judged_items)
+    _refuse_judged(campaign, contents)
+    campaign.deleting = True
+    campaign.save(update_fields=["deleting"])
+    return contents
+
+
+def campaign_entries_delete(*, campaign: Campaign, progress: Progress = None) -> int:
+    """Deletes the run rows of a campaign being deleted, one topic at a time (that topic's rows of every run), each
+    in a transaction of its own: a million rows no longer hold the campaign for the whole delete. Progress is the
+    share of the runs' rows gone. Returns the rows deleted; run again after an interruption, it deletes the rest."""
+    assert campaign.deleting, "campaign_delete_start marks the campaign first"
+    runs = list(campaign.runs.values_list("pk", flat=True))
+    total = sum(campaign.runs.values_list("row_count", flat=True))
+    table = connection.ops.quote_name(RunEntry._meta.db_table)
+    deleted = 0
+    if not runs:
+        return 0
+    marks = ", ".join(["%s"] * len(runs))
+    for topic in campaign.topics.values_list("pk", flat=True):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {table} WHERE run_id IN ({marks}) AND topic_id = %s", [*runs, topic])
+            deleted += max(cursor.rowcount, 0)
+        if progress is not None and total:
+            progress(min(deleted / total, 0.99))
+    return deleted
+
+
+@transaction.atomic
+def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
+    """The last step of a campaign delete (after campaign_delete_start, and campaign_entries_delete for a large one):
+    deletes the campaign with its topics, runs, pools and jobs, all but the job deleting it, which stays in the jobs
+    list. Refused once any item is judged: nothing an assessor submitted is ever deleted. The judging app's rows of
+    the campaign (its assignments protect it) are deleted first by its caller, assessor.services.campaign_delete."""
+    campaign_lock(campaign=campaign, being_deleted=True)
+    contents = campaign_contents(campaign=campaign, judged_items=judged_items)
+    _refuse_judged(campaign, contents)
     _pool_delete(campaign)
-    _entries_delete(campaign=campaign)
+    _entries_delete(campaign=campaign)  # what the batches left, if any
+    campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).update(campaign=None)
     campaign.delete()
     return contents

@@ -45,3 +45,24 @@ def test_organizer_deletes_a_judged_run_and_edits_settings(page, live_server, or
     href = page.get_attribute("text=download its qrels", "href")
     assert page.request.get(f"{live_server.url}{href}").status == 200
     assert Campaign.objects.filter(pk=judged.pk).exists()
+
+
+def test_organizer_deletes_a_campaign_and_follows_its_job(page, live_server, organizer, tmp_path, screenshot):
+    from pooling import services
+    from pooling.models import Job
+    from tests.pooling.run_files import answers_campaign
+
+    campaign = answers_campaign(tmp_path)
+    services.pool_build(campaign=campaign, judged_items={})
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.click("text=Delete campaign")
+    assert "3 runs (18 rows)" in page.inner_text("main")
+    screenshot(page, "campaign-delete.png")
+    with page.expect_navigation():
+        page.click("button:has-text('Delete campaign answers')")
+    job = Job.objects.get(kind=Job.Kind.CAMPAIGN_DELETE)
+    assert page.url == f"{live_server.url}/jobs/{job.pk}/"
+    page.wait_for_selector("text=Deleted campaign answers: 2 topics, 3 runs (18 rows), 9 pool items.")
+    screenshot(page, "campaign-delete-job.png")
+    assert not Campaign.objects.exists()

@@ -136,14 +136,18 @@ def test_settings_page_shows_out_of_range_numbers_on_their_field(client, organiz
     assert Campaign.objects.get(pk=campaign.pk).primary_depth == 3
 
 
-def test_deleting_a_campaign_asks_first_and_lands_on_the_campaign_list(client, organizer, campaign):
+def test_deleting_a_campaign_asks_first_and_lands_on_its_job(client, organizer, campaign):
     client.force_login(organizer)
     url = f"/campaigns/{campaign.pk}/delete/"
     html = page(client.get(url))
     assert "2 topics" in html and "3 runs (18 rows)" in html and "9 pool items" in html
     response = client.post(url, follow=True)
-    assert response.redirect_chain == [("/campaigns/", 302)]
-    assert "Campaign answers was deleted." in page(response) and not Campaign.objects.exists()
+    job = Job.objects.get(kind=Job.Kind.CAMPAIGN_DELETE)
+    assert response.redirect_chain == [(f"/jobs/{job.pk}/", 302)]
+    html = page(response)
+    assert "Deleted campaign answers: 2 topics, 3 runs (18 rows), 9 pool items." in html
+    assert not Campaign.objects.exists() and job.status == "done" and job.campaign is None
+    assert "campaign delete" in page(client.get("/jobs/"))
 
 
 def test_a_campaign_with_judgments_offers_its_qrels_instead(client, organizer, judged):  # noqa: F811
@@ -214,7 +218,7 @@ def test_api_deletes_a_campaign_without_judgments_and_keeps_one_with(organizer, 
     response = client.delete(f"/api/campaigns/{judged.pk}/")
     assert response.status_code == 400 and "has judgments" in response.json()["problems"][0]
     other = CampaignFactory(name="empty")
-    assert client.delete(f"/api/campaigns/{other.pk}/").status_code == 204
+    assert client.delete(f"/api/campaigns/{other.pk}/").status_code == 202
     assert list(Campaign.objects.values_list("name", flat=True)) == ["answers"]
 
 
