@@ -9,12 +9,18 @@ from assessor import services
 from assessor.models import CharacterisationAnswer, Judgment
 from tests.assessor.fixtures import assign
 from tests.browser.test_judging import item_url, sent, typeset
-from tests.browser.test_judging_ahead import open_first, six  # noqa: F401 (a fixture)
+from tests.browser.test_judging_ahead import open_first, six  # noqa: F401 (the fixture `six`)
 from tests.browser.test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOWN = "#item-pane .item-view:not(.parked)"
+
+
+@pytest.fixture
+def a9(request, ada):
+    """ada's assignment of A.9, six answers to judge (test_judging_ahead's campaign `six`)."""
+    return assign(request.getfixturevalue("six"), ada, "A.9")
 
 
 def open_thread_and_come_back(page, link: str) -> None:
@@ -27,8 +33,8 @@ def open_thread_and_come_back(page, link: str) -> None:
     page.bring_to_front()
 
 
-def test_enter_submits_after_a_thread_was_opened_also_on_items_swapped_in(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_enter_submits_after_a_thread_was_opened_also_on_items_swapped_in(page, live_server, a9):
+    a = a9
     open_first(page, live_server, a)
     for done, link in enumerate([".topic-pane .thread-link", f"{SHOWN} .thread-link"], 1):
         page.keyboard.press("2")
@@ -44,8 +50,8 @@ def test_enter_submits_after_a_thread_was_opened_also_on_items_swapped_in(page, 
     assert Judgment.objects.filter(assignment=a).count() == 2
 
 
-def test_system_failure_says_a_comment_is_needed_and_definitions_stay_open(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_system_failure_says_a_comment_is_needed_and_definitions_stay_open(page, live_server, a9):
+    a = a9
     open_first(page, live_server, a)
     page.keyboard.press("f")
     expect(page.locator(f"{SHOWN} .judge-note")).to_have_text(
@@ -116,11 +122,11 @@ def test_characterisation_page_takes_the_judging_keys(page, live_server, answers
     assert stored == {("MG", False), ("UI", True)}
 
 
-def test_start_page_groups_assignments_by_campaign(page, live_server, answers, formulas, six, ada, screenshot):
+def test_start_page_groups_assignments_by_campaign(page, live_server, answers, formulas, a9, ada, screenshot):
     assign(answers, ada, "A.1")
     assign(answers, ada, "A.2")
     assign(formulas, ada, "B.1")
-    done = assign(six, ada, "A.9")
+    done = a9
     for item_id in done.topic.pool_items.values_list("item_id", flat=True):
         services.judgment_submit(assignment_pk=done.pk, item_id=item_id, grades=[services.GradeInput(grade="1")],
                                  user=ada)

@@ -36,7 +36,8 @@ PLACE = """(n) => {
   math.scrollIntoView({block: "center"});
   const r = math === mark ? mark.getClientRects()[0] : math.getBoundingClientRect();   // text: its first line
   // A formula of the question is seen below the topic's title, which stays at the top of the pane.
-  const title = mark.closest(".topic-title") ? 0 : document.querySelector(".topic-pane .topic-title").getBoundingClientRect().bottom;
+  const bar = document.querySelector(".topic-pane .topic-title");
+  const title = mark.closest(".topic-title") ? 0 : bar.getBoundingClientRect().bottom;
   const top = Math.max(r.top, title);
   return {x: r.left, y: top, width: r.width, height: r.bottom - top, typeset: math !== mark};
 }"""
