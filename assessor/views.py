@@ -1,6 +1,8 @@
 """Assessor pages (assignments, the judging view, thread views) and the organizer's assignment page."""
 from __future__ import annotations
 
+from itertools import groupby
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -25,14 +27,22 @@ from .rendering import collection_safe
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """An assessor's start page: their assignments with progress and a Continue button."""
+    """An assessor's start page: their assignments grouped by campaign, with progress and a Continue button."""
     assert request.user.is_authenticated  # login_required
     assignments = list(selectors.assignment_list(user=request.user))
     done = sum(a.done for a in assignments)
     total = sum(a.total for a in assignments)
     skipped = sum(a.skipped for a in assignments)
-    return render(request, "assessor/home.html", {"assignments": assignments, "done": done, "total": total,
-                                                  "skipped": skipped})
+    # One group per campaign (the list is in campaign order), open while it has work left: after an import an
+    # assessor may hold 75 topics and more.
+    groups = []
+    for campaign, rows in groupby(assignments, key=lambda a: a.campaign):
+        held = list(rows)
+        groups.append({"campaign": campaign, "assignments": held, "done": sum(a.done for a in held),
+                       "total": sum(a.total for a in held),
+                       "open": any(a.done < a.total and not a.closed_at for a in held)})
+    return render(request, "assessor/home.html", {"assignments": assignments, "groups": groups, "done": done,
+                                                  "total": total, "skipped": skipped})
 
 
 @login_required

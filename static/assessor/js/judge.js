@@ -2,7 +2,8 @@
 // radio buttons in a plain form. With it (issue 16), a submit that completes the item is kept in the browser and sent
 // by the outbox (judge-outbox.js) while the next item, fetched ahead (judge-ahead.js), is swapped in at once; a
 // submit that only the server can answer (a grade or a required comment missing: it says which) is posted as the
-// plain form. A closed topic's page has neither script: its form has no submit button.
+// plain form. A closed topic's page has neither script: its form has no submit button. The characterisation page
+// (characterise.html) uses this script too, for the same keys: its questions are stepped through as instances are.
 (function () {
   "use strict";
   const pane = document.getElementById("item-pane");
@@ -29,26 +30,33 @@
     lastTick = now;
   }, 1000);
 
-  // The item shown, and its instances (Task 2).
+  // The item shown, and its instances (Task 2) or questions (characterisation): units graded one after the other.
   let view = null;
   let form = null;
   let formulas = false;
   let instances = [];
   let current = 0;
+  let settled = false;   // a grade key graded the last unit still open: the next one would overwrite it unseen
   let sending = false;   // a plain submit is on its way: a second click or Enter does nothing
 
   function activate(n, scroll = true) {
     if (!instances.length) return;
-    current = Math.max(0, Math.min(instances.length - 1, n));
+    const to = Math.max(0, Math.min(instances.length - 1, n));
+    if (settled || to !== current) note(instances[current], "");   // what it said of the unit left is past
+    settled = false;
+    current = to;
     instances.forEach((el, i) => el.classList.toggle("active", i === current));
     if (scroll) instances[current].scrollIntoView({block: "nearest", behavior: "smooth"});
   }
 
   function bind(shown) {
     view = shown;
-    form = document.getElementById("judge-form");
-    formulas = form.dataset.formulas === "1";
-    instances = Array.from(form.querySelectorAll(".instance"));
+    form = view.querySelector("form");
+    form.tabIndex = -1;   // focusable, so that focus can come back to it (returning to the tab)
+    instances = Array.from(form.querySelectorAll(".instance, .question"));
+    formulas = instances.length > 0;
+    current = 0;
+    settled = false;
     sending = false;
     active = 0;
     lastTick = Date.now();
@@ -60,26 +68,79 @@
     // starts on the first one still without a grade, not on the first instance.
     const firstOpen = instances.findIndex((el) => !el.querySelector("input[type=radio]:checked"));
     activate(Math.max(firstOpen, 0), firstOpen > 0);
+    refocus();
   }
   bind(pane.querySelector(".item-view"));
   document.addEventListener("judge:shown", (event) => bind(event.detail.view));
+
+  // A line of the page's own under a unit's buttons (role alert: read out); empty text removes it.
+  function note(scope, text) {
+    const set = scope && (scope.matches("fieldset") ? scope : scope.querySelector("fieldset.grades"));
+    if (!set) return;
+    let line = set.querySelector(".judge-note");
+    if (!text) { if (line) line.remove(); return; }
+    if (!line) {
+      line = document.createElement("p");
+      line.className = "judge-note";
+      line.setAttribute("role", "alert");
+      set.append(line);
+    }
+    line.textContent = text;
+  }
+
+  // System failure or Do not know chosen and the comment box empty: says so (the server would refuse it).
+  function commentNeeded(scope) {
+    const input = scope.querySelector("input[type=radio]:checked");
+    const box = scope.querySelector("textarea");
+    const needed = Boolean(input && box && input.hasAttribute("data-needs-comment") && !box.value.trim());
+    note(scope, needed ? `A comment is required with ${input.closest("label").title.split(":")[0]}: ` +
+                         "write it here, then Ctrl+Enter submits." : "");
+    return needed;
+  }
+  const unitOf = (el) => el.closest(".instance, .question") || el.closest("form");
+  document.addEventListener("change", (event) => {
+    if (form && form.contains(event.target) && event.target.matches("input[type=radio]")) commentNeeded(unitOf(event.target));
+  });
+  document.addEventListener("input", (event) => {
+    if (form && form.contains(event.target) && event.target.matches("textarea")) commentNeeded(unitOf(event.target));
+  });
 
   function grade(value) {
     const scope = formulas ? instances[current] : form;
     if (!scope) return;
     const input = scope.querySelector(`input[type=radio][value="${value}"]`);
     if (!input || input.disabled) return;
+    if (settled) {   // every unit graded by keys in turn: a further key would change the last one without a sign
+      note(scope, "Every one is graded: Enter submits; j / k (or a click) picks one to change.");
+      return;
+    }
     input.checked = true;
     if (fast) Ahead.stale();   // a submit is coming: what follows is asked again if the list is old
-    if (input.hasAttribute("data-needs-comment")) {
+    if (commentNeeded(scope)) {
       scope.querySelector("textarea").focus();  // a comment is required: go write it
       return;
     }
     if (formulas) {
-      const next = instances.findIndex((el, i) => i > current && !el.querySelector("input[type=radio]:checked"));
-      if (next !== -1) activate(next);
+      const open = (el, i) => i !== current && !el.querySelector("input[type=radio]:checked");
+      let next = instances.findIndex((el, i) => i > current && open(el, i));
+      if (next === -1) next = instances.findIndex(open);   // one left open before this one
+      if (next !== -1) activate(next); else settled = true;
     }
   }
+
+  // Focus back on the form unless it is in one of its fields (the comment box, a grade button): left on a link or a
+  // button (a Thread opened in another tab), on nothing, or in an item swapped out, the keys then work at once.
+  function refocus() {
+    const el = document.activeElement;
+    if (!form || (el && el.matches("input, textarea, select") && view.contains(el))) return;
+    form.focus({preventScroll: true});
+  }
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") refocus(); });
+  // A link opening another tab (Thread) leaves the focus here on the form, whatever the browser tells this tab later.
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("a[target=_blank]")) setTimeout(refocus, 0);
+  });
+  window.addEventListener("focus", refocus);
 
   // "complete": every unit graded (a comment where required); "nothing": no grade at all; else "incomplete". The
   // server checks again; this only decides whether the page can move on before its answer.
@@ -111,7 +172,7 @@
     if (target !== form) return;
     event.preventDefault();
     if (sending || (fast && Ahead.moving())) return;
-    form.elements.active_seconds.value = (active / 1000).toFixed(1);
+    if (form.elements.active_seconds) form.elements.active_seconds.value = (active / 1000).toFixed(1);
     if (!fast) { plainSubmit(form); return; }
     const state = readiness();
     if (state === "nothing") { Ahead.tell(view, "Choose a grade first."); return; }
@@ -202,11 +263,23 @@
     if (el) el.click();
   }
 
+  // The grade definitions stay open from item to item (in this browser) once opened; Escape closes them.
+  const definitions = document.getElementById("definitions");
+  const OPEN = "judge-definitions-open";
+  if (definitions) {
+    try { definitions.open = localStorage.getItem(OPEN) === "1"; } catch (error) { /* nothing kept */ }
+    definitions.addEventListener("toggle", () => {
+      try { localStorage.setItem(OPEN, definitions.open ? "1" : "0"); } catch (error) { /* nothing kept */ }
+    });
+  }
+
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.metaKey) return;
     const typing = event.target.matches("textarea, input[type=text], input[type=search]");
     if (event.key === "Enter" && (event.ctrlKey || !typing)) {
-      if (event.target.matches("a, button") && !event.ctrlKey) return;  // Enter on a link or button keeps its meaning
+      // Enter on a link or button keeps its meaning until a grade is chosen; then it submits wherever the focus is
+      // (say, on a Thread link opened a moment ago).
+      if (event.target.matches("a, button") && !event.ctrlKey && !form.querySelector("input[type=radio]:checked")) return;
       event.preventDefault();
       if (!event.repeat && document.getElementById("submit")) form.requestSubmit();
       return;
@@ -215,6 +288,7 @@
       if (event.key === "Escape") event.target.blur();
       return;
     }
+    if (event.key === "Escape" && definitions && definitions.open) { definitions.open = false; return; }
     const key = event.key.toLowerCase();
     if (key in keys) { event.preventDefault(); grade(keys[key]); }
     else if (key === "b") click("back");
@@ -222,10 +296,9 @@
     else if (key === "s") click("skip");
     else if (key === "j" && formulas) activate(current + 1);
     else if (key === "k" && formulas) activate(current - 1);
-    else if (key === "?") {
-      const d = document.getElementById("definitions");
-      d.open = !d.open;
-      if (d.open) d.scrollIntoView({block: "nearest", behavior: "smooth"});  // below the fold on a long item
+    else if (key === "?" && definitions) {
+      definitions.open = !definitions.open;
+      if (definitions.open) definitions.scrollIntoView({block: "nearest", behavior: "smooth"});  // below the fold
     }
   });
 })();
