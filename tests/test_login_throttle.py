@@ -157,7 +157,7 @@ def test_a_pbkdf2_password_is_rehashed_with_argon2_at_login(django_user_model, d
         assert account.password.startswith("pbkdf2_sha256$")
         assert door("frank", "frank-pass-1").status_code == GOOD[door]
         account.refresh_from_db()
-        assert account.password.startswith("argon2$")
+        assert account.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$")
         assert check_password("frank-pass-1", account.password)
         assert door("frank", "frank-pass-1").status_code == GOOD[door]
 

@@ -95,11 +95,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Argon2 (argon2-cffi), Django's recommended hasher: a fraction of PBKDF2's CPU per login, so that a training
-# session's assessors signing in at once are not queued behind each other's hashes (docs/benchmarks.md, "Logins").
+# Argon2 (argon2-cffi), Django's recommended hasher, at OWASP's setting (people.hashers): a tenth of PBKDF2's CPU per
+# login, so that a training session's assessors signing in at once do not queue behind each other's hashes
+# (docs/benchmarks.md, "Logins").
 # PBKDF2 stays listed so that existing hashes still verify; Django rehashes them with Argon2 at their next login.
 PASSWORD_HASHERS = [
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "people.hashers.Argon2Hasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
 ]
