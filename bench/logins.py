@@ -75,15 +75,20 @@ def login_round(port: int, names: list[str]) -> tuple[list[float], float]:
     lock = threading.Lock()
 
     def sign_in(name: str) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
         try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
             connection.request("GET", "/login/")
             page = connection.getresponse()
             body = page.read().decode()
+            connection.close()
             cookies = "; ".join(h.split(";", 1)[0] for k, h in page.getheaders() if k.lower() == "set-cookie")
             token = CSRF_FIELD.search(body)
             form = urlencode({"username": name, "password": PASSWORD, "csrfmiddlewaretoken": token[1] if token else ""})
+        finally:
             ready.wait()
+        # A connection of its own, opened at the start: a kept-alive one may be closed while the others load the page.
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        try:
             start = time.perf_counter()
             connection.request("POST", "/login/", body=form, headers={
                 "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookies})
@@ -92,6 +97,9 @@ def login_round(port: int, names: list[str]) -> tuple[list[float], float]:
             took = time.perf_counter() - start
             with lock:
                 (seconds.append(took) if answer.status == 302 else failures.append(f"{name}: {answer.status}"))
+        except OSError as error:
+            with lock:
+                failures.append(f"{name}: {error}")
         finally:
             connection.close()
 
