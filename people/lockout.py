@@ -1,15 +1,33 @@
-"""What a locked-out login gets (django-axes' AXES_LOCKOUT_CALLABLE): the site's page, or JSON under /api/."""
+"""django-axes' hooks: the client's address a failed login is counted under (AXES_CLIENT_IP_CALLABLE), and what a
+locked-out login gets (AXES_LOCKOUT_CALLABLE): the site's page, or JSON under /api/."""
 from __future__ import annotations
 
+import ipaddress
+
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+
+
+def client_address(request: HttpRequest) -> str:
+    """The address the outermost of TRUSTED_PROXY_COUNT proxies saw: each proxy appends the address it saw to
+    X-Forwarded-For, so that entry is the count-th from the right; whatever stands left of it is the client's to
+    forge. Without a declared proxy, or a header too short to have passed through them all or whose entry is no
+    address (a request sent to the port directly), the connection's own."""
+    count = settings.TRUSTED_PROXY_COUNT
+    seen = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    if count and len(seen) >= count:
+        try:
+            return str(ipaddress.ip_address(seen[-count]))
+        except ValueError:
+            pass
+    return request.META.get("REMOTE_ADDR", "")
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
     seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
     minutes = max(1, round(seconds / 60))
-    message = (f"Too many failed logins for this account or from this address: try again in {minutes} minutes, "
+    message = (f"Too many failed logins for this account from this address: try again in {minutes} minutes, "
                "or ask an organizer.")
     status = settings.AXES_HTTP_RESPONSE_CODE
     response: HttpResponse

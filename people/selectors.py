@@ -36,10 +36,13 @@ class Person:
     token_created: datetime | None
     token_expires: datetime | None
     failed_logins: int = 0
+    # The most failures from any one address: django-axes locks a pair of name and address (config/settings/base.py).
+    worst_address_failures: int = 0
 
     @property
     def locked(self) -> bool:
-        return self.failed_logins >= settings.AXES_FAILURE_LIMIT
+        """Locked from at least one address."""
+        return self.worst_address_failures >= settings.AXES_FAILURE_LIMIT
 
     @property
     def token_expired(self) -> bool:
@@ -50,12 +53,17 @@ def token_expires(token: Token) -> datetime:
     return token.created + settings.TOKEN_LIFETIME
 
 
-def failed_logins() -> dict[str, int]:
-    """Failed logins per account name within the cool-off time (django-axes' records, whatever the address)."""
+def failed_logins() -> dict[str, tuple[int, int]]:
+    """Per account name, failed logins within the cool-off time (django-axes' records): (from every address, from
+    its worst address)."""
     since = timezone.now() - settings.AXES_COOLOFF_TIME
-    rows = (AccessAttempt.objects.filter(attempt_time__gte=since, username__isnull=False).values("username")
-            .annotate(failures=Sum("failures_since_start")))
-    return {row["username"]: row["failures"] for row in rows}
+    rows = (AccessAttempt.objects.filter(attempt_time__gte=since, username__isnull=False)
+            .values("username", "ip_address").annotate(failures=Sum("failures_since_start")))
+    counts: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        total, worst = counts.get(row["username"], (0, 0))
+        counts[row["username"]] = (total + row["failures"], max(worst, row["failures"]))
+    return counts
 
 
 def people_list() -> tuple[list[Person], list[Person]]:
@@ -69,9 +77,10 @@ def people_list() -> tuple[list[Person], list[Person]]:
     for account in user_model.objects.order_by("username"):
         token = tokens.get(account.pk)
         organizer = account.is_superuser or account.pk in organizer_pks
+        total, worst = failures.get(account.get_username(), (0, 0))
         person = Person(account=account, organizer=organizer,
                         token_created=token.created if token else None,
                         token_expires=token_expires(token) if token else None,
-                        failed_logins=failures.get(account.get_username(), 0))
+                        failed_logins=total, worst_address_failures=worst)
         (organizers if organizer else assessors).append(person)
     return organizers, assessors

@@ -95,6 +95,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Argon2 (argon2-cffi), Django's recommended hasher, at OWASP's setting (people.hashers): a tenth of PBKDF2's CPU per
+# login, so that a training session's assessors signing in at once do not queue behind each other's hashes
+# (docs/benchmarks.md, "Logins").
+# PBKDF2 stays listed so that existing hashes still verify; Django rehashes them with Argon2 at their next login.
+PASSWORD_HASHERS = [
+    "people.hashers.Argon2Hasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -105,23 +114,22 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-# Failed logins (the login page, the admin's and /api/token/) are counted per account name and, separately, per
-# client address; LOGIN_FAILURE_LIMIT failures of either within LOGIN_COOLOFF_MINUTES lock it for that long
-# (docs/accounts.md). A success does not wipe the count: an assessor signing in from an address would otherwise clear
-# the failures against every other account from there.
+# Failed logins (the login page, the admin's and /api/token/) are counted per pair of account name and client address;
+# LOGIN_FAILURE_LIMIT failures of one pair within LOGIN_COOLOFF_MINUTES lock that pair for that long (docs/accounts.md,
+# docs/security.md). Neither the name alone nor the address alone: behind a proxy, or a campus NAT, many people share
+# one address, and one attacker must not lock them all out. A success does not wipe the count.
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "people.lockout.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
 # The client's address is the connection's own (REMOTE_ADDR) unless TRUSTED_PROXY_COUNT proxies stand in front and
-# append to X-Forwarded-For: then the address they saw. Without a proxy the header is the client's to forge.
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
-if TRUSTED_PROXY_COUNT:
-    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+# each appends the address it saw to X-Forwarded-For: then the one the outermost proxy saw (people.lockout).
+# Without a proxy the header is the client's to forge. A declared proxy (BEHIND_PROXY=1) counts as one by default.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or (1 if env_bool("BEHIND_PROXY") else 0))
+AXES_CLIENT_IP_CALLABLE = "people.lockout.client_address"
 
 # An API token (/api/token/) is refused this long after it was issued (people.tokens); asking again gives a new one.
 TOKEN_LIFETIME = timedelta(days=int(os.environ.get("TOKEN_LIFETIME_DAYS", "30")))
