@@ -100,3 +100,16 @@ def test_a_campaign_and_its_page(judged_answers, tmp_path, client, organizer):  
     assert download.content.decode() == out
     bad = client.get(url, {"depth": "deep"})
     assert bad.status_code == 400 and "the depth is a whole number, not &#x27;deep&#x27;" in bad.content.decode()
+
+
+def test_the_pages_tsv_download_neutralises_formulas_in_run_and_team_names(judged_answers, client,  # noqa: F811
+                                                                            organizer):
+    run = judged_answers.runs.get()
+    judged_answers.runs.filter(pk=run.pk).update(name='=HYPERLINK("http://evil.example","x")')
+    run.refresh_from_db()
+    pooling_services.run_facts_set(run=run, team="@SUM(1;2)")
+    client.force_login(organizer)
+    download = client.get(reverse("evaluation:reusability", args=[judged_answers.pk]), {"format": "tsv"})
+
+    rows, _summary = table(download.content.decode())
+    assert {tuple(row[:2]) for row in rows.values()} == {("'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(1;2)")}
