@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, ProtectedError
 
 from core.errors import InputError
 
@@ -54,5 +54,9 @@ def topic_delete(*, campaign: Campaign, topic_id: str, judged_items: JudgedItems
         run.row_count = max(run.row_count - per_run[run.pk], 0)
         run.topic_count = max(run.topic_count - 1, 0)
         run.save(update_fields=["row_count", "topic_count"])
-    topic.delete()  # its Task 3 answers (RunAnswer, AnswerText) go by cascade
+    try:
+        topic.delete()  # its Task 3 answers (RunAnswer, AnswerText) go by cascade
+    except ProtectedError:
+        # An assignment the caller did not remove: made meanwhile (assigning does not lock the campaign).
+        raise InputError(f"topic {topic_id} was assigned meanwhile and is kept; reload and try again") from None
     return contents

@@ -175,3 +175,12 @@ def test_the_api_refuses_assessors_with_403(ada, answers):
     response = token_client(ada).delete(f"/api/campaigns/{answers.pk}/topics/A.2/")
     assert response.status_code == 403 and state(answers)[0] == ["A.1", "A.2"]
     assert APIClient().delete(f"/api/campaigns/{answers.pk}/topics/A.2/").status_code == 401
+
+
+def test_pooling_keeps_a_topic_that_still_has_an_assignment(answers, ada):
+    """An assignment its caller did not remove (one made meanwhile) keeps the topic: a refusal, not a 500."""
+    assign(answers, ada, "A.2")
+    before = state(answers)
+    with pytest.raises(InputError, match="topic A.2 was assigned meanwhile and is kept"):
+        services.topic_delete(campaign=answers, topic_id="A.2", judged_items={})
+    assert state(answers) == before
