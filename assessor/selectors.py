@@ -127,6 +127,31 @@ def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
     return judged
 
 
+@dataclass(frozen=True)
+class TopicWork:
+    """What assessors have done on a topic: judged items (a judgment or a characterisation answer), items shown to
+    them, and the assignments there are. Any judged or shown item keeps the topic (services.topic_delete)."""
+
+    judged_items: int
+    shown_items: int
+    assignments: int
+
+    def refusal(self, topic_id: str) -> str | None:
+        """Why the topic may not be deleted, or None."""
+        if not (self.judged_items or self.shown_items):
+            return None
+        return (f"topic {topic_id} has judging work ({self.judged_items} judged items, {self.shown_items} items shown "
+                "to assessors) and is kept: nothing an assessor did is ever deleted. Close the topic instead")
+
+
+def topic_work(*, topic: Topic) -> TopicWork:
+    judged = {item for model in (Judgment, CharacterisationAnswer)
+              for item in model.objects.filter(assignment__topic=topic).values_list("item_id", flat=True).distinct()}
+    shown = ItemVisit.objects.filter(assignment__topic=topic).values("item_id").distinct().count()
+    return TopicWork(judged_items=len(judged), shown_items=shown,
+                     assignments=Assignment.objects.filter(topic=topic).count())
+
+
 def can_view_collection(*, user: User, collection: Collection) -> bool:
     """Thread views are for organizers and for assessors with an assignment in a campaign of that collection."""
     if is_organizer(user):

@@ -351,12 +351,14 @@ def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES,
     return score
 
 
-def reusability_lines(rows: Iterable[Reusability], agreements: Iterable[RankAgreement]) -> Iterator[str]:
-    """The reusability TSV: header, one line per run and measure, then `# ` lines of rank agreement."""
+def reusability_lines(rows: Iterable[Reusability], agreements: Iterable[RankAgreement], *,
+                      cell: Callable[[str], str] = str) -> Iterator[str]:
+    """The reusability TSV: header, one line per run and measure, then `# ` lines of rank agreement. `cell` makes the
+    run and team names safe where the file is for a spreadsheet (the page's download: downloads.spreadsheet_safe)."""
     yield REUSABILITY_HEADER
     for row in rows:
-        yield (f"{row.run}\t{row.team}\t{row.measure}\t{format_value(row.full)}\t{format_value(row.leave_team_out)}"
-               f"\t{row.unique_relevant}\t{row.rank_full}\t{row.rank_lto}\n")
+        yield (f"{cell(row.run)}\t{cell(row.team)}\t{row.measure}\t{format_value(row.full)}"
+               f"\t{format_value(row.leave_team_out)}\t{row.unique_relevant}\t{row.rank_full}\t{row.rank_lto}\n")
     for agreement in agreements:
         moved = ", ".join(agreement.changed_runs) or "none"
         yield (f"# {agreement.measure}: kendall_tau={format_value(agreement.kendall_tau)}"

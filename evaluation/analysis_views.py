@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from core.downloads import attachment
+from core.downloads import attachment, spreadsheet_safe
 from core.errors import InputError
 from core.permissions import organizer_required
 from pooling.models import Campaign
@@ -36,7 +36,7 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
     except InputError as exc:
         problem = "; ".join(exc.messages())
     if result is not None and request.GET.get("format") == "tsv":
-        response = HttpResponse("".join(reusability_lines(result.rows, result.agreements)),
+        response = HttpResponse("".join(reusability_lines(result.rows, result.agreements, cell=spreadsheet_safe)),
                                 content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "reusability", extension="tsv")
         return response

@@ -12,7 +12,8 @@ from django.core.cache import cache
 from django.db.models import QuerySet
 
 from core.errors import InputError, Problems
-from pooling.formats.textio import iter_lines, open_binary
+from pooling.formats.answer_ids import read_teams
+from pooling.formats.textio import open_binary
 from pooling.models import Campaign, Run
 
 from . import selectors, services, task3
@@ -86,24 +87,11 @@ def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str 
 
 
 def read_team_map(path: str | os.PathLike, problems: list[Problems]) -> dict[str, str]:
-    """run -> team from `run<TAB>team` lines (blank lines passed over); every bad line a line-numbered problem."""
+    """run -> team from `run<TAB>team` lines (pooling's read_teams, as `evaluate` reads Task 3's team map)."""
     found = Problems(file=Path(path).name)
     problems.append(found)
-    teams: dict[str, str] = {}
-    first: dict[str, int] = {}
     with open_binary(path) as stream:
-        for line, text in iter_lines(stream, found):
-            if not text.strip():
-                continue
-            fields = text.rstrip("\r\n").split("\t")
-            if len(fields) != 2 or not all(field.strip() for field in fields):
-                found.add(line, "expected run<TAB>team")
-            elif fields[0].strip() in first:
-                found.add(line, f"run {fields[0].strip()} appears twice (first on line {first[fields[0].strip()]})")
-            else:
-                first[fields[0].strip()] = line
-                teams[fields[0].strip()] = fields[1].strip()
-    return teams
+        return read_teams(stream, found)
 
 
 def run_team(run: Run) -> str:

@@ -4,12 +4,15 @@ Pure Python: no Django (a campaign's stored copy is evaluation/topic_info.py's).
 from __future__ import annotations
 
 import csv
+import io
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError, Problem, Problems
+from pooling.formats.runs import cut_short
+from pooling.formats.textio import iter_lines
 
 TOPIC_COLUMN = "Topic"
 
@@ -22,12 +25,17 @@ class TopicInfo:
     topics: dict[str, dict[str, str]]
 
 
-def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
-    """Reads a topic information CSV (a `Topic` column and any others); every bad row is a line-numbered problem."""
-    problems = Problems(file)
-    reader = csv.reader(lines)
-    header = next(reader, None)
+def parse_topic_info(lines: Iterable[str], *, file: str = "", problems: Problems | None = None,
+                     ends_with_line_end: bool = True) -> TopicInfo:
+    """Reads a topic information CSV (a `Topic` column and any others); every bad row is a line-numbered problem.
+    `problems` may hold those the text reader found already (NULs, bytes that are not UTF-8); a file that does not end
+    with a line end is checked for a last field cut short (the rule of run files, `cut_short`)."""
+    problems = problems if problems is not None else Problems(file)
+    records = _records(csv.reader(lines, strict=True), problems)
+    first = next(records, None)
+    header = first[1] if first else None
     if header is None or not any(cell.strip() for cell in header):
+        problems.raise_if_any()
         raise InputError(Problem(1, "the file is empty: a header with a Topic column is needed", file))
     columns = [cell.strip() for cell in header]
     if TOPIC_COLUMN not in columns:
@@ -37,25 +45,50 @@ def parse_topic_info(lines: Iterable[str], *, file: str = "") -> TopicInfo:
     topic_at = columns.index(TOPIC_COLUMN)
     topics: dict[str, dict[str, str]] = {}
     seen: dict[str, int] = {}
-    end = reader.line_num
-    for row in reader:
-        line, end = end + 1, reader.line_num  # where the record starts: a quoted field may span lines
-        if not any(cell.strip() for cell in row):
+    before: list[str] | None = None  # the row before the last
+    row: list[str] = header
+    line = 1
+    for line, fields in records:
+        before, row = row, fields
+        if not any(cell.strip() for cell in fields):
             continue  # a blank line (a trailing one, say)
-        if len(row) != len(columns):
-            problems.add(line, f"{len(row)} fields, the header has {len(columns)}")
+        if len(fields) != len(columns):
+            problems.add(line, f"{len(fields)} fields, the header has {len(columns)}")
             continue
-        topic = row[topic_at].strip()
+        topic = fields[topic_at].strip()
         if not topic:
             problems.add(line, "the topic is empty")
         elif topic in seen:
             problems.add(line, f"topic {topic} appears twice (first on line {seen[topic]})")
         else:
             seen[topic] = line
-            cells = zip(columns, row, strict=True)
+            cells = zip(columns, fields, strict=True)
             topics[topic] = {column: cell.strip() for column, cell in cells if column != TOPIC_COLUMN}
+    if not ends_with_line_end and before is not None and before is not header and cut_short(before[-1], row[-1]):
+        problems.add(line, f"the file ends inside this line: its last field '{row[-1]}' is the start of the field "
+                           f"'{before[-1]}' of the line before (the file looks truncated)")
     problems.raise_if_any()
     return TopicInfo(columns=columns, topics=topics)
+
+
+def _records(reader, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+    """(first line, fields) of every record; a quoting error (a quote not closed at the end of the file, a field
+    over the csv module's limit) is reported with its line and ends the file."""
+    while True:
+        line = reader.line_num + 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            text = str(exc)
+            if "field limit" in text:
+                text = f"a field longer than {csv.field_size_limit():,} characters (a quote not closed?)"
+            elif "end of data" in text:
+                text = "a quoted field is not closed before the end of the file (the file looks truncated)"
+            problems.add(line, f"bad CSV: {text}")
+            return
+        yield line, fields
 
 
 def read_topic_info(path: str | os.PathLike, *, name: str | None = None) -> TopicInfo:
@@ -64,13 +97,23 @@ def read_topic_info(path: str | os.PathLike, *, name: str | None = None) -> Topi
 
 
 def decode_topic_info(data: bytes, *, name: str = "") -> TopicInfo:
-    """`parse_topic_info` of a file's bytes in UTF-8 (a byte-order mark is allowed; Excel writes one)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(Problem(line, "not UTF-8 text", name)) from None
-    return parse_topic_info(text.splitlines(keepends=True), file=name)
+    """`parse_topic_info` of a file's bytes, read by the shared text reader (`iter_lines`: UTF-8 with or without a
+    byte-order mark, as Excel writes; a NUL or bytes that are not UTF-8 are a problem with their line)."""
+    problems = Problems(name)
+    return parse_topic_info(_csv_lines(io.BytesIO(data), problems), file=name, problems=problems,
+                            ends_with_line_end=not data or data.endswith((b"\n", b"\r")))
+
+
+def _csv_lines(stream, problems: Problems) -> Iterator[str]:
+    """One text line per physical line (an empty one for a line iter_lines refused), so that the csv reader's line
+    numbers stay the file's."""
+    expected = 1
+    for number, text in iter_lines(stream, problems):
+        while expected < number:
+            yield "\n"
+            expected += 1
+        yield text + "\n"
+        expected += 1
 
 
 def has_column(info: TopicInfo, column: str) -> bool:

@@ -1,6 +1,7 @@
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import apis
+from . import apis, topic_apis
 
 # No format suffixes (`/api/campaigns/1.json`): the actions do not take one (a 500 before), and `?format=json` or
 # an Accept header chooses the format instead.
@@ -9,4 +10,5 @@ router.include_format_suffixes = False
 router.register("campaigns", apis.CampaignViewSet, basename="campaign")
 router.register("collections", apis.CollectionViewSet, basename="collection")
 router.register("jobs", apis.JobViewSet, basename="job")
-urlpatterns = router.urls
+urlpatterns = router.urls + [
+    path("campaigns/<int:pk>/topics/<str:topic_id>/", topic_apis.TopicDeleteApi.as_view(), name="api-topic")]

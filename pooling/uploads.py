@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.files.move import file_move_safe
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
@@ -47,7 +48,7 @@ def upload_save(*, file: UploadedFile) -> Path:
 # than REQUEST_BODY_MAX_BYTES there. A new upload URL must be added here, or its uploads are refused with 413.
 UPLOAD_URL_NAMES = frozenset({
     "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:collections",
-    "assessor:training_rounds", "campaign-run",
+    "assessor:training_rounds", "evaluation:topic_info", "campaign-run",
     "campaign-runs", "campaign-topics", "collection-files", "api-training-rounds",
 })
 
@@ -112,6 +113,9 @@ class UploadLimitMiddleware:
             limit = body_limit(request)
             if length > limit:
                 # The body is left unread; the WSGI server skips it (gunicorn, runserver) without storing it.
-                return HttpResponse(f"The request body is {length:,} bytes, more than the limit of {limit:,} bytes "
-                                    "for this address.\n", status=413, content_type="text/plain")
+                if request.path_info.startswith("/api/"):
+                    return HttpResponse(f"The request body is {length:,} bytes, more than the limit of {limit:,} "
+                                        "bytes for this address.\n", status=413, content_type="text/plain")
+                # A page's 413 in the site's layout, like its 404 and 500 (the body is still unread).
+                return render(request, "413.html", {"length": length, "limit": limit}, status=413)
         return self.get_response(request)

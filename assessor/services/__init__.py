@@ -1,6 +1,7 @@
 """Writes of the judging app, by concern: assignments (and the judging cache warm-up), judgments (what was shown,
 submits with their revisions), characterisation (questions, samples, yes/no answers), imports (import_judgments),
-pools (every build or change of a campaign's pools, and its delete, told what is judged)."""
+pools (every build or change of a campaign's pools, and its delete, told what is judged), topics (deleting a topic
+nothing is judged on)."""
 from .assignments import (
     AssignResult,
     assignment_withdraw,
@@ -33,6 +34,7 @@ from .judgments import (
     visits_recount,
 )
 from .pools import campaign_delete, campaign_delete_start, campaign_update, pools_rebuild, run_delete, run_replace
+from .topics import topic_delete
 
 __all__ = [
     "ARQMATH_QUESTIONS",
@@ -66,5 +68,6 @@ __all__ = [
     "run_delete",
     "run_replace",
     "topic_close",
+    "topic_delete",
     "visits_recount",
 ]

@@ -61,4 +61,6 @@ def read_teams(stream: BinaryIO, problems: Problems) -> dict[str, str]:
             continue
         lines[run] = line
         teams[run] = team
+    if not teams and not problems:
+        problems.add(None, "the team map has no lines")
     return teams

@@ -14,6 +14,7 @@ from core.errors import Problems
 
 from .answers import is_answer_row
 from .formula_tsv import tsv_records
+from .kinds import RUN_KINDS, looks_like, stream_kind
 from .textio import ID_MAX, iter_lines
 
 ARQMATH_TASK1 = "arqmath1"
@@ -129,6 +130,12 @@ def read_run(
         if not fields or fields == [""]:
             continue
         if fmt is None:
+            # A file of another known kind (qrels, topics, a formula index) fails on its first row, and would on
+            # every row: say once what it looks like instead.
+            other = stream_kind(stream) if not _run_row(fields) else None
+            if other is not None and other not in RUN_KINDS:
+                problems.add(lineno, looks_like(other, "a run file"))
+                return
             fmt = _start(fields, lineno, task, problems)
             if fmt is None:
                 continue
@@ -247,6 +254,19 @@ def _no_final_line_end(stream: BinaryIO) -> bool:
         return False
     stream.seek(-1, 2)
     return stream.read(1) != b"\n"
+
+
+def _run_row(fields: list[str]) -> bool:
+    """Whether a row has a run's shape with a whole-number rank and a numeric score (a run's own parse succeeds)."""
+    fmt = detect_format(fields)
+    if fmt is None or fmt == ARQMATH_TASK3:
+        return fmt is not None
+    rank_s, score_s = (fields[2], fields[3]) if fmt == ARQMATH_TASK1 else (fields[3], fields[4])
+    try:
+        float(score_s)
+    except ValueError:
+        return False
+    return rank_value(rank_s) >= 0
 
 
 def _start(fields: list[str], lineno: int, task: str, problems: Problems) -> str | None:

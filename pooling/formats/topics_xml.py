@@ -7,10 +7,12 @@ from xml.sax.handler import ContentHandler
 from xml.sax.xmlreader import Locator
 
 from core.errors import Problems
+from pooling.formats.kinds import TOPICS_TASK1, TOPICS_TASK2, looks_like, stream_kind
 from pooling.formats.se_xml import StopParsing, feed_xml, normalize_tags
 from pooling.formats.textio import FIELD_MAX, field_problem
 
 TASKS = ("answers", "formulas")
+EXPECTED = {"answers": "an ARQMath Task 1 (or Task 3) topic file", "formulas": "an ARQMath Task 2 topic file"}
 # Child element -> TopicRecord field.
 FIELDS = {"Title": "title", "Question": "question", "Tags": "tags", "Formula_Id": "formula_id", "Latex": "latex"}
 
@@ -76,9 +78,23 @@ def read_topics(stream: BinaryIO, problems: Problems, *, task: str) -> list[Topi
     """All topics of the file; task is 'answers' (Task 1) or 'formulas' (Task 2)."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, not {task!r}")
+    # A file of another known kind (a run, qrels, a CSV) fails as XML on its first line: say what it is instead.
+    kind = stream_kind(stream)
+    if kind is not None and kind not in (TOPICS_TASK1, TOPICS_TASK2):
+        problems.add(1, looks_like(kind, EXPECTED[task]))
+        return []
     handler = _TopicHandler(problems)
     for _ in feed_xml(stream, handler, problems):
         pass
+    # A topic file of the other task is refused whole, once, rather than topic by topic (or not at all: a Task 2
+    # file has everything a Task 1 topic needs). Task 2 topics are the ones with a Formula_Id.
+    with_formula = [line for line, _number, fields in handler.topics if fields.get("formula_id")]
+    if task == "answers" and with_formula:
+        problems.add(with_formula[0], looks_like(TOPICS_TASK2, EXPECTED[task]))
+        return []
+    if task == "formulas" and handler.topics and not with_formula:
+        problems.add(handler.topics[0][0], looks_like(TOPICS_TASK1, EXPECTED[task]))
+        return []
     if not handler.topics and not problems:
         problems.add(None, "the file has no topics")
     topics: list[TopicRecord] = []

@@ -31,6 +31,7 @@ from .runs import (
     run_ingest,
     run_options,
 )
+from .topics import TopicContents, topic_contents, topic_delete
 from .undo import (
     CampaignContents,
     PoolsAfter,
@@ -52,6 +53,7 @@ __all__ = [
     "PoolBuildResult",
     "PoolsAfter",
     "RunIngestOptions",
+    "TopicContents",
     "TopicsIngestResult",
     "campaign_contents",
     "campaign_create",
@@ -76,6 +78,8 @@ __all__ = [
     "run_ingest",
     "run_options",
     "run_replace",
+    "topic_contents",
+    "topic_delete",
     "topics_ingest",
     "unpooled_warnings",
 ]

@@ -91,5 +91,5 @@ def test_a_quoted_field_over_two_lines_keeps_the_line_numbers_right(tmp_path):
 def test_a_file_that_is_not_utf8_is_refused_with_its_line(tmp_path):
     path = tmp_path / "info.csv"
     path.write_bytes(b"Topic,Category\nA.1,Proof\nA.2,Caf\xe9\n")
-    with pytest.raises(InputError, match="info.csv:line 3: not UTF-8 text"):
+    with pytest.raises(InputError, match=r"info.csv:line 3: not UTF-8 \(byte 8 of the line\)"):
         read_topic_info(path)

@@ -69,16 +69,20 @@ def test_a_team_map_and_the_relevance_level_change_what_is_unique(files, db):
     (["--qrels", "{qrels}", "--depth", "0", "{run}"], "the depth must be at least 1, not 0"),
     (["--qrels", "{qrels}", "--depth", "2", "--relevance-level", "0", "{run}"], "the relevance level must be a whole"),
     (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{bad_map}", "{run}"],
-     "teams.tsv:line 2: expected run<TAB>team"),
+     "teams.tsv:line 2: expected a run and its team, tab-separated; found 1 field(s)"),
     (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{bad_map}", "{run}"],
-     "teams.tsv:line 4: run a appears twice (first on line 1)"),
+     "teams.tsv:line 4: run 'a' given twice (the first on line 1)"),
+    (["--qrels", "{qrels}", "--depth", "2", "--team-map", "{empty_map}", "{run}"],
+     "empty.tsv: the team map has no lines"),
     (["--campaign", "nope"], "no campaign named 'nope'"),
     (["--campaign", "x", "--team-map", "{bad_map}"], "--campaign takes the campaign's runs"),
     ([], "give either --qrels FILE --depth K"),
 ])
 def test_wrong_arguments_are_refused(files, db, args, message):
     (files / "teams.tsv").write_text("a\tt1\nb\n\na\tt2\n")
-    paths = {"qrels": str(files / "qrels.txt"), "run": run_paths(files)[0], "bad_map": str(files / "teams.tsv")}
+    (files / "empty.tsv").write_text("\n")
+    paths = {"qrels": str(files / "qrels.txt"), "run": run_paths(files)[0], "bad_map": str(files / "teams.tsv"),
+             "empty_map": str(files / "empty.tsv")}
     lines = rejected("reusability", *[a.format(**paths) for a in args])
     assert any(message in line for line in lines), lines
 
@@ -100,3 +104,16 @@ def test_a_campaign_and_its_page(judged_answers, tmp_path, client, organizer):  
     assert download.content.decode() == out
     bad = client.get(url, {"depth": "deep"})
     assert bad.status_code == 400 and "the depth is a whole number, not &#x27;deep&#x27;" in bad.content.decode()
+
+
+def test_the_pages_tsv_download_neutralises_formulas_in_run_and_team_names(judged_answers, client,  # noqa: F811
+                                                                            organizer):
+    run = judged_answers.runs.get()
+    judged_answers.runs.filter(pk=run.pk).update(name='=HYPERLINK("http://evil.example","x")')
+    run.refresh_from_db()
+    pooling_services.run_facts_set(run=run, team="@SUM(1;2)")
+    client.force_login(organizer)
+    download = client.get(reverse("evaluation:reusability", args=[judged_answers.pk]), {"format": "tsv"})
+
+    rows, _summary = table(download.content.decode())
+    assert {tuple(row[:2]) for row in rows.values()} == {("'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(1;2)")}

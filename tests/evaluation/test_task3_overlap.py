@@ -149,3 +149,12 @@ def test_correlations_by_hand():
     assert math.isnan(answers.correlations(constant, ("ar", "p1"))[0].pearson)
     assert list(answers.correlation_lines([row])) == [
         f"# correlation ar p1: pearson_r={row.pearson:.4f} kendall_tau=0.3333 runs=3\n"]
+
+
+def test_an_empty_team_map_is_refused(tmp_path):
+    qrels, ids, runs = files(tmp_path)
+    empty = tmp_path / "empty.tsv"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError) as info:
+        evaluate_answer_files(qrels_path=qrels, answer_ids_path=ids, run_paths=runs, team_map_path=empty)
+    assert info.value.messages() == ["empty.tsv: the team map has no lines"]

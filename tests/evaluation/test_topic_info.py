@@ -2,6 +2,7 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils.html import escape
 
 from evaluation.models import CampaignTopicInfo
 from evaluation.topic_info import campaign_topic_info
@@ -66,3 +67,35 @@ def test_the_page_shows_and_replaces_the_topic_information(judged_answers, clien
     assert bad.status_code == 400
     assert "bad.csv:line 1: no Topic column in the header (Category)" in bad.content.decode()
     assert CampaignTopicInfo.objects.get(campaign=judged_answers).filename == ARQMATH3
+
+
+BAD_FILES = [
+    (b"Topic,Category\nA.1,Pro\x00of\n", ["bad.csv:line 2: a NUL character (byte 8 of the line)"]),
+    (b"Topic,Category\nA.1,Proof\nA.2," + b"x" * 131_073 + b"\n",
+     ["bad.csv:line 3: bad CSV: a field longer than 131,072 characters (a quote not closed?)"]),
+    (b'Topic,Category\nA.1,Proof\nA.2,"Proof & Con',
+     ["bad.csv:line 3: bad CSV: a quoted field is not closed before the end of the file (the file looks truncated)"]),
+    (b"Topic,Category\nA.1,Concept\nA.2,Conc",
+     ["bad.csv:line 3: the file ends inside this line: its last field 'Conc' is the start of the field 'Concept' of "
+      "the line before (the file looks truncated)"]),
+]
+
+
+@pytest.mark.parametrize(("data", "lines"), BAD_FILES)
+def test_nul_long_field_and_truncated_file_are_refused_by_the_command(judged_answers, tmp_path, data,  # noqa: F811
+                                                                      lines):
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(data)
+    assert rejected("ingest_topic_info", "--campaign", judged_answers.name, str(bad)) == lines
+    assert campaign_topic_info(campaign=judged_answers) is None
+
+
+@pytest.mark.parametrize(("data", "lines"), BAD_FILES)
+def test_nul_long_field_and_truncated_file_are_a_form_error_on_the_page(judged_answers, client, organizer,  # noqa: F811
+                                                                        data, lines):
+    client.force_login(organizer)
+    answer = client.post(reverse("evaluation:topic_info", args=[judged_answers.pk]),
+                         {"file": SimpleUploadedFile("bad.csv", data)})
+    assert answer.status_code == 400
+    assert escape(lines[0]) in answer.content.decode()
+    assert not CampaignTopicInfo.objects.filter(campaign=judged_answers).exists()

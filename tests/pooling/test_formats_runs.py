@@ -199,3 +199,17 @@ def test_a_row_the_quick_checks_refuse_is_never_dropped_without_a_problem(monkey
     rows, problems, _, _ = read(b"A.1\t11\t1\t2\trun\nA.1\t12\t2\t1\trun\n")
     assert [r.item_id for r in rows] == ["12"]
     assert [(p.line, p.message) for p in problems.items] == [(1, "this row could not be read")]
+
+
+@pytest.mark.parametrize("path, task, kind", [
+    ("qrels/qrels.arqmath-2020-task1.txt", "answers", "a qrels file (topic iteration doc_id grade)"),
+    ("qrels/qrels.arqmath-2021-task2-official.txt", "formulas", "a qrels file (topic iteration doc_id grade)"),
+    ("topics/topics.arqmath-2020-task1-origin.xml", "answers", "an ARQMath Task 1 (or Task 3) topic file"),
+    ("formulas/formula_index_v2_sample.tsv", "formulas", "a formula index TSV"),
+])
+def test_file_of_another_kind_as_a_run_says_what_it_looks_like(arqmath_data, path, task, kind):
+    rows, problems, _warnings, _summary = read((arqmath_data / path).read_bytes(), task=task,
+                                               topics=real_topics(task == "answers" and "A" or "B", 300))
+
+    assert rows == []
+    assert problems.messages() == [f"line 1: this looks like {kind}, not a run file"]

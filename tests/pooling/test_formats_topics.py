@@ -89,13 +89,16 @@ def test_topics_with_bom_and_other_line_ends_read_the_same(tmp_path, path):
     assert not problems
 
 
+FORMULA_TOPIC = ('<Topic number="B.2"><Formula_Id>q_1</Formula_Id>'
+                 '<Question>&lt;span class="math-container" id="q_1"&gt;$x$&lt;/span&gt;</Question></Topic>')
 MALFORMED = [
     (b"<Queries>\n<Topic number='A.1'/>\n</Queries>", "answers", 1, "root element is <Queries>, expected <Topics>"),
     (wrap("<Topic><Title>t</Title></Topic>"), "answers", 2, "topic without number"),
     (wrap('<Topic number="A.1"/>', '<Topic number=" "/>'), "answers", 3, "topic without number"),
     (wrap('<Topic number="A.1"/>', '<Topic number="A.2"/>', '<Topic number="A.1"/>'), "answers", 4,
      "duplicate topic number 'A.1' (lines 2 and 4)"),
-    (wrap('<Topic number="B.1"><Title>t</Title></Topic>'), "formulas", 2, "topic 'B.1' has no Formula_Id"),
+    (wrap('<Topic number="B.1"><Title>t</Title></Topic>', FORMULA_TOPIC), "formulas", 2,
+     "topic 'B.1' has no Formula_Id"),
     (wrap('<Topic number="B.1">\n<Formula_Id>q_6</Formula_Id>\n'
           '<Question>&lt;span class="math-container" id="q_16"&gt;$x$&lt;/span&gt;</Question>\n</Topic>'),
      "formulas", 2, "Formula_Id 'q_6' of topic 'B.1' is not the id of a formula in its title or question"),
@@ -126,3 +129,36 @@ def test_entity_bomb_in_topics_yields_no_topic():
 def test_unknown_task_is_a_programming_error():
     with pytest.raises(ValueError, match="task must be one of"):
         topics(wrap(), "comments")
+
+
+RUNS = TOPICS.parent / "runs"
+QRELS = TOPICS.parent / "qrels"
+
+
+@pytest.mark.parametrize(("path", "task", "line", "message"), [
+    (TASK2_2020, "answers", 3, "this looks like an ARQMath Task 2 topic file (its topics have a Formula_Id), not an "
+                               "ARQMath Task 1 (or Task 3) topic file"),
+    (TASK1_2022, "formulas", 3, "this looks like an ARQMath Task 1 (or Task 3) topic file, not an ARQMath Task 2 "
+                                "topic file"),
+])
+def test_topic_file_of_the_other_task_is_refused_once(path, task, line, message):
+    with path.open("rb") as stream:
+        problems = Problems()
+        records = read_topics(stream, problems, task=task)
+
+    assert records == []
+    assert [(p.line, p.message) for p in problems.items] == [(line, message)]
+
+
+@pytest.mark.parametrize(("path", "kind"), [
+    (RUNS / "ensemble-task1.tsv", "an ARQMath Task 1 run file (topic post_id rank score run_tag)"),
+    (RUNS / "psu-task1-auto-both-A.tsv", "a TREC run file (topic Q0 doc_id rank score run_tag)"),
+    (QRELS / "qrels.arqmath-2020-task1.txt", "a qrels file (topic iteration doc_id grade)"),
+    (TOPICS / "Task1_ARQMath3_Topic_Information.head12.csv", "a topic-information CSV (a Topic column)"),
+])
+def test_file_of_another_kind_as_topics_says_what_it_looks_like(path, kind):
+    with path.open("rb") as stream:
+        problems = Problems()
+        read_topics(stream, problems, task="answers")
+
+    assert problems.messages() == [f"line 1: this looks like {kind}, not an ARQMath Task 1 (or Task 3) topic file"]

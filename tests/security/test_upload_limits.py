@@ -152,3 +152,18 @@ def test_organizer_token_large_api_upload_still_works(campaign, organizer, temp_
 def test_small_posts_pass_as_before(client, assessor_user):
     response = client.post("/login/", {"username": "ada", "password": "assessor-pass-1"})
     assert response.status_code == 302
+
+
+def test_a_pages_413_is_in_the_sites_layout(campaign, temp_dir):
+    response, body = _post(Client(enforce_csrf_checks=True), "/login/", 200 * MiB)
+    page = response.content.decode()
+    assert response.status_code == 413 and body.read_bytes == 0
+    assert "<title>Request too large" in page and '<main' in page and "209,715,200 bytes" in page
+
+
+def test_the_topic_information_page_is_an_upload_address(campaign, organizer, temp_dir):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    response, body = _post(client, f"/campaigns/{campaign.pk}/topic-info/", 3 * MiB)
+    assert response.status_code == 400  # read: the filler is no topic information CSV, a form error
+    assert body.read_bytes == 3 * MiB

@@ -1,0 +1,104 @@
+"""Tells which known kind a file is from its first bytes (issue 22 point 5), so that a reader whose own parse fails
+at the first lines names the kind first ("this looks like a qrels file") instead of a parser's error on every line."""
+from __future__ import annotations
+
+import re
+from typing import BinaryIO
+
+from .answers import is_answer_row
+from .formula_tsv import is_formula_index_header
+from .judgments_tsv import HEADER as JUDGMENTS_HEADER
+from .se_xml import parse_int
+from .textio import BOM
+
+PEEK = 1 << 16  # enough for an XML declaration, comments and a whole first topic
+
+TOPICS_TASK1 = "topics-task1"
+TOPICS_TASK2 = "topics-task2"
+RUN_KINDS = ("run-task1", "run-task2", "run-trec", "run-task3")
+NAMES = {
+    TOPICS_TASK1: "an ARQMath Task 1 (or Task 3) topic file",
+    TOPICS_TASK2: "an ARQMath Task 2 topic file (its topics have a Formula_Id)",
+    "run-task1": "an ARQMath Task 1 run file (topic post_id rank score run_tag)",
+    "run-task2": "an ARQMath Task 2 run file (topic formula_id post_id rank score run_tag)",
+    "run-trec": "a TREC run file (topic Q0 doc_id rank score run_tag)",
+    "run-task3": "an ARQMath-3 Task 3 answers file (topic rank score run_id sources answer)",
+    "qrels": "a qrels file (topic iteration doc_id grade)",
+    "formula-index": "a formula index TSV",
+    "topic-info": "a topic-information CSV (a Topic column)",
+    "judgments": "a judgments TSV (assessor topic item_id grade comment)",
+    "se-xml": "a Stack Exchange XML dump (Posts.xml or Comments.xml)",
+}
+_ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
+
+
+def head_kind(head: bytes) -> str | None:
+    """The kind (a key of NAMES) of a file that starts with `head`, or None when it is none of them."""
+    text = head.removeprefix(BOM).decode("utf-8", "replace").lstrip()
+    if text.startswith("<"):
+        return _xml_kind(text)
+    lines = text.splitlines()
+    if len(lines) > 1 and not head.endswith((b"\n", b"\r")):
+        lines.pop()  # cut by the peek
+    first = next((line for line in lines if line.strip()), "")
+    if not first:
+        return None
+    columns = [name.strip().lower() for name in first.split("\t")]
+    if is_formula_index_header(columns):
+        return "formula-index"
+    if columns[:3] == JUDGMENTS_HEADER:
+        return "judgments"
+    if "\t" not in first and "topic" in [name.strip().strip('"').lower() for name in first.split(",")]:
+        return "topic-info"
+    fields = first.split("\t") if "\t" in first else first.split()
+    fields = [field.strip() for field in fields]
+    if len(fields) == 4 and parse_int(fields[1]) is not None and parse_int(fields[3]) is not None:
+        return "qrels"
+    if len(fields) == 5 and parse_int(fields[2]) is not None and _number(fields[3]):
+        return "run-task1"
+    if len(fields) == 6:
+        if fields[1] == "Q0":
+            return "run-trec"
+        if is_answer_row(fields):
+            return "run-task3"
+        if parse_int(fields[3]) is not None and _number(fields[4]):
+            return "run-task2"
+    return None
+
+
+def stream_kind(stream: BinaryIO) -> str | None:
+    """head_kind of a seekable stream's first bytes; the stream is left where it was. None if it cannot seek."""
+    if not stream.seekable():
+        return None
+    where = stream.tell()
+    stream.seek(0)
+    try:
+        return head_kind(stream.read(PEEK))
+    finally:
+        stream.seek(where)
+
+
+def looks_like(kind: str, expected: str) -> str:
+    """The message of a reader given a file of another kind."""
+    return f"this looks like {NAMES[kind]}, not {expected}"
+
+
+def _xml_kind(text: str) -> str | None:
+    text = re.sub(r"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", "", text, flags=re.S)
+    root = _ROOT.search(text)
+    if root is None:
+        return None
+    name = root.group(1)
+    if name == "Topics":
+        return TOPICS_TASK2 if "<Formula_Id" in text else TOPICS_TASK1
+    if name in ("posts", "comments"):
+        return "se-xml"
+    return None
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,62 @@
+"""Deleting a topic of a campaign (a topic uploaded by mistake) while nothing is judged on it, with its pool items and
+the rows the runs gave it. Told what is judged, as the other undo services are (services/undo.py): the caller is the
+judging app's assessor/services/topics.py, which also removes the topic's assignments that hold no work."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import Count, ProtectedError
+
+from core.errors import InputError
+
+from ..models import Campaign, PoolItem, Run, RunEntry, Topic
+from .pools import JudgedItems, campaign_lock
+
+
+@dataclass(frozen=True)
+class TopicContents:
+    """What deleting a topic deletes, counted for the confirmation page and the answer."""
+
+    topic_id: str
+    pool_items: int
+    run_rows: int
+    runs: int
+
+
+def topic_contents(*, topic: Topic) -> TopicContents:
+    rows = RunEntry.objects.filter(topic=topic)
+    return TopicContents(topic_id=topic.topic_id, pool_items=PoolItem.objects.filter(topic=topic).count(),
+                         run_rows=rows.count(), runs=rows.values("run_id").distinct().count())
+
+
+@transaction.atomic
+def topic_delete(*, campaign: Campaign, topic_id: str, judged_items: JudgedItems) -> TopicContents:
+    """Deletes a topic with its pool items (and their formula instances), its rows in every run (each run's row and
+    topic counts follow) and its Task 3 answers. Refused while any of its items is judged. The pools of the other
+    topics stay as they are: no rebuild."""
+    campaign_lock(campaign=campaign)
+    topic = Topic.objects.filter(campaign=campaign, topic_id=topic_id).first()
+    if topic is None:
+        raise InputError(f"topic '{topic_id}' is not a topic of campaign '{campaign.name}'")
+    judged = len(judged_items.get(topic.pk, ()))
+    if judged:
+        raise InputError(f"topic {topic_id} has judgments ({judged} judged items) and is kept: nothing an assessor "
+                         "submitted is ever deleted")
+    contents = topic_contents(topic=topic)
+    per_run = dict(RunEntry.objects.filter(topic=topic).values("run_id").annotate(n=Count("item_id"))
+                   .values_list("run_id", "n").order_by())
+    PoolItem.objects.filter(topic=topic).delete()  # a topic's pool: hundreds of rows at most, with their instances
+    with connection.cursor() as cursor:  # one statement, as undo's _entries_delete (a cascade would load each row)
+        cursor.execute(f"DELETE FROM {connection.ops.quote_name(RunEntry._meta.db_table)} WHERE topic_id = %s",
+                       [topic.pk])
+    for run in Run.objects.filter(pk__in=per_run):
+        run.row_count = max(run.row_count - per_run[run.pk], 0)
+        run.topic_count = max(run.topic_count - 1, 0)
+        run.save(update_fields=["row_count", "topic_count"])
+    try:
+        topic.delete()  # its Task 3 answers (RunAnswer, AnswerText) go by cascade
+    except ProtectedError:
+        # An assignment the caller did not remove: made meanwhile (assigning does not lock the campaign).
+        raise InputError(f"topic {topic_id} was assigned meanwhile and is kept; reload and try again") from None
+    return contents
