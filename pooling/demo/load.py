@@ -82,8 +82,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
         campaigns[task] = campaign
         loaded = services.topics_ingest(campaign=campaign, path=topics)
         for path, alternate in runs:
-            run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
-            services.run_collection_check(run=run)
+            services.run_ingest(campaign=campaign, path=path, alternate=alternate)
         report.say(f"campaign '{campaign.name}': {loaded.total} topics, {len(runs)} runs")
         pools = pools_rebuild(campaign=campaign)
         if task == "formulas":

@@ -14,6 +14,7 @@ from .campaigns import (
 from .collection import CollectionIngestResult, collection_ingest
 from .pools import JudgedItems, PoolBuildResult, campaign_lock, judged_count, pool_build, unpooled_warnings
 from .runs import (
+    RUN_KINDS,
     RunIngestOptions,
     file_checksum,
     name_facts,
@@ -21,6 +22,7 @@ from .runs import (
     run_depth_set,
     run_facts_set,
     run_ingest,
+    run_kind,
     run_options,
 )
 from .undo import (
@@ -41,6 +43,7 @@ __all__ = [
     "JudgedItems",
     "PoolBuildResult",
     "PoolsAfter",
+    "RUN_KINDS",
     "RunIngestOptions",
     "TopicsIngestResult",
     "campaign_contents",
@@ -61,6 +64,7 @@ __all__ = [
     "run_facts_set",
     "name_facts",
     "run_ingest",
+    "run_kind",
     "run_options",
     "run_replace",
     "topics_ingest",
