@@ -25,7 +25,6 @@ from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
 from .answers import answer_run_store
 from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
 
-
 # How a run's kind (primary or alternate) is chosen: what its ARQMath-style name says, or said outright.
 RUN_KINDS = {"name": "from the name (-P primary, -A alternate; primary when the name says neither)",
              "primary": "primary", "alternate": "alternate"}

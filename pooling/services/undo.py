@@ -134,8 +134,9 @@ def run_replace(
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
     # allow_missing: the run was taken once; its ids missing from the collection are a warning, as they were then.
-    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress,
-                     allow_missing=True, **run_options(run))
+    options = run_options(run)
+    options["allow_missing"] = True
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, **options)
     # Its facts as they were, edited ones included: a mark unticked or a fact emptied is not read from the name again.
     run_facts_set(run=new, **{fact: getattr(run, fact) for fact in Run.FACTS})
     return new, _pools_redo(campaign, was_built, judged_items)
