@@ -235,6 +235,7 @@ def unjudgeable_items_count(*, campaign: Campaign) -> dict[str, int]:
     if campaign.collection_id is None:
         return {}
     in_collection = Post.objects.filter(collection_id=campaign.collection_id)
+    units: QuerySet[Any]
     if campaign.task == Campaign.Task.ANSWERS:
         topic = "topic__topic_id"
         units = (PoolItem.objects.filter(campaign=campaign)
