@@ -7,11 +7,9 @@ import pytest
 
 from assessor.models import Judgment
 from pooling import selectors as pooling_selectors
-from pooling import services as pooling_services
 from pooling.models import PoolItem
-from tests.factories import FormulaFactory
 
-from .fixtures import assign, ingest
+from .fixtures import assign
 
 pytestmark = pytest.mark.django_db
 
@@ -56,17 +54,6 @@ def test_a_real_grade_for_a_missing_answer_is_refused_on_the_page_the_fetch_ahea
 
     saved = ada_client.post(url, {"item_id": "99", "grade": "SF", "comment": "no such post"})
     assert saved.status_code == 302 and Judgment.objects.get().grade == "SF"
-
-
-@pytest.fixture
-def formulas_missing(formulas, collection, tmp_path):
-    """B.1 of the formulas campaign with one more run naming formula 9 in post 90, which the collection lacks (the
-    index knows the formula), and formula 8 in post 80, which neither has."""
-    FormulaFactory(collection=collection, formula_id="9", post_id="90", thread_id="2", visual_id="900",
-                   latex="x^{9}")
-    ingest(formulas, tmp_path, "f2", [("B.1", "9", "90", "1", "9", "f2"), ("B.1", "8", "80", "2", "8", "f2")])
-    pooling_services.pool_build(campaign=formulas, judged_items={})
-    return formulas
 
 
 def test_a_missing_formula_instance_names_the_run_s_formula_id_and_what_the_index_knows(ada_client,
