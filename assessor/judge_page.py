@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
 from . import rules, selectors, services
@@ -88,10 +89,16 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     # A post is shown only from the campaign's collection: without one there is no post to link.
     post_url = thread_url(collection_pk) if collection_pk is not None else None
     task, read_only = campaign.task, assignment.read_only
+    # An item without its post is missing when the collection has posts (rules.GRADES_OF_MISSING; the same test as
+    # selectors.units_not_in_collection); asked only when a post is lacking.
+    lacking = post is None and not page.shown.answer if task == Campaign.Task.ANSWERS else any(
+        i.post is None for i in page.shown.instances)
+    has_posts = (collection_pk is not None and lacking
+                 and pooling_selectors.collection_has_posts(collection_id=collection_pk))
     instances = []
     for n, instance in enumerate(page.shown.instances):
         current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
-        missing = collection_pk is not None and instance.post is None  # the rule's test: selectors.units_not_in_...
+        missing = has_posts and instance.post is None
         instances.append({
             "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
             "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
@@ -103,8 +110,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         })
     current = _shown(posted, "grade", "comment", page.judgment)
     item = page.item
-    # answers: neither a post of the collection nor a Task 3 answer
-    missing = task == Campaign.Task.ANSWERS and collection_pk is not None and post is None and not page.shown.answer
+    missing = task == Campaign.Task.ANSWERS and has_posts
     judged = {i.formula_id for i in page.shown.instances if i.judgment} | ({""} if page.judgment else set())
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,

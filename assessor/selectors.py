@@ -215,7 +215,7 @@ def item_id_at(*, user: User, assignment_pk: int, position: int) -> str | None:
 def units_not_in_collection(*, campaign: Campaign, item: PoolItem, instances: dict[str, str] | None) -> set[str]:
     """The units of an item whose post the campaign's collection lacks ("" for an answer, else the formula ids of
     `instances`, formula id -> post id): they take only rules.GRADES_OF_MISSING. A Task 3 answer is no post; a
-    campaign without a collection shows no post of any item, and lacks none."""
+    campaign without a collection, or whose collection has no post yet, lacks none."""
     if campaign.collection_id is None:
         return set()
     if instances is None:

@@ -231,8 +231,10 @@ def pool_sizes(*, campaign: Campaign) -> dict:
 def unjudgeable_items_count(*, campaign: Campaign) -> dict[str, int]:
     """Per topic id, the pooled units whose post the campaign's collection lacks, which can only be graded System
     failure or Do not know: answers, the items (a Task 3 answer is no post and is not counted); formulas, the selected
-    instances (the units judged). Topics with none are left out; {} for a campaign without a collection."""
-    if campaign.collection_id is None:
+    instances (the units judged). Topics with none are left out; {} for a campaign without a collection, or whose
+    collection has no post yet (nothing can be said to be missing from it, as run_ingest does not check runs
+    against it)."""
+    if campaign.collection_id is None or not collection_has_posts(collection_id=campaign.collection_id):
         return {}
     in_collection = Post.objects.filter(collection_id=campaign.collection_id)
     units: QuerySet[Any]
@@ -249,7 +251,13 @@ def unjudgeable_items_count(*, campaign: Campaign) -> dict[str, int]:
 
 
 def posts_not_in_collection(*, collection_id: int, post_ids: Iterable[str]) -> set[str]:
-    """The ids among `post_ids` that the collection has no post of."""
+    """The ids among `post_ids` that the collection has no post of; none when it has no post at all (not loaded
+    yet: nothing is missing from it)."""
     wanted = set(post_ids)
-    return wanted - set(Post.objects.filter(collection_id=collection_id, post_id__in=wanted)
-                        .values_list("post_id", flat=True))
+    lacking = wanted - set(Post.objects.filter(collection_id=collection_id, post_id__in=wanted)
+                           .values_list("post_id", flat=True))
+    return lacking if lacking and collection_has_posts(collection_id=collection_id) else set()
+
+
+def collection_has_posts(*, collection_id: int) -> bool:
+    return Post.objects.filter(collection_id=collection_id).exists()
