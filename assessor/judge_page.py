@@ -6,9 +6,10 @@ from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
-from . import selectors, services
+from . import rules, selectors, services
 from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
 from .rendering import judging_safe_fragments, thread_url
 from .stamps import item_stamp
@@ -36,21 +37,26 @@ FAILURE_MEANINGS = {
 SHORTCUTS = {"3": "3", "2": "2", "1": "1", "0": "0", "SF": "f", "DK": "d"}
 
 
-def _grades(task: str) -> list[dict]:
+def _grades(task: str, missing: bool = False) -> list[dict]:
+    """The grade buttons' values; an item the collection lacks offers only the grades the rules give it."""
     meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
     return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value],
-             "needs_comment": value in GRADES_NEEDING_COMMENT} for value, label in Grade.choices]
+             "needs_comment": value in GRADES_NEEDING_COMMENT} for value, label in Grade.choices
+            if not missing or value in rules.GRADES_OF_MISSING]
 
 
 def _render(template: str, **context) -> str:
     # The output of an autoescaped template.
-    return mark_safe(render_to_string(template, {**context, "grades": _grades(context["task"])}))
+    return mark_safe(render_to_string(template, {**context, "grades": _grades(context["task"],
+                                                                              context.get("missing", False))}))
 
 
-def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool) -> str:
+def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool,
+                   missing: bool = False) -> str:
     shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
-    return _render("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend, grade_name=grade_name,
-                   checked=shown if shown in Grade.values else "", read_only=read_only)
+    return _render("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend,
+                   grade_name=grade_name, checked=shown if shown in Grade.values else "", read_only=read_only,
+                   missing=missing)
 
 
 def own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -83,20 +89,28 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     # A post is shown only from the campaign's collection: without one there is no post to link.
     post_url = thread_url(collection_pk) if collection_pk is not None else None
     task, read_only = campaign.task, assignment.read_only
+    # An item without its post is missing when the collection has posts (rules.GRADES_OF_MISSING; the same test as
+    # selectors.units_not_in_collection); asked only when a post is lacking.
+    lacking = post is None and not page.shown.answer if task == Campaign.Task.ANSWERS else any(
+        i.post is None for i in page.shown.instances)
+    has_posts = (collection_pk is not None and lacking
+                 and pooling_selectors.collection_has_posts(collection_id=collection_pk))
     instances = []
     for n, instance in enumerate(page.shown.instances):
         current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
+        missing = has_posts and instance.post is None
         instances.append({
             "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
             "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
-            "current": current,
+            "current": current, "missing": missing, "post_id": instance.post_id, "formula": instance.formula,
             "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=f"grade-{n}",
-                                      current=current, read_only=read_only),
+                                      current=current, read_only=read_only, missing=missing),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
             "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
         })
     current = _shown(posted, "grade", "comment", page.judgment)
     item = page.item
+    missing = task == Campaign.Task.ANSWERS and has_posts
     judged = {i.formula_id for i in page.shown.instances if i.judgment} | ({""} if page.judgment else set())
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
@@ -107,7 +121,8 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
-                                  current=current, read_only=read_only),
+                                  current=current, read_only=read_only, missing=missing),
+        "missing": missing,
         "instances": instances,
         "definitions": _render("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,

@@ -16,11 +16,19 @@ MAX_COMMENT = 5000
 ROUND_MAX = 2**31 - 1  # Assignment.round's column
 
 
-def grade_problems(grade: str, comment: str) -> list[str]:
-    """What is wrong with a grade and its comment (nothing: an empty list)."""
+# The grades an item that is not in the collection can take: nothing of it can be read to judge its relevance.
+GRADES_OF_MISSING = (Grade.SYSTEM_FAILURE, Grade.DO_NOT_KNOW)
+
+
+def grade_problems(grade: str, comment: str, *, missing: bool = False) -> list[str]:
+    """What is wrong with a grade and its comment (nothing: an empty list); `missing`: the item (answers: the post,
+    formulas: the post holding the instance) is not in the collection, so only GRADES_OF_MISSING are grades."""
     problems = []
     if grade not in Grade.values:
         problems.append(f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
+    elif missing and grade not in GRADES_OF_MISSING:
+        problems.append(f"the post is not in the collection, so it cannot be graded {Grade(grade).label} ({grade}): "
+                        "grade it System failure (SF) or Do not know (DK), with a comment")
     elif grade in GRADES_NEEDING_COMMENT and not comment.strip():
         problems.append(f"a comment is required with {Grade(grade).label} ({grade}): say what went wrong")
     if len(comment) > MAX_COMMENT:

@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 
 from core.permissions import is_organizer
 from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
+from pooling.selectors import posts_not_in_collection
 
 from .models import Assignment, CharacterisationAnswer, ItemVisit, Judgment, SampleItem
 
@@ -165,11 +166,14 @@ def can_view_collection(*, user: User, collection: Collection) -> bool:
 
 @dataclass
 class Instance:
-    """A formula instance to judge (Task 2) with the post that holds it."""
+    """A formula instance to judge (Task 2) with the post that holds it (None: the collection lacks it), and what the
+    formula index knows of it."""
     formula_id: str
     post: Post | None
     comment: Comment | None = None
     judgment: Judgment | None = None
+    post_id: str = ""                   # the post the run (or the index) names
+    formula: Formula | None = None      # the formula index's row, when it has one
 
 
 @dataclass
@@ -233,6 +237,21 @@ def item_id_at(*, user: User, assignment_pk: int, position: int) -> str | None:
                                     position=position).values_list("item_id", flat=True).first())
 
 
+def units_not_in_collection(*, campaign: Campaign, item: PoolItem, instances: dict[str, str] | None) -> set[str]:
+    """The units of an item whose post the campaign's collection lacks ("" for an answer, else the formula ids of
+    `instances`, formula id -> post id): they take only rules.GRADES_OF_MISSING. A Task 3 answer is no post; a
+    campaign without a collection, or whose collection has no post yet, lacks none."""
+    if campaign.collection_id is None:
+        return set()
+    if instances is None:
+        lacking = posts_not_in_collection(collection_id=campaign.collection_id, post_ids=[item.item_id])
+        if lacking and not AnswerText.objects.filter(topic_id=item.topic_id, answer_id=item.item_id).exists():
+            return {""}
+        return set()
+    lacking = posts_not_in_collection(collection_id=campaign.collection_id, post_ids=instances.values())
+    return {formula_id for formula_id, post_id in instances.items() if post_id in lacking}
+
+
 def _question_title() -> Subquery:
     """An answer's question's title, beside a Post queryset."""
     return Subquery(Post.objects.filter(collection_id=OuterRef("collection_id"), post_id=OuterRef("thread_id"))
@@ -249,11 +268,12 @@ def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
         return ItemShown(post=post, question_title=post.question_title or "")
     selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
     if collection_id is None:  # a campaign without a collection has no posts to show
-        return ItemShown(instances=[Instance(formula_id=i.formula_id, post=None) for i in selected])
+        return ItemShown(instances=[Instance(formula_id=i.formula_id, post=None, post_id=i.post_id) for i in selected])
     posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_id,
                                                        post_id__in={i.post_id for i in selected})}
     formulas = {f.formula_id: f for f in Formula.objects.filter(
-        collection_id=collection_id, formula_id__in=[i.formula_id for i in selected]).only("formula_id", "comment_id")}
+        collection_id=collection_id, formula_id__in=[i.formula_id for i in selected])
+        .only("formula_id", "comment_id", "post_id", "type", "visual_id", "latex")}
     comment_ids = {f.comment_id for f in formulas.values() if f.comment_id}
     comments = {c.comment_id: c for c in Comment.objects.filter(collection_id=collection_id,
                                                                 comment_id__in=comment_ids)}
@@ -262,7 +282,7 @@ def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
         formula = formulas.get(instance.formula_id)
         comment = comments.get(formula.comment_id) if formula and formula.comment_id else None
         shown.instances.append(Instance(formula_id=instance.formula_id, post=posts.get(instance.post_id),
-                                        comment=comment))
+                                        comment=comment, post_id=instance.post_id, formula=formula))
     return shown
 
 

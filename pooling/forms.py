@@ -6,6 +6,7 @@ from django import forms
 from core.bounds import column_bounds
 
 from .models import Campaign, Collection, Run
+from .services import RUN_KINDS
 
 
 class CampaignForm(forms.Form):
@@ -60,12 +61,18 @@ class RunUploadForm(forms.Form):
     file = forms.FileField(help_text="ARQMath Task 1 (5 columns), Task 2 (6 columns), TREC (Q0), or ARQMath-3 Task 3 "
                                      "(6 columns, one answer per topic; answers campaigns)")
     name = forms.CharField(max_length=200, required=False, help_text="default: the file name without extension")
-    alternate = forms.BooleanField(required=False, help_text="an alternate run (primary when unticked)")
+    kind = forms.ChoiceField(choices=list(RUN_KINDS.items()), initial="name", widget=forms.RadioSelect, required=False,
+                             label="Kind", help_text="primary runs are pooled to the campaign's primary depth, "
+                                                     "alternate runs to its alternate depth")
     manual = forms.BooleanField(required=False, help_text="a manual run (automatic when unticked)")
     baseline = forms.BooleanField(required=False)
     depth = forms.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, label="Pool depth",
                                help_text="pool this run to this depth instead of the campaign's primary or alternate "
                                          "depth (a manual run pooled deeper, a baseline pooled as primary)")
+    allow_missing = forms.BooleanField(required=False,
+                                       label="Keep it even if most of its ids are not in the collection",
+                                       help_text="a run more than half of whose ids the collection lacks is "
+                                                 "refused otherwise: it is most likely the run of another collection")
 
 
 class TopicsUploadForm(forms.Form):

@@ -295,8 +295,9 @@ def job_summary(*, job: Job) -> str:
     source = job.params.get("filename")
     from_file = f" from {source}" if source else ""
     if job.kind == Job.Kind.RUN_INGEST:
+        kind = f" Taken as {r['kind']}: {r['kind_why']}." if r.get("kind") else ""  # older jobs did not say
         return (f"Loaded run {r.get('name', '')}{from_file}: {_count(r.get('rows', 0), 'row')} for "
-                f"{_count(r.get('topics', 0), 'topic')}.")
+                f"{_count(r.get('topics', 0), 'topic')}.{kind}")
     if job.kind == Job.Kind.TOPICS_INGEST:
         return (f"Loaded {_count(r.get('total', 0), 'topic')}{from_file}: {r.get('created', 0):,} new, "
                 f"{r.get('updated', 0):,} updated.")
@@ -343,8 +344,10 @@ def _run_ingest(job: Job, p: RunIngestParams, progress) -> tuple[dict, list[str]
         return _run_replace(job, p.replace, p, progress)
     run = services.run_ingest(campaign=_campaign(job), path=p.path, filename=p.filename, user=job.created_by,
                               progress=progress, **p.options)
-    services.run_collection_check(run=run)  # after the commit: the run is already there for everyone
-    return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count}, run.warnings
+    _, why = services.run_kind(name=run.name, filename=p.filename, kind=p.options.get("kind"),
+                               alternate=bool(p.options.get("alternate")))
+    return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "kind": run.kind,
+            "kind_why": why}, run.warnings
 
 
 def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
@@ -354,8 +357,8 @@ def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[d
         raise InputError(f"run '{p.options.get('name')}' no longer exists: nothing to replace")
     run, after = assessor_services.run_replace(run=old, path=p.path, filename=p.filename, force=p.force,
                                                user=job.created_by, progress=progress)
-    services.run_collection_check(run=run)
-    result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True}
+    result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True,
+              "kind": run.kind, "kind_why": "kept from the run replaced"}
     if after.rebuilt is not None:
         result["pool_items"] = after.rebuilt.items
     return result, run.warnings + after.messages()

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from core.errors import InputError
 
 from .algorithms.ids import id_order_key
 from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
-from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Run, RunAnswer, Topic
+from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Post, Run, RunAnswer, Topic
 from .ranking import formula_prefixes, run_depth, top_entries
 
 
@@ -223,3 +223,41 @@ def pool_sizes(*, campaign: Campaign) -> dict:
     return {"campaign": campaign.name, "task": campaign.task, "built": bool(items),
             "items": sum(items.values()), "selected": sum(selected.values()) if formulas else None,
             "topics": topics}
+
+
+# -- items that cannot be judged (issue 22 point 3, docs/judging.md "Items missing from the collection")
+
+
+def unjudgeable_items_count(*, campaign: Campaign) -> dict[str, int]:
+    """Per topic id, the pooled units whose post the campaign's collection lacks, which can only be graded System
+    failure or Do not know: answers, the items (a Task 3 answer is no post and is not counted); formulas, the selected
+    instances (the units judged). Topics with none are left out; {} for a campaign without a collection, or whose
+    collection has no post yet (nothing can be said to be missing from it, as run_ingest does not check runs
+    against it)."""
+    if campaign.collection_id is None or not collection_has_posts(collection_id=campaign.collection_id):
+        return {}
+    in_collection = Post.objects.filter(collection_id=campaign.collection_id)
+    units: QuerySet[Any]
+    if campaign.task == Campaign.Task.ANSWERS:
+        topic = "topic__topic_id"
+        units = (PoolItem.objects.filter(campaign=campaign)
+                 .exclude(Exists(in_collection.filter(post_id=OuterRef("item_id"))))
+                 .exclude(Exists(AnswerText.objects.filter(campaign=campaign, answer_id=OuterRef("item_id")))))
+    else:
+        topic = "item__topic__topic_id"
+        units = (PoolInstance.objects.filter(item__campaign=campaign, selected=True)
+                 .exclude(Exists(in_collection.filter(post_id=OuterRef("post_id")))))
+    return dict(units.values(topic).annotate(n=Count("pk")).values_list(topic, "n"))
+
+
+def posts_not_in_collection(*, collection_id: int, post_ids: Iterable[str]) -> set[str]:
+    """The ids among `post_ids` that the collection has no post of; none when it has no post at all (not loaded
+    yet: nothing is missing from it)."""
+    wanted = set(post_ids)
+    lacking = wanted - set(Post.objects.filter(collection_id=collection_id, post_id__in=wanted)
+                           .values_list("post_id", flat=True))
+    return lacking if lacking and collection_has_posts(collection_id=collection_id) else set()
+
+
+def collection_has_posts(*, collection_id: int) -> bool:
+    return Post.objects.filter(collection_id=collection_id).exists()

@@ -7,6 +7,7 @@ from core.bounds import column_bounds
 
 from .jobs import job_progress, job_stale
 from .models import Campaign, Collection, Job, Run, Topic
+from .services import RUN_KINDS
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -106,7 +107,12 @@ class FileUploadSerializer(serializers.Serializer):
 
 class RunUploadSerializer(FileUploadSerializer):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    alternate = serializers.BooleanField(default=False)
+    alternate = serializers.BooleanField(default=False, help_text="true: the same as kind alternate")
+    kind = serializers.ChoiceField(choices=list(RUN_KINDS), required=False,
+                                   help_text="primary, alternate, or name (the default): what an ARQMath run name "
+                                             "ends in, -P or -A, primary when it says neither")
+    allow_missing = serializers.BooleanField(default=False, help_text="keep the run even when most of its ids are "
+                                                                      "not in the campaign's collection")
     manual = serializers.BooleanField(default=False)
     baseline = serializers.BooleanField(default=False)
     depth = serializers.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, allow_null=True,

@@ -75,12 +75,13 @@ class SubmitResult:
         return bool(self.created or self.revised)
 
 
-def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None) -> list[str]:
+def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None, missing: set[str]) -> list[str]:
     problems = []
     seen = set()
     for g in grades:
         unit = f"instance {g.formula_id}: " if g.formula_id else ""
-        problems += [unit + problem for problem in rules.grade_problems(g.grade, g.comment)]
+        problems += [unit + problem
+                     for problem in rules.grade_problems(g.grade, g.comment, missing=g.formula_id in missing)]
         if instances is None and g.formula_id:
             problems.append("answers are judged as a whole: no formula instance is expected")
         if instances is not None and g.formula_id not in instances:
@@ -130,7 +131,10 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     instances = None
     if assignment.campaign.task == Campaign.Task.FORMULAS:
         instances = dict(PoolInstance.objects.filter(item=item, selected=True).values_list("formula_id", "post_id"))
-    problems = _check_grades(grades, instances)
+    # Grades imported were given elsewhere, by someone who saw the post (import_judgments, the demo): kept as given.
+    missing = (set() if source == "import" else
+               selectors.units_not_in_collection(campaign=assignment.campaign, item=item, instances=instances))
+    problems = _check_grades(grades, instances, missing)
     if problems:
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
 

@@ -5,7 +5,7 @@ import os
 from typing import NoReturn
 
 from core.errors import InputError, Problem, Problems
-from pooling.formats.formula_tsv import extra_columns, is_formula_index_header, tsv_header
+from pooling.formats.formula_tsv import extra_columns, header_guess, is_formula_index_header, tsv_header
 from pooling.formats.se_xml import xml_root_name
 from pooling.formats.textio import BOM
 
@@ -35,7 +35,13 @@ def collection_file_kind(path: str | os.PathLike) -> str:
         else:
             what = "XML that is not well-formed"
         _refuse(path, f"{what}; expected <posts> or <comments>")
-    header = tsv_header(path)
+    unreadable = Problems()
+    header = tsv_header(path, unreadable)
+    if unreadable.items:  # a header with bad bytes: say which line and what, not only that the kind is unknown
+        found = unreadable.items[0]
+        guess = header_guess(path)
+        what = f"{guess} that cannot be read" if guess else "the first line cannot be read"
+        raise InputError(Problem(found.line, f"{what}: {found.message}", os.path.basename(path)))
     if is_formula_index_header(header):
         return "formulas"
     if extra_columns(header):

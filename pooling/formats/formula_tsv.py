@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
 from core.errors import Problems
-from pooling.formats.textio import BOM, iter_lines
+from pooling.formats.textio import BOM, LINE_MAX, iter_lines
 
 V2_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
 V3_HEADER = ["id", "post_id", "thread_id", "type", "comment_id", "old_visual_id", "visual_id", "issue", "formula"]
@@ -48,26 +49,39 @@ def extra_columns(header: list[str]) -> list[str]:
     return [name for name in header if name in EXTRA_COLUMNS]
 
 
-def tsv_header(source: str | os.PathLike | BinaryIO) -> list[str]:
-    """Column names of the first line, lower-cased; [] if it is not UTF-8 text."""
+def tsv_header(source: str | os.PathLike | BinaryIO, problems: Problems | None = None) -> list[str]:
+    """Column names of the first line, lower-cased; [] if it is not UTF-8 text or holds a NUL, which is then added
+    to `problems` with its line (iter_lines's rule for every other line)."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as stream:
-            return _header_of(stream.readline())
+            return _header_of(stream, problems)
     start = source.tell() if source.seekable() else None
     try:
-        return _header_of(source.readline())
+        return _header_of(source, problems)
     finally:
         if start is not None:
             source.seek(start)
 
 
-def _header_of(raw: bytes) -> list[str]:
-    try:
-        text = raw.removeprefix(BOM).decode("utf-8")
-    except UnicodeDecodeError:
-        return []
-    text = text.rstrip("\r\n")
-    return [name.strip().lower() for name in text.split("\t")] if text.strip() else []
+def _header_of(stream: BinaryIO, problems: Problems | None) -> list[str]:
+    found = Problems()
+    for _, text in iter_lines(io.BytesIO(stream.readline(LINE_MAX + 2)), found):
+        return [name.strip().lower() for name in text.split("\t")] if text.strip() else []
+    if problems is not None:
+        for problem in found.items:
+            problems.add(problem.line, problem.message)
+    return []
+
+
+def header_guess(source: str | os.PathLike) -> str:
+    """What an unreadable first line (bad bytes, a NUL) would be with those bytes left out: "a formula index header",
+    "an slt/opt file's header" or ""."""
+    with open(source, "rb") as stream:
+        raw = stream.readline().removeprefix(BOM).replace(b"\0", b"")
+    names = [name.strip().lower() for name in raw.decode("utf-8", "ignore").rstrip("\r\n").split("\t")]
+    if is_formula_index_header(names):
+        return "a formula index header"
+    return "an slt/opt file's header" if extra_columns(names) else ""
 
 
 def _csv_lines(stream: BinaryIO, problems: Problems) -> Iterator[str]:

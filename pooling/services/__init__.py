@@ -22,6 +22,7 @@ from .pools import (
     unpooled_warnings,
 )
 from .runs import (
+    RUN_KINDS,
     RunIngestOptions,
     file_checksum,
     name_facts,
@@ -29,6 +30,7 @@ from .runs import (
     run_depth_set,
     run_facts_set,
     run_ingest,
+    run_kind,
     run_options,
 )
 from .topics import TopicContents, topic_contents, topic_delete
@@ -52,6 +54,7 @@ __all__ = [
     "JudgedItems",
     "PoolBuildResult",
     "PoolsAfter",
+    "RUN_KINDS",
     "RunIngestOptions",
     "TopicContents",
     "TopicsIngestResult",
@@ -76,6 +79,7 @@ __all__ = [
     "run_facts_set",
     "name_facts",
     "run_ingest",
+    "run_kind",
     "run_options",
     "run_replace",
     "topic_contents",

@@ -25,14 +25,24 @@ from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
 from .answers import answer_run_store
 from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
 
+# How a run's kind (primary or alternate) is chosen: what its ARQMath-style name says, or said outright.
+RUN_KINDS = {"name": "from the name (-P primary, -A alternate; primary when the name says neither)",
+             "primary": "primary", "alternate": "alternate"}
+# More than this share of a run's rows naming ids the collection lacks: the run is refused unless `allow_missing`
+# (a run for another collection, or a collection not loaded whole); fewer is a warning (docs/formats.md).
+MOSTLY_MISSING = 0.5
+
 
 class RunIngestOptions(TypedDict, total=False):
     """What an organizer says about a run besides its file, whichever way it comes in: the upload page, the API,
     ingest_run, a job; a replaced run keeps them. A key not given: the run is named after its file, pooled to the
-    campaign's depth for its kind, and its facts (`Run.FACTS`: team, kind, manual, baseline, data used, answer type)
-    are what an ARQMath-style name says (`name_facts`), else primary, automatic, not a baseline, none known."""
+    campaign's depth for its kind, its kind is what its name says (`kind` "name"), and its other facts (`Run.FACTS`:
+    team, manual, baseline, data used, answer type) are what an ARQMath-style name says (`name_facts`), else
+    automatic, not a baseline, none known. `alternate` is the older way of saying kind "alternate" (ingest_run's
+    --alternate, the API's field). `allow_missing` keeps a run most of whose ids are not in the collection."""
 
     name: str | None
+    kind: str
     alternate: bool
     manual: bool
     baseline: bool
@@ -40,6 +50,7 @@ class RunIngestOptions(TypedDict, total=False):
     team: str
     data_used: str
     answer_type: str
+    allow_missing: bool
 
 
 def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
@@ -47,6 +58,23 @@ def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
     a job's parameters), or a run's own."""
     return cast(RunIngestOptions, given_keys(RunIngestOptions, model_to_dict(values) if isinstance(values, Run)
                                              else values))
+
+
+def run_kind(*, name: str, filename: str = "", kind: str | None = None, alternate: bool = False) -> tuple[bool, str]:
+    """(alternate, why) for a run: the kind chosen (`kind` primary or alternate, or the older `alternate` mark), else
+    what its ARQMath-style name (or file name) ends in, else primary. InputError for an unknown or contradictory
+    choice."""
+    if kind and kind not in RUN_KINDS:
+        raise InputError(f"kind '{kind}' is not a run kind: use {', '.join(RUN_KINDS)}")
+    if alternate and kind in ("primary", "name"):
+        raise InputError(f"the run is given kind '{kind}' and marked alternate: choose one")
+    if alternate or kind == "primary" or kind == "alternate":
+        return alternate or kind == "alternate", "chosen on upload"
+    for said in (name, Path(filename).name):
+        facts = parse_run_name(said)
+        if facts is not None:
+            return not facts.primary, f"the name {said} ends in -{'P' if facts.primary else 'A'}"
+    return False, "the name says neither -P nor -A"
 
 
 def _check_depth(depth: int | None) -> None:
@@ -109,13 +137,19 @@ def run_ingest(
     progress: Progress = None,
     **options: Unpack[RunIngestOptions],
 ) -> Run:
-    """Validates a run file and stores its rows; the run is named after the file unless `name` is given. The facts
-    the options leave unsaid (not given, a mark not ticked, an empty value) are what an ARQMath-style name (or file
-    name) says (`name_facts`): a mark asked for stands whatever the name says."""
+    """Validates a run file and stores its rows; the run is named after the file unless `name` is given. Its kind is
+    `run_kind`'s. The other facts the options leave unsaid (not given, a mark not ticked, an empty value) are what an
+    ARQMath-style name (or file name) says (`name_facts`): a mark asked for stands whatever the name says. Its ids
+    are looked up in the collection: a warning for those it lacks, the run refused when they are most of its rows
+    (MOSTLY_MISSING) unless `allow_missing`."""
     filename = filename or Path(path).name
     name = (options.get("name") or Path(filename).stem).strip()
+    alternate, _ = run_kind(name=name, filename=filename, kind=options.get("kind"),
+                            alternate=bool(options.get("alternate")))
     said = name_facts(name, Path(filename).name)
-    values = {**options, **{fact: value for fact, value in said.items() if not options.get(fact)}, "name": name}
+    facts = {key: value for key, value in options.items() if key not in ("kind", "allow_missing")}
+    values = {**facts, **{fact: value for fact, value in said.items() if not options.get(fact)}, "name": name,
+              "alternate": alternate}
     if Run.objects.filter(campaign=campaign, name=name).exists():
         raise InputError(f"the campaign already has a run named '{name}': replace that run to give it a new file "
                          "(Replace on the campaign page, replace_run, or PUT on the run in the API)")
@@ -136,6 +170,7 @@ def run_ingest(
     else:
         _entries_store(run, path, filename, topics, progress)
     run.warnings += _same_file_warning(run)
+    run.warnings += _collection_warnings(run, campaign, allow_missing=bool(options.get("allow_missing")))
     run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
     return run
 
@@ -220,12 +255,9 @@ def _rank_disorder_in_database(run: Run, topic_pks: list[int]) -> dict[str, tupl
 
 
 def run_collection_check(*, run: Run) -> list[str]:
-    """Adds a warning for the run's ids that are not in the campaign's collection; returns the new warnings.
-
-    Runs after the ingest has committed (the run is usable meanwhile): it looks up every entry in the
-    collection, the slowest part of taking a run.
-    """
-    found = _collection_warnings(run, run.campaign)
+    """Checks a stored run against its campaign's collection again (run_ingest checked it as it stored it: the
+    collection may have grown since); adds and returns the warnings for the run's ids that are not in it."""
+    found = _collection_warnings(run, run.campaign, allow_missing=True)
     if found:
         Run.objects.filter(pk=run.pk).update(warnings=run.warnings + found)
         run.warnings = run.warnings + found
@@ -253,7 +285,9 @@ def _fill_post_ids(run: Run, collection_id: int) -> None:
     RunEntry.objects.filter(run=run).update(post_id=Coalesce(Subquery(post), Value("")))
 
 
-def _collection_warnings(run: Run, campaign: Campaign) -> list[str]:
+def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -> list[str]:
+    """A warning for the run's ids that are not in the campaign's collection; InputError when they are more than
+    MOSTLY_MISSING of its rows, unless `allow_missing`."""
     collection = campaign.collection
     if collection is None or run.format == Run.Format.ARQMATH_TASK3:  # answers of a Task 3 run are no posts
         return []
@@ -273,8 +307,14 @@ def _collection_warnings(run: Run, campaign: Campaign) -> list[str]:
         found = cursor.fetchall()
     if not found:
         return []
-    sample = ", ".join(item_id for item_id, _ in found)
-    return [f"{found[0][1]} {noun} ids are not in the collection '{collection}' (for example {sample})"]
+    missing, sample = found[0][1], ", ".join(item_id for item_id, _ in found)
+    rows = run.row_count or RunEntry.objects.filter(run=run).count()
+    if missing > MOSTLY_MISSING * rows and not allow_missing:
+        raise InputError(f"{missing:,} of the run's {rows:,} {noun} ids are not in the collection '{collection}' "
+                         f"(for example {sample}): is it the run of another collection? To keep it anyway, tick "
+                         "“Keep it even if most of its ids are not in the collection” (API allow_missing, "
+                         "ingest_run --allow-missing)")
+    return [f"{missing} {noun} ids are not in the collection '{collection}' (for example {sample})"]
 
 
 def _same_file_warning(run: Run) -> list[str]:

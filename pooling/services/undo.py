@@ -133,8 +133,10 @@ def run_replace(
     was_built = pools_built(campaign=campaign)
     _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
-    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress,
-                     **run_options(run))
+    # allow_missing: the run was taken once; its ids missing from the collection are a warning, as they were then.
+    options = run_options(run)
+    options["allow_missing"] = True
+    new = run_ingest(campaign=campaign, path=path, filename=filename, user=user, progress=progress, **options)
     # Its facts as they were, edited ones included: a mark unticked or a fact emptied is not read from the name again.
     run_facts_set(run=new, **{fact: getattr(run, fact) for fact in Run.FACTS})
     return new, _pools_redo(campaign, was_built, judged_items)

@@ -96,6 +96,17 @@ def formulas(collection, tmp_path):
 
 
 @pytest.fixture
+def formulas_missing(formulas, collection, tmp_path):
+    """B.1 of the formulas campaign with one more run naming formula 9 in post 90, which the collection lacks (the
+    index knows the formula), and formula 8 in post 80, which neither has."""
+    FormulaFactory(collection=collection, formula_id="9", post_id="90", thread_id="2", visual_id="900",
+                   latex="x^{9}")
+    ingest(formulas, tmp_path, "f2", [("B.1", "9", "90", "1", "9", "f2"), ("B.1", "8", "80", "2", "8", "f2")])
+    pooling_services.pool_build(campaign=formulas, judged_items={})
+    return formulas
+
+
+@pytest.fixture
 def ada(db):
     return UserFactory(username="ada", password="assessor-pass-1")
 

@@ -44,7 +44,7 @@ def test_organizer_uploads_runs_and_sees_the_report(page, live_server, organizer
 
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/runs/upload/")
     page.set_input_files("#id_file", str(good))
-    page.check("#id_alternate")
+    page.check("input[name=kind][value=alternate]")
     page.click("button:has-text('Upload and check')")
     page.wait_for_selector(".status:text('done')")
     page.click("text=Back to ARQMath-3 Task 1")

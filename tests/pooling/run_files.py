@@ -4,10 +4,10 @@ from pooling.models import Campaign, Run
 from tests.factories import CampaignFactory, TopicFactory
 
 
-def ingest(campaign, tmp_path, name, lines, *, alternate=False, depth=None) -> Run:
+def ingest(campaign, tmp_path, name, lines, *, alternate=False, depth=None, allow_missing=False) -> Run:
     path = tmp_path / f"{name}.tsv"
     path.write_text("".join("\t".join(line) + "\n" for line in lines))
-    run = services.run_ingest(campaign=campaign, path=path, alternate=alternate)
+    run = services.run_ingest(campaign=campaign, path=path, alternate=alternate, allow_missing=allow_missing)
     if depth is not None:
         services.run_depth_set(run=run, depth=depth)
     return run

@@ -303,7 +303,8 @@ def test_a_run_ingest_killed_mid_copy_writes_nothing_is_failed_with_retry_and_th
     job = wait_until(lambda: (j := Job.objects.get(pk=job_id)).finished and j, 120,
                      f"the retry finished\n{second_log.read_text()[-3000:]}")
     assert job.status == Job.Status.DONE, job.message
-    assert job.message == f"Loaded run big from big.tsv: {rows:,} rows for 300 topics."
+    assert job.message == (f"Loaded run big from big.tsv: {rows:,} rows for 300 topics. "
+                           "Taken as primary: the name says neither -P nor -A.")
     assert RunEntry.objects.filter(run__campaign=campaign).count() == rows
     assert Run.objects.filter(campaign=campaign).count() == 1
 

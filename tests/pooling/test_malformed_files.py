@@ -107,6 +107,19 @@ def test_a_nul_in_a_formula_is_refused_with_its_line(tmp_path):
         "formulas.tsv:line 3: a NUL character (byte 17 of the line)"]
 
 
+@pytest.mark.parametrize("header, line", [
+    (V2_HEADER.replace("formula", "form\x00ula").encode(),
+     "formulas.tsv:line 1: a formula index header that cannot be read: a NUL character (byte 41 of the line)"),
+    (V2_HEADER.replace("formula", "f\xf3rmula").encode("latin-1"),
+     "formulas.tsv:line 1: the first line cannot be read: not UTF-8 (byte 38 of the line)"),
+    ("id\tpost_id\tthread_id\ttype\tvisual_id\tformula\xa0\n".encode("latin-1"),
+     "formulas.tsv:line 1: a formula index header that cannot be read: not UTF-8 (byte 44 of the line)"),
+])
+def test_a_formula_index_header_with_a_nul_or_latin1_bytes_names_line_1(tmp_path, header, line):
+    data = header + b"1\t2\t2\tanswer\t5\tx^2\n"
+    assert refused_collection(tmp_path, "formulas.tsv", data) == [line]
+
+
 def test_a_nul_in_a_run_id_is_refused_not_dropped(answers, tmp_path):
     path = tmp_path / "nul.tsv"
     path.write_bytes(b"A.1\t10\t1\t2\tr\nA.1\t2\x00x\t2\t1\tr\n")

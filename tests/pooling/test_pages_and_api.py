@@ -185,7 +185,7 @@ def test_run_upload_page_shows_the_validation_report(client, organizer, campaign
 def test_campaign_page_lists_runs_with_kind_and_warnings(client, organizer, campaign):
     client.force_login(organizer)
     upload = SimpleUploadedFile("alt.tsv", b"A.1\t5\t1\t1.0\tr\nA.1\t6\t2\t2.0\tr\n")
-    client.post(f"/campaigns/{campaign.pk}/runs/upload/", {"file": upload, "alternate": "on"})
+    client.post(f"/campaigns/{campaign.pk}/runs/upload/", {"file": upload, "kind": "alternate"})
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
     runs = page[page.index('id="runs"'):page.index("</table>", page.index('id="runs"'))]
     assert '<td>alt</td>' in runs and '<span class="badge alternate">alternate</span>' in runs

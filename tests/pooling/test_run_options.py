@@ -27,7 +27,7 @@ def stored(campaign) -> tuple:
 def test_the_page_the_api_and_ingest_run_store_the_same_options(client, organizer, campaign, tmp_path):
     client.force_login(organizer)
     client.post(f"/campaigns/{campaign.pk}/runs/upload/", {
-        "file": SimpleUploadedFile("sys1.tsv", RUN), "name": "mine", "alternate": "on", "manual": "on",
+        "file": SimpleUploadedFile("sys1.tsv", RUN), "name": "mine", "kind": "alternate", "manual": "on",
         "baseline": "on", "depth": "7"})
     assert stored(campaign) == OPTIONS
     Run.objects.all().delete()

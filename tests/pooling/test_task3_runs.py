@@ -59,8 +59,8 @@ def test_a_task3_run_is_stored_with_its_answers_and_their_ids(campaign):
 def test_ingest_run_takes_a_task3_file_beside_task1_runs(campaign, tmp_path):
     ingest(campaign, tmp_path, "posts", task1_lines("A.301", ["10", "11"], "posts"))
     out, _ = command_output("ingest_run", "--campaign", "arq3", str(SYNTHETIC))
-    assert "run 'synthetic-task3-generate-A' (primary, ARQMath-3 Task 3 (one answer per topic)): 4 rows for 4 topics" \
-        in out
+    assert ("run 'synthetic-task3-generate-A' (primary: the name says neither -P nor -A; ARQMath-3 Task 3 (one answer "
+            "per topic)): 4 rows for 4 topics") in out
     assert "warning: synthetic-task3-generate-A.tsv: the run does not cover 1 of the campaign's 5 topics: A.399" in out
     assert sorted(campaign.runs.values_list("name", "format")) == [("posts", "arqmath1"),
                                                                    ("synthetic-task3-generate-A", "arqmath3")]

@@ -1,4 +1,4 @@
-"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9."""
+"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9; also --kind, --allow-missing."""
 from core.commands import ServiceCommand
 from pooling import services
 from pooling.selectors import campaign_named
@@ -9,18 +9,23 @@ class Command(ServiceCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--alternate", action="store_true", help="an alternate run (default: primary)")
+        parser.add_argument("--alternate", action="store_true", help="an alternate run: the same as --kind alternate")
+        parser.add_argument("--kind", choices=list(services.RUN_KINDS),
+                            help="primary, alternate, or name (the default): what an ARQMath name ends in, -P or -A, "
+                                 "primary when it says neither")
         parser.add_argument("--manual", action="store_true", help="a manual run (default: automatic)")
         parser.add_argument("--baseline", action="store_true")
         parser.add_argument("--name", help="the run's name (default: the file name without extension)")
         parser.add_argument("--depth", type=int,
                             help="pool this run to this depth instead of the campaign's primary or alternate depth")
+        parser.add_argument("--allow-missing", action="store_true",
+                            help="keep the run even when most of its ids are not in the campaign's collection")
         parser.add_argument("path")
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
         run = services.run_ingest(campaign=campaign, path=o["path"], **services.run_options(o))
-        services.run_collection_check(run=run)
         self.report_warnings(run.warnings)
-        self.stdout.write(f"run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "
+        _, why = services.run_kind(name=run.name, filename=o["path"], kind=o["kind"], alternate=o["alternate"])
+        self.stdout.write(f"run '{run.name}' ({run.kind}: {why}; {run.get_format_display()}): {run.row_count} rows "
                           f"for {run.topic_count} topics")

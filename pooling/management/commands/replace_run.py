@@ -1,7 +1,6 @@
 """replace_run --campaign NAME RUN PATH [--force]: a new file for a run, same name and options."""
 from assessor.services import run_replace
 from core.commands import ServiceCommand
-from pooling import services
 from pooling.selectors import campaign_named
 
 from ._undo import report_pools, run_named
@@ -23,7 +22,6 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         old = run_named(campaign_named(o["campaign"]), o["run"])
         run, after = run_replace(run=old, path=o["path"], force=o["force"])
-        services.run_collection_check(run=run)
         self.report_warnings(run.warnings)
         self.stdout.write(f"replaced run '{run.name}' ({run.kind}, {run.get_format_display()}): {run.row_count} rows "
                           f"for {run.topic_count} topics")
