@@ -192,6 +192,8 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     stats = selectors.pool_statistics(campaign=campaign)
     topics = {t.topic_id: t for t in campaign.topics.only("pk", "topic_id", "title")}
     # Built pools hold an item of every run they were built from: a run with none was added since (docs/pooling.md).
+    # Pooled units whose post the collection lacks: judged only as System failure or Do not know (docs/judging.md).
+    unjudgeable = sum(selectors.unjudgeable_items_count(campaign=campaign).values())
     unpooled_runs = [r["name"] for r in stats["runs"] if r["pk"] and not r["contributed"]] if stats["built"] else []
     return render(request, "pooling/pool_detail.html", {
         "campaign": campaign,
@@ -208,9 +210,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "judged": services.judged_count(judged_items_of_campaign(campaign))[0],
         "unpooled_runs": unpooled_runs,
-        # Issue 22 point 3 (another change): the count of pooled items that cannot be judged,
-        # pooling.selectors.unjudgeable_items_count, goes here; the template shows it when it is set.
-        "unjudgeable": None,
+        "unjudgeable": unjudgeable,
     })
 
 

@@ -85,3 +85,9 @@ def test_the_pools_count_the_items_that_cannot_be_judged(answers, formulas_missi
     answers.collection = None
     answers.save()
     assert pooling_selectors.unjudgeable_items_count(campaign=answers) == {}
+
+
+def test_the_pools_page_says_how_many_pooled_items_cannot_be_judged(client, organizer, answers):
+    client.force_login(organizer)
+    page = unescape(client.get(f"/campaigns/{answers.pk}/pools/").content.decode())
+    assert "1 pooled item cannot be judged: its post is not in the collection" in page
