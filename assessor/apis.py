@@ -16,8 +16,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import InputError
 from core.permissions import IsOrganizer
+from ir.problems import InputError
 from people.selectors import accounts_named
 from pooling.models import Campaign, PoolInstance, PoolItem
 

@@ -10,8 +10,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
-from core.errors import InputError
 from core.permissions import organizer_required
+from ir.problems import InputError
 from pooling.models import Campaign
 
 from . import characterisation, rules, selectors, services

@@ -6,8 +6,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import InputError
 from core.permissions import IsOrganizer
+from ir.problems import InputError
 from pooling.models import Campaign
 
 from . import progress, reports

@@ -17,10 +17,10 @@ from django.views.decorators.http import require_http_methods
 
 from core.bounds import column_bounds, max_chars
 from core.downloads import attachment, spreadsheet_safe
-from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
+from ir.charts import kappa_bars
+from ir.problems import InputError
 from pooling import selectors as pooling_selectors
-from pooling.charts import kappa_bars
 from pooling.models import AnswerText, Campaign, Post, Topic
 
 from . import progress as progress_reports

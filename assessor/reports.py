@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
-from core.errors import InputError
-from pooling.algorithms.ids import id_order_key
+from ir import agreement as ag
+from ir.pools.ids import id_order_key
+from ir.problems import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 
-from . import agreement as ag
 from .models import GRADE_VALUES, Adjudication, Assignment, GoldJudgment, Judgment, TrainingRound
 
 TRAINING = Assignment.Kind.TRAINING.value

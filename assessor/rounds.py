@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from core.errors import InputError, Problems
-from pooling.formats.qrels import read_qrels
+from ir.formats.qrels import read_qrels
+from ir.problems import InputError, Problems
 from pooling.models import Campaign, Topic
 
 from .models import Assignment, GoldJudgment, TrainingRound

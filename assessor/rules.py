@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from core.errors import InputError
+from ir.problems import InputError
 
 from .models import GRADES_NEEDING_COMMENT, Assignment, CharacterisationQuestion, Grade
 

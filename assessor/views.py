@@ -12,8 +12,8 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.errors import InputError
 from core.permissions import ORGANIZERS, organizer_required
+from ir.problems import InputError
 from people import services as people_services
 from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(harness.ROOT))
 
-from evaluation.analysis import significance  # noqa: E402
+from ir.statistics import significance  # noqa: E402
 
 GOAL_SECONDS = 10.0
 MEASURES = ("ndcg_prime", "map_prime", "p10_prime")

@@ -38,8 +38,8 @@ harness.setup_django()
 
 import pytrec_eval  # noqa: E402
 
-from evaluation.prime import MAP, NDCG, P10, prime_answers  # noqa: E402
 from evaluation.services import evaluate_campaign, evaluate_files  # noqa: E402
+from ir.prime import MAP, NDCG, P10, prime_answers  # noqa: E402
 
 GOAL = 2.0
 QRELS_DEPTH = 20  # every run's top 20 per topic is judged

@@ -10,7 +10,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from .errors import InputError
+from ir.problems import InputError
 
 
 def exception_handler(exc, context):

@@ -6,7 +6,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from .errors import InputError
+from ir.problems import InputError
 
 # Exit status of a program whose output pipe closed (128 + SIGPIPE), as shells report `yes | head`.
 BROKEN_PIPE_STATUS = 141

@@ -1,15 +1,16 @@
-"""The analyses of `evaluation.analysis` applied to an `Evaluation` (files or a campaign): significance tables,
+"""The analyses of `ir.statistics` applied to an `Evaluation` (files or a campaign): significance tables,
 bootstrap intervals and topic-category means of its runs, for the `evaluate` command, the leaderboard and the API.
 Each pairs the runs over the qrels' topics, a topic a run has no value for counting 0 (docs/analysis.md)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from . import analysis
-from .analysis import Comparison, Values
-from .prime import UNJUDGED
+from ir import statistics as analysis
+from ir.formats.topic_info import TopicInfo
+from ir.prime import UNJUDGED
+from ir.statistics import Comparison, Values
+
 from .services import Evaluation
-from .topic_info_file import TopicInfo
 
 
 def analysed_measures(evaluation: Evaluation) -> list[str]:

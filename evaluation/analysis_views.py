@@ -6,12 +6,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from core.downloads import attachment, spreadsheet_safe
-from core.errors import InputError
 from core.permissions import organizer_required
+from ir.problems import InputError
+from ir.statistics import reusability_lines
 from pooling.models import Campaign
 
 from . import report
-from .analysis import reusability_lines
 from .reusability import cached_reusability
 
 

@@ -1,4 +1,4 @@
-"""`evaluate --qrels FILE --answer-ids MAP [RUN...]`: ARQMath-3 Task 3 runs scored from files (evaluation/answers.py
+"""`evaluate --qrels FILE --answer-ids MAP [RUN...]`: ARQMath-3 Task 3 runs scored from files (ir/task3_measures.py
 computes the measures). Any problem in any file rejects all, with its file and line."""
 from __future__ import annotations
 
@@ -8,14 +8,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import InputError, Problems
-from pooling.formats.answer_ids import AnswerIds, read_answer_ids, read_teams
-from pooling.formats.answers import AnswerRow, read_answers
-from pooling.formats.qrels import qrels_by_topic
-from pooling.formats.textio import open_binary, shown
+from ir.formats.qrels import qrels_by_topic
+from ir.formats.task3_answer_ids import AnswerIds, read_answer_ids, read_teams
+from ir.formats.task3_answers import AnswerRow, read_answers
+from ir.formats.textio import open_binary, shown
+from ir.prime import RunScores
+from ir.problems import InputError, Problems
+from ir.task3_measures import (
+    Correlation,
+    Scorer,
+    answer_scores,
+    bertscore_scorer,
+    correlations,
+    hf_tokenizer,
+    latex_tokens,
+)
 
-from .answers import Correlation, Scorer, answer_scores, bertscore_scorer, correlations, hf_tokenizer, latex_tokens
-from .prime import RunScores
 from .services import raise_problems
 
 

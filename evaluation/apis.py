@@ -13,14 +13,14 @@ from rest_framework.views import APIView
 from assessor.characterisation import characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
-from core.errors import InputError
+from ir.prime import MEASURES, REPORTED, score_lines
+from ir.problems import InputError
+from ir.statistics import Comparison
+from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign
 
 from . import board, selectors, services, topic_info
-from .analysis import Comparison
-from .answers import TASK3_REPORTED
 from .characterisation import characterisation_lines
-from .prime import MEASURES, REPORTED, score_lines
 from .services import Evaluation
 from .views import scores_table
 

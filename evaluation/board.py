@@ -1,6 +1,6 @@
 """The leaderboard's analysis of one measure: each run's bootstrap interval, whether it differs significantly from
 the best run and from a chosen baseline, its means per topic category, and the per-topic differences of two runs.
-The statistics are `evaluation.analysis`'s, over the qrels' topics (docs/analysis.md)."""
+The statistics are `ir.statistics`'s, over the qrels' topics (docs/analysis.md)."""
 from __future__ import annotations
 
 import hashlib
@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from core.errors import InputError
+from evaluation import analysis_services
+from ir import statistics as analysis
+from ir.formats.topic_info import TopicInfo, has_column
+from ir.prime import MEASURES, finite
+from ir.problems import InputError
+from ir.statistics import Comparison
 
-from . import analysis, analysis_services
-from .analysis import Comparison
-from .prime import MEASURES, finite
 from .services import LEADERBOARD_SECONDS, Evaluation
-from .topic_info_file import TopicInfo, has_column
 
 ALPHA = 0.05  # a difference is marked significant when Holm's p of the randomization test is below it
 

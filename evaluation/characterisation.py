@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from assessor.characterisation import CharacterisationReport
-
-from .prime import MEAN, format_value
+from ir.prime import MEAN, format_value
 
 PREFIX = "char:"  # the measure column: char:MG, char:UI
 

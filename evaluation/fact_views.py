@@ -8,16 +8,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from core.errors import InputError
 from core.permissions import organizer_required
+from ir.formats.topic_info import TOPIC_COLUMN
+from ir.prime import natural_key
+from ir.problems import InputError
 from pooling import services as pooling_services
 from pooling.forms import RunFactsForm
 from pooling.models import Campaign, Run
 
 from .models import CampaignTopicInfo
-from .prime import natural_key
 from .topic_info import topic_info_ingest
-from .topic_info_file import TOPIC_COLUMN
 
 
 @organizer_required

@@ -8,7 +8,7 @@ from pooling.models import Campaign
 
 
 class CampaignTopicInfo(models.Model):
-    """A campaign's topic information file as read (`evaluation.topic_info_file.parse_topic_info`): its columns in file
+    """A campaign's topic information file as read (`ir.formats.topic_info.parse_topic_info`): its columns in file
     order, Topic first among them wherever it was, and per topic the other columns' values. Replaced whole by each
     ingest."""
 

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from assessor.characterisation import characterisation_report
 from assessor.progress import ProgressRow, progress_report
 from core.downloads import spreadsheet_safe
-from core.errors import InputError
+from ir.prime import MEASURES, finite, format_value, natural_key
+from ir.problems import InputError
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 
 from . import analysis_services, selectors, services
 from .board import ALPHA
-from .prime import MEASURES, finite, format_value, natural_key
 from .reusability import run_team
 
 FORMATS = ("latex", "csv")

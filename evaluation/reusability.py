@@ -1,5 +1,5 @@
 """Pool bias and reusability (issue 18 point 6): leave-one-team-out over run files or a campaign's runs, through
-`evaluation.analysis.reusability` and the prime measures. docs/analysis.md gives the method."""
+`ir.statistics.reusability` and the prime measures. docs/analysis.md gives the method."""
 from __future__ import annotations
 
 import hashlib
@@ -11,14 +11,14 @@ from pathlib import Path
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from core.errors import InputError, Problems
-from pooling.formats.answer_ids import read_teams
-from pooling.formats.textio import open_binary
+from ir.formats.task3_answer_ids import read_teams
+from ir.formats.textio import open_binary
+from ir.prime import PrimeRun, answer_lists, formula_lists, trec_order
+from ir.problems import InputError, Problems
+from ir.statistics import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
 from pooling.models import Campaign, Run
 
 from . import selectors, services, task3
-from .analysis import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
-from .prime import PrimeRun, answer_lists, formula_lists, trec_order
 
 CACHE_SECONDS = 24 * 3600
 

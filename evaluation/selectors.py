@@ -9,18 +9,17 @@ from datetime import UTC, datetime
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from assessor.models import GRADE_VALUES, Adjudication, Assignment, Judgment
-from pooling.formats.qrels import MARKS
+from ir.formats.qrels import MARKS
+from ir.prime import TOP, Qrels, natural_key
+from ir.qrels import is_relevant
 from pooling.models import AnswerText, Campaign, Formula, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
-
-from .prime import TOP, Qrels, natural_key
-from .qrels import is_relevant
 
 VISUAL, INSTANCE = "visual", "instance"
 LEVELS = (VISUAL, INSTANCE)
 CHUNK = 20_000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# A complete qrels file's grades for System failure and Do not know (pooling.formats.qrels reads them back).
+# A complete qrels file's grades for System failure and Do not know (ir.formats.qrels reads them back).
 MARK_GRADES = {mark: grade for grade, mark in MARKS.items()}
 
 

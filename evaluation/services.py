@@ -11,16 +11,14 @@ from pathlib import Path
 from django.core.cache import cache
 
 from assessor import reports as assessor_reports
-from core.errors import InputError, Problems
-from pooling.formats.formula_tsv import read_formula_index
-from pooling.formats.qrels import MARKS, qrels_by_topic
-from pooling.formats.runs import ARQMATH_TASK2, detect_format, read_run
-from pooling.formats.textio import TextSink, iter_lines, open_binary
-from pooling.models import Campaign, Run
-
-from . import reading, selectors, task3, words
-from .measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
-from .prime import (
+from evaluation import selectors, task3
+from ir import reading, words
+from ir.formats.formula_tsv import read_formula_index
+from ir.formats.qrels import MARKS, qrels_by_topic
+from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run
+from ir.formats.textio import TextSink, iter_lines, open_binary
+from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
+from ir.prime import (
     RELEVANCE_LEVEL,
     REPORTED,
     Evaluator,
@@ -34,7 +32,9 @@ from .prime import (
     prime_answers,
     prime_of,
 )
-from .qrels import QrelsSummary, is_relevant, qrels_lines
+from ir.problems import InputError, Problems
+from ir.qrels import QrelsSummary, is_relevant, qrels_lines
+from pooling.models import Campaign, Run
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
 NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes

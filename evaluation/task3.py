@@ -1,4 +1,4 @@
-"""A campaign's ARQMath-3 Task 3 runs scored (issue 17): AR, P@1 and LO (evaluation/answers.py) against the campaign's
+"""A campaign's ARQMath-3 Task 3 runs scored (issue 17): AR, P@1 and LO (ir/task3_measures.py) against the campaign's
 judgments of their answers, beside its Task 1 runs' prime measures (services.evaluate_campaign).
 
 The campaign's qrels hold both the posts and the Task 3 answer ids (`d_N`), judged in the same pools. As in ARQMath-3,
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 
-from pooling.formats.qrels import MARKS
+from ir.formats.qrels import MARKS
+from ir.prime import Qrels, RunScores
+from ir.task3_measures import answer_scores
 from pooling.models import Run
 
 from . import selectors
-from .answers import answer_scores
-from .prime import Qrels, RunScores
 
 
 def kept(qrels: Qrels, keep: Callable[[str, int], bool]) -> dict[str, dict[str, int]]:

@@ -7,11 +7,11 @@ from pathlib import Path
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from ir.formats.topic_info import TopicInfo, decode_topic_info
+from ir.prime import natural_key
 from pooling.models import Campaign
 
 from .models import CampaignTopicInfo
-from .prime import natural_key
-from .topic_info_file import TopicInfo, decode_topic_info
 
 SHOWN = 10  # topics named in a warning
 

@@ -10,16 +10,16 @@ from django.shortcuts import get_object_or_404, render
 from assessor.characterisation import characterisation_report
 from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
-from core.errors import InputError
 from core.permissions import organizer_required
-from pooling.charts import difference_bars
+from ir.charts import difference_bars
+from ir.formats.topic_info import TOPIC_COLUMN
+from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
+from ir.problems import InputError
+from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign, Run
 
 from . import board, selectors, services, topic_info
-from .answers import TASK3_REPORTED
-from .prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from .services import Evaluation
-from .topic_info_file import TOPIC_COLUMN
 
 
 @dataclass

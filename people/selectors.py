@@ -13,8 +13,8 @@ from django.db.models import Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from core.errors import InputError
 from core.permissions import ORGANIZERS
+from ir.problems import InputError
 
 
 def accounts_named(names: list[str]) -> list[User]:

@@ -17,8 +17,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from core.bounds import max_chars
-from core.errors import InputError
 from core.permissions import ORGANIZERS
+from ir.problems import InputError
 
 # secrets.token_urlsafe(12): 16 characters, 96 random bits.
 PASSWORD_BYTES = 12

@@ -11,8 +11,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from core.errors import InputError
 from core.permissions import organizer_required
+from ir.problems import InputError
 
 from . import selectors, services
 from .forms import AccountCreateForm

@@ -16,9 +16,9 @@ from rest_framework.response import Response
 from assessor import services as assessor_services
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
+from ir.formats.pools import write_pool_tsv
 
 from . import selectors, services
-from .formats.pools import write_pool_tsv
 from .job_params import (
     CampaignDeleteParams,
     CollectionIngestParams,

@@ -29,7 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from assessor import services as assessor_services
-from core.errors import InputError
+from ir.problems import InputError
 
 from . import services
 from .job_params import (

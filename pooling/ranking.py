@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator
 
 from django.db import connection
 
-from .algorithms.visual import cluster_visual_ids
+from ir.pools.visual import cluster_visual_ids
+
 from .models import Campaign, Formula, Run, RunEntry
 
 BATCH = 5000

@@ -8,10 +8,10 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
-from core.errors import InputError
+from ir.pools.ids import id_order_key
+from ir.pools.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
+from ir.problems import InputError
 
-from .algorithms.ids import id_order_key
-from .algorithms.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
 from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Post, Run, RunAnswer, Topic
 from .ranking import formula_prefixes, run_depth, top_entries
 

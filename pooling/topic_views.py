@@ -9,8 +9,8 @@ from django.views.decorators.http import require_http_methods
 
 from assessor import services as assessor_services
 from assessor.selectors import topic_work
-from core.errors import InputError
 from core.permissions import organizer_required
+from ir.problems import InputError
 
 from . import services
 from .models import Topic

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_http_methods
 
 from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
-from core.errors import InputError
 from core.permissions import organizer_required
+from ir.problems import InputError
 
 from . import services
 from .forms import CampaignSettingsForm, RunReplaceForm

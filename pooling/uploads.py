@@ -15,8 +15,8 @@ from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
-from core.errors import InputError
 from core.permissions import is_organizer
+from ir.problems import InputError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -10,11 +10,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from assessor.progress import judging_time
 from assessor.selectors import judged_items_of_campaign
-from core.errors import InputError
 from core.permissions import is_organizer, organizer_required
+from ir.charts import plan_bars
+from ir.problems import InputError
 
 from . import selectors, services
-from .charts import plan_bars
 from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from .jobs import job_create, job_retry, job_view

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling.models import Campaign, Topic
 
 from .. import reports, rules

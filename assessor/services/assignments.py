@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core.errors import InputError, Problems
+from ir.problems import InputError, Problems
 from pooling.models import Campaign, Topic
 
 from .. import balancing, rendering, rules, selectors

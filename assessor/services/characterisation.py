@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling.models import Campaign, PoolItem, Topic
 
 from .. import rules

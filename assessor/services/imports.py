@@ -1,4 +1,4 @@
-"""import_judgments (SPEC 9): a TSV of judgments made elsewhere (pooling/formats/judgments_tsv.py reads it), checked
+"""import_judgments (SPEC 9): a TSV of judgments made elsewhere (ir/formats/judgments_tsv.py reads it), checked
 by the same rules as the judging page and written through the same services."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from core.errors import InputError, Problems
+from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
+from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
-from pooling.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules

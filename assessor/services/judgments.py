@@ -14,7 +14,7 @@ from django.db.models import Expression, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules, selectors

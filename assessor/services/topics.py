@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services as pooling
 from pooling.models import Campaign, Topic
 

@@ -3,9 +3,9 @@ import math
 
 from django import template
 
-from evaluation.analysis import format_p
-from evaluation.answers import TASK3_REPORTED
-from evaluation.prime import REPORTED, format_value
+from ir.prime import REPORTED, format_value
+from ir.statistics import format_p
+from ir.task3_measures import TASK3_REPORTED
 
 register = template.Library()
 

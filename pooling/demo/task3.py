@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .collection import Post, Subject
 
-ANSWER_MAX = 1200  # Unicode characters (pooling.formats.answers.ANSWER_MAX: the demo writes files only)
+ANSWER_MAX = 1200  # Unicode characters (ir.formats.task3_answers.ANSWER_MAX: the demo writes files only)
 GENERATED = "delta-task3-gpt-auto-both-generate-P"
 EXTRACTED = "alpha-task3-tangent-auto-both-extract-A"
 _TAGS = re.compile(r"<[^>]+>")

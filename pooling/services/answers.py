@@ -13,11 +13,11 @@ import os
 
 from django.db.models import Max
 
-from core.errors import Problems
+from ir.formats.runs import ARQMATH_TASK3, uncovered_warning
+from ir.formats.task3_answers import AnswerRow, read_answers_file
+from ir.problems import Problems
 
 from ..bulk import bulk_insert
-from ..formats.answers import AnswerRow, read_answers_file
-from ..formats.runs import ARQMATH_TASK3, uncovered_warning
 from ..models import AnswerText, Campaign, Run, RunAnswer, RunEntry
 from .pools import campaign_lock
 

@@ -12,10 +12,10 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from core.bounds import max_chars
-from core.errors import InputError, Problem, Problems
+from ir.formats import topics_xml
+from ir.formats.textio import open_binary
+from ir.problems import InputError, Problem, Problems
 
-from ..formats import topics_xml
-from ..formats.textio import open_binary
 from ..models import Campaign, Collection, Topic
 from .common import fits, given_keys
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef
 
-from core.errors import MAX_KEPT, InputError, Problem, Problems
+from ir.formats import detect, formula_tsv, jsonl, se_xml
+from ir.formats.textio import ID_MAX, file_size, open_binary
+from ir.pools.ids import id_order_key
+from ir.problems import MAX_KEPT, InputError, Problem, Problems
 
-from ..algorithms.ids import id_order_key
 from ..bulk import NULL, bulk_insert, copy_text, insert_rows
-from ..formats import detect, formula_tsv, jsonl, se_xml
-from ..formats.textio import ID_MAX, file_size, open_binary
 from ..models import Collection, Comment, Formula, Post
 from .campaigns import collection_get_or_create
 from .common import PROGRESS_EVERY, Progress, Rejected, fits

@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.errors import Problems
-
-from ..formats.textio import ID_MAX
+from ir.formats.textio import ID_MAX
+from ir.problems import Problems
 
 Progress = Callable[[float], None] | None
 PROGRESS_EVERY = 20000

@@ -11,12 +11,12 @@ from dataclasses import asdict, dataclass, replace
 
 from django.db import connection, transaction
 
-from core.errors import InputError
+from ir.pools.formulas import overflow_count, pool_formulas, rr_vote, select_instances
+from ir.pools.ids import id_order_key
+from ir.pools.order import display_order
+from ir.pools.posts import pool_answers
+from ir.problems import InputError
 
-from ..algorithms.answers import pool_answers
-from ..algorithms.formulas import overflow_count, pool_formulas, rr_vote, select_instances
-from ..algorithms.ids import id_order_key
-from ..algorithms.order import display_order
 from ..bulk import bulk_insert
 from ..models import Campaign, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries

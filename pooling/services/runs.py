@@ -15,12 +15,12 @@ from django.db.models.functions import Coalesce
 from django.forms.models import model_to_dict
 
 from core.bounds import max_chars
-from core.errors import InputError, Problems
+from ir.formats.run_names import parse_run_name
+from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
+from ir.formats.textio import file_size, open_binary
+from ir.problems import InputError, Problems
 
 from ..bulk import Row, bulk_insert, copy_text
-from ..formats.run_names import parse_run_name
-from ..formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
-from ..formats.textio import file_size, open_binary
 from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
 from .answers import answer_run_store
 from .common import PROGRESS_EVERY, Progress, Rejected, given_keys

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import Count, ProtectedError
 
-from core.errors import InputError
+from ir.problems import InputError
 
 from ..models import Campaign, PoolItem, Run, RunEntry, Topic
 from .pools import JudgedItems, campaign_lock

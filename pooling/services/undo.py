@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from core.bounds import max_chars
-from core.errors import InputError, Problem
+from ir.problems import InputError, Problem
 
 from ..models import Campaign, Collection, Job, PoolItem, Run, RunEntry
 from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label

@@ -9,8 +9,8 @@ import pytest
 from assessor import rounds, services
 from assessor.models import Adjudication, AdjudicationRevision, Judgment, JudgmentRevision
 from assessor.services.adjudication import adjudication_record
-from core.errors import InputError
 from evaluation import selectors as evaluation_selectors
+from ir.problems import InputError
 from tests.commands import command_output, rejected
 
 from .test_agreement_reports import dual_setup, import_lines

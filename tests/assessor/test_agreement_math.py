@@ -1,4 +1,4 @@
-"""Cohen's kappa and Krippendorff's alpha (assessor/agreement.py) against worked examples from the literature,
+"""Cohen's kappa and Krippendorff's alpha (ir/agreement.py) against worked examples from the literature,
 scikit-learn's cohen_kappa_score and the krippendorff package's documented example; no database."""
 import math
 import random
@@ -7,7 +7,7 @@ import warnings
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from assessor import agreement as ag
+from ir import agreement as ag
 
 
 def table(both_yes, yes_no, no_yes, both_no):

@@ -6,7 +6,7 @@ from rest_framework.authtoken.models import Token
 
 from assessor import services
 from assessor.models import Assignment, GoldJudgment, TrainingRound
-from core.errors import InputError
+from ir.problems import InputError
 from tests.factories import CampaignFactory, TopicFactory, UserFactory
 
 TOPICS = ["A.1", "A.2", "A.3", "A.4", "A.5"]

@@ -12,7 +12,7 @@ from assessor.models import (
     SampleItem,
 )
 from assessor.services.characterisation import sample_draw
-from core.errors import InputError
+from ir.problems import InputError
 from pooling.models import PoolItem
 from tests.commands import command_output, rejected
 

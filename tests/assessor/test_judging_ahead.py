@@ -11,7 +11,7 @@ from assessor import selectors, services
 from assessor.models import ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 from assessor.services import GradeInput
 from assessor.stamps import Stamp, item_stamp, shown_at, stamp_read
-from core.errors import InputError
+from ir.problems import InputError
 from pooling.models import PoolItem
 
 from .fixtures import assign

@@ -5,7 +5,7 @@ from django.db import IntegrityError
 from assessor import selectors, services
 from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision
 from assessor.services import GradeInput
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services as pooling_services
 from pooling.models import PoolItem
 from tests.commands import command_output, rejected

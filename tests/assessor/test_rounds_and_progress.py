@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from assessor import progress, reports, rounds, services
 from assessor.models import Assignment, GoldJudgment, TrainingRound
-from core.errors import InputError
+from ir.problems import InputError
 from tests.commands import command_output
 from tests.factories import AssignmentFactory, ItemVisitFactory, PoolItemFactory, TopicFactory
 

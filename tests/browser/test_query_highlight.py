@@ -7,8 +7,8 @@ import pytest
 
 from assessor.rendering import judging_safe_fragments
 from assessor.selectors import ItemShown, judging_fragments
-from core.errors import Problems
-from pooling.formats.topics_xml import TopicRecord, read_topics
+from ir.formats.topics_xml import TopicRecord, read_topics
+from ir.problems import Problems
 from pooling.models import Topic
 from tests.assessor.fixtures import assign
 from tests.browser.test_judging import item_url, typeset

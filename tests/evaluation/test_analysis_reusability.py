@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from evaluation.analysis import (
+from ir.statistics import (
     REUSABILITY_HEADER,
     kendall_tau,
     leave_team_out,

@@ -1,7 +1,7 @@
 """Run facts read from ARQMath run names (issue 18 point 2), on names the ARQMath labs published."""
 import pytest
 
-from pooling.formats.run_names import RunFacts, parse_run_name
+from ir.formats.run_names import RunFacts, parse_run_name
 
 
 @pytest.mark.parametrize(("name", "facts"), [

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.errors import InputError
-from evaluation.analysis import (
+from ir.problems import InputError
+from ir.statistics import (
     SIGNIFICANCE_HEADER,
     confidence_intervals,
     confidence_lines,

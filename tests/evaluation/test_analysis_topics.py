@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InputError
-from evaluation.analysis import category_lines, category_means
-from evaluation.topic_info_file import parse_topic_info, read_topic_info
+from ir.formats.topic_info import parse_topic_info, read_topic_info
+from ir.problems import InputError
+from ir.statistics import category_lines, category_means
 
 ARQMATH3 = Path(__file__).parents[1] / "data" / "arqmath" / "topics" / "Task1_ARQMath3_Topic_Information.head12.csv"
 

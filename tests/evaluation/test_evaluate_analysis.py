@@ -6,7 +6,7 @@ import warnings
 import pytest
 from scipy import stats
 
-from evaluation.analysis import SIGNIFICANCE_HEADER
+from ir.statistics import SIGNIFICANCE_HEADER
 from tests.commands import command_output, rejected
 
 # Three topics of ARQMath-3 (their categories are in tests/data/arqmath/topics/...head12.csv: A.301 and A.303

@@ -6,10 +6,11 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from evaluation import analysis, board
-from evaluation.prime import MEASURES, RunScores
+from evaluation import board
 from evaluation.services import Evaluation
-from pooling.charts import difference_bars
+from ir import statistics as analysis
+from ir.charts import difference_bars
+from ir.prime import MEASURES, RunScores
 from tests.commands import command_output
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
 from tests.pooling.run_files import ingest, task1_lines

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from core.errors import InputError
 from evaluation import services
-from evaluation.measures import MeasureEvaluator, parse_measure, parse_measures
-from evaluation.prime import MAP, P10, Evaluator, answer_lists, prime_of
+from ir.measures import MeasureEvaluator, parse_measure, parse_measures
+from ir.prime import MAP, P10, Evaluator, answer_lists, prime_of
+from ir.problems import InputError
 from pooling.models import Campaign
 from tests.commands import command_output, rejected
 from tests.evaluation.pytrec_reference import assert_agrees, first_occurrences, qrels_of, qrels_rows, run_rows

@@ -6,17 +6,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.prime import (
-    MAP,
-    NDCG,
-    P10,
-    UNJUDGED,
-    Evaluator,
-    natural_key,
-    prime_answers,
-    prime_formulas,
-    score_lines,
-)
+from ir.prime import MAP, NDCG, P10, UNJUDGED, Evaluator, natural_key, prime_answers, prime_formulas, score_lines
 from tests.evaluation.pytrec_reference import assert_agrees, first_occurrences, qrels_of, qrels_rows, run_rows
 
 LOG2_3 = math.log2(3)

@@ -1,4 +1,4 @@
-"""The whole-file reader of evaluation (evaluation/reading.py) against read_run and the prime filter it stands in for:
+"""The whole-file reader of evaluation (ir/reading.py) against read_run and the prime filter it stands in for:
 the same prime runs, scores and messages on generated valid and invalid files."""
 import dataclasses
 import logging
@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 from assessor.models import Assignment
 from assessor.services import assignment_withdraw, judgments_import
-from core.errors import InputError, Problems
-from evaluation import reading, selectors, services, words
-from evaluation.prime import Evaluator, prime_answers
-from pooling.formats.runs import read_run
+from evaluation import selectors, services
+from ir import reading, words
+from ir.formats.runs import read_run
+from ir.prime import Evaluator, prime_answers
+from ir.problems import InputError, Problems
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 
 QRELS = {"A.1": {"1": 2, "2": 0, "3": 3, "x" * 64: 1, "10": 1},
@@ -286,6 +287,6 @@ def test_an_error_in_the_whole_file_reader_is_logged_and_the_run_read_row_by_row
         raise IndexError("a bug in the reader")
 
     monkeypatch.setattr(reading, "prime_answers_of", bug)
-    with caplog.at_level(logging.ERROR, logger="evaluation.reading"):
+    with caplog.at_level(logging.ERROR, logger="ir.reading"):
         assert outcome(qrels, [run]) == expected
     assert "read row by row instead" in caplog.text and "IndexError: a bug in the reader" in caplog.text

@@ -3,7 +3,7 @@ files, teams from run tags or a team map, the full-qrels scores equal to `evalua
 import pytest
 from django.urls import reverse
 
-from evaluation.analysis import REUSABILITY_HEADER
+from ir.statistics import REUSABILITY_HEADER
 from pooling import services as pooling_services
 from tests.commands import command_output, rejected
 from tests.evaluation.test_analysis_reusability import QRELS, RUNS, TEAMS

@@ -3,7 +3,7 @@ names at ingest, kept when a run's file is replaced, edited on the run's facts p
 import pytest
 from django.urls import reverse
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services
 from pooling.job_params import RunIngestParams
 from pooling.models import Campaign, Run

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import InputError
-from evaluation import answers
 from evaluation.answer_files import evaluate_answer_files
-from evaluation.answers import Reference, latex_tokens, lexical_overlap, math_tagged, token_f1
+from ir import task3_measures as answers
+from ir.problems import InputError
+from ir.task3_measures import Reference, latex_tokens, lexical_overlap, math_tagged, token_f1
 from tests.commands import command_output
 
 A, B, C = "alpha-task3-a-auto-both-generate-A", "alpha-task3-b-auto-both-extract-A", "beta-task3-c-auto-both-generate-P"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from assessor import rounds
-from core.errors import Problems
-from pooling.formats.qrels import qrels_by_topic, read_qrels
+from ir.formats.qrels import qrels_by_topic, read_qrels
+from ir.problems import Problems
 from tests.commands import command_output
 
 QRELS = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "task3" / "qrels.arqmath-2022-task3-official.txt"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InputError
 from evaluation.answer_files import evaluate_answer_files
+from ir.problems import InputError
 from tests.commands import command_output, rejected
 
 TASK3 = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "task3"

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling.algorithms.answers import pool_answers
+from ir.pools.posts import pool_answers
 
 ids = st.sampled_from([str(i) for i in range(1, 30)] + ["a", "b", "x9"])
 runs = st.dictionaries(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling.algorithms.formulas import (
+from ir.pools.formulas import (
     overflow_count,
     pool_formulas,
     pooled_prefix,

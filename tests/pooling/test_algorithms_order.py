@@ -2,8 +2,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling.algorithms.ids import seeded_rng
-from pooling.algorithms.order import display_order
+from ir.pools.ids import seeded_rng
+from ir.pools.order import display_order
 
 ITEMS = [str(i) for i in range(1, 21)]
 

@@ -1,7 +1,7 @@
 """Pool statistics: what each run brought to the pool, and the planner of pool size and hours by depth."""
 import pytest
 
-from pooling.algorithms.stats import (
+from ir.pools.stats import (
     Contribution,
     PlanRow,
     formula_item_provenance,

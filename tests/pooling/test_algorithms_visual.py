@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling.algorithms.ids import id_order_key
-from pooling.algorithms.visual import cluster_visual_ids
+from ir.pools.ids import id_order_key
+from ir.pools.visual import cluster_visual_ids
 
 
 def test_visual_id_from_the_index_is_kept_even_when_the_latex_differs():

@@ -1,6 +1,6 @@
-"""The planner's chart geometry (pooling/charts.py), without a database: what the SVG bars would show."""
-from pooling.algorithms.stats import PlanRow
-from pooling.charts import PLAN_CHART, plan_bars
+"""The planner's chart geometry (ir/charts.py), without a database: what the SVG bars would show."""
+from ir.charts import PLAN_CHART, plan_bars
+from ir.pools.stats import PlanRow
 
 
 def row(depth: int, hours: float | None) -> PlanRow:

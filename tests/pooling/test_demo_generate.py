@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from ir.formats.task3_answers import read_answers_file
 from pooling.demo.generate import (
     DemoFiles,
     generate_demo,
     write_posts_bulk,
     write_task1_runs_bulk,
 )
-from pooling.formats.answers import read_answers_file
 
 SPAN_ID = re.compile(r'<span class="math-container" id="([^"]+)">')
 QUESTION_LINK = re.compile(r'href="https://math\.stackexchange\.com/(?:questions|q)/(\d+)')

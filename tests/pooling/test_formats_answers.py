@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InputError, Problems
-from pooling.formats.answers import ANSWER_MAX, read_answers, read_answers_file
-from pooling.formats.runs import ARQMATH_TASK2, ARQMATH_TASK3, TREC, detect_format, read_run
+from ir.formats.runs import ARQMATH_TASK2, ARQMATH_TASK3, TREC, detect_format, read_run
+from ir.formats.task3_answers import ANSWER_MAX, read_answers, read_answers_file
+from ir.problems import InputError, Problems
 
 TASK3 = Path(__file__).resolve().parent.parent / "data" / "arqmath" / "task3"
 RUN = TASK3 / "synthetic-task3-generate-A.tsv"

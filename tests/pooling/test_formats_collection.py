@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InputError, Problems
-from pooling.formats.detect import collection_file_kind
-from pooling.formats.formula_tsv import read_formula_extra, read_formula_index, tsv_header
-from pooling.formats.jsonl import read_jsonl
-from pooling.formats.se_xml import read_comments, read_posts, xml_root_name
+from ir.formats.detect import collection_file_kind
+from ir.formats.formula_tsv import read_formula_extra, read_formula_index, tsv_header
+from ir.formats.jsonl import read_jsonl
+from ir.formats.se_xml import read_comments, read_posts, xml_root_name
+from ir.problems import InputError, Problems
 
 ROOT = Path(__file__).resolve().parents[2]
 ARQMATH = ROOT / "tests" / "data" / "arqmath"
@@ -321,7 +321,7 @@ def test_malformed_collection_file_reports_line_and_message(reader, data, line, 
 def test_readers_work_without_django():
     code = (
         "import sys\n"
-        "import pooling.formats.detect, pooling.formats.jsonl, pooling.formats.qrels, pooling.formats.topics_xml\n"
+        "import ir.formats.detect, ir.formats.jsonl, ir.formats.qrels, ir.formats.topics_xml\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
     )
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}

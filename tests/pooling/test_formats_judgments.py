@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import io
 
-from core.errors import Problems
-from pooling.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
+from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
+from ir.problems import Problems
 
 
 def judgments(data: bytes) -> tuple[list[JudgmentRecord], list[str]]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import Problems
-from pooling.formats.qrels import read_qrels
+from ir.formats.qrels import read_qrels
+from ir.problems import Problems
 
 QRELS = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "qrels"
 

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from core.errors import Problems
-from pooling.formats.runs import ARQMATH_TASK1, ARQMATH_TASK2, TREC, RunSummary, read_run
+from ir.formats.runs import ARQMATH_TASK1, ARQMATH_TASK2, TREC, RunSummary, read_run
+from ir.problems import Problems
 
 TOPICS = {"A.1": 1, "A.2": 2, "A.10": 3}
 
@@ -158,7 +158,7 @@ def test_without_duplicate_finding_the_reader_remembers_no_items():
 def test_an_overlong_line_is_a_problem_and_is_not_held_in_memory():
     problems, warnings = Problems(), Problems()
     data = b"A.1\t11\t1\t2\trun\n" + b"x" * 5000 + b"\nA.1\t12\t2\t1\trun\n"
-    from pooling.formats.textio import iter_lines
+    from ir.formats.textio import iter_lines
 
     lines = list(iter_lines(io.BytesIO(data), problems, line_max=1000))
     assert [n for n, _ in lines] == [1, 3]
@@ -195,7 +195,7 @@ def test_leading_zeros_do_not_count_towards_a_ranks_length():
 
 def test_a_row_the_quick_checks_refuse_is_never_dropped_without_a_problem(monkeypatch):
     # Should the quick checks ever refuse what the detailed ones accept, the row is still reported.
-    monkeypatch.setattr("pooling.formats.runs._isfinite", lambda score: score != 2.0)
+    monkeypatch.setattr("ir.formats.runs._isfinite", lambda score: score != 2.0)
     rows, problems, _, _ = read(b"A.1\t11\t1\t2\trun\nA.1\t12\t2\t1\trun\n")
     assert [r.item_id for r in rows] == ["12"]
     assert [(p.line, p.message) for p in problems.items] == [(1, "this row could not be read")]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import Problems
-from pooling.formats.topics_xml import read_topics
+from ir.formats.topics_xml import read_topics
+from ir.problems import Problems
 
 TOPICS = Path(__file__).resolve().parents[1] / "data" / "arqmath" / "topics"
 TASK1_2020 = TOPICS / "topics.arqmath-2020-task1-origin.xml"

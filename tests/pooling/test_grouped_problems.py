@@ -1,4 +1,4 @@
-"""Problems of one kind grouped into one line with their count and lines, once (core/errors.py), on every
+"""Problems of one kind grouped into one line with their count and lines, once (ir/problems.py), on every
 surface: the command's standard error, the API (a job's problems, a 400 body) and the job page."""
 import io
 import re
@@ -7,9 +7,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from core.errors import GROUP_AFTER, InputError, Problem, Problems, kind_of
+from ir.formats.runs import read_run
+from ir.problems import GROUP_AFTER, InputError, Problem, Problems, kind_of
 from pooling import services
-from pooling.formats.runs import read_run
 from pooling.models import Job, Run, RunEntry
 from tests.commands import rejected
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services
 from pooling.models import Campaign, Collection, Comment, Formula, Post, Run, RunEntry, Topic
 from tests.commands import command_output as run_command

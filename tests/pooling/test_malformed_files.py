@@ -7,11 +7,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import DatabaseError, transaction
 
 from assessor.models import Assignment, Judgment
-from core.errors import Problems
-from evaluation import reading, words
+from ir import reading, words
+from ir.formats.qrels import read_qrels
+from ir.formats.textio import FIELD_MAX
+from ir.problems import Problems
 from pooling.bulk import bulk_insert
-from pooling.formats.qrels import read_qrels
-from pooling.formats.textio import FIELD_MAX
 from pooling.models import Collection, Comment, Formula, Post, Run, RunEntry, Topic
 from tests.commands import command_output, rejected
 
@@ -271,7 +271,7 @@ def test_a_judgments_line_over_the_bound_is_refused_with_its_line(answers, tmp_p
 
 def test_a_long_judgments_line_is_read_in_bounded_memory(answers, tmp_path):
     from assessor.services import judgments_import
-    from core.errors import InputError
+    from ir.problems import InputError
 
     path = tmp_path / "j.tsv"
     path.write_bytes(b"ada\tA.1\t10\t3\t" + b"x" * (16 * FIELD_MAX) + b"\n")

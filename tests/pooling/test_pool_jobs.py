@@ -5,8 +5,8 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from ir.formats.pools import write_pool_tsv
 from pooling import services
-from pooling.formats.pools import write_pool_tsv
 from pooling.job_params import PoolBuildParams
 from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Collection, Formula, Job, PoolItem

@@ -5,7 +5,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services
 from pooling.models import Job, Run, RunEntry
 from tests.commands import command_output, rejected

@@ -8,10 +8,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from assessor import services as assessor_services
-from core.errors import Problems
+from ir.formats.task3_answer_ids import read_answer_ids
+from ir.pools.order import display_order
+from ir.problems import Problems
 from pooling import selectors, services
-from pooling.algorithms.order import display_order
-from pooling.formats.answer_ids import read_answer_ids
 from pooling.models import AnswerText, Campaign, PoolItem, Run, RunAnswer, RunEntry
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory

@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 
 from assessor import services as assessor_services
 from assessor.models import Assignment, ItemVisit, Judgment
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services
 from pooling.models import AnswerText, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
 from tests.assessor.fixtures import assign

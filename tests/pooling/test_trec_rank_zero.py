@@ -7,11 +7,12 @@ import io
 import pytest
 import pytrec_eval
 
-from core.errors import Problems
-from evaluation import reading, selectors, words
-from evaluation.prime import prime_answers
+from evaluation import selectors
+from ir import reading, words
+from ir.formats.runs import TREC, RunSummary, read_run
+from ir.prime import prime_answers
+from ir.problems import Problems
 from pooling import services
-from pooling.formats.runs import TREC, RunSummary, read_run
 from pooling.models import PoolItem, Run, RunEntry
 from tests.commands import command_output, rejected
 

@@ -3,7 +3,7 @@ import pytest
 
 from assessor import services as assessor_services
 from assessor.models import Assignment, ItemVisit
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services
 from pooling.models import Campaign, PoolItem, Run, RunEntry, Topic
 from tests.assessor.fixtures import assign

@@ -7,7 +7,7 @@ from django.template.defaultfilters import pluralize
 from assessor import rules, services
 from assessor.characterisation import questions_of
 from core.commands import ServiceCommand
-from core.errors import InputError
+from ir.problems import InputError
 from people.selectors import accounts_named
 from pooling.selectors import campaign_named
 

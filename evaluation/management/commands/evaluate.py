@@ -9,13 +9,15 @@ import os
 
 from assessor.characterisation import characterisation_report
 from core.commands import ServiceCommand
-from core.errors import InputError
-from evaluation import analysis, analysis_services, answers, services, topic_info
+from evaluation import analysis_services, services, topic_info
 from evaluation.answer_files import evaluate_answer_files
 from evaluation.characterisation import characterisation_lines
-from evaluation.prime import FIRST_RESULT, RELEVANCE_LEVEL, score_lines
-from evaluation.topic_info_file import TopicInfo, check_column, read_topic_info
-from pooling.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
+from ir import statistics as analysis
+from ir import task3_measures as answers
+from ir.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
+from ir.formats.topic_info import TopicInfo, check_column, read_topic_info
+from ir.prime import FIRST_RESULT, RELEVANCE_LEVEL, score_lines
+from ir.problems import InputError
 from pooling.selectors import campaign_named
 
 from ._files import write_whole

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from core.commands import ServiceCommand
 from evaluation.topic_info import topic_info_ingest
-from evaluation.topic_info_file import TOPIC_COLUMN
+from ir.formats.topic_info import TOPIC_COLUMN
 from pooling.selectors import campaign_named
 
 

@@ -1,9 +1,9 @@
 """reusability --qrels FILE --depth K [--relevance-level L] [--team-map FILE] RUN...
 reusability --campaign NAME [--depth K]: SPEC 9, docs/analysis.md."""
 from core.commands import ServiceCommand
-from core.errors import InputError
 from evaluation import reusability, services
-from evaluation.analysis import reusability_lines
+from ir.problems import InputError
+from ir.statistics import reusability_lines
 from pooling.selectors import campaign_named
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from core.errors import InputError
+from ir.problems import InputError
 from pooling import services
 from pooling.models import Campaign, Run
 

@@ -2,8 +2,8 @@
 from contextlib import closing
 
 from core.commands import ServiceCommand
+from ir.formats.pools import write_pool_tsv
 from pooling import selectors
-from pooling.formats.pools import write_pool_tsv
 
 
 class Command(ServiceCommand):

@@ -2,7 +2,7 @@
 from django.conf import settings
 
 from core.commands import ServiceCommand
-from core.errors import InputError
+from ir.problems import InputError
 from pooling.demo.load import ORGANIZER, demo_load
 
 

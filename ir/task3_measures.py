@@ -19,11 +19,11 @@ from pathlib import Path
 
 from scipy import stats
 
-from core.errors import InputError
-from evaluation.analysis import kendall_tau
-from evaluation.prime import AR, P1, RELEVANCE_LEVEL, RunScores, first_result_scores, format_value, mean_of, natural_key
-from pooling.formats.answers import ANSWER_MAX, UNESCAPED_DOLLAR
-from pooling.formats.run_names import parse_run_name
+from ir.formats.run_names import parse_run_name
+from ir.formats.task3_answers import ANSWER_MAX, UNESCAPED_DOLLAR
+from ir.prime import AR, P1, RELEVANCE_LEVEL, RunScores, first_result_scores, format_value, mean_of, natural_key
+from ir.problems import InputError
+from ir.statistics import kendall_tau
 
 LO, CS = "lo", "cs"
 MEASURES = (AR, P1, LO, CS)  # in the order `evaluate` writes them

@@ -20,10 +20,9 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
-from core.errors import Problems
-
-from .formula_tsv import tsv_records
-from .textio import ID_MAX, open_binary, shown
+from ir.formats.formula_tsv import tsv_records
+from ir.formats.textio import ID_MAX, open_binary, shown
+from ir.problems import Problems
 
 COLUMNS = "topic rank score run_id sources answer"
 ANSWER_MAX = 1200  # Unicode characters (code points), as the organizers count them: len() of the text

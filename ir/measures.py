@@ -19,9 +19,8 @@ import ir_measures
 from ir_measures.measures.base import Measure as IrMeasure
 from ir_measures.providers.base import Evaluator
 
-from core.errors import InputError, Problem
-
-from .prime import FIRST_RESULT, REPORTED
+from ir.prime import FIRST_RESULT, REPORTED
+from ir.problems import InputError, Problem
 
 EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR; or trec_eval's names: ndcg_cut_10, map, bpref"
 _PROVIDERS = (ir_measures.pytrec_eval, ir_measures.judged)

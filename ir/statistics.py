@@ -1,5 +1,5 @@
 """The analyses organizers publish after evaluation (issue 18, SPEC 6.2): significance tests between runs, bootstrap
-intervals, means by topic category (the topic information file: evaluation/topic_info_file.py), rank correlation and
+intervals, means by topic category (the topic information file: ir/formats/topic_info.py), rank correlation and
 leave-one-team-out reusability.
 
 Pure Python, numpy and scipy over plain data (run -> topic -> value): no Django. `docs/analysis.md` gives the methods.
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from core.errors import InputError
-from evaluation.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
-from evaluation.topic_info_file import TopicInfo, check_column
+from ir.formats.topic_info import TopicInfo, check_column
+from ir.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
+from ir.problems import InputError
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
@@ -336,7 +336,7 @@ def reusability(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str,
 
 def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES,
                  relevance_level: int = RELEVANCE_LEVEL) -> Scorer:
-    """A scorer by the product's prime measures (evaluation.prime) at a relevance level: a ranked list's first item
+    """A scorer by the product's prime measures (ir.prime) at a relevance level: a ranked list's first item
     scores highest. `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses
     items."""
     def score(qrels: Qrels, runs: Mapping[str, RankedRun]) -> dict[str, dict[str, float]]:

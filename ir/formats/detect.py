@@ -4,10 +4,10 @@ from __future__ import annotations
 import os
 from typing import NoReturn
 
-from core.errors import InputError, Problem, Problems
-from pooling.formats.formula_tsv import extra_columns, header_guess, is_formula_index_header, tsv_header
-from pooling.formats.se_xml import xml_root_name
-from pooling.formats.textio import BOM
+from ir.formats.formula_tsv import extra_columns, header_guess, is_formula_index_header, tsv_header
+from ir.formats.se_xml import xml_root_name
+from ir.formats.textio import BOM
+from ir.problems import InputError, Problem, Problems
 
 COLLECTION_KINDS = ("posts", "comments", "formulas", "formula_extra", "jsonl")
 # Enough to get past an XML declaration, comments or leading blank lines.

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pooling.algorithms.ids import id_order_key
+from ir.pools.ids import id_order_key
 
 __all__ = ["cluster_visual_ids", "id_order_key"]
 

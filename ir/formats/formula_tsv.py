@@ -7,8 +7,8 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from core.errors import Problems
-from pooling.formats.textio import BOM, LINE_MAX, iter_lines
+from ir.formats.textio import BOM, LINE_MAX, iter_lines
+from ir.problems import Problems
 
 V2_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
 V3_HEADER = ["id", "post_id", "thread_id", "type", "comment_id", "old_visual_id", "visual_id", "issue", "formula"]

@@ -10,9 +10,9 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple, cast
 
-from core.errors import Problems
-from pooling.formats.se_xml import parse_int
-from pooling.formats.textio import FIELD_MAX, iter_lines, shown
+from ir.formats.se_xml import parse_int
+from ir.formats.textio import FIELD_MAX, iter_lines, shown
+from ir.problems import Problems
 
 COLUMNS = "assessor, topic, item_id, grade, comment[, kind[, round]]"
 HEADER = ["assessor", "topic", "item_id"]

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from core.errors import Problems
-
-from .textio import iter_lines, shown
+from ir.formats.textio import iter_lines, shown
+from ir.problems import Problems
 
 COLUMNS = "run topic answer_id"
 AnswerIds = dict[str, dict[str, str]]  # run -> topic -> answer id

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .textio import TextSink
+from ir.formats.textio import TextSink
 
 # The header line SPEC 9 fixes for each task.
 POOL_TSV_HEADERS: dict[str, tuple[str, ...]] = {

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from core.errors import Problems
-from pooling.formats.se_xml import int_refusal, parse_int
-from pooling.formats.textio import iter_lines, shown
+from ir.formats.se_xml import int_refusal, parse_int
+from ir.formats.textio import iter_lines, shown
+from ir.problems import Problems
 
 COLUMNS = "topic iteration doc_id grade"
 SYSTEM_FAILURE, DO_NOT_KNOW = 5, 6

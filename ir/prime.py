@@ -27,7 +27,7 @@ REPORTED = (*MEASURES, UNJUDGED)  # what the command, the API and the pages repo
 TREC_NAMES = {NDCG: "ndcg", MAP: "map", P10: "P_10"}
 RELEVANCE_LEVEL = 2
 # ARQMath-3's measures of one answer per topic (Task 3; Task 1 runs on their first result): AR, the average grade, and
-# P@1, the share of topics where it is relevant (grade >= 2). evaluation/answers.py computes them for Task 3 runs.
+# P@1, the share of topics where it is relevant (grade >= 2). ir/task3_measures.py computes them for Task 3 runs.
 AR, P1 = "ar", "p1"
 FIRST_RESULT = (AR, P1)
 TOP = 10  # the depth of the unjudged fraction
@@ -163,7 +163,7 @@ def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels, *, first: b
 
 
 class ExtraMeasures(Protocol):
-    """Measures computed beside the prime ones on the de-duplicated run (evaluation.measures.MeasureEvaluator)."""
+    """Measures computed beside the prime ones on the de-duplicated run (ir.measures.MeasureEvaluator)."""
 
     names: list[str]
 

@@ -15,8 +15,8 @@ from xml.sax.xmlreader import Locator
 import defusedxml.sax
 from defusedxml.common import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 
-from core.errors import Problems
-from pooling.formats.textio import FIELD_MAX, field_problem, shown
+from ir.formats.textio import FIELD_MAX, field_problem, shown
+from ir.problems import Problems
 
 # Small enough that the rows collected between two yields stay few, large enough to be fast.
 XML_CHUNK = 1 << 18

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO, Protocol
 
-from core.errors import Problems
+from ir.problems import Problems
 
 BOM = b"\xef\xbb\xbf"
 ID_MAX = 64  # the longest external id (post, formula, visual, topic id) the database keeps

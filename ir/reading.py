@@ -1,6 +1,6 @@
 """Task 1 run files read for evaluation only: a whole file checked and prime-filtered with numpy, not row by row.
 
-`pooling.formats.runs.read_run` reads a run for the ingest, one row at a time with every check and message. To score
+`ir.formats.runs.read_run` reads a run for the ingest, one row at a time with every check and message. To score
 a run, evaluation needs only the judged rows and each topic's top 10, so this reader takes the common, plain shape
 (ASCII ids, tab-separated, one `\\n` or `\\r\\n` per line, no blank line) as whole-file array operations, and gives
 up (returns None) on anything else: the caller then reads the file with `read_run` and the prime filter, which accept
@@ -14,7 +14,7 @@ at every byte), the bytes outside it masked, digits checked and converted within
 up in the qrels all at once. Then the parts' rows go through the prime filter together.
 
 One entry: `read_prime_answers(path, judged)` (with `words.judged_keys(qrels)` made once for every run of an
-evaluation); the word-level primitives and the qrels' keys are in evaluation/words.py.
+evaluation); the word-level primitives and the qrels' keys are in ir/words.py.
 """
 from __future__ import annotations
 
@@ -26,11 +26,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pooling.formats.runs import ARQMATH_TASK1, RANK_MAX, RANK_MIN, TREC, bytes_cut_short
-from pooling.formats.textio import BOM, ID_MAX, LINE_MAX
-
-from .prime import TOP, Prime, first_item, top_unjudged
-from .words import (
+from ir.formats.runs import ARQMATH_TASK1, RANK_MAX, RANK_MIN, TREC, bytes_cut_short
+from ir.formats.textio import BOM, ID_MAX, LINE_MAX
+from ir.prime import TOP, Prime, first_item, top_unjudged
+from ir.words import (
     DOT_TO_ZERO,
     DOTS,
     JudgedKeys,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from pooling.formats.qrels import MARKS
+from ir.formats.qrels import MARKS
 
 RELEVANT = 2  # grade >= 2 (high or medium) is relevant for the filter, as for MAP' and P'@10
 

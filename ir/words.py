@@ -1,4 +1,4 @@
-"""Ids and numbers as 64-bit words, for the whole-file reader (evaluation/reading.py): a view of a buffer with a
+"""Ids and numbers as 64-bit words, for the whole-file reader (ir/reading.py): a view of a buffer with a
 word at every byte, fields masked, digits checked and converted within a word, ids hashed; and the qrels prepared
 once as hashed (topic, item) keys (`judged_keys`) that every row of a run is looked up in at once (`lookup`).
 Pure numpy: no Django."""
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pooling.formats.textio import ID_MAX
+from ir.formats.textio import ID_MAX
 
 U = np.uint64
 _LOW7 = U(0x7F7F7F7F7F7F7F7F)

@@ -5,8 +5,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pooling.algorithms.answers import pool_answers
-from pooling.algorithms.formulas import pool_formulas
+from ir.pools.formulas import pool_formulas
+from ir.pools.posts import pool_answers
 
 
 @dataclass(frozen=True)

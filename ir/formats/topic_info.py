@@ -1,5 +1,5 @@
 """A topic information file (SPEC 6.2, issue 18): a CSV with a `Topic` column and any others (category, difficulty,
-...), read with a line-numbered problem for every bad row, for the means by topic category of `evaluation.analysis`.
+...), read with a line-numbered problem for every bad row, for the means by topic category of `ir.statistics`.
 Pure Python: no Django (a campaign's stored copy is evaluation/topic_info.py's)."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import InputError, Problem, Problems
-from pooling.formats.runs import cut_short
-from pooling.formats.textio import iter_lines
+from ir.formats.runs import cut_short
+from ir.formats.textio import iter_lines
+from ir.problems import InputError, Problem, Problems
 
 TOPIC_COLUMN = "Topic"
 

@@ -5,9 +5,9 @@ import json
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from core.errors import Problems
-from pooling.formats.se_xml import PostRecord, int_refusal, normalize_tags, parse_int
-from pooling.formats.textio import ID_MAX, iter_lines, shown, text_problem
+from ir.formats.se_xml import PostRecord, int_refusal, normalize_tags, parse_int
+from ir.formats.textio import ID_MAX, iter_lines, shown, text_problem
+from ir.problems import Problems
 
 KINDS = ("question", "answer", "document")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import BinaryIO
 
-from .answers import is_answer_row
-from .formula_tsv import is_formula_index_header
-from .judgments_tsv import HEADER as JUDGMENTS_HEADER
-from .se_xml import parse_int
-from .textio import BOM
+from ir.formats.formula_tsv import is_formula_index_header
+from ir.formats.judgments_tsv import HEADER as JUDGMENTS_HEADER
+from ir.formats.se_xml import parse_int
+from ir.formats.task3_answers import is_answer_row
+from ir.formats.textio import BOM
 
 PEEK = 1 << 16  # enough for an XML declaration, comments and a whole first topic
 

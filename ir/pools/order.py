@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pooling.algorithms.ids import id_order_key, seeded_rng
+from ir.pools.ids import id_order_key, seeded_rng
 
 
 def display_order(items: Iterable[str], *, seed: int, topic_id: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .algorithms.stats import PlanRow
+from ir.pools.stats import PlanRow
 
 # -- the kappa chart: grouped bars per assessor, four-way and binary side by side, as in the ARQMath overview figures
 

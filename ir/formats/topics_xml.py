@@ -6,10 +6,10 @@ from typing import BinaryIO, NamedTuple
 from xml.sax.handler import ContentHandler
 from xml.sax.xmlreader import Locator
 
-from core.errors import Problems
-from pooling.formats.kinds import TOPICS_TASK1, TOPICS_TASK2, looks_like, stream_kind
-from pooling.formats.se_xml import StopParsing, feed_xml, normalize_tags
-from pooling.formats.textio import FIELD_MAX, field_problem
+from ir.formats.kinds import TOPICS_TASK1, TOPICS_TASK2, looks_like, stream_kind
+from ir.formats.se_xml import StopParsing, feed_xml, normalize_tags
+from ir.formats.textio import FIELD_MAX, field_problem
+from ir.problems import Problems
 
 TASKS = ("answers", "formulas")
 EXPECTED = {"answers": "an ARQMath Task 1 (or Task 3) topic file", "formulas": "an ARQMath Task 2 topic file"}

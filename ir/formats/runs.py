@@ -10,17 +10,16 @@ from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple
 
-from core.errors import Problems
-
-from .answers import is_answer_row
-from .formula_tsv import tsv_records
-from .kinds import RUN_KINDS, looks_like, stream_kind
-from .textio import ID_MAX, iter_lines
+from ir.formats.formula_tsv import tsv_records
+from ir.formats.kinds import RUN_KINDS, looks_like, stream_kind
+from ir.formats.task3_answers import is_answer_row
+from ir.formats.textio import ID_MAX, iter_lines
+from ir.problems import Problems
 
 ARQMATH_TASK1 = "arqmath1"
 ARQMATH_TASK2 = "arqmath2"
 TREC = "trec"
-ARQMATH_TASK3 = "arqmath3"  # Task 3 answers: recognised here, read by pooling.formats.answers
+ARQMATH_TASK3 = "arqmath3"  # Task 3 answers: recognised here, read by ir.formats.task3_answers
 
 RANK_MAX = 2**31 - 1
 _NAN = math.nan

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Literal
 
-from pooling.algorithms.ids import id_order_key, seeded_rng
+from ir.pools.ids import id_order_key, seeded_rng
 
 Provenance = list[tuple[str, int]]
 Policy = Literal["rr-vote", "thread-spread"]
