@@ -1,4 +1,4 @@
-"""The demo's assignments: load_demo (pooling.demo.load) calls demo_assign once it has made the demo campaigns, and
+"""The demo's assignments: load_demo (workflow.demo) calls demo_assign once it has made the demo campaigns, and
 demo_delete before `load_demo --reset` deletes them."""
 from __future__ import annotations
 

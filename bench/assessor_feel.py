@@ -1,7 +1,7 @@
 """Assessor feel (issue 16): the time from Enter to the next item on screen with its math typeset, in Chromium.
 
 Creates a fresh PostgreSQL database (`bench_feel_<pid>`, on the server DATABASE_URL names; dropped at the end
-unless --keep), loads the demo into it with the demo's own service (`pooling.demo.load.demo_load`), collects the
+unless --keep), loads the demo into it with the demo's own service (`workflow.demo.demo_load`), collects the
 static files and serves the product with gunicorn (production settings, DEBUG off, compose's worker options) on a
 free loopback port. Headless Chromium (/usr/bin/chromium through Playwright, the browser tests' arguments) logs in
 as the demo assessor `assessor1` and judges with the keyboard, as an assessor does: 25 items of its Task 1 topic
@@ -128,7 +128,7 @@ def load_demo(work: Path) -> str:
     """Migrates, loads the demo (its warm-up jobs run here, as in judging.py), collects the static files; returns
     assessor1's password."""
     harness.setup_django()
-    from pooling.demo.load import demo_load
+    from workflow.demo import demo_load
 
     bench_judging.run_jobs_here()
     harness.ensure_database()

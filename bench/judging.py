@@ -92,8 +92,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def demo_campaign():
     """The demo's Task 1 campaign, loaded first (once) when missing."""
-    from pooling.demo.load import demo_load
     from pooling.models import Campaign
+    from workflow.demo import demo_load
 
     campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
     if campaign is None:

@@ -7,22 +7,22 @@ from drf_spectacular.views import SpectacularAPIView
 from core.api import not_found
 from people import views as people_views
 from people.apis import TokenObtainApi
-from pooling import views as pooling_views
+from workflow import views as workflow_views
 
 urlpatterns = [
-    path("", pooling_views.home, name="home"),
-    path("healthz/", pooling_views.healthz, name="healthz"),
+    path("", workflow_views.home, name="home"),
+    path("healthz/", workflow_views.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("", include("people.urls")),
-    path("", include("pooling.urls")),
+    path("", include("workflow.urls")),
     path("", include("assessor.urls")),
     path("", include("evaluation.urls")),
     path("help/", include("core.urls")),
     path("admin/", admin.site.urls),
-    path("api/", include("pooling.api_urls")),
+    path("api/", include("workflow.api_urls")),
     path("api/", include("assessor.api_urls")),
     path("api/", include("evaluation.api_urls")),
     path("api/token/", TokenObtainApi.as_view(), name="api-token"),

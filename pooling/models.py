@@ -341,7 +341,7 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # While running, the worker's heartbeat thread refreshes heartbeat_at; a running job whose heartbeat is old has
-    # lost its worker and is taken again (pooling/jobs.py). `worker` names the claim, so that a displaced worker's
+    # lost its worker and is taken again (workflow/jobs.py). `worker` names the claim, so that a displaced worker's
     # late writes are ignored; `attempts` counts the claims, so that a job that kills its worker is not retried forever.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=100, blank=True)

@@ -29,9 +29,9 @@ def jobs_mode(request, monkeypatch):
     """eager: the job runs when the request's transaction commits, before the redirect is followed (no broker, as in
     the demo); queued: it waits for a worker that has not come yet. Tests never commit, so the commit is played."""
     if request.param == "eager":
-        monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+        monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     else:
-        monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: None)
+        monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: None)
     return request.param
 
 

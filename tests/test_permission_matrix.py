@@ -21,10 +21,10 @@ from drf_spectacular.generators import SchemaGenerator
 
 from assessor import services
 from assessor.models import Judgment
-from pooling.job_params import PoolBuildParams
-from pooling.jobs import job_create
 from pooling.models import PoolItem
 from tests.assessor.fixtures import assign
+from workflow.job_params import PoolBuildParams
+from workflow.jobs import job_create
 
 # Routes anyone may reach, signed in or not.
 PUBLIC = {"login", "logout", "healthz", "api-token"}

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "assessor",
     "evaluation",
     "people",
+    "workflow",
 ]
 
 MIDDLEWARE = [
@@ -57,7 +58,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # After the session and the user, so that it knows who asks; it refuses an oversized body in __call__, before
     # CsrfViewMiddleware reads the body (in process_view, which runs after every middleware's __call__).
-    "pooling.uploads.UploadLimitMiddleware",
+    "workflow.uploads.UploadLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: turns a lockout flagged during authentication into the lockout page (people.lockout).
@@ -149,7 +150,7 @@ STORAGES = {
 }
 
 # Uploads: files over 2.5 MB stream to a temporary file; the largest accepted upload is UPLOAD_MAX_BYTES, for an
-# organizer at an upload URL (pooling/uploads.py). Every other request body (anyone's, anywhere else, and anyone but
+# organizer at an upload URL (workflow/uploads.py). Every other request body (anyone's, anywhere else, and anyone but
 # an organizer's at an upload URL) is refused with 413 past REQUEST_BODY_MAX_BYTES, before it is read.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(2 * 1024**3)))
 REQUEST_BODY_MAX_BYTES = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(1024**2)))
@@ -167,7 +168,7 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # A job's worker writes a heartbeat every JOB_HEARTBEAT_SECONDS; a running job not heard from for JOB_STALE_SECONDS
 # has lost its worker and is taken again by the next worker's sweep, at most JOB_MAX_ATTEMPTS times in all, then
-# failed with a Retry button (pooling/jobs.py, docs/architecture.md). The broker hands an unacknowledged message
+# failed with a Retry button (workflow/jobs.py, docs/architecture.md). The broker hands an unacknowledged message
 # back after the visibility timeout: 5 minutes, not Redis's hour, covers a worker lost before it claimed its job.
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "60"))

@@ -4,8 +4,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from pooling.demo.load import CAMPAIGNS
 from tests.commands import command_output
+from workflow.demo import CAMPAIGNS
 
 pytestmark = pytest.mark.django_db
 

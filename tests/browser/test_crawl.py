@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Error as PlaywrightError
 
-from pooling.demo.load import CAMPAIGNS
 from pooling.models import Campaign
+from workflow.demo import CAMPAIGNS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from pooling.jobs import job_execute
 from pooling.models import Job
 from tests.pooling.run_files import answers_campaign
+from workflow.jobs import job_execute
 
 from .test_organizer_pages import log_in
 

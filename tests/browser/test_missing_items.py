@@ -5,9 +5,9 @@ import pytest
 from playwright.sync_api import expect
 
 from assessor.models import Judgment
-from pooling.jobs import job_execute
 from pooling.models import Job, PoolItem, Run
 from tests.assessor.fixtures import assign
+from workflow.jobs import job_execute
 
 from .test_organizer_pages import log_in
 

@@ -5,9 +5,9 @@ from django.urls import reverse
 
 from ir.problems import InputError
 from pooling import services
-from pooling.job_params import RunIngestParams
 from pooling.models import Campaign, Run
 from tests.factories import CampaignFactory, TopicFactory
+from workflow.job_params import RunIngestParams
 
 
 @pytest.fixture

@@ -12,12 +12,12 @@ from rest_framework.test import APIClient
 from assessor import services as assessor_services
 from assessor.models import Assignment
 from pooling import services
-from pooling.job_params import PoolBuildParams
-from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Job, RunEntry
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
+from workflow.job_params import PoolBuildParams
+from workflow.jobs import job_create, job_execute
 
 pytestmark = pytest.mark.django_db
 

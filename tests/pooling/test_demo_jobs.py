@@ -2,8 +2,8 @@
 import pytest
 from django.core.management import call_command
 
-from pooling.demo.load import CAMPAIGNS
 from pooling.models import Job
+from workflow.demo import CAMPAIGNS
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
 from core.permissions import is_organizer
-from pooling.demo.load import CAMPAIGNS, COLLECTION
 from pooling.models import Campaign, Collection, PoolInstance, PoolItem, Run
+from workflow.demo import CAMPAIGNS, COLLECTION
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,8 @@ from assessor.models import (
 )
 from assessor.rounds import training_round_create
 from assessor.services import GradeInput, assignment_withdraw, characterisation_submit, judgment_submit
-from pooling.demo.load import CAMPAIGNS
 from pooling.models import Campaign, PoolItem, Run
+from workflow.demo import CAMPAIGNS
 
 pytestmark = pytest.mark.django_db
 

@@ -21,11 +21,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.celery_app import app
-from pooling.job_params import PoolBuildParams, RunIngestParams
-from pooling.jobs import IN_REQUEST, job_claim, job_create, job_execute, job_stale, job_sweep
 from pooling.models import Campaign, Job, PoolItem, Run, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign
+from workflow.job_params import PoolBuildParams, RunIngestParams
+from workflow.jobs import IN_REQUEST, job_claim, job_create, job_execute, job_stale, job_sweep
 
 from .test_celery_worker import database_url
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 def enqueued(monkeypatch, jobs_run_on_commit):
     """Job ids sent to the workers (the commit is played: tests never commit)."""
     sent = []
-    monkeypatch.setattr("pooling.tasks.job_execute_task.delay", lambda job_id: sent.append(job_id))
+    monkeypatch.setattr("workflow.tasks.job_execute_task.delay", lambda job_id: sent.append(job_id))
     return sent
 
 
@@ -119,7 +119,7 @@ def test_the_job_page_says_a_stalled_job_lost_its_worker_and_retry_runs_it(clien
     assert 'class="job-stalled"' in listing and "stalled" in listing
     assert client.get(f"/api/jobs/{job.pk}/").json()["stale"] is True
 
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     response = client.post(f"/jobs/{job.pk}/retry/", follow=True)
     assert response.status_code == 200
     job.refresh_from_db()
@@ -149,8 +149,8 @@ def test_retry_is_refused_for_a_live_job_and_a_rejected_input(client, organizer,
 @pytest.mark.django_db
 def test_an_internal_error_is_failed_with_retry_on_the_job_page(client, organizer, tmp_path, monkeypatch):
     campaign = answers_campaign(tmp_path)
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
-    monkeypatch.setattr("pooling.jobs.services.pool_build", lambda **kwargs: 1 / 0)
+    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("workflow.jobs.services.pool_build", lambda **kwargs: 1 / 0)
     job = job_create(campaign=campaign, params=PoolBuildParams())
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED and job.message == "internal error: ZeroDivisionError: division by zero"
@@ -318,7 +318,7 @@ def test_the_api_retries_a_stalled_job_and_refuses_a_live_one(organizer, tmp_pat
     assert response.json()["problems"] == [
         f"job #{live.pk} is running: only a failed job or one whose worker stopped is retried"]
     stalled = running_job(campaign, heard_ago=120)
-    monkeypatch.setattr("pooling.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     response = api(organizer).post(f"/api/jobs/{stalled.pk}/retry/")
     assert response.status_code == 202 and response.json()["status"] == "queued"
     assert Job.objects.get(pk=stalled.pk).status == Job.Status.DONE  # no broker here: it ran at the commit
@@ -349,7 +349,7 @@ def test_a_cache_that_fails_during_a_job_costs_the_progress_bar_not_the_job(tmp_
         failed.append(args[0])
         raise ConnectionError("Redis went away")
 
-    monkeypatch.setattr("pooling.jobs.cache.set", cache_set)
+    monkeypatch.setattr("workflow.jobs.cache.set", cache_set)
     monkeypatch.setattr("pooling.services.runs.PROGRESS_EVERY", 1)
     done = job_execute(job_id=job.pk)
     assert failed, "the run's ingest reported no progress: the test tests nothing"

@@ -7,10 +7,10 @@ from rest_framework.test import APIClient
 
 from ir.formats.pools import write_pool_tsv
 from pooling import services
-from pooling.job_params import PoolBuildParams
-from pooling.jobs import job_create, job_execute
 from pooling.models import Campaign, Collection, Formula, Job, PoolItem
 from tests.factories import CampaignFactory, TopicFactory
+from workflow.job_params import PoolBuildParams
+from workflow.jobs import job_create, job_execute
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 

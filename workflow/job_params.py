@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import Field, asdict, dataclass, field
 from typing import Any, ClassVar, Self
 
-from .models import Job, Run
-from .services import RunIngestOptions, run_options
+from pooling.models import Job, Run
+from pooling.services import RunIngestOptions, run_options
 
 
 class JobParams:

@@ -30,9 +30,9 @@ from django.utils import timezone
 
 from assessor import services as assessor_services
 from ir.problems import InputError
-
-from . import services
-from .job_params import (
+from pooling import services
+from pooling.models import Campaign, Job
+from workflow.job_params import (
     CampaignDeleteParams,
     CollectionIngestParams,
     JobParams,
@@ -41,7 +41,6 @@ from .job_params import (
     TopicsIngestParams,
     params_of,
 )
-from .models import Campaign, Job
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +50,7 @@ def _progress_key(job_id: int) -> str:
 
 
 def _enqueue(job: Job) -> None:
-    from .tasks import job_execute_task  # tasks import this module
+    from workflow.tasks import job_execute_task  # tasks import this module
 
     transaction.on_commit(lambda: job_execute_task.delay(job.pk))
 

@@ -3,7 +3,7 @@ from django.conf import settings
 
 from core.commands import ServiceCommand
 from ir.problems import InputError
-from pooling.demo.load import ORGANIZER, demo_load
+from workflow.demo import ORGANIZER, demo_load
 
 
 class Command(ServiceCommand):

@@ -9,8 +9,7 @@ from rest_framework.views import APIView
 
 from assessor import services as assessor_services
 from core.permissions import IsOrganizer
-
-from .models import Topic
+from pooling.models import Topic
 
 
 class TopicDeleteApi(APIView):

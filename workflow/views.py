@@ -13,13 +13,12 @@ from assessor.selectors import judged_items_of_campaign
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
 from ir.problems import InputError
-
-from . import selectors, services
-from .forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
-from .job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
-from .jobs import job_create, job_retry, job_view
-from .models import Campaign, Job, Run
-from .uploads import upload_save
+from pooling import selectors, services
+from pooling.forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
+from pooling.models import Campaign, Job, Run
+from workflow.job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
+from workflow.jobs import job_create, job_retry, job_view
+from workflow.uploads import upload_save
 
 
 def healthz(request: HttpRequest) -> HttpResponse:

@@ -4,8 +4,7 @@ from core.commands import ServiceCommand
 from pooling import services
 from pooling.models import Campaign
 from pooling.selectors import campaign_named
-
-from ._undo import report_pools
+from workflow.management.commands._undo import report_pools
 
 
 class Command(ServiceCommand):

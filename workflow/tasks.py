@@ -7,7 +7,7 @@ from celery.signals import worker_ready, worker_shutting_down
 from django.conf import settings
 from django.db import connection
 
-from .jobs import job_execute, job_sweep
+from workflow.jobs import job_execute, job_sweep
 
 log = logging.getLogger(__name__)
 

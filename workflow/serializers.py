@@ -4,10 +4,9 @@ from typing import TYPE_CHECKING
 from rest_framework import serializers
 
 from core.bounds import column_bounds
-
-from .jobs import job_progress, job_stale
-from .models import Campaign, Collection, Job, Run, Topic
-from .services import RUN_KINDS
+from pooling.models import Campaign, Collection, Job, Run, Topic
+from pooling.services import RUN_KINDS
+from workflow.jobs import job_progress, job_stale
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

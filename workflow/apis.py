@@ -17,18 +17,17 @@ from assessor import services as assessor_services
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from ir.formats.pools import write_pool_tsv
-
-from . import selectors, services
-from .job_params import (
+from pooling import selectors, services
+from pooling.models import Campaign, Collection, Job
+from workflow.job_params import (
     CampaignDeleteParams,
     CollectionIngestParams,
     PoolBuildParams,
     RunIngestParams,
     TopicsIngestParams,
 )
-from .jobs import job_create, job_retry
-from .models import Campaign, Collection, Job
-from .serializers import (
+from workflow.jobs import job_create, job_retry
+from workflow.serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
     CampaignUpdateResultSerializer,
@@ -46,7 +45,7 @@ from .serializers import (
     TopicSerializer,
     pools_after_data,
 )
-from .uploads import upload_save
+from workflow.uploads import upload_save
 
 
 def _accepted(job: Job, request) -> Response:

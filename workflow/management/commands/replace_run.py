@@ -2,8 +2,7 @@
 from assessor.services import run_replace
 from core.commands import ServiceCommand
 from pooling.selectors import campaign_named
-
-from ._undo import report_pools, run_named
+from workflow.management.commands._undo import report_pools, run_named
 
 
 class Command(ServiceCommand):

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import apis, topic_apis
+from workflow import apis, topic_apis
 
 # No format suffixes (`/api/campaigns/1.json`): the actions do not take one (a 500 before), and `?format=json` or
 # an Accept header chooses the format instead.

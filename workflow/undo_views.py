@@ -13,13 +13,12 @@ from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
 from core.permissions import organizer_required
 from ir.problems import InputError
-
-from . import services
-from .forms import CampaignSettingsForm, RunReplaceForm
-from .job_params import CampaignDeleteParams, RunIngestParams
-from .jobs import job_create
-from .models import Campaign, Job, Run
-from .uploads import upload_save
+from pooling import services
+from pooling.forms import CampaignSettingsForm, RunReplaceForm
+from pooling.models import Campaign, Job, Run
+from workflow.job_params import CampaignDeleteParams, RunIngestParams
+from workflow.jobs import job_create
+from workflow.uploads import upload_save
 
 
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import topic_views, undo_views, views
+from workflow import topic_views, undo_views, views
 
 app_name = "pooling"
 urlpatterns = [

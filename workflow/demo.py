@@ -17,11 +17,10 @@ from django.db import transaction
 from assessor.demo import demo_assign, demo_delete
 from core.permissions import ORGANIZERS
 from pooling import services
-from pooling.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
-from pooling.jobs import job_execute
+from pooling.demo.generate import DemoFiles, generate_demo
 from pooling.models import Campaign, Collection, Job
-
-from .generate import DemoFiles, generate_demo
+from workflow.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
+from workflow.jobs import job_execute
 
 COLLECTION = "MSE demo"
 CAMPAIGNS = {
@@ -101,7 +100,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
 
 
 def _demo_job(params: JobParams, *, campaign: Campaign | None = None) -> dict:
-    """Runs one job of the demo in this process (pooling.jobs.job_execute, as without a broker) and returns its
+    """Runs one job of the demo in this process (workflow.jobs.job_execute, as without a broker) and returns its
     result; a job that fails stops the demo, which is then not loaded at all."""
     job = Job.objects.create(kind=params.kind, params=params.to_json(), campaign=campaign)
     done = job_execute(job_id=job.pk)

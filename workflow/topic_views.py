@@ -11,9 +11,8 @@ from assessor import services as assessor_services
 from assessor.selectors import topic_work
 from core.permissions import organizer_required
 from ir.problems import InputError
-
-from . import services
-from .models import Topic
+from pooling import services
+from pooling.models import Topic
 
 
 @organizer_required
