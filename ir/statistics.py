@@ -15,7 +15,8 @@ import numpy as np
 from scipy import stats
 
 from ir.formats.topic_info import TopicInfo, check_column
-from ir.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
+from ir.grades import RELEVANCE_LEVEL
+from ir.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
 from ir.problems import InputError
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
