@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from ir import grades
 from pooling.models import Campaign, Topic
 
 
@@ -54,19 +55,19 @@ class Assignment(models.Model):
 
 
 class Grade(models.TextChoices):
-    """SPEC 5.1. Stored as text so that SF and DK sit beside the numeric grades."""
+    """SPEC 5.1, as ir/grades.py defines it. Stored as text so that SF and DK sit beside the numeric grades."""
 
-    HIGH = "3", "High"
-    MEDIUM = "2", "Medium"
-    LOW = "1", "Low"
-    NOT_RELEVANT = "0", "Not relevant"
-    SYSTEM_FAILURE = "SF", "System failure"
-    DO_NOT_KNOW = "DK", "Do not know"
+    HIGH = str(grades.HIGH), grades.LABELS[grades.HIGH]
+    MEDIUM = str(grades.MEDIUM), grades.LABELS[grades.MEDIUM]
+    LOW = str(grades.LOW), grades.LABELS[grades.LOW]
+    NOT_RELEVANT = str(grades.NOT_RELEVANT), grades.LABELS[grades.NOT_RELEVANT]
+    SYSTEM_FAILURE = grades.SYSTEM_FAILURE, grades.MARK_LABELS[grades.SYSTEM_FAILURE]
+    DO_NOT_KNOW = grades.DO_NOT_KNOW, grades.MARK_LABELS[grades.DO_NOT_KNOW]
 
 
 GRADES_NEEDING_COMMENT = frozenset({Grade.SYSTEM_FAILURE, Grade.DO_NOT_KNOW})
 # The grades that are relevance levels, with their values; SF and DK are not (their items count as unjudged).
-GRADE_VALUES: dict[str, int] = {Grade.HIGH: 3, Grade.MEDIUM: 2, Grade.LOW: 1, Grade.NOT_RELEVANT: 0}
+GRADE_VALUES: dict[str, int] = {str(value): value for value in grades.GRADE_VALUES}
 
 
 class ItemVisit(models.Model):

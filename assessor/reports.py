@@ -199,11 +199,11 @@ def _gold(campaign: Campaign, key: GroupKey, grades: dict[str, dict[tuple, int]]
     for name in sorted(grades):
         own = _per_item(grades[name])
         for scale in ag.SCALES:
-            rows.append(GoldRow(name, scale, ag.kappa_between(own, gold, scale)))
+            rows.append(GoldRow(name, scale, ag.kappa_between(own, gold, scale, campaign.relevance_level)))
     return gold_name, rows
 
 
-def _dual_topics(data: GroupData, grades: dict[str, dict[tuple, int]]) -> list[DualTopicRow]:
+def _dual_topics(data: GroupData, grades: dict[str, dict[tuple, int]], relevance_level: int) -> list[DualTopicRow]:
     rows = []
     for topic_id, kinds in data.topics.items():
         official = next((n for n, k in kinds.items() if k == Assignment.Kind.OFFICIAL), None)
@@ -213,23 +213,25 @@ def _dual_topics(data: GroupData, grades: dict[str, dict[tuple, int]]) -> list[D
             first = {u: g for u, g in grades[official].items() if u[0] == topic_id}
             second = {u: g for u, g in grades[dual].items() if u[0] == topic_id}
             rows.append(DualTopicRow(topic_id, official, dual, ag.kappa_between(first, second, ag.GRADED),
-                                     ag.kappa_between(first, second, ag.BINARY)))
+                                     ag.kappa_between(first, second, ag.BINARY, relevance_level)))
     return rows
 
 
 def agreement_of_group(*, campaign: Campaign, key: GroupKey) -> AgreementGroup:
+    """A group's agreement; the binary scale counts relevant what the campaign's relevance level does."""
     data = group_data(campaign=campaign, key=key)
     grades = data.numeric()
-    pairs = ag.pairwise(grades, _pairs_sharing_a_topic(data))
+    level = campaign.relevance_level
+    pairs = ag.pairwise(grades, _pairs_sharing_a_topic(data), level)
     judged = sum(len(units) for units in grades.values())
     result = AgreementGroup(
         key=key, assessors=data.assessors, topics=list(data.topics), pairs=pairs, means=ag.means(grades, pairs),
-        alpha={scale: ag.krippendorff_alpha(grades, scale) for scale in ag.SCALES}, judged=judged,
+        alpha={scale: ag.krippendorff_alpha(grades, scale, level) for scale in ag.SCALES}, judged=judged,
         left_out=sum(len(units) for units in data.grades.values()) - judged)
     if key.kind == TRAINING:
         result.gold_name, result.gold = _gold(campaign, key, grades)
     else:
-        result.dual_topics = _dual_topics(data, grades)
+        result.dual_topics = _dual_topics(data, grades, level)
     return result
 
 

@@ -40,8 +40,9 @@ class QrelsApi(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("level", str, enum=list(selectors.LEVELS),
                                      description="formulas: by visual id (default) or by instance"),
-                    OpenApiParameter("min_relevant", int, description="leave out topics with fewer items of "
-                                                                       "grade >= 2; their ids are in the "
+                    OpenApiParameter("min_relevant", int, description="leave out topics with fewer items "
+                                                                       "relevant at the campaign's relevance "
+                                                                       "level; their ids are in the "
                                                                        "X-Topics-Left-Out header"),
                     OpenApiParameter("complete", bool, description="write System failure and Do not know as grades 5 "
                                                                    "and 6 instead of leaving them out (ARQMath-3's "

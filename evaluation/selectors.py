@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from assessor.models import GRADE_VALUES, Adjudication, Assignment, Judgment
-from ir.formats.qrels import MARKS
+from ir.grades import MARK_NUMBERS, is_relevant
 from ir.prime import TOP, Qrels, natural_key
-from ir.qrels import is_relevant
 from pooling.models import AnswerText, Campaign, Formula, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
 
@@ -19,8 +18,6 @@ VISUAL, INSTANCE = "visual", "instance"
 LEVELS = (VISUAL, INSTANCE)
 CHUNK = 20_000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# A complete qrels file's grades for System failure and Do not know (ir.formats.qrels reads them back).
-MARK_GRADES = {mark: grade for grade, mark in MARKS.items()}
 
 
 def official_judgments(*, campaign: Campaign):
@@ -93,7 +90,7 @@ def _topic_grades(campaign: Campaign, level: str, rows, complete: bool = False,
         unit = formula_id if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE else item_id
         if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
             if complete:
-                marks[unit] = min(marks.get(unit, MARK_GRADES[grade]), MARK_GRADES[grade])
+                marks[unit] = min(marks.get(unit, MARK_NUMBERS[grade]), MARK_NUMBERS[grade])
             continue
         grades[unit] = max(grades.get(unit, 0), GRADE_VALUES[grade])
     return {**{unit: mark for unit, mark in marks.items() if unit not in grades}, **grades}
@@ -116,9 +113,9 @@ def adjudicated_qrels_by_topic(*, campaign: Campaign, kind: str, round: int = 0,
 
 
 def qrels_topic_counts(*, campaign: Campaign, level: str = VISUAL) -> list[tuple[str, int, int]]:
-    """(topic id, judged items, items of grade >= 2) per topic with official judgments, in natural order: what
-    the minimum-relevant filter of the qrels export looks at."""
-    return [(topic_id, len(rows), sum(1 for _item, grade in rows if is_relevant(grade)))
+    """(topic id, judged items, items relevant at the campaign's relevance level) per topic with official judgments,
+    in natural order: what the minimum-relevant filter of the qrels export looks at."""
+    return [(topic_id, len(rows), sum(1 for _item, grade in rows if is_relevant(grade, campaign.relevance_level)))
             for topic_id, rows in qrels_by_topic(campaign=campaign, level=level)]
 
 

@@ -14,12 +14,12 @@ from assessor import reports as assessor_reports
 from evaluation import selectors, task3
 from ir import reading, words
 from ir.formats.formula_tsv import read_formula_index
-from ir.formats.qrels import MARKS, qrels_by_topic
+from ir.formats.qrels import qrels_by_topic
 from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run
 from ir.formats.textio import TextSink, iter_lines, open_binary
+from ir.grades import MARKS, RELEVANCE_LEVEL, is_relevant
 from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from ir.prime import (
-    RELEVANCE_LEVEL,
     REPORTED,
     Evaluator,
     Prime,
@@ -33,7 +33,7 @@ from ir.prime import (
     prime_of,
 )
 from ir.problems import InputError, Problems
-from ir.qrels import QrelsSummary, is_relevant, qrels_lines
+from ir.qrels import QrelsSummary, qrels_lines
 from pooling.models import Campaign, Run
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
@@ -68,8 +68,9 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
     """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
     SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
     `source`: the official judgments (default), or the organizer's adjudicated grades of training round `round`
-    (of the dual assessment when no round is given; docs/agreement.md).
-    The arguments are checked before the first line; `summary` fills in as the lines go."""
+    (of the dual assessment when no round is given; docs/agreement.md). `min_relevant` counts the items relevant at
+    the campaign's relevance level. The arguments are checked before the first line; `summary` fills in as the lines
+    go."""
     if level not in selectors.LEVELS:
         raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
     if level == selectors.INSTANCE and campaign.task != FORMULAS:
@@ -77,7 +78,7 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
     return qrels_lines(_source_rows(campaign, source, round, level, complete), min_relevant=min_relevant,
-                       summary=summary)
+                       relevance_level=campaign.relevance_level, summary=summary)
 
 
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
@@ -93,7 +94,8 @@ def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VI
 
 @dataclass
 class Evaluation:
-    """Every run's scores against one qrels, with what the qrels hold per topic: (topic, judged, grade >= 2)."""
+    """Every run's scores against one qrels, with what the qrels hold per topic: (topic, judged, relevant at
+    `relevance_level`)."""
 
     runs: list[RunScores]
     qrels_topics: int
@@ -151,7 +153,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
                                       posts)
             scores.append(evaluator.scores(run.name, prime_of(lists, posts, first=campaign.task == ANSWERS),
                                            all_topics=all_topics, lists=lists))
-    counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade)))
+    counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade, level)))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS else None)
@@ -159,7 +161,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
                       judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
                       measures=evaluator.measures, topics=list(posts), relevance_level=level,
                       answer_runs=task3.task3_scores(runs=answer_runs, qrels=task3.answer_qrels(complete, answer_ids),
-                                                     all_topics=all_topics))
+                                                     all_topics=all_topics, relevance_level=level))
 
 
 def check_level(relevance_level: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 
-from ir.formats.qrels import MARKS
+from ir.grades import MARKS
 from ir.prime import Qrels, RunScores
 from ir.task3_measures import answer_scores
 from pooling.models import Run
@@ -36,14 +36,16 @@ def answer_qrels(complete: Qrels, answer_ids: Container[str]) -> dict[str, dict[
             for topic, items in kept(complete, lambda item, _grade: item in answer_ids).items()}
 
 
-def task3_scores(*, runs: Sequence[Run], qrels: Qrels, all_topics: bool = False) -> list[RunScores]:
+def task3_scores(*, runs: Sequence[Run], qrels: Qrels, all_topics: bool = False, relevance_level: int
+                 ) -> list[RunScores]:
     """AR, P@1 and LO of each Task 3 run against `qrels` (answer_qrels), in the runs' order. LO's references are the
     relevant answers of the given runs, a run's own team left out (its team: `Run.team`, its facts, when set, else
-    from its ARQMath name). P@1 counts grades >= 2 relevant, as ARQMath-3 did, whatever the campaign's level."""
+    from its ARQMath name). P@1 and the references count relevant the grades from `relevance_level` up (the
+    campaign's; ARQMath-3's was 2)."""
     if not runs:
         return []
     answers = selectors.task3_answers(runs=runs)
     first = {run: {topic: answer_id for topic, (answer_id, _text) in topics.items()} for run, topics in answers.items()}
     texts = {run: {topic: text for topic, (_answer_id, text) in topics.items()} for run, topics in answers.items()}
     teams = {run.name: run.team for run in runs if run.team}
-    return answer_scores(first, qrels, texts=texts, teams=teams, all_topics=all_topics)
+    return answer_scores(first, qrels, texts=texts, teams=teams, all_topics=all_topics, relevance_level=relevance_level)

@@ -1,5 +1,6 @@
-"""Agreement between assessors (SPEC 7): Cohen's kappa on the four grades and on the binary H+M scale, per-assessor
-means, Krippendorff's alpha (ordinal). Plain functions over plain data; no Django import.
+"""Agreement between assessors (SPEC 7): Cohen's kappa on the four grades and on the binary scale (H+M: relevant at
+the relevance level, 2 unless the campaign says otherwise), per-assessor means, Krippendorff's alpha (ordinal). Plain
+functions over plain data; no Django import.
 
 A grade here is an int 0..3; SF and DK never reach these functions (the selectors leave them out). An undefined
 value is None with a reason in words, never 0 or NaN.
@@ -13,22 +14,21 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TypeVar
 
+from ir.grades import GRADE_VALUES, RELEVANCE_LEVEL, is_relevant
+
 GRADED = "graded"
 BINARY = "binary"
 SCALES = (GRADED, BINARY)
-GRADE_VALUES = (0, 1, 2, 3)
-# H+M: High and Medium are relevant (ARQMath's binary measures use grade >= 2).
-RELEVANT_FROM = 2
 # What the assessors graded: an item, or (topic, item, formula) in the reports; any key of their grade maps.
 Unit = TypeVar("Unit", bound=Hashable)
 
 
-def binary(grade: int) -> int:
-    return 1 if grade >= RELEVANT_FROM else 0
+def binary(grade: int, relevance_level: int = RELEVANCE_LEVEL) -> int:
+    return 1 if is_relevant(grade, relevance_level) else 0
 
 
-def on_scale(grade: int, scale: str) -> int:
-    return binary(grade) if scale == BINARY else grade
+def on_scale(grade: int, scale: str, relevance_level: int = RELEVANCE_LEVEL) -> int:
+    return binary(grade, relevance_level) if scale == BINARY else grade
 
 
 @dataclass(frozen=True)
@@ -68,11 +68,12 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> Kappa:
     return Kappa((observed - expected) / (1 - expected), n)
 
 
-def kappa_between(first: Mapping[Unit, int], second: Mapping[Unit, int], scale: str) -> Kappa:
-    """Kappa of two assessors over the units both graded (their keys in common), on a scale."""
-    if scale == BINARY:
-        return cohen_kappa([(binary(first[u]), binary(second[u])) for u in first.keys() & second.keys()])
-    return cohen_kappa([(first[u], second[u]) for u in first.keys() & second.keys()])
+def kappa_between(first: Mapping[Unit, int], second: Mapping[Unit, int], scale: str,
+                  relevance_level: int = RELEVANCE_LEVEL) -> Kappa:
+    """Kappa of two assessors over the units both graded (their keys in common), on a scale (binary: relevant at
+    `relevance_level` or not)."""
+    return cohen_kappa([(on_scale(first[u], scale, relevance_level), on_scale(second[u], scale, relevance_level))
+                        for u in first.keys() & second.keys()])
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,10 @@ class MeanRow:
         return "n/a" if self.value is None else f"{self.value:.{digits}f}"
 
 
-def pairwise(grades: Mapping[str, Mapping[Unit, int]], pairs: Sequence[tuple[str, str]] | None = None
-             ) -> list[PairRow]:
-    """Kappa for both orders of every pair of assessors (or of the given unordered pairs), on both scales.
+def pairwise(grades: Mapping[str, Mapping[Unit, int]], pairs: Sequence[tuple[str, str]] | None = None,
+             relevance_level: int = RELEVANCE_LEVEL) -> list[PairRow]:
+    """Kappa for both orders of every pair of assessors (or of the given unordered pairs), on both scales (binary:
+    relevant at `relevance_level` or not).
 
     grades: assessor -> unit -> grade (0..3). Rows come by assessor, then other, then scale.
     """
@@ -110,7 +112,7 @@ def pairwise(grades: Mapping[str, Mapping[Unit, int]], pairs: Sequence[tuple[str
     for a, b in wanted:
         for scale in SCALES:
             computed[(a, b, scale)] = computed[(b, a, scale)] = kappa_between(grades.get(a, {}), grades.get(b, {}),
-                                                                              scale)
+                                                                              scale, relevance_level)
     return [PairRow(a, b, scale, kappa) for (a, b, scale), kappa in sorted(computed.items())]
 
 
@@ -154,18 +156,20 @@ def alpha_ordinal(rows: Sequence[Sequence[float | None]], domain: Sequence[float
     return float(krippendorff.alpha(reliability_data=data, value_domain=list(domain), level_of_measurement="ordinal"))
 
 
-def krippendorff_alpha(grades: Mapping[str, Mapping[Unit, int]], scale: str = GRADED) -> Alpha:
-    """Krippendorff's alpha (ordinal) over every assessor and unit; missing grades are missing values, and units
-    graded by one assessor only do not count."""
+def krippendorff_alpha(grades: Mapping[str, Mapping[Unit, int]], scale: str = GRADED,
+                       relevance_level: int = RELEVANCE_LEVEL) -> Alpha:
+    """Krippendorff's alpha (ordinal) over every assessor and unit, on a scale (binary: relevant at `relevance_level`
+    or not); missing grades are missing values, and units graded by one assessor only do not count."""
     names = sorted(grades)
     counts = Counter(u for name in names for u in grades[name])
     units = sorted((u for u, c in counts.items() if c >= 2), key=repr)
     if len(names) < 2 or not units:
         return Alpha(None, 0, "no item graded by two assessors or more")
-    values = {on_scale(grades[name][u], scale) for name in names for u in units if u in grades[name]}
+    values = {on_scale(grades[name][u], scale, relevance_level) for name in names for u in units if u in grades[name]}
     if len(values) < 2:
         return Alpha(None, len(units), f"one category only: every grade is {values.pop()}")
-    rows = [[on_scale(grades[name][u], scale) if u in grades[name] else None for u in units] for name in names]
+    rows = [[on_scale(grades[name][u], scale, relevance_level) if u in grades[name] else None for u in units]
+            for name in names]
     value = alpha_ordinal(rows, [0, 1] if scale == BINARY else GRADE_VALUES)
     if not math.isfinite(value):
         return Alpha(None, len(units), "no disagreement is possible with these grades")

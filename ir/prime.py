@@ -16,18 +16,20 @@ from typing import Protocol
 
 import pytrec_eval
 
+from ir.grades import RELEVANCE_LEVEL, is_relevant
+
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
 PrimeRun = dict[str, dict[str, float]]  # topic -> judged item id -> score
 
 # Output names (SPEC 9) and the trec_eval measure behind each: nDCG' uses every grade as gain (no -l), MAP' and
-# P'@10 count grade >= 2 as relevant (-l2).
+# P'@10 count the grades from the relevance level up as relevant (-l2 at ARQMath's level).
 NDCG, MAP, P10, UNJUDGED = "ndcg_prime", "map_prime", "p10_prime", "unjudged_10"
 MEASURES = (NDCG, MAP, P10)
 REPORTED = (*MEASURES, UNJUDGED)  # what the command, the API and the pages report, in this order
 TREC_NAMES = {NDCG: "ndcg", MAP: "map", P10: "P_10"}
-RELEVANCE_LEVEL = 2
 # ARQMath-3's measures of one answer per topic (Task 3; Task 1 runs on their first result): AR, the average grade, and
-# P@1, the share of topics where it is relevant (grade >= 2). ir/task3_measures.py computes them for Task 3 runs.
+# P@1, the share of topics where it is relevant (at the relevance level). ir/task3_measures.py computes them for Task 3
+# runs.
 AR, P1 = "ar", "p1"
 FIRST_RESULT = (AR, P1)
 TOP = 10  # the depth of the unjudged fraction
@@ -84,7 +86,7 @@ def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: b
     per_topic: dict[str, dict[str, float]] = {}
     for topic in sorted(topics, key=natural_key):
         grade = qrels[topic].get(first[topic], 0) if topic in first else 0
-        per_topic[topic] = {AR: float(grade), P1: 1.0 if grade >= relevance_level else 0.0}
+        per_topic[topic] = {AR: float(grade), P1: 1.0 if is_relevant(grade, relevance_level) else 0.0}
     return per_topic
 
 

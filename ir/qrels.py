@@ -4,14 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ir.formats.qrels import MARKS
-
-RELEVANT = 2  # grade >= 2 (high or medium) is relevant for the filter, as for MAP' and P'@10
-
-
-def is_relevant(grade: int) -> bool:
-    """Grade 2 or 3; not 5 and 6, a complete qrels file's System failure and Do not know."""
-    return grade >= RELEVANT and grade not in MARKS
+from ir.grades import is_relevant
 
 
 @dataclass
@@ -24,13 +17,13 @@ class QrelsSummary:
 
 
 def qrels_lines(topics: Iterable[tuple[str, list[tuple[str, int]]]], *, min_relevant: int | None = None,
-                summary: QrelsSummary | None = None) -> Iterator[str]:
+                relevance_level: int, summary: QrelsSummary | None = None) -> Iterator[str]:
     """`topic<TAB>0<TAB>item<TAB>grade` lines, topic by topic as given; a topic with fewer than `min_relevant`
-    items of grade 2 or 3 is left out and noted in `summary.left_out`."""
+    items relevant at `relevance_level` is left out and noted in `summary.left_out`."""
     summary = summary if summary is not None else QrelsSummary()
     for topic, rows in topics:
         if min_relevant is not None:
-            relevant = sum(1 for _item, grade in rows if is_relevant(grade))
+            relevant = sum(1 for _item, grade in rows if is_relevant(grade, relevance_level))
             if relevant < min_relevant:
                 summary.left_out.append((topic, relevant))
                 continue

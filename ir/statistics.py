@@ -15,7 +15,8 @@ import numpy as np
 from scipy import stats
 
 from ir.formats.topic_info import TopicInfo, check_column
-from ir.prime import MEAN, MEASURES, RELEVANCE_LEVEL, Evaluator, format_value, natural_key, prime_answers
+from ir.grades import RELEVANCE_LEVEL, is_relevant
+from ir.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
 from ir.problems import InputError
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
@@ -300,7 +301,7 @@ def leave_team_out(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[s
         kept = {topic: {item: grade for item, grade in judged.items() if item not in removed.get(topic, ())}
                 for topic, judged in qrels.items()}
         relevant = sum(1 for topic, items in removed.items() for item in items
-                       if qrels[topic][item] >= relevance_level)
+                       if is_relevant(qrels[topic][item], relevance_level))
         result[team] = TeamOut(team=team, removed=removed, unique_relevant=relevant, qrels=kept)
     return result
 

@@ -21,7 +21,8 @@ from scipy import stats
 
 from ir.formats.run_names import parse_run_name
 from ir.formats.task3_answers import ANSWER_MAX, UNESCAPED_DOLLAR
-from ir.prime import AR, P1, RELEVANCE_LEVEL, RunScores, first_result_scores, format_value, mean_of, natural_key
+from ir.grades import RELEVANCE_LEVEL, is_relevant
+from ir.prime import AR, P1, RunScores, first_result_scores, format_value, mean_of, natural_key
 from ir.problems import InputError
 from ir.statistics import kendall_tau
 
@@ -38,7 +39,7 @@ Texts = Mapping[str, Mapping[str, str]]  # run -> topic -> answer text
 
 @dataclass(frozen=True)
 class Reference:
-    """A relevant (grade >= 2) answer to a topic, prepared (`math_tagged`), with the teams whose runs gave it."""
+    """A relevant answer to a topic, prepared (`math_tagged`), with the teams whose runs gave it."""
 
     text: str
     teams: frozenset[str]
@@ -137,15 +138,15 @@ def token_f1(answer: set[str], reference: set[str]) -> float:
 
 def relevant_references(texts: Texts, first: Mapping[str, Mapping[str, str]], qrels: Mapping[str, Mapping[str, int]],
                         teams: Mapping[str, str], *, extra: Mapping[str, Iterable[tuple[str, Iterable[str]]]]
-                        | None = None) -> dict[str, list[Reference]]:
-    """topic -> its references: the runs' answers judged relevant (grade >= 2), prepared, each distinct text once with
-    every team that gave it; `extra` adds other relevant answers with the teams that found them (ARQMath added the
-    relevant Task 1 answer posts of at most 1,200 characters: longer ones are left out here)."""
+                        | None = None, relevance_level: int = RELEVANCE_LEVEL) -> dict[str, list[Reference]]:
+    """topic -> its references: the runs' answers judged relevant (at `relevance_level`), prepared, each distinct
+    text once with every team that gave it; `extra` adds other relevant answers with the teams that found them
+    (ARQMath added the relevant Task 1 answer posts of at most 1,200 characters: longer ones are left out here)."""
     found: dict[str, dict[str, set[str]]] = {}
     for run, answers in texts.items():
         for topic, text in answers.items():
             answer_id = first.get(run, {}).get(topic)
-            if answer_id is not None and qrels.get(topic, {}).get(answer_id, 0) >= RELEVANCE_LEVEL:
+            if answer_id is not None and is_relevant(qrels.get(topic, {}).get(answer_id, 0), relevance_level):
                 found.setdefault(topic, {}).setdefault(math_tagged(text), set()).add(team_of(run, teams))
     for topic, posts in (extra or {}).items():
         for text, by in posts:
@@ -205,14 +206,16 @@ def answer_scores(first: Mapping[str, Mapping[str, str]], qrels: Mapping[str, Ma
                   texts: Texts | None = None, teams: Mapping[str, str] | None = None,
                   tokenizer: Tokenizer = latex_tokens, scorer: Scorer | None = None,
                   extra_references: Mapping[str, Iterable[tuple[str, Iterable[str]]]] | None = None,
-                  all_topics: bool = False) -> list[RunScores]:
+                  all_topics: bool = False, relevance_level: int = RELEVANCE_LEVEL) -> list[RunScores]:
     """Every run's Task 3 measures. `first`: run -> topic -> the answer id of its answer (the organizers' map);
     `qrels`: topic -> answer id -> grade, SF and DK as 0. AR and P@1 need nothing more; LO (and CS, with a scorer)
-    need `texts`, every run's answers (the references are the relevant ones among them, and `extra_references`)."""
-    references = relevant_references(texts, first, qrels, teams or {}, extra=extra_references) if texts else {}
+    need `texts`, every run's answers (the references are the relevant ones among them, and `extra_references`).
+    `relevance_level` says which grades P@1 and the references count relevant (2, ARQMath-3's, unless given)."""
+    references = (relevant_references(texts, first, qrels, teams or {}, extra=extra_references,
+                                      relevance_level=relevance_level) if texts else {})
     runs = []
     for run, answered in first.items():
-        per_topic = first_result_scores(answered, qrels, all_topics=all_topics)
+        per_topic = first_result_scores(answered, qrels, all_topics=all_topics, relevance_level=relevance_level)
         means, topics = mean_of(per_topic, (AR, P1)), len(per_topic)
         if texts is not None:
             team = team_of(run, teams)

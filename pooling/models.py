@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from ir.grades import HIGH, LOW, RELEVANCE_LEVEL
+
 # The columns' ranges (PostgreSQL integer and bigint), so that a form, the API and a command all refuse what the
 # database could not store, with the field's name, instead of failing on the INSERT.
 INT_MAX = 2**31 - 1
@@ -145,7 +147,7 @@ class Campaign(models.Model):
     max_depth = models.PositiveIntegerField(default=1000, validators=COUNT_VALIDATORS,
                                             help_text="most rows a run may have for one topic")
     relevance_level = models.PositiveSmallIntegerField(
-        default=2, validators=[MinValueValidator(1), MaxValueValidator(3)],
+        default=RELEVANCE_LEVEL, validators=[MinValueValidator(LOW), MaxValueValidator(HIGH)],
         help_text="evaluation: the lowest grade counted relevant by MAP', P'@10 and binary measures (2: high and "
                   "medium, as ARQMath; 1: low too)")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,7 +1,7 @@
 """Streaming reader of TREC qrels: topic, iteration, item id and integer grade per line.
 
 The organizers' "complete" qrels (ARQMath-3 Task 3) also hold an assessor's System failure as grade 5 and Do not
-know as 6: the one place that says so is here (`QrelRecord.mark`, `qrels_by_topic`), for every reader of qrels."""
+know as 6 (ir/grades.py); `QrelRecord.mark` and `qrels_by_topic` read them so for every reader of qrels."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -9,11 +9,10 @@ from typing import BinaryIO, NamedTuple
 
 from ir.formats.se_xml import int_refusal, parse_int
 from ir.formats.textio import iter_lines, shown
+from ir.grades import MARKS
 from ir.problems import Problems
 
 COLUMNS = "topic iteration doc_id grade"
-SYSTEM_FAILURE, DO_NOT_KNOW = 5, 6
-MARKS = {SYSTEM_FAILURE: "SF", DO_NOT_KNOW: "DK"}  # a complete qrels file's grade -> the assessor's mark
 
 
 class QrelRecord(NamedTuple):

@@ -210,3 +210,21 @@ def test_formulas_agree_per_instance(formulas, django_user_model):
     rows = [line.split("\t") for line in command_output("agreement", "--campaign", "formulas")[0].splitlines()[1:]]
     graded = next(r for r in rows if r[2:5] == ["ada", "bob", "graded"])
     assert graded[5:] == [f"{cohen_kappa_score([3, 2, 0], [3, 3, 0]):.4f}", "3"]
+
+
+def test_the_binary_scale_counts_relevant_at_the_campaigns_relevance_level(answers, ada, bob, client, organizer):
+    # ada and bob differ only on 11, low against not relevant: one side of the line at level 2, apart at level 1.
+    import_lines(answers, {"ada": {"10": "3", "11": "1", "12": "0"}, "bob": {"10": "3", "11": "0", "12": "0"}})
+    answers.relevance_level = 1
+    answers.save()
+    kappa = f"{cohen_kappa_score([1, 1, 0], [1, 0, 0]):.4f}"
+    out, _ = command_output("agreement", "--campaign", "answers")
+    assert ["training", "1", "ada", "bob", "binary", kappa, "3"] in [line.split("\t") for line in out.splitlines()]
+    client.force_login(organizer)
+    group = client.get(f"/api/campaigns/{answers.pk}/agreement/").json()["groups"][0]
+    pair = next(p for p in group["pairs"] if p["scale"] == "binary")
+    assert f"{pair['kappa']:.4f}" == kappa and group["alpha"]["binary"]["alpha"] < 1
+    rows = list(csv.reader(io.StringIO(client.get(f"/campaigns/{answers.pk}/agreement.csv").content.decode())))
+    assert ["training", "1", "ada", "bob", "binary", kappa, "3", ""] in rows
+    page = client.get(f"/campaigns/{answers.pk}/agreement/").content.decode()
+    assert "binary scale (grades ≥ 1 relevant" in page

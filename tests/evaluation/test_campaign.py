@@ -219,3 +219,30 @@ def test_leaderboard_before_any_judgment_says_so(answers, client, organizer):
     page = client.get(reverse("evaluation:leaderboard", args=[answers.pk])).content.decode()
     assert 'id="no-judgments"' in page
     assert client.get(f"/api/campaigns/{answers.pk}/evaluation/").status_code == 400
+
+
+def test_min_relevant_counts_relevant_at_the_campaigns_relevance_level(judged_answers, client, organizer):
+    # A.1: 10 high, 12 low; A.2: 20 medium. At level 1, A.1 has two relevant posts and is kept; A.2 has one.
+    judge(judged_answers, ("ada", "A.1", "12", "1", "on reflection"))
+    judged_answers.relevance_level = 1
+    judged_answers.save()
+    out, err = command_output("export_qrels", "--campaign", "answers", "--min-relevant", "2")
+    assert out == "A.1\t0\t10\t3\nA.1\t0\t12\t1\n"
+    assert "A.2\tleft out: 1 relevant item, fewer than 2" in err
+    client.force_login(organizer)
+    response = client.get(reverse("evaluation:qrels", args=[judged_answers.pk]), {"min_relevant": "2"})
+    assert b"".join(response.streaming_content) == b"A.1\t0\t10\t3\nA.1\t0\t12\t1\n"
+    response = client.get(f"/api/campaigns/{judged_answers.pk}/qrels/", {"min_relevant": "2"})
+    assert response["X-Topics-Left-Out"] == "A.2"
+    assert b"".join(response.streaming_content) == b"A.1\t0\t10\t3\nA.1\t0\t12\t1\n"
+
+
+def test_the_leaderboard_counts_relevant_items_at_the_campaigns_relevance_level(judged_answers, client, organizer):
+    judge(judged_answers, ("ada", "A.1", "12", "1", "on reflection"))  # A.1: 10 high, 12 low; A.2: 20 medium
+    judged_answers.relevance_level = 1
+    judged_answers.save()
+    client.force_login(organizer)
+    page = client.get(reverse("evaluation:leaderboard", args=[judged_answers.pk])).content.decode()
+    assert '<tr><td>A.1</td><td class="num">2</td><td class="num">2</td></tr>' in page
+    assert "Topics with fewer than 2 relevant items: A.2." in page
+    assert "Relevant (≥ 1)" in page

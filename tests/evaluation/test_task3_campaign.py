@@ -124,3 +124,16 @@ def test_task3_runs_get_their_facts_from_their_names_and_lo_takes_the_team_fact(
 def test_reusability_leaves_the_task3_runs_out(judged):
     result = reusability.reusability_campaign(campaign=judged)
     assert {row.run for row in result.rows} == {"r1"}
+
+
+def test_p1_counts_relevant_at_the_campaigns_relevance_level(judged, client, organizer):
+    # d_2, both runs' answer to A.2, is now low: relevant at level 1 only.
+    judgments_import(campaign=judged, lines=["ada\tA.2\td_2\t1\t"])
+    judged.relevance_level = 1
+    judged.save()
+    scores = {run.name: (run.means["ar"], run.means["p1"]) for run in services.evaluate_campaign(campaign=judged)
+              .answer_runs}
+    assert scores == {GEN: (2.0, 1.0), EXT: (0.5, 0.5)}
+    client.force_login(organizer)
+    data = client.get(f"/api/campaigns/{judged.pk}/evaluation/").json()
+    assert [(run["run"], run["p1"]) for run in data["answer_runs"]] == [(GEN, 1.0), (EXT, 0.5)]

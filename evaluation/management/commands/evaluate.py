@@ -16,7 +16,8 @@ from ir import statistics as analysis
 from ir import task3_measures as answers
 from ir.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from ir.formats.topic_info import TopicInfo, check_column, read_topic_info
-from ir.prime import FIRST_RESULT, RELEVANCE_LEVEL, score_lines
+from ir.grades import RELEVANCE_LEVEL
+from ir.prime import FIRST_RESULT, score_lines
 from ir.problems import InputError
 from pooling.selectors import campaign_named
 

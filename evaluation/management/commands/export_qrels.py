@@ -19,8 +19,9 @@ class Command(ServiceCommand):
         parser.add_argument("--level", choices=selectors.LEVELS, default=selectors.VISUAL,
                             help="formulas: one row per visual id (default) or per judged instance")
         parser.add_argument("--min-relevant", type=int, nargs="?", const=DEFAULT_MIN_RELEVANT, default=None,
-                            metavar="M", help="leave out topics with fewer than M items of grade >= 2 "
-                                              f"(M is {DEFAULT_MIN_RELEVANT} when the option has no number)")
+                            metavar="M", help="leave out topics with fewer than M items relevant at the campaign's "
+                                              f"relevance level (M is {DEFAULT_MIN_RELEVANT} when the option has no "
+                                              "number)")
         parser.add_argument("--complete", action="store_true",
                             help="write System failure and Do not know as grades 5 and 6 instead of leaving them out "
                                  "(the organizers' complete qrels of ARQMath-3 Task 3)")
