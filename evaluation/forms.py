@@ -2,6 +2,8 @@
 from django import forms
 
 from assessor.forms import GroupKeyForm
+from core.bounds import column_bounds
+from pooling.models import Campaign
 
 
 class MinRelevantForm(forms.Form):
@@ -13,3 +15,10 @@ class MinRelevantForm(forms.Form):
 class QrelsQueryForm(MinRelevantForm, GroupKeyForm):
     """The qrels page's query: ?min_relevant= and, for an organizer's adjudicated grades, ?round= (the training
     round's; none: the dual assessment's)."""
+
+
+class DepthForm(forms.Form):
+    """The reusability page's ?depth= (empty: the campaign's primary depth; the service says which depths it takes)."""
+    depth = forms.IntegerField(**column_bounds(Campaign, "primary_depth"), required=False,
+                               error_messages=dict.fromkeys(("invalid", "min_value", "max_value"),
+                                                            "the depth is a whole number, not '%(value)s'"))

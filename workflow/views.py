@@ -9,11 +9,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from assessor.progress import judging_time
 from assessor.selectors import judged_items_of_campaign
+from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
 from ir.problems import InputError
 from pooling import selectors, services
-from pooling.forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
+from pooling.forms import CampaignForm, CollectionUploadForm, RunDepthForm, RunUploadForm, TopicsUploadForm
 from pooling.models import Campaign, Job, Run
 from workflow import uploads
 from workflow.job_params import PoolBuildParams
@@ -236,11 +237,8 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
 def run_depth(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     """Sets or clears a run's own pool depth from the pools page; the pools must then be rebuilt."""
     run = get_object_or_404(Run, pk=run_pk, campaign_id=pk)
-    raw = request.POST.get("depth", "").strip()
     try:
-        if raw and not (raw.isdigit() and raw.isascii() and len(raw) <= 9):
-            raise InputError(f"a pool depth is a whole number, not '{raw[:20]}'")
-        services.run_depth_set(run=run, depth=int(raw) if raw else None)
+        services.run_depth_set(run=run, depth=form_values(RunDepthForm(request.POST))["depth"])
     except InputError as exc:
         messages.error(request, "; ".join(exc.messages()))
     else:
