@@ -26,7 +26,7 @@ from workflow.jobs import job_create
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from django.contrib.auth.models import User
+    from django.contrib.auth.models import AnonymousUser, User
     from rest_framework.authentication import BaseAuthentication
 
     from pooling.services import RunIngestOptions
@@ -53,7 +53,8 @@ def upload_save(*, file: UploadedFile) -> Path:
 
 
 @transaction.atomic
-def run_upload(*, campaign: Campaign, upload: UploadedFile, options: RunIngestOptions, user: User | None) -> Job:
+def run_upload(*, campaign: Campaign, upload: UploadedFile, options: RunIngestOptions,
+               user: User | AnonymousUser | None) -> Job:
     """Stores a run file and queues the job that ingests it into `campaign` with `options`."""
     path = upload_save(file=upload)
     return job_create(campaign=campaign, user=user, params=RunIngestParams(
@@ -61,7 +62,7 @@ def run_upload(*, campaign: Campaign, upload: UploadedFile, options: RunIngestOp
 
 
 @transaction.atomic
-def run_replace_upload(*, run: Run, upload: UploadedFile, force: bool, user: User | None) -> Job:
+def run_replace_upload(*, run: Run, upload: UploadedFile, force: bool, user: User | AnonymousUser | None) -> Job:
     """Stores a new file for `run` and queues the job that replaces the run with it (keeping the old run if the file
     is rejected; once judging has started only with `force`)."""
     path = upload_save(file=upload)
@@ -70,7 +71,7 @@ def run_replace_upload(*, run: Run, upload: UploadedFile, force: bool, user: Use
 
 
 @transaction.atomic
-def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | None) -> Job:
+def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None) -> Job:
     """Stores a topic file and queues the job that ingests it into `campaign`."""
     path = upload_save(file=upload)
     return job_create(campaign=campaign, user=user,
@@ -78,7 +79,7 @@ def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | None
 
 
 @transaction.atomic
-def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User | None,
+def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User | AnonymousUser | None,
                       collection: Collection | None = None) -> Job:
     """Stores collection files and queues one job that ingests them into the collection `name` (created if need
     be); `collection` is that collection when it exists already, for the job's link to it."""
