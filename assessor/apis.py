@@ -34,6 +34,7 @@ from .serializers import (
     TrainingRoundCreateSerializer,
     TrainingRoundResultSerializer,
     TrainingRoundSerializer,
+    assignment_of_query,
 )
 
 
@@ -78,10 +79,8 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         user = self.request.user
         assert user.is_authenticated  # IsAuthenticated
         judgments = selectors.assessor_judgments(user=user)
-        assignment = self.request.query_params.get("assignment", "")
-        if assignment.isascii() and assignment.isdigit():  # int() refuses other scripts' digits ("²")
-            judgments = judgments.filter(assignment_id=int(assignment))
-        return judgments
+        assignment = assignment_of_query(self.request.query_params)
+        return judgments if assignment is None else judgments.filter(assignment_id=assignment)
 
     @extend_schema(parameters=[OpenApiParameter("assignment", int, description="only this assignment")])
     def list(self, request, *args, **kwargs):

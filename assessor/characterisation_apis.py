@@ -25,15 +25,16 @@ from .serializers import (
     CharacteriseSerializer,
     NextSampleItemSerializer,
     QuestionAddSerializer,
+    assignment_of_query,
 )
 
 ASSIGNMENT = OpenApiParameter("assignment", int, description="one characterisation assignment of yours")
 
 
 def _assignment_param(request, required: bool) -> int | None:
-    raw = request.query_params.get("assignment", "")
-    if raw.isascii() and raw.isdigit() and len(raw) < 19:  # int() takes other scripts' digits ("²")
-        return int(raw)
+    assignment = assignment_of_query(request.query_params)
+    if assignment is not None:
+        return assignment
     if required:
         raise InputError("give ?assignment=ID, a characterisation assignment of yours")
     return None

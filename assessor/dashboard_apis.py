@@ -7,10 +7,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.permissions import IsOrganizer
-from ir.problems import InputError
 from pooling.models import Campaign
 
 from . import progress, reports
+from .forms import GroupKeyForm
 
 
 class AgreementApi(APIView):
@@ -23,11 +23,8 @@ class AgreementApi(APIView):
         OpenApiParameter("round", int, description="one training round")], responses={200: OpenApiTypes.OBJECT})
     def get(self, request, pk: int):
         campaign = get_object_or_404(Campaign, pk=pk)
-        raw = request.query_params.get("round", "")
-        if raw and not (raw.isascii() and raw.isdigit() and len(raw) < 9):
-            raise InputError(f"round '{raw[:20]}' is not a number")
-        groups = reports.agreement_compute(campaign=campaign, kind=request.query_params.get("kind") or None,
-                                           round=int(raw) if raw else None)
+        kind, number = GroupKeyForm(request.query_params).key()
+        groups = reports.agreement_compute(campaign=campaign, kind=kind, round=number)
         return Response({"campaign": campaign.name, "groups": reports.agreement_json(groups)})
 
 

@@ -25,6 +25,7 @@ from pooling.models import AnswerText, Campaign, Post, Topic
 
 from . import progress as progress_reports
 from . import reports, rounds
+from .forms import GroupKeyForm
 from .models import Adjudication, Grade, TrainingRound
 from .rendering import collection_safe
 from .rendering import thread_url as _post_url
@@ -120,14 +121,11 @@ def _group(request: HttpRequest, campaign: Campaign) -> tuple[list[reports.Group
     """All groups of the campaign and the one ?kind=&round= names (default: the latest training round, else the
     dual assessment); InputError for a kind or round the campaign does not have."""
     groups = reports.agreement_groups(campaign=campaign)
-    kind = request.GET.get("kind", "")
-    raw = request.GET.get("round", "")
-    if raw and not (raw.isascii() and raw.isdigit() and len(raw) < 9):
-        raise InputError(f"round '{raw[:20]}' is not a number")
-    if not kind and not raw:
+    kind, number = GroupKeyForm(request.GET).key()
+    if kind is None and number is None:
         training = [g for g in groups if g.kind == reports.TRAINING]
         return groups, (training[-1] if training else groups[-1] if groups else None)
-    selected = reports.group_select(campaign=campaign, kind=kind or None, round=int(raw) if raw else None)
+    selected = reports.group_select(campaign=campaign, kind=kind, round=number)
     if len(selected) != 1:
         raise InputError("name one group: a training round (kind=training&round=R) or the dual assessment "
                          "(kind=dual)" if selected else f"campaign '{campaign.name}' has no {kind} assessment")
@@ -173,12 +171,9 @@ CSV_HEADER = (*reports.AGREEMENT_HEADER, "reason")
 def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The rows of `agreement --format tsv` as CSV, with the reason of each n/a; ?kind=&round= as the command."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    raw = request.GET.get("round", "")
     try:
-        if raw and not (raw.isascii() and raw.isdigit() and len(raw) < 9):
-            raise InputError(f"round '{raw[:20]}' is not a number")
-        groups = reports.agreement_compute(campaign=campaign, kind=request.GET.get("kind") or None,
-                                           round=int(raw) if raw else None)
+        kind, number = GroupKeyForm(request.GET).key()
+        groups = reports.agreement_compute(campaign=campaign, kind=kind, round=number)
     except InputError as exc:
         return HttpResponse("\n".join(exc.messages()) + "\n", status=400, content_type="text/plain")
     reasons: dict[tuple[str, ...], str] = {}  # (kind, round, assessor, other, scale) -> why n/a
@@ -189,8 +184,8 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = attachment("agreement", campaign.name, request.GET.get("kind", ""), raw,
-                                                 extension="csv")
+    response["Content-Disposition"] = attachment("agreement", campaign.name, kind or "",
+                                                 str(number) if number is not None else "", extension="csv")
     writer = csv.writer(response)
     writer.writerow(CSV_HEADER)
     for row in reports.agreement_rows(groups):

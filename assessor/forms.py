@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from django import forms
 
 from core.bounds import column_bounds
+from core.forms import form_values
 
 from . import rules
 from .models import Assignment
@@ -62,3 +63,18 @@ class CharacteriseForm(_AssessorsTopicsForm):
                                 help_text="items of each topic's pool (all of them when the pool is smaller)")
     sizes = forms.CharField(required=False, label="Per-topic sizes",
                             help_text="optional, in place of the sample size for these topics: A.301=10 A.302=5")
+
+
+class GroupKeyForm(forms.Form):
+    """`?kind=&round=`: a group of judgments, a training round or the dual assessment (both optional; the services
+    say which kinds they measure). A round is a training round's number."""
+    kind = forms.CharField(required=False)
+    round = forms.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False, error_messages={
+        "invalid": "round '%(value)s' is not a number",
+        "min_value": "round '%(value)s' is not a training round's number (they start at %(limit_value)s)",
+        "max_value": "round '%(value)s' is not a training round's number"})
+
+    def key(self) -> tuple[str | None, int | None]:
+        """The kind and round given (None for either not given); InputError for a round that is no number."""
+        values = form_values(self)
+        return values["kind"] or None, values["round"]

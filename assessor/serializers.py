@@ -183,3 +183,15 @@ class TrainingRoundResultSerializer(serializers.Serializer):
     gold_other_topics = serializers.IntegerField(help_text="gold qrels lines for topics not in the round, left out")
     created = AssignmentRowSerializer(many=True)
     existing = AssignmentRowSerializer(many=True)
+
+
+class AssignmentQuerySerializer(serializers.Serializer):
+    """`?assignment=ID`: one assignment of yours, as the judgment and characterisation lists filter by it. No
+    bounds: a number past the column's range is no assignment's, and Django finds no row for it."""
+    assignment = serializers.IntegerField(required=False)
+
+
+def assignment_of_query(query) -> int | None:
+    """The `?assignment=` id of a request's query; None when there is none or it is no id."""
+    data = AssignmentQuerySerializer(data=query)
+    return data.validated_data.get("assignment") if data.is_valid() else None

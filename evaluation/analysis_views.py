@@ -6,22 +6,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from core.downloads import attachment, spreadsheet_safe
+from core.forms import form_values
 from core.permissions import organizer_required
 from ir.problems import InputError
 from ir.statistics import reusability_lines
 from pooling.models import Campaign
 
 from . import report
+from .forms import DepthForm
 from .reusability import cached_reusability
-
-
-def _whole_number(raw: str, name: str) -> int | None:
-    text = raw.strip()
-    if not text:
-        return None
-    if not (text.isascii() and text.isdigit() and len(text) <= 9):
-        raise InputError(f"{name} is a whole number, not '{text[:20]}'")
-    return int(text)
 
 
 @organizer_required
@@ -32,7 +25,7 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
     result, problem = None, ""
     depth_text = request.GET.get("depth", "")
     try:
-        result = cached_reusability(campaign=campaign, depth=_whole_number(depth_text, "the depth"))
+        result = cached_reusability(campaign=campaign, depth=form_values(DepthForm(request.GET))["depth"])
     except InputError as exc:
         problem = "; ".join(exc.messages())
     if result is not None and request.GET.get("format") == "tsv":

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from assessor.characterisation import characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
+from core.forms import form_values
 from ir.prime import MEASURES, REPORTED, score_lines
 from ir.problems import InputError
 from ir.statistics import Comparison
@@ -21,17 +22,9 @@ from pooling.models import Campaign
 
 from . import board, selectors, services, topic_info
 from .characterisation import characterisation_lines
+from .forms import MinRelevantForm
 from .services import Evaluation
 from .views import scores_table
-
-
-def _min_relevant(value: str | None) -> int | None:
-    if value in (None, ""):
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise InputError(f"min_relevant must be a whole number, not '{value}'") from None
 
 
 class QrelsApi(APIView):
@@ -54,7 +47,7 @@ class QrelsApi(APIView):
         `complete`), streamed."""
         campaign = get_object_or_404(Campaign, pk=pk)
         level = request.query_params.get("level", selectors.VISUAL)
-        minimum = _min_relevant(request.query_params.get("min_relevant"))
+        minimum = form_values(MinRelevantForm(request.query_params))["min_relevant"]
         lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum,
                                             complete=flag(request.query_params.get("complete")))
         response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")

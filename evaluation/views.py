@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from assessor.characterisation import characterisation_report
 from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
+from core.forms import form_values
 from core.permissions import organizer_required
 from ir.charts import difference_bars
 from ir.formats.topic_info import TOPIC_COLUMN
@@ -19,6 +20,7 @@ from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign, Run
 
 from . import board, selectors, services, topic_info
+from .forms import QrelsQueryForm
 from .services import Evaluation
 
 
@@ -186,19 +188,17 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @organizer_required
 def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    raw_minimum = request.GET.get("min_relevant", "")
-    source, raw_round = request.GET.get("source", services.OFFICIAL), request.GET.get("round", "")
+    source = request.GET.get("source", services.OFFICIAL)
     try:
-        minimum = int(raw_minimum) if raw_minimum.strip() else None
-        if raw_round and not (raw_round.isascii() and raw_round.isdigit() and len(raw_round) < 9):
-            raise InputError(f"round '{raw_round[:20]}' is not a number")
+        values = form_values(QrelsQueryForm(request.GET))
         lines = services.qrels_export_lines(campaign=campaign, level=request.GET.get("level", selectors.VISUAL),
-                                            min_relevant=minimum, complete=flag(request.GET.get("complete")),
-                                            source=source, round=int(raw_round) if raw_round else None)
-    except (ValueError, InputError) as exc:
-        message = exc.messages()[0] if isinstance(exc, InputError) else f"'{raw_minimum}' is not a whole number"
-        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+                                            min_relevant=values["min_relevant"],
+                                            complete=flag(request.GET.get("complete")), source=source,
+                                            round=values["round"])
+    except InputError as exc:
+        return HttpResponse(exc.messages()[0], status=400, content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
-    adjudicated = ("adjudicated", f"round-{raw_round}" if raw_round else "dual") if source != services.OFFICIAL else ()
+    number = values["round"]
+    adjudicated = ("adjudicated", f"round-{number}" if number else "dual") if source != services.OFFICIAL else ()
     response["Content-Disposition"] = attachment(campaign.name, "qrels", *adjudicated, extension="txt")
     return response

@@ -149,3 +149,10 @@ class RunReplaceForm(forms.Form):
                                      "its depth")
     force = forms.BooleanField(required=False, label="Replace it although judging has started",
                                help_text="the pools are rebuilt and every judgment is kept")
+
+
+class RunDepthForm(forms.Form):
+    """The pools page's per-run depth: a whole number (its least is the service's rule), or empty for the campaign's
+    depth."""
+    depth = forms.IntegerField(**column_bounds(Run, "depth"), required=False, error_messages=dict.fromkeys(
+        ("invalid", "min_value", "max_value"), "a pool depth is a whole number, not '%(value)s'"))

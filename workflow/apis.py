@@ -21,10 +21,7 @@ from pooling import selectors, services
 from pooling.models import Campaign, Collection, Job
 from workflow.job_params import (
     CampaignDeleteParams,
-    CollectionIngestParams,
     PoolBuildParams,
-    RunIngestParams,
-    TopicsIngestParams,
 )
 from workflow.jobs import job_create, job_retry
 from workflow.serializers import (
@@ -45,7 +42,7 @@ from workflow.serializers import (
     TopicSerializer,
     pools_after_data,
 )
-from workflow.uploads import upload_save
+from workflow.uploads import collection_upload, run_replace_upload, run_upload, topics_upload
 
 
 def _accepted(job: Job, request) -> Response:
@@ -69,11 +66,8 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         collection = self.get_object()
         upload = CollectionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        files = upload.validated_data["files"]
-        with transaction.atomic():
-            paths = [str(upload_save(file=f)) for f in files]
-            job = job_create(collection=collection, user=request.user, params=CollectionIngestParams(
-                collection=collection.name, paths=paths, names=[f.name for f in files]))
+        job = collection_upload(name=collection.name, uploads=upload.validated_data["files"], user=request.user,
+                                collection=collection)
         return _accepted(job, request)
 
 
@@ -147,11 +141,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             return Response({"deleted": run.name, "pools": pools_after_data(after)})
         upload = RunReplaceSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        file = upload.validated_data["file"]
-        with transaction.atomic():
-            path = upload_save(file=file)
-            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams.replacing(
-                run, path=str(path), filename=file.name, force=upload.validated_data["force"]))
+        job = run_replace_upload(run=run, upload=upload.validated_data["file"], force=upload.validated_data["force"],
+                                 user=request.user)
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
@@ -165,11 +156,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             return self.get_paginated_response(TopicSerializer(page, many=True).data)
         upload = FileUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        file = upload.validated_data["file"]
-        with transaction.atomic():
-            path = upload_save(file=file)
-            job = job_create(campaign=campaign, user=request.user,
-                             params=TopicsIngestParams(path=str(path), filename=file.name))
+        job = topics_upload(campaign=campaign, upload=upload.validated_data["file"], user=request.user)
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer(many=True))
@@ -184,10 +171,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         upload = RunUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         values = upload.validated_data
-        with transaction.atomic():
-            path = upload_save(file=values["file"])
-            job = job_create(campaign=campaign, user=request.user, params=RunIngestParams(
-                path=str(path), filename=values["file"].name, options=services.run_options(values)))
+        job = run_upload(campaign=campaign, upload=values["file"], options=services.run_options(values),
+                         user=request.user)
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=PoolSizesSerializer)

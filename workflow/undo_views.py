@@ -16,9 +16,9 @@ from ir.problems import InputError
 from pooling import services
 from pooling.forms import CampaignSettingsForm, RunReplaceForm
 from pooling.models import Campaign, Job, Run
-from workflow.job_params import CampaignDeleteParams, RunIngestParams
+from workflow.job_params import CampaignDeleteParams
 from workflow.jobs import job_create
-from workflow.uploads import upload_save
+from workflow.uploads import run_replace_upload
 
 
 def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
@@ -68,10 +68,7 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            with transaction.atomic():
-                path = upload_save(file=data["file"])
-                job = job_create(campaign=run.campaign, user=request.user, params=RunIngestParams.replacing(
-                    run, path=str(path), filename=data["file"].name, force=bool(data.get("force"))))
+            job = run_replace_upload(run=run, upload=data["file"], force=bool(data.get("force")), user=request.user)
         except InputError as exc:
             exc.add_to_form(form)
         else:

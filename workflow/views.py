@@ -3,22 +3,22 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from assessor.progress import judging_time
 from assessor.selectors import judged_items_of_campaign
+from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
 from ir.problems import InputError
 from pooling import selectors, services
-from pooling.forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
+from pooling.forms import CampaignForm, CollectionUploadForm, RunDepthForm, RunUploadForm, TopicsUploadForm
 from pooling.models import Campaign, Job, Run
-from workflow.job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
+from workflow import uploads
+from workflow.job_params import PoolBuildParams
 from workflow.jobs import job_create, job_retry, job_view
-from workflow.uploads import upload_save
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -68,8 +68,7 @@ def _upload_view(request, *, campaign, form_class, template, make_job):
     form = form_class(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            with transaction.atomic():
-                job = make_job(form.cleaned_data)
+            job = make_job(form.cleaned_data)
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -83,9 +82,8 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
 
     def make_job(data):
-        path = upload_save(file=data["file"])
-        return job_create(campaign=campaign, user=request.user, params=RunIngestParams(
-            path=str(path), filename=data["file"].name, options=services.run_options(data)))
+        return uploads.run_upload(campaign=campaign, upload=data["file"], options=services.run_options(data),
+                                  user=request.user)
 
     return _upload_view(request, campaign=campaign, form_class=RunUploadForm,
                         template="pooling/run_upload.html", make_job=make_job)
@@ -97,9 +95,7 @@ def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
 
     def make_job(data):
-        path = upload_save(file=data["file"])
-        return job_create(campaign=campaign, user=request.user,
-                          params=TopicsIngestParams(path=str(path), filename=data["file"].name))
+        return uploads.topics_upload(campaign=campaign, upload=data["file"], user=request.user)
 
     return _upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
                         template="pooling/topics_upload.html", make_job=make_job)
@@ -112,10 +108,7 @@ def collection_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            with transaction.atomic():
-                paths = [str(upload_save(file=f)) for f in data["files"]]
-                job = job_create(user=request.user, params=CollectionIngestParams(
-                    collection=data["collection"].strip(), paths=paths, names=[f.name for f in data["files"]]))
+            job = uploads.collection_upload(name=data["collection"].strip(), uploads=data["files"], user=request.user)
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -244,11 +237,8 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
 def run_depth(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     """Sets or clears a run's own pool depth from the pools page; the pools must then be rebuilt."""
     run = get_object_or_404(Run, pk=run_pk, campaign_id=pk)
-    raw = request.POST.get("depth", "").strip()
     try:
-        if raw and not (raw.isdigit() and raw.isascii() and len(raw) <= 9):
-            raise InputError(f"a pool depth is a whole number, not '{raw[:20]}'")
-        services.run_depth_set(run=run, depth=int(raw) if raw else None)
+        services.run_depth_set(run=run, depth=form_values(RunDepthForm(request.POST))["depth"])
     except InputError as exc:
         messages.error(request, "; ".join(exc.messages()))
     else:

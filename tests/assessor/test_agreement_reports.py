@@ -228,3 +228,18 @@ def test_the_binary_scale_counts_relevant_at_the_campaigns_relevance_level(answe
     assert ["training", "1", "ada", "bob", "binary", kappa, "3", ""] in rows
     page = client.get(f"/campaigns/{answers.pk}/agreement/").content.decode()
     assert "binary scale (grades ≥ 1 relevant" in page
+
+
+@pytest.mark.parametrize("sent", ["x", "²", "-1", "0", "99999999999999999999"])
+def test_a_round_that_is_no_training_round_number_is_refused_alike_by_page_csv_api_and_qrels(
+        client, organizer, round_1, sent):
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{round_1.pk}/agreement/", {"kind": "training", "round": sent})
+    csv_file = client.get(f"/campaigns/{round_1.pk}/agreement.csv", {"round": sent})
+    api = client.get(f"/api/campaigns/{round_1.pk}/agreement/", {"round": sent})
+    qrels = client.get(f"/campaigns/{round_1.pk}/qrels.txt", {"source": "adjudicated", "round": sent})
+    assert (page.status_code, csv_file.status_code, api.status_code, qrels.status_code) == (400, 400, 400, 400)
+    [problem] = api.json()["problems"]
+    assert problem.startswith(f"round '{sent[:20]}' is not")
+    assert problem in csv_file.content.decode() and problem == qrels.content.decode()
+    assert problem.replace("'", "&#x27;") in page.content.decode()
