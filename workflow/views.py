@@ -16,8 +16,9 @@ from ir.problems import InputError
 from pooling import selectors, services
 from pooling.forms import CampaignForm, CollectionUploadForm, RunUploadForm, TopicsUploadForm
 from pooling.models import Campaign, Job, Run
+from workflow.job_pages import job_view
 from workflow.job_params import CollectionIngestParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
-from workflow.jobs import job_create, job_retry, job_view
+from workflow.jobs import job_create, job_retry
 from workflow.uploads import upload_save
 
 
