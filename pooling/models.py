@@ -6,9 +6,12 @@ bulk loading a plain COPY without lookups.
 """
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import connection, models
+from django.utils import timezone
 
 from ir.grades import HIGH, LOW, RELEVANCE_LEVEL
 
@@ -330,7 +333,7 @@ class Job(models.Model):
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    progress = models.FloatField(default=0.0, help_text="0 to 1; live value in the cache while running")
+    progress = models.FloatField(default=0.0, help_text="0 to 1, written while running")
     message = models.TextField(blank=True)
     problems = models.JSONField(default=list, blank=True)
     warnings = models.JSONField(default=list, blank=True)
@@ -342,11 +345,7 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # While running, the worker's heartbeat thread refreshes heartbeat_at; a running job whose heartbeat is old has
-    # lost its worker and is taken again (workflow/jobs.py). `worker` names the claim, so that a displaced worker's
-    # late writes are ignored; `attempts` counts the claims, so that a job that kills its worker is not retried forever.
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker = models.CharField(max_length=100, blank=True)
+    # `attempts` counts the runs a worker began, so that a job that kills its worker each time is not run forever.
     attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -359,6 +358,31 @@ class Job(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def stale(self) -> bool:
+        """Running, but its worker is gone: on PostgreSQL nobody holds the job's advisory lock, which its worker
+        holds while it runs it (workflow/jobs.py) and the server drops with the worker's connection. Without
+        advisory locks (SQLite, where a job runs inside the web request), running for more than an hour."""
+        if self.status != self.Status.RUNNING:
+            return False
+        if connection.vendor != "postgresql":
+            return self.started_at is None or self.started_at < timezone.now() - timedelta(hours=1)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                           "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                           "AND classid = %s AND objid = %s AND objsubid = 2)", [JOB_LOCK, self.pk])
+            return cursor.fetchone()[0]
+
+    @property
+    def retryable(self) -> bool:
+        """Stopped for a reason other than its input: a lost worker or an internal error. A rejected input
+        (`problems`) would be rejected again, so it is uploaded anew instead."""
+        return self.stale or (self.status == self.Status.FAILED and not self.problems)
+
+
+# The first key of the advisory lock (pg_advisory_lock(JOB_LOCK, job id)) a worker holds while it runs a job.
+JOB_LOCK = 1_000_023
 
 
 class PoolItem(models.Model):

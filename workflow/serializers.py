@@ -6,7 +6,7 @@ from rest_framework import serializers
 from core.bounds import column_bounds
 from pooling.models import Campaign, Collection, Job, Run, Topic
 from pooling.services import RUN_KINDS
-from workflow.jobs import job_progress, job_stale
+from workflow.job_pages import job_progress
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -124,8 +124,8 @@ class CollectionUploadSerializer(serializers.Serializer):
 
 class JobSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
-    stale = serializers.SerializerMethodField(help_text="running, but its worker has not been heard from for a "
-                                                        "minute: it will be taken again, or can be retried")
+    stale = serializers.SerializerMethodField(help_text="running, but its worker stopped: it will be taken "
+                                                        "again, or can be retried")
     campaign: "serializers.SlugRelatedField[Campaign]" = serializers.SlugRelatedField(
         slug_field="name", read_only=True, allow_null=True)
     collection: "serializers.SlugRelatedField[Collection]" = serializers.SlugRelatedField(
@@ -142,7 +142,7 @@ class JobSerializer(serializers.ModelSerializer):
         return job_progress(job=job)
 
     def get_stale(self, job: Job) -> bool:
-        return job_stale(job=job)
+        return job.stale
 
 
 class PoolTopicSizeSerializer(serializers.Serializer):

@@ -17,8 +17,9 @@ from pooling import selectors, services
 from pooling.forms import CampaignForm, CollectionUploadForm, RunDepthForm, RunUploadForm, TopicsUploadForm
 from pooling.models import Campaign, Job, Run
 from workflow import uploads
+from workflow.job_pages import job_view
 from workflow.job_params import PoolBuildParams
-from workflow.jobs import job_create, job_retry, job_view
+from workflow.jobs import job_create, job_retry
 
 
 def healthz(request: HttpRequest) -> HttpResponse:

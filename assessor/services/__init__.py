@@ -9,7 +9,6 @@ from .assignments import (
     assignments_create,
     campaign_rows_delete,
     characterisation_assign,
-    judging_cache_warm,
     topic_close,
 )
 from .characterisation import (
@@ -21,6 +20,7 @@ from .characterisation import (
     questions_arqmath,
 )
 from .imports import ImportResult, judgments_import
+from .judging_cache import judging_cache_warm
 from .judgments import (
     MAX_ACTIVE_SECONDS,
     GradeInput,

@@ -1,5 +1,5 @@
-"""Writes of assignments: handing topics to assessors, withdrawing, closing topics, the judging cache warm-up, and
-what goes with a deleted campaign."""
+"""Writes of assignments: handing topics to assessors (then sending the judging cache warm-up), withdrawing, closing
+topics, and what goes with a deleted campaign."""
 from __future__ import annotations
 
 import logging
@@ -14,7 +14,7 @@ from django.utils import timezone
 from ir.problems import InputError, Problems
 from pooling.models import Campaign, Topic
 
-from .. import balancing, rendering, rules, selectors
+from .. import balancing, rules
 from ..models import (
     Assignment,
     CharacterisationAnswer,
@@ -25,6 +25,7 @@ from ..models import (
     SampleItem,
     TrainingRound,
 )
+from ..tasks import judging_cache_warm_task
 from .characterisation import sample_plan, samples_create
 
 log = logging.getLogger(__name__)
@@ -203,31 +204,12 @@ def characterisation_assign(*, campaign: Campaign, assessors: Sequence[User], to
 
 
 def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
-    from ..tasks import judging_cache_warm_task  # tasks import this module
-
     # Only a head start for the pages (a page sanitizes what it misses): a broker or cache that is down must not
     # turn an assignment that was made into an error.
     try:
         judging_cache_warm_task.delay(assignment_pks)
     except Exception:
         log.exception("the judging cache warm-up of assignments %s could not run", assignment_pks)
-
-
-def judging_cache_warm(*, assignment_pks: Sequence[int]) -> int:
-    """Sanitizes, into the cache the judging page reads, every fragment of collection and topic HTML that the
-    pages of these assignments' topics show, so that bleach does not run while an assessor waits. Fragments already
-    cached are left alone. Returns how many were sanitized."""
-    topics = (Topic.objects.filter(assignments__pk__in=list(assignment_pks)).distinct()
-              .select_related("campaign").order_by("pk"))
-    made = 0
-    for topic in topics:
-        # One topic that fails (a fragment the sanitizer chokes on, a cache hiccup) leaves the others warmed.
-        try:
-            made += rendering.judging_safe_warm(selectors.judging_texts(topic=topic),
-                                                collection_pk=topic.campaign.collection_id)
-        except Exception:
-            log.exception("the judging cache warm-up of topic %s (pk %s) failed", topic.topic_id, topic.pk)
-    return made
 
 
 @transaction.atomic

@@ -163,20 +163,20 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker dies unacknowledged is handed out again: at once when a prefork child dies, otherwise by Redis
+# after the visibility timeout (5 minutes, not Redis's hour), looked for every 10 seconds by every idle worker. A job
+# handed out again runs only if no live worker holds it, at most JOB_MAX_ATTEMPTS times in all, then fails with its
+# reason and a Retry button (workflow/jobs.py, docs/architecture.md).
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
+                                   "unacked_restore_throttle": 1}
+CELERY_IMPORTS = ["workflow.jobs"]  # the job task, beside the queue it serves (apps' tasks.py are found by name)
+JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-# A job's worker writes a heartbeat every JOB_HEARTBEAT_SECONDS; a running job not heard from for JOB_STALE_SECONDS
-# has lost its worker and is taken again by the next worker's sweep, at most JOB_MAX_ATTEMPTS times in all, then
-# failed with a Retry button (workflow/jobs.py, docs/architecture.md). The broker hands an unacknowledged message
-# back after the visibility timeout: 5 minutes, not Redis's hour, covers a worker lost before it claimed its job.
-JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
-JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "60"))
-JOB_SWEEP_SECONDS = float(os.environ.get("JOB_SWEEP_SECONDS", "30"))
-JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))}
 
-# Job progress lives in the cache so that it is visible while the job's own transaction is still open.
+# The cache: sessions and the judging pages' sanitized fragments, shared by the web processes when REDIS_URL is set.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:

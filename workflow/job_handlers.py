@@ -1,0 +1,92 @@
+"""What each kind of job runs: one service each, given the job's params; the result it stores and the warnings it
+shows (workflow/job_pages.py puts both into words)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+
+from assessor import services as assessor_services
+from ir.problems import InputError
+from pooling import services
+from pooling.models import Campaign, Job
+from workflow.job_params import (
+    CampaignDeleteParams,
+    CollectionIngestParams,
+    PoolBuildParams,
+    RunIngestParams,
+    TopicsIngestParams,
+)
+
+Progress = Callable[[float], None]
+
+
+def _campaign(job: Job) -> Campaign:
+    """The campaign of a job of a kind that has one (all but a collection's ingest), given by job_create; a job
+    queued before its campaign began to be deleted is refused."""
+    assert job.campaign is not None, f"a {job.kind} job without a campaign"
+    if job.campaign.deleting:
+        raise services.campaign_deleting_error(job.campaign)
+    return job.campaign
+
+
+def _run_ingest(job: Job, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
+    if p.replace is not None:
+        return _run_replace(job, p.replace, p, progress)
+    run = services.run_ingest(campaign=_campaign(job), path=p.path, filename=p.filename, user=job.created_by,
+                              progress=progress, **p.options)
+    _, why = services.run_kind(name=run.name, filename=p.filename, kind=p.options.get("kind"),
+                               alternate=bool(p.options.get("alternate")))
+    return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "kind": run.kind,
+            "kind_why": why}, run.warnings
+
+
+def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
+    """A new file for an existing run: services.run_replace."""
+    old = _campaign(job).runs.filter(pk=run_pk).first()
+    if old is None:
+        raise InputError(f"run '{p.options.get('name')}' no longer exists: nothing to replace")
+    run, after = assessor_services.run_replace(run=old, path=p.path, filename=p.filename, force=p.force,
+                                               user=job.created_by, progress=progress)
+    result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True,
+              "kind": run.kind, "kind_why": "kept from the run replaced"}
+    if after.rebuilt is not None:
+        result["pool_items"] = after.rebuilt.items
+    return result, run.warnings + after.messages()
+
+
+def _topics_ingest(job: Job, p: TopicsIngestParams, progress) -> tuple[dict, list[str]]:
+    return asdict(services.topics_ingest(campaign=_campaign(job), **asdict(p))), []
+
+
+def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[dict, list[str]]:
+    result = services.collection_ingest(collection_name=p.collection, paths=list(p.paths), names=p.names or None,
+                                        progress=progress)
+    # The collection may have been created by this job: link it now that it exists.
+    job.collection_id = result.collection
+    job.save(update_fields=["collection"])
+    return {"counts": result.counts}, result.warnings
+
+
+def _pool_build(job: Job, p: PoolBuildParams, progress) -> tuple[dict, list[str]]:
+    """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
+    formulas the overflow per topic and the instances selected to judge."""
+    result = assessor_services.pools_rebuild(campaign=_campaign(job), **asdict(p))
+    return result.as_json(), services.unpooled_warnings(result.unpooled or [])
+
+
+def _campaign_delete(job: Job, p: CampaignDeleteParams, progress) -> tuple[dict, list[str]]:
+    """Deletes a campaign marked as being deleted (its run rows in batches, with progress); a campaign already gone
+    (a retry after the last step) is done."""
+    campaign = Campaign.objects.filter(pk=p.campaign).first()
+    if campaign is None:
+        return {"name": p.name, "gone": True}, []
+    return {"name": p.name, **asdict(assessor_services.campaign_delete(campaign=campaign, progress=progress))}, []
+
+
+HANDLERS: dict[str, Callable] = {
+    Job.Kind.RUN_INGEST: _run_ingest,
+    Job.Kind.TOPICS_INGEST: _topics_ingest,
+    Job.Kind.COLLECTION_INGEST: _collection_ingest,
+    Job.Kind.POOL_BUILD: _pool_build,
+    Job.Kind.CAMPAIGN_DELETE: _campaign_delete,
+}

@@ -1,0 +1,113 @@
+"""What the job pages and the API say of a job, in words: what it did, why it failed, that its worker stopped."""
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from django.utils import timezone
+
+from ir.problems import InputError
+from pooling.models import Job
+
+
+def job_view(*, job: Job) -> dict:
+    """What the job pages show of a job: its progress, one status line ("done", "failed: reason"), the file it read,
+    and whether its worker stopped (then the page offers Retry)."""
+    stale = job.stale
+    message = job.message
+    if job.status == Job.Status.DONE:
+        message = job_summary(job=job)  # jobs finished before the summaries said only "done"
+    elif stale:
+        message = (f"its worker stopped answering (it started the job at {_at(job.started_at)}): the broker hands "
+                   "the job to a running worker again within minutes, or retry it now")
+    names = job.params.get("names") or ([job.params["filename"]] if job.params.get("filename") else [])
+    return {"job": job, "progress": job_progress(job=job), "stale": stale, "retryable": job.retryable,
+            "message": message, "files": ", ".join(names)}
+
+
+def job_progress(*, job: Job) -> float:
+    return 1.0 if job.status == Job.Status.DONE else job.progress
+
+
+def _at(moment: datetime | None) -> str:
+    return f"{timezone.localtime(moment):%Y-%m-%d %H:%M:%S %Z}" if moment else "an unknown time"
+
+
+def worker_lost_reason(*, job: Job) -> str:
+    """Why a job whose worker stopped on each of its JOB_MAX_ATTEMPTS runs is failed."""
+    return (f"its worker stopped {_count(job.attempts, 'time')} while running it (last started at "
+            f"{_at(job.started_at)}); nothing was written. Retry once the cause (memory, disk, a restart) is dealt "
+            "with")
+
+
+def attempt_message(*, job: Job, attempts: int) -> str:
+    return f"attempt {job.attempts} of {attempts}: an earlier worker stopped"
+
+
+def rejected_message(exc: InputError) -> str:
+    return f"rejected: {_count(exc.total, 'problem')}, nothing was written"
+
+
+def internal_error_message(exc: Exception) -> str:
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+def retry_refusal(*, job: Job) -> str:
+    if job.problems:
+        return (f"job #{job.pk} was rejected for its input: it would be rejected again; upload a corrected file "
+                "instead")
+    return f"job #{job.pk} is {job.status}: only a failed job or one whose worker stopped is retried"
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+_COLLECTION_KINDS = {"posts": ("post", None), "jsonl": ("document", None), "comments": ("comment", None),
+                     "formulas": ("formula", None), "formula_extra": ("formula representation", None),
+                     "slt_index": ("SLT string", None), "opt_index": ("OPT string", None)}
+
+
+def job_summary(*, job: Job) -> str:
+    """What a finished job did, as a sentence for the job page and the jobs list ("" before it is done)."""
+    r = job.result or {}
+    if job.status != Job.Status.DONE or not r:
+        return ""
+    source = job.params.get("filename")
+    from_file = f" from {source}" if source else ""
+    if job.kind == Job.Kind.RUN_INGEST:
+        kind = f" Taken as {r['kind']}: {r['kind_why']}." if r.get("kind") else ""  # older jobs did not say
+        return (f"Loaded run {r.get('name', '')}{from_file}: {_count(r.get('rows', 0), 'row')} for "
+                f"{_count(r.get('topics', 0), 'topic')}.{kind}")
+    if job.kind == Job.Kind.TOPICS_INGEST:
+        return (f"Loaded {_count(r.get('total', 0), 'topic')}{from_file}: {r.get('created', 0):,} new, "
+                f"{r.get('updated', 0):,} updated.")
+    if job.kind == Job.Kind.COLLECTION_INGEST:
+        names = job.params.get("names") or [Path(p).name for p in job.params.get("paths", [])]
+        parts = [_count(n, *_COLLECTION_KINDS.get(kind, (kind, None))) for kind, n in r.get("counts", {}).items()]
+        into = f" into collection {job.collection.name}" if job.collection is not None else ""
+        files = f" from {', '.join(names)}" if names else ""
+        return f"Loaded {', '.join(parts) or 'nothing'}{into}{files}."
+    if job.kind == Job.Kind.POOL_BUILD:
+        topics = _count(len(r.get("sizes", {})), "topic")
+        if "selected" in r:  # formulas: the items are visual ids, and instances of them are judged
+            overflow = sum(r.get("overflow", {}).values())
+            more = (f"; {_count(overflow, 'visual id')} had more candidate instances than are judged"
+                    if overflow else "")
+            text = (f"Built pools for {topics}: {_count(r.get('items', 0), 'visual id')}, "
+                    f"{_count(r['selected'], 'formula instance')} to judge{more}.")
+        else:
+            text = f"Built pools for {topics}: {_count(r.get('items', 0), 'item')}."
+        unpooled = len(r.get("unpooled", []))
+        if unpooled:
+            text += f" {_count(unpooled, 'judged item')} left the pools; their judgments are kept."
+        return text
+    if job.kind == Job.Kind.CAMPAIGN_DELETE:
+        if r.get("gone"):
+            return f"Campaign {r.get('name', '')} was already deleted."
+        return (f"Deleted campaign {r.get('name', '')}: {_count(r.get('topics', 0), 'topic')}, "
+                f"{_count(r.get('runs', 0), 'run')} ({_count(r.get('run_rows', 0), 'row')}), "
+                f"{_count(r.get('pool_items', 0), 'pool item')}.")
+    return ""
+
+
