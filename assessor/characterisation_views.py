@@ -142,10 +142,10 @@ def characterisation_page(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("assessor:characterisation", pk=pk)
     if assign_form.is_bound and assign_form.is_valid():
         assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
-        data = assign_form.cleaned_data
+        data, user = assign_form.cleaned_data, request.user
         if assigned(request, assign_form, lambda: services.characterisation_assign(
                 campaign=campaign, assessors=list(data["assessors"]), topic_ids=data["topics"], size=data["sample"],
-                sizes=rules.sizes_parse(data["sizes"]), user=request.user),
+                sizes=rules.sizes_parse(data["sizes"]), user=user),
                 what="characterisation assignment", kept=", samples unchanged"):
             return redirect("assessor:characterisation", pk=pk)
     assignments = list(selectors.campaign_assignments(campaign=campaign).filter(
