@@ -18,7 +18,7 @@ from . import characterisation, rules, selectors, services
 from .forms import CharacteriseForm, QuestionForm
 from .models import Assignment, CharacterisationQuestion, SampleItem
 from .rendering import judging_safe_fragments, thread_url
-from .views import assessor_choices, position_after, topic_holders
+from .views import assessor_choices, assigned, position_after, topic_holders
 
 ANSWER = "answer-"  # the page's field of a question: answer-LABEL, yes or no
 
@@ -142,17 +142,11 @@ def characterisation_page(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("assessor:characterisation", pk=pk)
     if assign_form.is_bound and assign_form.is_valid():
         assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
-        data = assign_form.cleaned_data
-        try:
-            result = services.characterisation_assign(
+        data, user = assign_form.cleaned_data, request.user
+        if assigned(request, assign_form, lambda: services.characterisation_assign(
                 campaign=campaign, assessors=list(data["assessors"]), topic_ids=data["topics"], size=data["sample"],
-                sizes=rules.sizes_parse(data["sizes"]), user=request.user)
-        except InputError as exc:
-            exc.add_to_form(assign_form)
-        else:
-            created, existing = len(result.created), len(result.existing)
-            note = f" ({existing} existed already and keep their sample)" if existing else ""
-            messages.info(request, f"{created} characterisation assignment{pluralize(created)} created{note}.")
+                sizes=rules.sizes_parse(data["sizes"]), user=user),
+                what="characterisation assignment", kept=", samples unchanged"):
             return redirect("assessor:characterisation", pk=pk)
     assignments = list(selectors.campaign_assignments(campaign=campaign).filter(
         kind=Assignment.Kind.CHARACTERISATION))

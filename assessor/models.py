@@ -89,7 +89,30 @@ class ItemVisit(models.Model):
         return f"{self.item_id} seen by assignment {self.assignment_id}"
 
 
-class Judgment(models.Model):
+class Revised(models.Model):
+    """What an assessor submitted and may change (a judgment, a characterisation answer): the current value in one
+    row, at its latest revision; each change is a row of its Revision model."""
+
+    revision = models.PositiveIntegerField(default=1)
+    submitted_at = models.DateTimeField(help_text="first submission")
+    updated_at = models.DateTimeField(help_text="latest revision")
+
+    class Meta:
+        abstract = True
+
+
+class Revision(models.Model):
+    """One submission that changed a Revised row: its number, who, when (the subclass says what changed)."""
+
+    number = models.PositiveIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+
+class Judgment(Revised):
     """One assessor's current grade for one item (Task 1) or one formula instance (Task 2)."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="judgments")
@@ -98,10 +121,7 @@ class Judgment(models.Model):
     post_id = models.CharField(max_length=64, help_text="the post shown (answers: the item itself)")
     grade = models.CharField(max_length=2, choices=Grade.choices)
     comment = models.TextField(blank=True)
-    revision = models.PositiveIntegerField(default=1)
     first_shown_at = models.DateTimeField(null=True, blank=True)
-    submitted_at = models.DateTimeField(help_text="first submission")
-    updated_at = models.DateTimeField(help_text="latest revision")
 
     class Meta:
         ordering = ["assignment", "item_id", "formula_id"]
@@ -114,13 +134,10 @@ class Judgment(models.Model):
         return f"{unit}: {self.grade}"
 
 
-class JudgmentRevision(models.Model):
+class JudgmentRevision(Revision):
     """Every submission that changed a judgment: who, when, the old and the new value."""
 
     judgment = models.ForeignKey(Judgment, on_delete=models.PROTECT, related_name="revisions")
-    number = models.PositiveIntegerField()
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
     old_grade = models.CharField(max_length=2, blank=True)
     old_comment = models.TextField(blank=True)
     grade = models.CharField(max_length=2, choices=Grade.choices)
@@ -236,7 +253,7 @@ class SampleItem(models.Model):
         return f"{self.item_id} in the sample of assignment {self.assignment_id}"
 
 
-class CharacterisationAnswer(models.Model):
+class CharacterisationAnswer(Revised):
     """One assessor's current yes/no to one question about one item: one per assignment (an assessor and a topic),
     item and question. A changed answer is a new revision, as a judgment's grade is."""
 
@@ -244,9 +261,6 @@ class CharacterisationAnswer(models.Model):
     item_id = models.CharField(max_length=64)
     question = models.ForeignKey(CharacterisationQuestion, on_delete=models.PROTECT, related_name="answers")
     answer = models.BooleanField(help_text="yes (true) or no (false)")
-    revision = models.PositiveIntegerField(default=1)
-    submitted_at = models.DateTimeField(help_text="first submission")
-    updated_at = models.DateTimeField(help_text="latest revision")
 
     class Meta:
         ordering = ["assignment", "item_id", "question"]
@@ -257,13 +271,10 @@ class CharacterisationAnswer(models.Model):
         return f"{self.item_id} {self.question_id}: {'yes' if self.answer else 'no'}"
 
 
-class CharacterisationRevision(models.Model):
+class CharacterisationRevision(Revision):
     """Every submission that changed an answer: who, when, the old and the new value."""
 
     answer = models.ForeignKey(CharacterisationAnswer, on_delete=models.PROTECT, related_name="revisions")
-    number = models.PositiveIntegerField()
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField()
     old = models.BooleanField(null=True, blank=True, help_text="the answer before (none on the first)")
     new = models.BooleanField()
     source = models.CharField(max_length=10, default="web", help_text="web or api")

@@ -1,8 +1,10 @@
 """Assessor pages (assignments, the judging view, thread views) and the organizer's assignment page."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import groupby
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -219,17 +221,9 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
         data = form.cleaned_data
         chosen = {"campaign": campaign, "assessors": list(data["assessors"]), "topic_ids": data["topics"],
                   "kind": data["kind"], "round": data["round"], "user": request.user}
-        try:
-            if data["per_topic"] is None:
-                result = services.assignments_create(**chosen)
-            else:
-                result = services.assignments_balance(per_topic=data["per_topic"], **chosen)
-        except InputError as exc:
-            exc.add_to_form(form)
-        else:
-            created, existing = len(result.created), len(result.existing)
-            note = f" ({existing} {'was' if existing == 1 else 'were'} already assigned)" if existing else ""
-            messages.info(request, f"{created} assignment{pluralize(created)} created{note}.")
+        per_topic = data["per_topic"]
+        if assigned(request, form, lambda: services.assignments_create(**chosen) if per_topic is None
+                    else services.assignments_balance(per_topic=per_topic, **chosen)):
             return redirect(request.get_full_path())
     if account_form.is_bound and account_form.is_valid():
         try:
@@ -254,6 +248,21 @@ def campaign_assignments(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign, "form": form, "account_form": account_form, "assignments": assignments,
         "search": search, "topic_count": len(topics), "topic_boxes": boxes,
     })
+
+
+def assigned(request: HttpRequest, form: forms.Form, assign: Callable[[], services.AssignResult], *,
+             what: str = "assignment", kept: str = "") -> bool:
+    """Runs an assigning service: True with a message of the assignments it created and those that existed (with
+    `kept`, what they keep), False with its problems on the form."""
+    try:
+        result = assign()
+    except InputError as exc:
+        exc.add_to_form(form)
+        return False
+    created, existing = len(result.created), len(result.existing)
+    note = f" ({existing} {'was' if existing == 1 else 'were'} already assigned{kept})" if existing else ""
+    messages.info(request, f"{created} {what}{pluralize(created)} created{note}.")
+    return True
 
 
 def topic_search_text(topic: Topic, holders: list[str]) -> str:

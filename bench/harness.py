@@ -236,7 +236,8 @@ def rounds(count: int, call: Callable[[], Any], *, warmup: int = 0) -> tuple[lis
 class PhaseTimer:
     """Where a call spends its time: wall seconds inside the functions wrapped, by label (put back by restore()).
     A function wrapped with iterator=True returns an iterator whose every next() is timed too (a query's rows
-    arriving as they are read)."""
+    arriving as they are read). A function the product renamed or removed stops the benchmark with its name, so
+    that a phase is never silently counted in the rest."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
@@ -244,8 +245,10 @@ class PhaseTimer:
 
     def wrap(self, owner: object, attribute: str, label: str, *, iterator: bool = False) -> None:
         original = getattr(owner, attribute, None)
-        if original is None:
-            return  # renamed in the product: its time shows in the rest
+        if not callable(original):
+            where = getattr(owner, "__name__", type(owner).__name__)
+            raise SystemExit(f"bench: {where}.{attribute} is gone (renamed?): the phase '{label}' cannot be timed; "
+                             "update the benchmark's PhaseTimer.wrap calls")
         self._wrapped.append((owner, attribute, original))
 
         def timed(*args: Any, **kwargs: Any) -> Any:

@@ -59,7 +59,10 @@ def start(service: dict, env: dict[str, str], log: Path, port: int) -> subproces
 
 
 def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)  # its own session: sh and the gunicorn it started, or celery's children
+    try:
+        os.killpg(process.pid, signal.SIGTERM)  # its own session: sh and the gunicorn it started, or celery's children
+    except ProcessLookupError:
+        pass  # it had already exited (the failure the test reports, from its log), and its group with it
     process.wait(timeout=30)
 
 

@@ -13,7 +13,6 @@ from .assignments import (
 )
 from .characterisation import (
     ARQMATH_QUESTIONS,
-    CharacteriseResult,
     characterisation_submit,
     question_add,
     question_delete,
@@ -40,7 +39,6 @@ __all__ = [
     "ARQMATH_QUESTIONS",
     "MAX_ACTIVE_SECONDS",
     "AssignResult",
-    "CharacteriseResult",
     "GradeInput",
     "ImportResult",
     "SubmitResult",

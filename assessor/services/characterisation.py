@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -22,6 +21,7 @@ from ..models import (
     CharacterisationRevision,
     SampleItem,
 )
+from .judgments import SubmitResult
 
 # ARQMath-3's two questions, in its tables' order (MG, UI): what "Add ARQMath's questions" adds.
 ARQMATH_QUESTIONS = (
@@ -141,17 +141,9 @@ def samples_create(*, assignments: Iterable[Assignment], plan: Mapping[int, list
 # -- answers
 
 
-@dataclass
-class CharacteriseResult:
-    created: int = 0
-    revised: int = 0
-    unchanged: int = 0
-    complete: bool = False
-
-
 @transaction.atomic
 def characterisation_submit(*, assignment_pk: int, item_id: str, answers: Mapping[str, object], user: User,
-                            source: str = "web") -> CharacteriseResult:
+                            source: str = "web") -> SubmitResult:
     """Saves the assessor's yes/no answers (by question label) about one item of their sample. Some questions may
     be left for later; the item is complete once every question has an answer. Resubmitting an answer changes
     nothing; a different one is a new revision.
@@ -170,7 +162,7 @@ def characterisation_submit(*, assignment_pk: int, item_id: str, answers: Mappin
     now = timezone.now()
     existing = {a.question_id: a for a in CharacterisationAnswer.objects.filter(assignment=assignment,
                                                                                  item_id=item_id)}
-    result = CharacteriseResult()
+    result = SubmitResult()
     revisions = []
     for label, value in given.items():
         question = questions[label]

@@ -64,6 +64,8 @@ class GradeInput:
 
 @dataclass
 class SubmitResult:
+    """What one submit did: to the grades of an item (judgment_submit), or the answers about it
+    (characterisation_submit)."""
     created: int = 0
     revised: int = 0
     unchanged: int = 0

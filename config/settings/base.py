@@ -226,4 +226,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # django-axes announces its settings ("AXES: BEGIN ...") whenever Django starts, into every command's output.
+    "loggers": {"axes.apps": {"level": "WARNING"}},
 }

@@ -2,7 +2,8 @@
 transaction: a file with any problem raises InputError after the pass, which rolls back everything it wrote.
 
 The writes that could take judged items out of the pools are told what is judged (`judged_items`); their callers are
-the judging app's services (assessor/services/pools.py), which read it. Pooling never imports assessor."""
+the judging app's services (assessor/services/pools.py), which read it: pooling imports no app above it
+(docs/architecture.md, "Which app imports which")."""
 from .campaigns import (
     CampaignSettings,
     TopicsIngestResult,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Unpack
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 
 from core.bounds import max_chars
 from ir.problems import InputError, Problem
@@ -88,20 +88,6 @@ def _pools_redo(campaign: Campaign, was_built: bool, judged: JudgedItems) -> Poo
                       unpooled=sorted([topic_ids[pk], item] for pk, items in judged.items() for item in items))
 
 
-def _entries_delete(*, run: Run | None = None, campaign: Campaign | None = None) -> int:
-    """Deletes run entries in one statement (Django's cascade would first load them: millions of rows)."""
-    table = connection.ops.quote_name(RunEntry._meta.db_table)
-    with connection.cursor() as cursor:
-        if run is not None:
-            cursor.execute(f"DELETE FROM {table} WHERE run_id = %s", [run.pk])
-        else:
-            assert campaign is not None, "a run or a campaign"
-            runs = connection.ops.quote_name(Run._meta.db_table)
-            cursor.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT id FROM {runs} WHERE campaign_id = %s)",
-                           [campaign.pk])
-        return cursor.rowcount
-
-
 @transaction.atomic
 def run_delete(*, run: Run, judged_items: JudgedItems, force: bool = False) -> PoolsAfter:
     """Deletes a run and its rows. Built pools are rebuilt from the runs left; once judging has started only
@@ -109,8 +95,7 @@ def run_delete(*, run: Run, judged_items: JudgedItems, force: bool = False) -> P
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not deleted")
     was_built = pools_built(campaign=campaign)
-    _entries_delete(run=run)
-    run.delete()
+    run.delete()  # with its rows, in one DELETE: nothing points at a RunEntry, so Django does not load them first
     return _pools_redo(campaign, was_built, judged_items)
 
 
@@ -131,7 +116,6 @@ def run_replace(
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
-    _entries_delete(run=run)
     Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
     # allow_missing: the run was taken once; its ids missing from the collection are a warning, as they were then.
     options = run_options(run)
@@ -248,15 +232,12 @@ def campaign_entries_delete(*, campaign: Campaign, progress: Progress = None) ->
     assert campaign.deleting, "campaign_delete_start marks the campaign first"
     runs = list(campaign.runs.values_list("pk", flat=True))
     total = sum(campaign.runs.values_list("row_count", flat=True))
-    table = connection.ops.quote_name(RunEntry._meta.db_table)
     deleted = 0
     if not runs:
         return 0
-    marks = ", ".join(["%s"] * len(runs))
     for topic in campaign.topics.values_list("pk", flat=True):
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(f"DELETE FROM {table} WHERE run_id IN ({marks}) AND topic_id = %s", [*runs, topic])
-            deleted += max(cursor.rowcount, 0)
+        with transaction.atomic():
+            deleted += RunEntry.objects.filter(run_id__in=runs, topic_id=topic).delete()[0]
         if progress is not None and total:
             progress(min(deleted / total, 0.99))
     return deleted
@@ -272,7 +253,6 @@ def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> Campaig
     contents = campaign_contents(campaign=campaign, judged_items=judged_items)
     _refuse_judged(campaign, contents)
     _pool_delete(campaign)
-    _entries_delete(campaign=campaign)  # what the batches left, if any
     campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).update(campaign=None)
     campaign.delete()
     return contents

@@ -321,6 +321,10 @@ def test_the_organizer_page_adds_questions_and_assigns(client, organizer, answer
     assert response.status_code == 302
     page = client.get(url).content.decode()
     assert "Was this answer machine-generated?" in page and "0 / 2" in page and "No item has an answer yet" in page
+    assert "1 characterisation assignment created." in page
+    again = client.post(url, {"action": "assign", "assessors": [ada.pk], "topics": ["A.1"], "sample": "3"}, follow=True)
+    assert "0 characterisation assignments created (1 was already assigned, samples unchanged)." in (
+        again.content.decode())
     refused = client.post(url, {"action": "assign", "assessors": [ada.pk], "topics": ["A.1"], "sizes": "A.1=x"})
     assert refused.status_code == 400 and "is not TOPIC=N" in refused.content.decode()
     assert client.post(url, {"action": "delete", "question": "UI"}).status_code == 302

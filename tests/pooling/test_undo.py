@@ -1,5 +1,7 @@
 """Undoing a mistake (the services): deleting and replacing runs, editing and deleting campaigns; judgments stay."""
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from assessor import services as assessor_services
 from assessor.models import Assignment, ItemVisit
@@ -35,6 +37,28 @@ def test_deleting_a_run_before_judging_removes_its_rows_and_rebuilds_the_pools(t
     assert pooled(campaign) == {"10", "11", "12", "14"}  # 15 came from r3 alone
     assert after.rebuilt.items == PoolItem.objects.filter(campaign=campaign).count() and after.unpooled == []
     assert all("r3" not in str(p) for p in PoolItem.objects.filter(campaign=campaign).values_list("provenance"))
+
+
+def _entry_statements(queries) -> list[str]:
+    table = RunEntry._meta.db_table
+    return [q["sql"].split()[0].upper() for q in queries if table in q["sql"]]
+
+
+def test_a_deleted_runs_rows_go_in_one_statement_without_being_read(tmp_path):
+    """A run of millions of rows: they are deleted by one DELETE, never read into memory first."""
+    campaign = answers_campaign(tmp_path)
+    with CaptureQueriesContext(connection) as queries:
+        assessor_services.run_delete(run=campaign.runs.get(name="r1"))
+    assert _entry_statements(queries) == ["DELETE"]
+    assert RunEntry.objects.filter(run__campaign=campaign).count() == 10  # r2's and r3's rows stay
+
+
+def test_a_deleted_campaigns_run_rows_are_not_read(tmp_path):
+    campaign = answers_campaign(tmp_path)
+    assessor_services.campaign_delete_start(campaign=campaign)
+    with CaptureQueriesContext(connection) as queries:
+        assessor_services.campaign_delete(campaign=Campaign.objects.get(pk=campaign.pk))
+    assert "SELECT" not in _entry_statements(queries) and not RunEntry.objects.exists()
 
 
 def test_deleting_a_run_before_pools_leaves_no_pools(tmp_path):

@@ -21,6 +21,7 @@ from ir.prime import FIRST_RESULT, score_lines
 from ir.problems import InputError
 from pooling.selectors import campaign_named
 
+from ._arguments import runs_arguments
 from ._files import write_whole
 
 
@@ -30,11 +31,7 @@ class Command(ServiceCommand):
             "official judgments; with significance tests, bootstrap intervals and means by topic category.")
 
     def add_arguments(self, parser):
-        parser.add_argument("runs", nargs="*", metavar="RUN", help="run files (with --qrels)")
-        parser.add_argument("--qrels", help="qrels file: topic 0 item grade")
-        parser.add_argument("--campaign", help="score every run of this campaign against its judgments")
-        parser.add_argument("--task", choices=[services.ANSWERS, services.FORMULAS],
-                            help="with --qrels; default: formulas for 6-column ARQMath Task 2 runs, else answers")
+        runs_arguments(parser, campaign_help="score every run of this campaign against its judgments")
         parser.add_argument("--formula-index", nargs="+", default=[], metavar="FILE",
                             help="formula index TSV files mapping formula ids to visual ids (formulas)")
         parser.add_argument("--all-topics", action="store_true",

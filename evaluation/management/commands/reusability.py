@@ -6,6 +6,8 @@ from ir.problems import InputError
 from ir.statistics import reusability_lines
 from pooling.selectors import campaign_named
 
+from ._arguments import runs_arguments
+
 
 class Command(ServiceCommand):
     help = ("Leave-one-team-out reusability: each run scored against the full qrels and against the qrels without the "
@@ -13,16 +15,12 @@ class Command(ServiceCommand):
             "both; then Kendall's tau, tau_ap and the largest rank change ('# ' lines).")
 
     def add_arguments(self, parser):
-        parser.add_argument("runs", nargs="*", metavar="RUN", help="run files (with --qrels)")
-        parser.add_argument("--qrels", help="qrels file: topic 0 item grade")
-        parser.add_argument("--campaign", help="the campaign's runs against its official judgments")
+        runs_arguments(parser, campaign_help="the campaign's runs against its official judgments")
         parser.add_argument("--depth", type=int, metavar="K",
                             help="the pool depth (required with --qrels; a campaign's primary depth by default)")
         parser.add_argument("--relevance-level", type=int, metavar="L",
                             help="the lowest relevant grade (default 2; with --campaign, the campaign's)")
         parser.add_argument("--team-map", metavar="FILE", help="run<TAB>team lines (default: each run's run tag)")
-        parser.add_argument("--task", choices=[services.ANSWERS, services.FORMULAS],
-                            help="with --qrels; default: from the first run's shape")
 
     def handle(self, *args, **o):
         if bool(o["qrels"]) == bool(o["campaign"]):
