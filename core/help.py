@@ -18,6 +18,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.views.decorators.http import require_safe
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -119,11 +120,13 @@ def help_html(name: str) -> str:
 
 
 @login_required
+@require_safe
 def help_index(request: HttpRequest) -> HttpResponse:
     return render(request, "help/index.html", {"pages": HELP_PAGES.items()})
 
 
 @login_required
+@require_safe
 def help_page(request: HttpRequest, page: str) -> HttpResponse:
     if page not in HELP_PAGES:
         raise Http404("No such help page")
@@ -132,6 +135,7 @@ def help_page(request: HttpRequest, page: str) -> HttpResponse:
 
 
 @login_required
+@require_safe
 def help_image(request: HttpRequest, name: str) -> FileResponse:
     """A screenshot of docs/img, by a name found among that folder's files (never joined from the address)."""
     images = {path.name: path for path in (docs_dir() / "img").glob("*.png")}

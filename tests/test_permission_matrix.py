@@ -14,6 +14,7 @@ or anonymous can reach it, this test fails; a path parameter it cannot fill fail
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -36,6 +37,9 @@ ASSESSOR_ROUTES = {
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
     "assessor:characterise_continue", "assessor:characterise", "characterisation-list", "characterisation-next",
 }
+# Routes every signed-in user may reach, whose parameters name nobody's things: the help pages.
+SIGNED_IN = {"help:index", "help:page", "help:image"}
+ASSESSOR_ROUTES |= SIGNED_IN
 # Django's admin checks is_staff in every view of its own (AdminSite.admin_view); the catch-all JSON 404 of /api/
 # (config/urls.py) has no name and answers 404 to everyone.
 SKIPPED_NAMESPACES = {"admin"}
@@ -89,6 +93,7 @@ def world(answers, organizer, ada, bob):
         "campaigns": answers.pk, "jobs": job.pk, "collections": answers.collection_id, "assignments": assignment.pk,
         "judgments": judgment.pk, "runs": answers.runs.get().pk, "topics": assignment.topic_id, "posts": "11",
         "items": item.position, "people": bob.pk, "characterisations": sample.pk,
+        "help": "judging", "img": sorted(p.name for p in (settings.BASE_DIR / "docs" / "img").glob("*.png"))[0],
     }
     return {"by_segment": by_segment, "users": {"organizer": organizer, "assessor": ada, "other": bob}}
 
@@ -159,7 +164,7 @@ def test_every_route_answers_each_role_as_it_may(world, role):
             status, location, body = _ask(method, path, user)
             asked.add((callback, method.upper()))
             problem = _violation(role, name, _is_api(callback), status, location, body)
-            if role == "other" and params and name in ASSESSOR_ROUTES and status not in (403, 404, 405):
+            if role == "other" and params and name in ASSESSOR_ROUTES - SIGNED_IN and status not in (403, 404, 405):
                 # every parameter of these routes names the first assessor's things (405: a method the route never
                 # takes, refused before anything is looked up)
                 problem = problem or f"{status} (another assessor's: want 403/404)"
