@@ -163,10 +163,8 @@ def _jsonl(stream: BinaryIO, name: str, remaining: set[str], problems: Problems,
             continue  # the common case: a document no pool holds, never parsed
         if line == 1:
             raw = raw.removeprefix(BOM)
-        text = _decoded(raw, line, problems)
-        if text is None:
-            continue
-        if not text.strip():
+        text = _decoded(raw.rstrip(b"\r\n"), line, problems)
+        if text is None or not text.strip():
             continue
         doc = _json_doc(name, line, text, problems)
         if doc is not None and doc.doc_id in remaining:
