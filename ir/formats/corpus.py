@@ -7,6 +7,7 @@ pool build, and a line is parsed only when its id is wanted.
 from __future__ import annotations
 
 import gzip
+import html
 import io
 import json
 import os
@@ -30,6 +31,7 @@ _FIRST_ID = re.compile(rb'\s*\{\s*"(?:id|docid|_id)"\s*:\s*(?:"([^"\\]*)"|(-?\d+
 _DOCNO = re.compile(rb"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S)
 _TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.S | re.I)
 _TAG = re.compile(r"<[^>\n]*>")
+_PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,3 +281,10 @@ def _trec_doc(name: str, line: int, doc_id: str, data: bytes, problems: Problems
         problems.add_all(line, errors)
         return None
     return CorpusDoc(file=name, line=line, doc_id=doc_id, title=title, text=text)
+
+
+def text_html(text: str) -> str:
+    """A document's plain text as the HTML a post's body is (posts are stored as HTML and sanitized when shown):
+    escaped, its blank-line-separated paragraphs as <p> elements."""
+    return "".join(f"<p>{html.escape(part.strip(), quote=False)}</p>" for part in _PARAGRAPHS.split(text)
+                   if part.strip())

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import html
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import F
 
-from ir.formats.corpus import CorpusDoc, corpus_check, read_corpus
+from ir.formats.corpus import CorpusDoc, corpus_check, read_corpus, text_html
 from ir.pools.ids import id_order_key
 from ir.problems import InputError, Problems
 
@@ -21,8 +20,6 @@ from ..ranking import LOOKUP_CHUNK
 from .campaigns import collection_get_or_create
 from .collection import POST_COLUMNS, post_copy_line
 from .common import Progress
-
-_PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 @transaction.atomic
@@ -83,13 +80,6 @@ def _post_rows(cid: int, docs: Iterator[CorpusDoc], found: set[str], collectors:
         if not any(collectors):  # after a problem nothing is written, but the corpus is read on for every problem
             yield (cid, doc.doc_id, Post.Kind.DOCUMENT.value, doc.doc_id, html.escape(doc.title, quote=False),
                    text_html(doc.text), "", None, None, "", "")
-
-
-def text_html(text: str) -> str:
-    """A corpus document's plain text as the HTML a post body is: escaped, its blank-line-separated paragraphs as
-    <p> elements."""
-    return "".join(f"<p>{html.escape(part.strip(), quote=False)}</p>" for part in _PARAGRAPHS.split(text)
-                   if part.strip())
 
 
 def _pooled_ids(campaign: Campaign) -> set[str]:
