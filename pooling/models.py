@@ -32,6 +32,11 @@ class Collection(models.Model):
     # What is wrong with the data without stopping its use (formulas of posts the collection lacks), found by the
     # ingest and shown on the collections page until a later ingest puts it right.
     warnings = models.JSONField(default=list, blank=True)
+    # A pool-only collection (docs/pooling.md): its documents are read from this corpus file or folder, as the web
+    # server and the workers see it, and only the pooled ones are stored, after each pool build.
+    corpus_path = models.CharField(max_length=1000, blank=True,
+                                   help_text="a corpus file or folder on the server (JSONL or TREC, plain or gzip); "
+                                             "only the documents the pools hold are stored")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -260,4 +260,7 @@ def posts_not_in_collection(*, collection_id: int, post_ids: Iterable[str]) -> s
 
 
 def collection_has_posts(*, collection_id: int) -> bool:
-    return Post.objects.filter(collection_id=collection_id).exists()
+    """Whether the collection's posts are known, so that an id it lacks is missing: it has posts, or it is read from a
+    corpus (which names every document; the pooled ones are stored with the pools)."""
+    return (Post.objects.filter(collection_id=collection_id).exists()
+            or Collection.objects.filter(pk=collection_id).exclude(corpus_path="").exists())

@@ -56,8 +56,13 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     def perform_create(self, serializer):
-        serializer.instance = services.collection_get_or_create(
-            name=serializer.validated_data["name"], description=serializer.validated_data.get("description", ""))
+        data = serializer.validated_data
+        if data.get("corpus_path"):  # a pool-only collection: its documents are read from the corpus at pool builds
+            serializer.instance = services.collection_corpus_set(
+                name=data["name"], corpus_path=data["corpus_path"], description=data.get("description", ""))
+        else:
+            serializer.instance = services.collection_get_or_create(
+                name=data["name"], description=data.get("description", ""))
 
     @extend_schema(request=CollectionUploadSerializer, responses={202: JobSerializer})
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser])

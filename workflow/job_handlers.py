@@ -70,8 +70,8 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
 def _pool_build(job: Job, p: PoolBuildParams, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
-    result = assessor_services.pools_rebuild(campaign=_campaign(job), **asdict(p))
-    return result.as_json(), services.unpooled_warnings(result.unpooled or [])
+    result = assessor_services.pools_rebuild(campaign=_campaign(job), progress=progress, **asdict(p))
+    return result.as_json(), result.warnings()
 
 
 def _campaign_delete(job: Job, p: CampaignDeleteParams, progress) -> tuple[dict, list[str]]:

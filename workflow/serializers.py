@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class CollectionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Collection
-        fields = ["id", "name", "description", "created_at"]
+        fields = ["id", "name", "description", "corpus_path", "created_at"]
         read_only_fields = ["created_at"]
 
 

@@ -36,11 +36,11 @@ def _recounted(campaign: Campaign, judged: pooling.JudgedItems, after: pooling.P
 
 
 @transaction.atomic
-def pools_rebuild(*, campaign: Campaign, force: bool = False) -> pooling.PoolBuildResult:
+def pools_rebuild(*, campaign: Campaign, force: bool = False, progress: Progress = None) -> pooling.PoolBuildResult:
     """Builds (or rebuilds) the campaign's pools: pooling.services.pool_build told what is judged. Once judging has
     started only with `force`, which keeps every judgment; the visits are then recounted against the new pools."""
     judged = _judged_locked(campaign)
-    result = pooling.pool_build(campaign=campaign, judged_items=judged, force=force)
+    result = pooling.pool_build(campaign=campaign, judged_items=judged, force=force, progress=progress)
     if judged:
         visits_recount(campaign=campaign)
     return result

@@ -13,6 +13,7 @@ from .campaigns import (
     topics_ingest,
 )
 from .collection import CollectionIngestResult, collection_ingest
+from .corpus import PoolTextsResult, collection_corpus_set, missing_documents_warnings, pool_texts_fetch
 from .pools import (
     JudgedItems,
     PoolBuildResult,
@@ -54,6 +55,7 @@ __all__ = [
     "CollectionIngestResult",
     "JudgedItems",
     "PoolBuildResult",
+    "PoolTextsResult",
     "PoolsAfter",
     "RUN_KINDS",
     "RunIngestOptions",
@@ -68,16 +70,19 @@ __all__ = [
     "campaign_lock",
     "campaign_settings",
     "campaign_update",
+    "collection_corpus_set",
     "collection_get_or_create",
     "collection_ingest",
     "file_checksum",
     "judged_count",
     "pool_build",
+    "pool_texts_fetch",
     "pools_built",
     "run_collection_check",
     "run_delete",
     "run_depth_set",
     "run_facts_set",
+    "missing_documents_warnings",
     "name_facts",
     "run_ingest",
     "run_kind",

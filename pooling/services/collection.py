@@ -20,7 +20,7 @@ from ir.formats.textio import ID_MAX, file_size, open_binary
 from ir.pools.ids import id_order_key
 from ir.problems import MAX_KEPT, InputError, Problem, Problems
 
-from ..bulk import NULL, bulk_insert, copy_text, insert_rows
+from ..bulk import NULL, Row, bulk_insert, copy_text, insert_rows
 from ..models import Collection, Comment, Formula, Post
 from .campaigns import collection_get_or_create
 from .common import PROGRESS_EVERY, Progress, Rejected, fits
@@ -148,8 +148,8 @@ def _ingest_collection_file(collection, kind, path, problems, warnings, *, write
                 return se_xml.read_posts(s, p, w or Problems()) if kind == "posts" else jsonl.read_jsonl(s, p)
 
             rows = _post_rows(collection, read(stream, problems, warnings), problems)
-            target = _Target(Post, _POST_COLUMNS, "post", lambda s, p: ((r.line, r.post_id) for r in read(s, p)),
-                             copy_line=_post_line)
+            target = _Target(Post, POST_COLUMNS, "post", lambda s, p: ((r.line, r.post_id) for r in read(s, p)),
+                             copy_line=post_copy_line)
         elif kind == "comments":
             rows = _comment_rows(collection, se_xml.read_comments(stream, problems), problems)
             target = _Target(Comment, _COMMENT_COLUMNS, "comment",
@@ -178,7 +178,7 @@ class _Target:
         self.id_column = model._meta.get_field(columns[1]).column
 
 
-_POST_COLUMNS = ["collection", "post_id", "kind", "thread_id", "title", "body", "tags", "score", "created_at",
+POST_COLUMNS = ["collection", "post_id", "kind", "thread_id", "title", "body", "tags", "score", "created_at",
                  "owner_user_id", "accepted_answer_id"]
 _COMMENT_COLUMNS = ["collection", "comment_id", "post_id", "score", "text", "user_id", "created_at"]
 _FORMULA_COLUMNS = ["collection", "formula_id", "post_id", "thread_id", "type", "comment_id", "visual_id",
@@ -205,7 +205,7 @@ def _post_rows(collection, records, problems) -> Iterator[tuple]:
                    _parse_datetime(r.created_at, r.line, problems), r.owner_user_id, r.accepted_answer_id)
 
 
-def _post_line(row: tuple) -> str:
+def post_copy_line(row: Row) -> str:
     """A post as COPY text, without the generic per-value dispatch (a Posts.xml has millions of rows)."""
     cid, post_id, kind, thread_id, title, body, tags, score, created, owner, accepted = row
     return (f"{cid}\t{copy_text(post_id)}\t{kind}\t{copy_text(thread_id)}\t{copy_text(title)}\t{copy_text(body)}\t"

@@ -20,6 +20,8 @@ from ir.problems import InputError
 from ..bulk import bulk_insert
 from ..models import Campaign, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
+from .common import Progress
+from .corpus import missing_documents_warnings, pool_texts_fetch
 
 # Topic pk -> ids of the items with at least one judgment: what the judging app tells pooling before a change that
 # could take items out of the pools (assessor.selectors.judged_items_of_campaign).
@@ -55,9 +57,15 @@ class PoolBuildResult:
     overflow: dict[str, int] | None = None  # formulas: topic id -> visual ids with more than N candidate instances
     selected: int | None = None  # formulas: instances selected to judge
     unpooled: list[list[str]] | None = None  # a forced rebuild: [topic id, item id] of judged items left out
+    # A pool-only collection: the pooled documents read from its corpus by this build, and those it lacks.
+    documents_stored: int | None = None
+    documents_missing: list[str] | None = None
 
     def as_json(self) -> dict:
         return {key: value for key, value in asdict(self).items() if value is not None}
+
+    def warnings(self) -> list[str]:
+        return unpooled_warnings(self.unpooled or []) + missing_documents_warnings(self.documents_missing or [])
 
 
 def unpooled_warnings(unpooled: list[list[str]]) -> list[str]:
@@ -67,8 +75,11 @@ def unpooled_warnings(unpooled: list[list[str]]) -> list[str]:
 
 
 @transaction.atomic
-def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = False) -> PoolBuildResult:
-    """Pools every topic of the campaign and replaces its pool rows; building twice gives identical rows.
+def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = False,
+               progress: Progress = None) -> PoolBuildResult:
+    """Pools every topic of the campaign and replaces its pool rows; building twice gives identical rows. When the
+    collection is read from a corpus, the pooled documents not stored yet are then read from it (pool_texts_fetch,
+    whose pass over the corpus is what `progress` reports).
 
     `judged_items` says what is judged so far (nothing: {}). Once judging has started it refuses, unless `force`:
     then the judgments stay as they are (they name their items by id), and the result lists under `unpooled` the
@@ -94,6 +105,9 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
         result = _build_formulas(campaign, depths, topics)
     if judged_items:
         result = replace(result, unpooled=_unpooled(campaign, judged_items, dict(topics)))
+    texts = pool_texts_fetch(campaign=campaign, progress=progress)
+    if texts is not None:
+        result = replace(result, documents_stored=texts.stored, documents_missing=texts.missing)
     return result
 
 

@@ -291,6 +291,8 @@ def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -
     collection = campaign.collection
     if collection is None or run.format == Run.Format.ARQMATH_TASK3:  # answers of a Task 3 run are no posts
         return []
+    if collection.corpus_path:  # it stores only pooled documents: those the corpus lacks are told at the pool build
+        return []
     ids = collection.posts if campaign.task == Campaign.Task.ANSWERS else collection.formulas
     if not ids.exists():
         return [f"the collection '{collection}' has no {'posts' if campaign.task == 'answers' else 'formulas'} "

@@ -23,6 +23,7 @@ from ir.problems import InputError, Problem
 from ..models import Campaign, Collection, Job, PoolItem, Run, RunEntry
 from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
 from .common import Progress
+from .corpus import missing_documents_warnings
 from .pools import (
     JudgedItems,
     PoolBuildResult,
@@ -46,8 +47,10 @@ class PoolsAfter:
     unpooled: list[list[str]] = field(default_factory=list)
 
     def messages(self) -> list[str]:
-        """The judged items the new pools left out, as job warnings and command lines say them."""
-        return unpooled_warnings(self.unpooled)
+        """The judged items the new pools left out (and the pooled documents a corpus lacks), as job warnings and
+        command lines say them."""
+        missing = self.rebuilt.documents_missing if self.rebuilt is not None else None
+        return unpooled_warnings(self.unpooled) + missing_documents_warnings(missing or [])
 
 
 def pools_built(*, campaign: Campaign) -> bool:

@@ -1,6 +1,7 @@
 """build_pools --campaign NAME: SPEC 9."""
 from assessor.services import pools_rebuild
 from core.commands import ServiceCommand
+from pooling import services
 from pooling.selectors import campaign_named
 
 
@@ -18,6 +19,7 @@ class Command(ServiceCommand):
         result = pools_rebuild(campaign=campaign, force=o["force"])
         for topic_id, item_id in result.unpooled or []:
             self.stderr.write(f"{topic_id}\t{item_id}\tjudged, no longer in the pool (judgments kept)")
+        self.report_warnings(services.missing_documents_warnings(result.documents_missing or []))
         overflow = result.overflow
         noun = "visual ids" if overflow is not None else "items"
         for topic_id, size in result.sizes.items():
@@ -28,4 +30,6 @@ class Command(ServiceCommand):
         summary = f"campaign '{campaign.name}': {result.items} {noun} in {len(result.sizes)} topics"
         if overflow is not None:
             summary += f", {result.selected} instances to judge"
+        if result.documents_stored is not None:
+            summary += f"; {result.documents_stored} documents read from the corpus"
         self.stdout.write(summary)
