@@ -82,6 +82,19 @@ def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgmen
     return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id)}
 
 
+def judgments_by_unit(*, assignment_pks: Iterable[int]) -> dict[tuple[int, str, str], Judgment]:
+    """Every judgment of these assignments, by (assignment pk, item id, formula id): an import's look-up, one query
+    whatever its number of lines."""
+    return {(j.assignment_id, j.item_id, j.formula_id): j
+            for j in Judgment.objects.filter(assignment_id__in=list(assignment_pks))}
+
+
+def visits_by_item(*, assignment_pks: Iterable[int]) -> dict[tuple[int, str], ItemVisit]:
+    """Every visit of these assignments, by (assignment pk, item id), with its first-shown and completed times."""
+    return {(v.assignment_id, v.item_id): v for v in ItemVisit.objects.filter(assignment_id__in=list(assignment_pks))
+            .only("pk", "assignment_id", "item_id", "first_shown_at", "completed_at")}
+
+
 def next_item(*, assignment: Assignment, after: int | None = None, excluding: Iterable[str] = ()) -> PoolItem | None:
     """The item to judge next: the first unjudged, unskipped item after position `after` (from the start when
     None, wrapping around); when only skipped items are left, the one skipped longest ago. Items whose ids are in

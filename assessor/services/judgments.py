@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +24,9 @@ from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitRe
 MAX_ACTIVE_SECONDS = 4 * 3600
 # A submit key, as the judging page makes them (32 hex digits); letters, digits, '-' and '_' from other clients.
 SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+CLOSED = "this topic is closed: its judgments can no longer be changed"
+# Rows a bulk write sends in one statement (judgments_save, an import's visits).
+BATCH = 2000
 
 
 
@@ -125,7 +128,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             return SubmitResult(created=receipt.created, revised=receipt.revised, unchanged=receipt.unchanged,
                                 complete=receipt.complete, repeated=True)
     if assignment.read_only:
-        raise InputError("this topic is closed: its judgments can no longer be changed")
+        raise InputError(CLOSED)
     rules.graded_kind(assignment.kind)
     item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
     instances = None
@@ -152,7 +155,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         elif judgment.grade == g.grade and judgment.comment == comment:
             result.unchanged += 1
         else:
-            revised.append((judgment, g, comment))
+            revised.append((judgment, g.grade, comment))
     result.complete = judged_complete(set(existing) | {g.formula_id for g in grades}, instances)
 
     active = float(active_seconds or 0.0)
@@ -168,30 +171,39 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             changes["completed_at"] = Coalesce("completed_at", Value(now))
         if changes:
             visit.update(**changes)
-    revisions = []
     if new:
         first_shown = visit.values_list("first_shown_at", flat=True).get()
         for judgment in new:
             judgment.first_shown_at = first_shown
-        # Under the assignment's lock nobody else inserts these judgments; the unique constraint backs that up.
-        for judgment in Judgment.objects.bulk_create(new):
-            revisions.append(JudgmentRevision(judgment=judgment, number=1, user=user, at=now, grade=judgment.grade,
-                                              comment=judgment.comment, active_seconds=active, source=source))
-        result.created = len(new)
-    for judgment, g, comment in revised:
-        revisions.append(JudgmentRevision(judgment=judgment, number=judgment.revision + 1, user=user, at=now,
-                                          old_grade=judgment.grade, old_comment=judgment.comment, grade=g.grade,
-                                          comment=comment, active_seconds=active, source=source))
-        judgment.grade, judgment.comment = g.grade, comment
-        judgment.revision += 1
-        judgment.updated_at = now
-        judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
-        result.revised += 1
-    JudgmentRevision.objects.bulk_create(revisions)
+    judgments_save(new=new, revised=revised, assessors={assignment.pk: user.pk}, at=now, active_seconds=active,
+                   source=source)
+    result.created, result.revised = len(new), len(revised)
     if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
                                      revised=result.revised, unchanged=result.unchanged, complete=result.complete)
     return result
+
+
+def judgments_save(*, new: Sequence[Judgment], revised: Sequence[tuple[Judgment, str, str]],
+                   assessors: Mapping[int, int], at: datetime, active_seconds: float, source: str) -> None:
+    """Writes judgments, each with its revision row by its assignment's assessor (`assessors`: assignment pk ->
+    user pk): the `new` ones (revision 1) and the `revised` ones, each with the grade and comment it takes (the next
+    revision, keeping the old value). The caller holds the assignments' locks (judgment_submit, judgments_import):
+    nobody else writes these judgments meanwhile, and the unique constraint backs that up."""
+    revisions = [JudgmentRevision(judgment=j, number=1, user_id=assessors[j.assignment_id], at=at, grade=j.grade,
+                                  comment=j.comment, active_seconds=active_seconds, source=source)
+                 for j in Judgment.objects.bulk_create(new, batch_size=BATCH)]
+    for judgment, grade, comment in revised:
+        revisions.append(JudgmentRevision(judgment=judgment, number=judgment.revision + 1,
+                                          user_id=assessors[judgment.assignment_id], at=at, old_grade=judgment.grade,
+                                          old_comment=judgment.comment, grade=grade, comment=comment,
+                                          active_seconds=active_seconds, source=source))
+        judgment.grade, judgment.comment = grade, comment
+        judgment.revision += 1
+        judgment.updated_at = at
+    Judgment.objects.bulk_update([j for j, _, _ in revised], ["grade", "comment", "revision", "updated_at"],
+                                 batch_size=BATCH)
+    JudgmentRevision.objects.bulk_create(revisions, batch_size=BATCH)
 
 
 def judged_complete(judged: set[str], instances: dict[str, str] | None) -> bool:
