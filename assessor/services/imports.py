@@ -205,28 +205,34 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
         unit = (assignment.pk, item_id)
         units[unit] = topic_pk
         judged.setdefault(unit, set()).add(formula_id)
-        judgment = existing.get((assignment.pk, item_id, formula_id))
-        if judgment is None:
+        judged_unit = existing.get((assignment.pk, item_id, formula_id))
+        if judged_unit is None:
             new.append(Judgment(assignment_id=assignment.pk, item_id=item_id, formula_id=formula_id, post_id=post_id,
-                                grade=row.grade, comment=row.comment.strip(), revision=1, submitted_at=now,
+                                grade=row.grade, comment=row.comment, revision=1, submitted_at=now,
                                 updated_at=now))
             with_new.add(unit)
-        elif judgment.grade == row.grade and judgment.comment == row.comment.strip():
+        elif judged_unit.grade == row.grade and judged_unit.comment == row.comment:
             written.unchanged += 1
         else:
-            revised.append((judgment, row.grade, row.comment.strip()))
+            judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment.pk, grade=judged_unit.grade,
+                                comment=judged_unit.comment, revision=judged_unit.revision)
+            revised.append((judgment, row.grade, row.comment))
     # The judged set only grows line after line, so an item complete at its last line is complete from then on.
     complete = {unit for unit, topic_pk in units.items()
                 if judged_complete(judged[unit], None if instances is None else instances.get((topic_pk, unit[1]), {}))}
-    ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=item, first_shown_at=now)
-                                   for a, item in with_new | complete], ignore_conflicts=True, batch_size=BATCH)
     visits = selectors.visits_by_item(assignment_pks=pks)
+    unseen = (with_new | complete) - visits.keys()
+    if unseen:
+        # ON CONFLICT DO NOTHING: a judging page may show one of these items meanwhile; its time is kept.
+        ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=item, first_shown_at=now)
+                                       for a, item in unseen], ignore_conflicts=True, batch_size=BATCH)
+        visits = selectors.visits_by_item(assignment_pks=pks)
     for judgment in new:
         judgment.first_shown_at = visits[(judgment.assignment_id, judgment.item_id)].first_shown_at
     done = [visits[unit].pk for unit in complete if visits[unit].completed_at is None]
     for start in range(0, len(done), BATCH):
         ItemVisit.objects.filter(pk__in=done[start:start + BATCH]).update(completed_at=now)
     judgments_save(new=new, revised=revised, assessors={a.pk: a.assessor_id for a in assignments.values()}, at=now,
-                   active_seconds=0.0, source="import")
+                   active_seconds=0.0, source="import", copy=True)
     written.created, written.revised = len(new), len(revised)
     return written

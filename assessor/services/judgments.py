@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ir.problems import InputError
+from pooling.bulk import bulk_insert
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules, selectors
@@ -25,6 +26,10 @@ MAX_ACTIVE_SECONDS = 4 * 3600
 # A submit key, as the judging page makes them (32 hex digits); letters, digits, '-' and '_' from other clients.
 SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSED = "this topic is closed: its judgments can no longer be changed"
+NEW_COLUMNS = ("assignment", "item_id", "formula_id", "post_id", "grade", "comment", "revision", "first_shown_at",
+               "submitted_at", "updated_at")
+REVISION_COLUMNS = ("judgment_id", "number", "user_id", "at", "old_grade", "old_comment", "grade", "comment",
+                    "active_seconds", "source")
 # Rows a bulk write sends in one statement (judgments_save, an import's visits).
 BATCH = 2000
 
@@ -185,25 +190,38 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
 
 
 def judgments_save(*, new: Sequence[Judgment], revised: Sequence[tuple[Judgment, str, str]],
-                   assessors: Mapping[int, int], at: datetime, active_seconds: float, source: str) -> None:
+                   assessors: Mapping[int, int], at: datetime, active_seconds: float, source: str,
+                   copy: bool = False) -> None:
     """Writes judgments, each with its revision row by its assignment's assessor (`assessors`: assignment pk ->
-    user pk): the `new` ones (revision 1) and the `revised` ones, each with the grade and comment it takes (the next
-    revision, keeping the old value). The caller holds the assignments' locks (judgment_submit, judgments_import):
-    nobody else writes these judgments meanwhile, and the unique constraint backs that up."""
-    revisions = [JudgmentRevision(judgment=j, number=1, user_id=assessors[j.assignment_id], at=at, grade=j.grade,
-                                  comment=j.comment, active_seconds=active_seconds, source=source)
-                 for j in Judgment.objects.bulk_create(new, batch_size=BATCH)]
+    user pk): the `new` ones (revision 1, made `at`) and the `revised` ones, each with the grade and comment it takes
+    (the next revision, keeping the old value). The caller holds the assignments' locks (judgment_submit,
+    judgments_import): nobody else writes these judgments meanwhile, and the unique constraint backs that up.
+    `copy` (an import's thousands): rows go by COPY (pooling.bulk) and the new judgments' keys are read back."""
+    if copy:
+        bulk_insert(Judgment, NEW_COLUMNS, ((j.assignment_id, j.item_id, j.formula_id, j.post_id, j.grade, j.comment,
+                                            1, j.first_shown_at, at, at) for j in new))
+        made = {(a, item, formula): pk for a, item, formula, pk in Judgment.objects.filter(
+            assignment_id__in={j.assignment_id for j in new}, revision=1, submitted_at=at).order_by()
+            .values_list("assignment_id", "item_id", "formula_id", "pk")}
+        for j in new:
+            j.pk = made[(j.assignment_id, j.item_id, j.formula_id)]
+    else:
+        new = Judgment.objects.bulk_create(new)
+    revisions = [(j.pk, 1, assessors[j.assignment_id], at, "", "", j.grade, j.comment, active_seconds, source)
+                 for j in new]
     for judgment, grade, comment in revised:
-        revisions.append(JudgmentRevision(judgment=judgment, number=judgment.revision + 1,
-                                          user_id=assessors[judgment.assignment_id], at=at, old_grade=judgment.grade,
-                                          old_comment=judgment.comment, grade=grade, comment=comment,
-                                          active_seconds=active_seconds, source=source))
+        revisions.append((judgment.pk, judgment.revision + 1, assessors[judgment.assignment_id], at, judgment.grade,
+                          judgment.comment, grade, comment, active_seconds, source))
         judgment.grade, judgment.comment = grade, comment
         judgment.revision += 1
         judgment.updated_at = at
     Judgment.objects.bulk_update([j for j, _, _ in revised], ["grade", "comment", "revision", "updated_at"],
                                  batch_size=BATCH)
-    JudgmentRevision.objects.bulk_create(revisions, batch_size=BATCH)
+    if copy:
+        bulk_insert(JudgmentRevision, REVISION_COLUMNS, revisions)
+    else:
+        JudgmentRevision.objects.bulk_create(JudgmentRevision(**dict(zip(REVISION_COLUMNS, r, strict=True)))
+                                             for r in revisions)
 
 
 def judged_complete(judged: set[str], instances: dict[str, str] | None) -> bool:
