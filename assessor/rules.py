@@ -16,6 +16,10 @@ MAX_COMMENT = 5000
 ROUND_MAX = 2**31 - 1  # Assignment.round's column
 
 
+# Looked up once: an enum's `values` is a new list at every call, and an import checks every line of its file.
+GRADES = frozenset(Grade.values)
+KINDS = frozenset(Assignment.Kind.values)
+
 # The grades an item that is not in the collection can take: nothing of it can be read to judge its relevance.
 GRADES_OF_MISSING = (Grade.SYSTEM_FAILURE, Grade.DO_NOT_KNOW)
 
@@ -24,7 +28,7 @@ def grade_problems(grade: str, comment: str, *, missing: bool = False) -> list[s
     """What is wrong with a grade and its comment (nothing: an empty list); `missing`: the item (answers: the post,
     formulas: the post holding the instance) is not in the collection, so only GRADES_OF_MISSING are grades."""
     problems = []
-    if grade not in Grade.values:
+    if grade not in GRADES:
         problems.append(f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
     elif missing and grade not in GRADES_OF_MISSING:
         problems.append(f"the post is not in the collection, so it cannot be graded {Grade(grade).label} ({grade}): "
@@ -41,7 +45,7 @@ def grade_problems(grade: str, comment: str, *, missing: bool = False) -> list[s
 def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
     """An assignment's kind and round as stored: training rounds count from 1 (1 when none is given), the other
     kinds have round 0. InputError for an unknown kind or a round that does not fit it."""
-    if kind not in Assignment.Kind.values:
+    if kind not in KINDS:
         raise InputError(f"unknown kind '{kind}': use official, training, dual or characterisation")
     if kind == Assignment.Kind.TRAINING:
         round_ = 1 if round_ is None else round_

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from django.contrib.auth.models import User
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -80,6 +81,35 @@ def assignment_progress(*, assignment: Assignment) -> Progress:
 def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
     """The assignment's judgments of one item, by formula id (empty for an answer)."""
     return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id)}
+
+
+class JudgedUnit(NamedTuple):
+    pk: int
+    grade: str
+    comment: str
+    revision: int
+
+
+def judgments_by_unit(*, assignment_pks: Iterable[int]) -> dict[tuple[int, str, str], JudgedUnit]:
+    """Every judgment of these assignments, by (assignment pk, item id, formula id): an import's look-up, one query
+    whatever its number of lines."""
+    return {(a, item, formula): JudgedUnit(pk, grade, comment, revision)
+            for a, item, formula, pk, grade, comment, revision in Judgment.objects.filter(
+                assignment_id__in=list(assignment_pks)).order_by().values_list(
+                "assignment_id", "item_id", "formula_id", "pk", "grade", "comment", "revision")}
+
+
+class Visit(NamedTuple):
+    pk: int
+    first_shown_at: datetime
+    completed_at: datetime | None
+
+
+def visits_by_item(*, assignment_pks: Iterable[int]) -> dict[tuple[int, str], Visit]:
+    """Every visit of these assignments, by (assignment pk, item id), with its first-shown and completed times."""
+    return {(a, item): Visit(pk, shown, completed)
+            for a, item, pk, shown, completed in ItemVisit.objects.filter(assignment_id__in=list(assignment_pks))
+            .values_list("assignment_id", "item_id", "pk", "first_shown_at", "completed_at")}
 
 
 def next_item(*, assignment: Assignment, after: int | None = None, excluding: Iterable[str] = ()) -> PoolItem | None:

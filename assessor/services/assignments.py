@@ -3,7 +3,7 @@ topics, and what goes with a deleted campaign."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -77,9 +77,15 @@ def _campaign_topics(*, campaign: Campaign, topic_ids: Sequence[str]) -> dict[st
 
 
 def _pairs_create(*, campaign: Campaign, pairs: Sequence[tuple[User, Topic]], kind: str, round_: int,
-                  user: User | None, plan: dict[int, list[str]] | None = None) -> AssignResult:
-    """Gives each topic of `pairs` to its assessor (see assignments_create); rejected as a whole."""
+                  user: User | None, plan: dict[int, list[str]] | None = None,
+                  located: Callable[[User, Topic, str], tuple[int | None, str]] | None = None) -> AssignResult:
+    """Gives each topic of `pairs` to its assessor (see assignments_create); rejected as a whole. `located` gives a
+    refused pair's problem its line and message (judgments_import: the pair's first line in the file)."""
     problems = Problems()
+
+    def refuse(assessor: User, topic: Topic, message: str) -> None:
+        problems.add(*(located(assessor, topic, message) if located else (None, message)))
+
     topics = {topic.pk: topic for _, topic in pairs}
     active = Assignment.objects.filter(topic__in=topics.values(), withdrawn_at__isnull=True)
     official = {a.topic_id: a for a in active.filter(kind=Assignment.Kind.OFFICIAL).select_related("assessor")}
@@ -97,18 +103,18 @@ def _pairs_create(*, campaign: Campaign, pairs: Sequence[tuple[User, Topic]], ki
             continue
         owner = official.get(topic.pk)
         if kind == Assignment.Kind.OFFICIAL and (topic.pk, assessor.pk) in dual:
-            problems.add(None, f"{assessor} judges topic {topic_id} as the dual assessor: the official and the "
-                               "dual judging must be by different assessors")
+            refuse(assessor, topic, f"{assessor} judges topic {topic_id} as the dual assessor: the official and the "
+                                    "dual judging must be by different assessors")
             continue
         if kind == Assignment.Kind.OFFICIAL and owner is not None:
-            problems.add(None, f"topic {topic_id} is already assigned officially to {owner.assessor}; "
-                               "withdraw that assignment first")
+            refuse(assessor, topic, f"topic {topic_id} is already assigned officially to {owner.assessor}; "
+                                    "withdraw that assignment first")
             continue
         if kind == Assignment.Kind.DUAL and (owner is None or owner.assessor_id == assessor.pk):
             reason = ("has no official assessor yet" if owner is None
                       else f"is judged officially by {assessor} already")
-            problems.add(None, f"topic {topic_id} {reason}: a dual assessment is a second, independent "
-                               "judging by another assessor")
+            refuse(assessor, topic, f"topic {topic_id} {reason}: a dual assessment is a second, independent "
+                                    "judging by another assessor")
             continue
         assignment = withdrawn.get((topic.pk, assessor.pk))
         if assignment is not None:

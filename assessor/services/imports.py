@@ -1,5 +1,6 @@
 """import_judgments (SPEC 9): a TSV of judgments made elsewhere (ir/formats/judgments_tsv.py reads it), checked
-by the same rules as the judging page and written through the same services."""
+by the same rules as the judging page and written as judgment_submit writes them, in bulk: every check is one query
+for the whole file (topics, pools, accounts, assignments, judgments, visits), and the rows are inserted in batches."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -9,16 +10,17 @@ from typing import BinaryIO
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import timezone
 
 from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
-from pooling.models import Campaign, PoolInstance, PoolItem
+from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
-from .. import rules
-from ..models import Assignment
-from .assignments import assignments_create
-from .judgments import GradeInput, SubmitResult, judgment_submit
+from .. import rules, selectors
+from ..models import Assignment, ItemVisit, Judgment
+from .assignments import _pairs_create
+from .judgments import BATCH, CLOSED, judged_complete, judgments_save
 
 
 @dataclass
@@ -59,16 +61,23 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list
 def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | bytes],
                      user: User | None = None, filename: str = "") -> ImportResult:
     """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests): every line is
-    checked before anything is written, and a file with any problem changes nothing."""
+    checked before anything is written, and a file with any problem changes nothing. What is written is what
+    judgment_submit writes for each line, submitted in file order: the judgment (or its next revision) with its
+    revision row, and the item's visit, completed when the item is."""
     problems = Problems(file=filename)
     rows = _checked_rows(read_judgments(binary_lines(lines), problems), problems)
     topics = {t.topic_id: t for t in campaign.topics.all()}
     formulas = campaign.task == Campaign.Task.FORMULAS
-    # The pools: answers by post id; formulas by the instance's formula id -> (visual id, post id).
+    # The pools: answers by post id; formulas by the instance's formula id -> (visual id, post id), with each
+    # visual id's selected instances (formula id -> post id) for the rule of a complete item.
+    instances: dict[tuple[int, str], dict[str, str]] | None = None
     if formulas:
         pooled = {(topic_pk, formula): (visual, post) for topic_pk, formula, visual, post in
                   PoolInstance.objects.filter(item__campaign=campaign, selected=True)
                   .values_list("item__topic_id", "formula_id", "item__item_id", "post_id")}
+        instances = {}
+        for (topic_pk, formula), (visual, post) in pooled.items():
+            instances.setdefault((topic_pk, visual), {})[formula] = post
     else:
         pooled = {(topic_pk, item): (item, item) for topic_pk, item in
                   PoolItem.objects.filter(campaign=campaign).values_list("topic_id", "item_id")}
@@ -86,51 +95,144 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
         seen.setdefault(key, row.line)
     problems.raise_if_any()
 
+    users, new_accounts = _accounts(sorted({row.assessor for row in rows}))
+    assignments, new_assignments = _assignments(campaign=campaign, rows=rows, topics=topics, users=users, user=user,
+                                                problems=problems)
+    problems.raise_if_any()
+
+    # One write of an assignment's judgments at a time: the lock judgment_submit takes, on every assignment at once.
+    read_only = {pk for pk, closed, withdrawn in Assignment.objects.select_for_update(of=("self",))
+                 .filter(pk__in={a.pk for a in assignments.values()}).values_list("pk", "closed_at", "withdrawn_at")
+                 if closed is not None or withdrawn is not None}
+    for row in rows:
+        if assignments[_key(row)].pk in read_only:
+            problems.add(row.line, CLOSED)
+    problems.raise_if_any()
+
+    written = _judgments_write(rows=rows, assignments=assignments, topics=topics, pooled=pooled,
+                               instances=instances)
+    return ImportResult(judgments=len(rows), created=written.created, revised=written.revised,
+                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=new_assignments)
+
+
+def _accounts(names: list[str]) -> tuple[dict[str, User], list[str]]:
+    """The accounts of these names by name, those missing created (no usable password), and the names created."""
     user_model = get_user_model()
-    names = sorted({row.assessor for row in rows})
     users = {u.username: u for u in user_model.objects.filter(username__in=names)}
     new_accounts = [name for name in names if name not in users]
+    made = []
     for name in new_accounts:
         account = user_model(username=name)
         account.set_unusable_password()
-        account.save()
-        users[name] = account
+        made.append(account)
+    users.update((account.username, account) for account in user_model.objects.bulk_create(made))
+    return users, new_accounts
 
-    # Official assignments first, so that dual ones in the same file find their official assessor.
+
+AssignmentKey = tuple[str, int, str, str]  # kind, round, topic id, assessor
+
+
+def _key(row: JudgmentRecord) -> AssignmentKey:
+    """The assignment a checked row goes to (_checked_rows gave it its stored kind and round)."""
+    return row.kind, row.round or 0, row.topic_id, row.assessor
+
+
+def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict[str, Topic],
+                 users: dict[str, User], user: User | None,
+                 problems: Problems) -> tuple[dict[AssignmentKey, Assignment], int]:
+    """The assignment of every row, made where missing by the assignments' rules (a refused one is reported on
+    the first line that needs it), and how many were made. Official assignments first, so that dual ones in the same
+    file find their official assessor; one set of queries per kind and round, whatever the number of topics."""
+    first_line: dict[AssignmentKey, int] = {}
+    for r in rows:
+        first_line.setdefault(_key(r), r.line)
     order: dict[str, int] = {Assignment.Kind.OFFICIAL: 0, Assignment.Kind.TRAINING: 1, Assignment.Kind.DUAL: 2}
-    wanted = sorted({(row.kind, row.round, row.topic_id, row.assessor) for row in rows},
-                    key=lambda k: (order[k[0]], k[1], k[2], k[3]))
-    new_assignments = 0
-    assignments: dict[tuple, Assignment] = {}
-    for kind, round_, topic_id, name in wanted:
-        try:
-            result = assignments_create(campaign=campaign, assessors=[users[name]], topic_ids=[topic_id],
-                                        kind=kind, round=round_ or None, user=user)
-        except InputError as exc:
-            lines_of = [r.line for r in rows
-                        if (r.kind, r.round, r.topic_id, r.assessor) == (kind, round_, topic_id, name)]
-            for message in exc.messages():
-                problems.add(lines_of[0], f"{name}: {message}")
-            continue
-        new_assignments += len(result.created)
-        assignments[(kind, round_, topic_id, name)] = (result.created or result.existing)[0]
-    problems.raise_if_any()
+    groups: dict[tuple[str, int], list[tuple[str, str]]] = {}
+    for kind, round_, topic_id, name in sorted(first_line, key=lambda k: (order[k[0]], k[1], k[2], k[3])):
+        groups.setdefault((kind, round_), []).append((topic_id, name))
+    assignments: dict[AssignmentKey, Assignment] = {}
+    made = 0
+    for (kind, round_), pairs in groups.items():
+        def located(assessor: User, topic: Topic, message: str, kind: str = kind, round_: int = round_
+                    ) -> tuple[int | None, str]:
+            return first_line[(kind, round_, topic.topic_id, assessor.username)], f"{assessor.username}: {message}"
 
-    totals = SubmitResult()
-    for row in rows:
-        assignment = assignments[(row.kind, row.round, row.topic_id, row.assessor)]
-        visual, _post = pooled[(topics[row.topic_id].pk, row.item_id)]
-        grade = GradeInput(grade=row.grade, comment=row.comment, formula_id=row.item_id if formulas else "")
         try:
-            # A savepoint of its own (judgment_submit is atomic): a refused row leaves the others to be checked.
-            r = judgment_submit(assignment_pk=assignment.pk, item_id=visual, grades=[grade],
-                                user=users[row.assessor], source="import")
+            # A savepoint of its own: a refused kind leaves the others to be checked.
+            with transaction.atomic():
+                result = _pairs_create(campaign=campaign, pairs=[(users[n], topics[t]) for t, n in pairs], kind=kind,
+                                       round_=round_, user=user, located=located)
         except InputError as exc:
-            problems.add_all(row.line, exc.messages())
+            for p in exc.problems:
+                problems.add(first_line[(kind, round_, *pairs[0])] if p.line is None else p.line, p.message)
             continue
-        totals.created += r.created
-        totals.revised += r.revised
-        totals.unchanged += r.unchanged
-    problems.raise_if_any()
-    return ImportResult(judgments=len(rows), created=totals.created, revised=totals.revised,
-                        unchanged=totals.unchanged, new_accounts=new_accounts, new_assignments=new_assignments)
+        made += len(result.created)
+        by_pair = {(a.topic_id, a.assessor_id): a for a in result.created + result.existing}
+        for topic_id, name in pairs:
+            assignments[(kind, round_, topic_id, name)] = by_pair[(topics[topic_id].pk, users[name].pk)]
+    return assignments, made
+
+
+@dataclass
+class _Written:
+    created: int = 0
+    revised: int = 0
+    unchanged: int = 0
+
+
+def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[AssignmentKey, Assignment],
+                     topics: dict[str, Topic], pooled: dict[tuple[int, str], tuple[str, str]],
+                     instances: dict[tuple[int, str], dict[str, str]] | None) -> _Written:
+    """Writes every row as judgment_submit would, submitted one after the other (the file holds each judgment once):
+    a new judgment, a revision of a changed one, or nothing for one unchanged; the item's visit made when a judgment
+    is new or the item complete, and marked complete once it is."""
+    now = timezone.now()
+    pks = {a.pk for a in assignments.values()}
+    existing = selectors.judgments_by_unit(assignment_pks=pks)
+    judged: dict[tuple[int, str], set[str]] = {}
+    for assignment_pk, item_id, formula_id in existing:
+        judged.setdefault((assignment_pk, item_id), set()).add(formula_id)
+    written = _Written()
+    new: list[Judgment] = []
+    revised: list[tuple[Judgment, str, str]] = []
+    units: dict[tuple[int, str], int] = {}  # (assignment pk, item id) -> topic pk, of the items the file judges
+    with_new: set[tuple[int, str]] = set()
+    for row in rows:
+        assignment = assignments[_key(row)]
+        topic_pk = topics[row.topic_id].pk
+        item_id, post_id = pooled[(topic_pk, row.item_id)]
+        formula_id = row.item_id if instances is not None else ""
+        unit = (assignment.pk, item_id)
+        units[unit] = topic_pk
+        judged.setdefault(unit, set()).add(formula_id)
+        judged_unit = existing.get((assignment.pk, item_id, formula_id))
+        if judged_unit is None:
+            new.append(Judgment(assignment_id=assignment.pk, item_id=item_id, formula_id=formula_id, post_id=post_id,
+                                grade=row.grade, comment=row.comment, revision=1, submitted_at=now,
+                                updated_at=now))
+            with_new.add(unit)
+        elif judged_unit.grade == row.grade and judged_unit.comment == row.comment:
+            written.unchanged += 1
+        else:
+            judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment.pk, grade=judged_unit.grade,
+                                comment=judged_unit.comment, revision=judged_unit.revision)
+            revised.append((judgment, row.grade, row.comment))
+    # The judged set only grows line after line, so an item complete at its last line is complete from then on.
+    complete = {unit for unit, topic_pk in units.items()
+                if judged_complete(judged[unit], None if instances is None else instances.get((topic_pk, unit[1]), {}))}
+    visits = selectors.visits_by_item(assignment_pks=pks)
+    unseen = (with_new | complete) - visits.keys()
+    if unseen:
+        # ON CONFLICT DO NOTHING: a judging page may show one of these items meanwhile; its time is kept.
+        ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=item, first_shown_at=now)
+                                       for a, item in unseen], ignore_conflicts=True, batch_size=BATCH)
+        visits = selectors.visits_by_item(assignment_pks=pks)
+    for judgment in new:
+        judgment.first_shown_at = visits[(judgment.assignment_id, judgment.item_id)].first_shown_at
+    done = [visits[unit].pk for unit in complete if visits[unit].completed_at is None]
+    for start in range(0, len(done), BATCH):
+        ItemVisit.objects.filter(pk__in=done[start:start + BATCH]).update(completed_at=now)
+    judgments_save(new=new, revised=revised, assessors={a.pk: a.assessor_id for a in assignments.values()}, at=now,
+                   active_seconds=0.0, source="import", copy=True)
+    written.created, written.revised = len(new), len(revised)
+    return written

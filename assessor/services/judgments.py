@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ir.problems import InputError
+from pooling.bulk import bulk_insert
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules, selectors
@@ -24,6 +25,13 @@ from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitRe
 MAX_ACTIVE_SECONDS = 4 * 3600
 # A submit key, as the judging page makes them (32 hex digits); letters, digits, '-' and '_' from other clients.
 SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+CLOSED = "this topic is closed: its judgments can no longer be changed"
+NEW_COLUMNS = ("assignment", "item_id", "formula_id", "post_id", "grade", "comment", "revision", "first_shown_at",
+               "submitted_at", "updated_at")
+REVISION_COLUMNS = ("judgment_id", "number", "user_id", "at", "old_grade", "old_comment", "grade", "comment",
+                    "active_seconds", "source")
+# Rows a bulk write sends in one statement (judgments_save, an import's visits).
+BATCH = 2000
 
 
 
@@ -127,7 +135,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             return SubmitResult(created=receipt.created, revised=receipt.revised, unchanged=receipt.unchanged,
                                 complete=receipt.complete, repeated=True)
     if assignment.read_only:
-        raise InputError("this topic is closed: its judgments can no longer be changed")
+        raise InputError(CLOSED)
     rules.graded_kind(assignment.kind)
     item = PoolItem.objects.get(topic_id=assignment.topic_id, item_id=item_id)
     instances = None
@@ -154,7 +162,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         elif judgment.grade == g.grade and judgment.comment == comment:
             result.unchanged += 1
         else:
-            revised.append((judgment, g, comment))
+            revised.append((judgment, g.grade, comment))
     result.complete = judged_complete(set(existing) | {g.formula_id for g in grades}, instances)
 
     active = float(active_seconds or 0.0)
@@ -170,30 +178,52 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             changes["completed_at"] = Coalesce("completed_at", Value(now))
         if changes:
             visit.update(**changes)
-    revisions = []
     if new:
         first_shown = visit.values_list("first_shown_at", flat=True).get()
         for judgment in new:
             judgment.first_shown_at = first_shown
-        # Under the assignment's lock nobody else inserts these judgments; the unique constraint backs that up.
-        for judgment in Judgment.objects.bulk_create(new):
-            revisions.append(JudgmentRevision(judgment=judgment, number=1, user=user, at=now, grade=judgment.grade,
-                                              comment=judgment.comment, active_seconds=active, source=source))
-        result.created = len(new)
-    for judgment, g, comment in revised:
-        revisions.append(JudgmentRevision(judgment=judgment, number=judgment.revision + 1, user=user, at=now,
-                                          old_grade=judgment.grade, old_comment=judgment.comment, grade=g.grade,
-                                          comment=comment, active_seconds=active, source=source))
-        judgment.grade, judgment.comment = g.grade, comment
-        judgment.revision += 1
-        judgment.updated_at = now
-        judgment.save(update_fields=["grade", "comment", "revision", "updated_at"])
-        result.revised += 1
-    JudgmentRevision.objects.bulk_create(revisions)
+    judgments_save(new=new, revised=revised, assessors={assignment.pk: user.pk}, at=now, active_seconds=active,
+                   source=source)
+    result.created, result.revised = len(new), len(revised)
     if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
                                      revised=result.revised, unchanged=result.unchanged, complete=result.complete)
     return result
+
+
+def judgments_save(*, new: Sequence[Judgment], revised: Sequence[tuple[Judgment, str, str]],
+                   assessors: Mapping[int, int], at: datetime, active_seconds: float, source: str,
+                   copy: bool = False) -> None:
+    """Writes judgments, each with its revision row by its assignment's assessor (`assessors`: assignment pk ->
+    user pk): the `new` ones (revision 1, made `at`) and the `revised` ones, each with the grade and comment it takes
+    (the next revision, keeping the old value). The caller holds the assignments' locks (judgment_submit,
+    judgments_import): nobody else writes these judgments meanwhile, and the unique constraint backs that up.
+    `copy` (an import's thousands): rows go by COPY (pooling.bulk) and the new judgments' keys are read back."""
+    if copy:
+        bulk_insert(Judgment, NEW_COLUMNS, ((j.assignment_id, j.item_id, j.formula_id, j.post_id, j.grade, j.comment,
+                                            1, j.first_shown_at, at, at) for j in new))
+        made = {(a, item, formula): pk for a, item, formula, pk in Judgment.objects.filter(
+            assignment_id__in={j.assignment_id for j in new}, revision=1, submitted_at=at).order_by()
+            .values_list("assignment_id", "item_id", "formula_id", "pk")}
+        for j in new:
+            j.pk = made[(j.assignment_id, j.item_id, j.formula_id)]
+    else:
+        new = Judgment.objects.bulk_create(new)
+    revisions = [(j.pk, 1, assessors[j.assignment_id], at, "", "", j.grade, j.comment, active_seconds, source)
+                 for j in new]
+    for judgment, grade, comment in revised:
+        revisions.append((judgment.pk, judgment.revision + 1, assessors[judgment.assignment_id], at, judgment.grade,
+                          judgment.comment, grade, comment, active_seconds, source))
+        judgment.grade, judgment.comment = grade, comment
+        judgment.revision += 1
+        judgment.updated_at = at
+    Judgment.objects.bulk_update([j for j, _, _ in revised], ["grade", "comment", "revision", "updated_at"],
+                                 batch_size=BATCH)
+    if copy:
+        bulk_insert(JudgmentRevision, REVISION_COLUMNS, revisions)
+    else:
+        JudgmentRevision.objects.bulk_create(JudgmentRevision(**dict(zip(REVISION_COLUMNS, r, strict=True)))
+                                             for r in revisions)
 
 
 def judged_complete(judged: set[str], instances: dict[str, str] | None) -> bool:
