@@ -293,9 +293,10 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     """Per assessor and topic: judged of total, seconds per judgment (server and active time), judgments per hour
     and the projected finish date."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    measured = progress_reports.judging_time(campaign)  # a walk over the campaign's visits: once per request
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
-        "seconds": progress_reports.seconds_per_judgment(campaign),
-        "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=progress_reports.judging_time(campaign)),
+        "seconds": measured[0] if measured else None,
+        "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=measured),
         "plan_min_judgments": pooling_selectors.PLAN_MIN_JUDGMENTS,
         "formulas": campaign.task == Campaign.Task.FORMULAS})

@@ -11,7 +11,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Su
 from django.db.models.functions import Coalesce
 
 from ir.pools.ids import id_order_key
-from ir.pools.stats import Contribution, PlanRow, plan_pool_sizes
+from ir.pools.stats import Contribution, PlanRow, judging_hours, plan_pool_sizes
 from ir.problems import InputError
 
 from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Post, Run, RunAnswer, Topic
@@ -192,7 +192,40 @@ def _default_seconds() -> float:
     return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
+# The depths the planner shows unless the organizer asks for others: the ones each pool build computes and stores.
+PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)),
+                                     Campaign.Task.FORMULAS: list(range(5, 31, 5))}
+
+
+def _plan_stamp(campaign: Campaign) -> list:
+    """What the planner's rows depend on besides the runs' rows (a replaced run is a new run): a stored plan with
+    another stamp is stale."""
+    return [campaign.primary_depth, campaign.alternate_depth, campaign.instances, campaign.max_depth,
+            [list(run) for run in campaign.runs.order_by("pk").values_list("pk", "alternate", "format")],
+            list(campaign.topics.order_by("pk").values_list("pk", flat=True))]
+
+
+def pool_plan_store(*, campaign: Campaign) -> None:
+    """Computes the planner at its default depths and stores it on the campaign (the pool build calls it)."""
+    rows = pool_plan_compute(campaign=campaign, depths=PLAN_DEPTHS[campaign.task], seconds_per_judgment=None)
+    campaign.pool_plan = {"stamp": _plan_stamp(campaign),
+                          "rows": [[r.depth, r.alternate_depth, r.items, r.judgments] for r in rows]}
+    Campaign.objects.filter(pk=campaign.pk).update(pool_plan=campaign.pool_plan)
+
+
 def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float) -> list[PlanRow]:
+    """The planner's rows at `depths`: those the last pool build stored when it computed these depths from what the
+    campaign still holds, else computed now (pool_plan_compute)."""
+    stored = campaign.pool_plan or {}
+    rows = stored.get("rows", [])
+    if [row[0] for row in rows] == depths and stored.get("stamp") == _plan_stamp(campaign):
+        return [PlanRow(depth, alternate, items, judgments, judging_hours(judgments, seconds_per_judgment))
+                for depth, alternate, items, judgments in rows]
+    return pool_plan_compute(campaign=campaign, depths=depths, seconds_per_judgment=seconds_per_judgment)
+
+
+def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float | None
+                      ) -> list[PlanRow]:
     """The planner (SPEC 4.4): pool size and assessor hours if primary runs were pooled to each depth.
 
     Alternate runs are pooled to a depth scaled as the campaign's alternate depth is to its primary depth

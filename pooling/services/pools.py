@@ -20,6 +20,7 @@ from ir.problems import InputError
 from ..bulk import bulk_insert
 from ..models import Campaign, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
+from ..selectors import pool_plan_store
 
 # Topic pk -> ids of the items with at least one judgment: what the judging app tells pooling before a change that
 # could take items out of the pools (assessor.selectors.judged_items_of_campaign).
@@ -94,6 +95,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
         result = _build_formulas(campaign, depths, topics)
     if judged_items:
         result = replace(result, unpooled=_unpooled(campaign, judged_items, dict(topics)))
+    pool_plan_store(campaign=campaign)
     return result
 
 
