@@ -3,12 +3,14 @@ and the progress dashboard. Organizers only (assessors get 403)."""
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize, slugify
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 GRADE_LABELS = dict(Grade.choices)
+REVIEW_PAGE_ITEMS = 20  # items per page of the disagreement review
 
 
 class TrainingRoundForm(forms.Form):
@@ -236,7 +239,15 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             anchor = _unit_anchor(data["topic"], data["item_id"], data["formula_id"])
             return redirect(f"{request.path}?{request.GET.urlencode()}#{anchor}")
     topic_filter = request.GET.get("topic", "")
-    items = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
+    listed = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
+    projector = request.GET.get("projector") == "1"
+    # A page of items at a time (the projector: one), as typesetting a round's every item took the browser half a
+    # minute; the topic links give each topic's items on their own.
+    page = Paginator(listed, 1 if projector else REVIEW_PAGE_ITEMS).get_page(request.GET.get("page"))
+    items = list(page.object_list)
+    per_topic = Counter(d.topic for d in listed)
+    unpaged = request.GET.copy()
+    unpaged.pop("page", None)
     collection_pk = campaign.collection_id
     posts = ({p.post_id: p for p in Post.objects.filter(collection_id=collection_pk,
                                                         post_id__in={d.post_id for d in items})}
@@ -268,7 +279,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             "official": adjudicated.official if adjudicated else dual})
         sections[-1]["items"].append({
             "d": d, "post": post, "answer": answers.get(d.item_id) if post is None else None,
-            "number": sum(len(s["items"]) for s in sections) + 1,
+            "number": page.start_index() + sum(len(s["items"]) for s in sections),
             "anchor": _unit_anchor(d.topic, d.item_id, d.formula_id), "form": form,
             "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
@@ -281,8 +292,9 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         download = reverse("evaluation:qrels", args=[campaign.pk]) + "?source=adjudicated" + (
             f"&round={key.round}" if key.kind == reports.TRAINING else "")
     return render(request, "assessor/disagreements.html", {
-        "campaign": campaign, "groups": groups, "key": key, "sections": sections, "count": len(items),
-        "topic_filter": topic_filter, "projector": request.GET.get("projector") == "1",
+        "campaign": campaign, "groups": groups, "key": key, "sections": sections, "count": len(listed),
+        "page": page, "unpaged": unpaged.urlencode(), "topic_counts": list(per_topic.items()),
+        "topic_filter": topic_filter, "projector": projector,
         "formulas": campaign.task == Campaign.Task.FORMULAS, "dual": dual, "recorded": recorded,
         "download": download, "gold_name": reports.gold_of_group(campaign=campaign, key=key)[0] if key else "",
         "rejected": rejected}, status=400 if rejected is not None else 200)
@@ -293,9 +305,10 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     """Per assessor and topic: judged of total, seconds per judgment (server and active time), judgments per hour
     and the projected finish date."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    measured = progress_reports.judging_time(campaign)  # a walk over the campaign's visits: once per request
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
-        "seconds": progress_reports.seconds_per_judgment(campaign),
-        "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=progress_reports.judging_time(campaign)),
+        "seconds": measured[0] if measured else None,
+        "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=measured),
         "plan_min_judgments": pooling_selectors.PLAN_MIN_JUDGMENTS,
         "formulas": campaign.task == Campaign.Task.FORMULAS})

@@ -148,11 +148,12 @@ def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[Po
 
 def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
     """Topic pk -> item ids with at least one judgment (any kind) or characterisation answer: what a pool rebuild
-    must not lose."""
+    must not lose. Unordered: a DISTINCT that inherited the models' orderings would sort every judgment over their
+    joins."""
     judged: dict[int, set[str]] = {}
     for model in (Judgment, CharacterisationAnswer):
         rows = (model.objects.filter(assignment__campaign=campaign)
-                .values_list("assignment__topic_id", "item_id").distinct())
+                .values_list("assignment__topic_id", "item_id").order_by().distinct())
         for topic_pk, item_id in rows:
             judged.setdefault(topic_pk, set()).add(item_id)
     return judged
@@ -177,8 +178,9 @@ class TopicWork:
 
 def topic_work(*, topic: Topic) -> TopicWork:
     judged = {item for model in (Judgment, CharacterisationAnswer)
-              for item in model.objects.filter(assignment__topic=topic).values_list("item_id", flat=True).distinct()}
-    shown = ItemVisit.objects.filter(assignment__topic=topic).values("item_id").distinct().count()
+              for item in model.objects.filter(assignment__topic=topic).order_by().values_list("item_id", flat=True)
+              .distinct()}
+    shown = ItemVisit.objects.filter(assignment__topic=topic).values("item_id").order_by().distinct().count()
     return TopicWork(judged_items=len(judged), shown_items=shown,
                      assignments=Assignment.objects.filter(topic=topic).count())
 

@@ -68,11 +68,11 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = 
     judgments = official_judgments(campaign=campaign)
     counted = judgments if complete else judgments.filter(grade__in=GRADE_VALUES)
     overrides = _official_overrides(campaign)
-    judged_topics = set(counted.values_list("assignment__topic_id", flat=True).distinct()) | set(overrides)
+    judged_topics = set(counted.values_list("assignment__topic_id", flat=True).order_by().distinct()) | set(overrides)
     topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
                     key=lambda pair: natural_key(pair[1]))
     for topic_pk, topic_id in topics:
-        grades = _topic_grades(campaign, level, judgments.filter(assignment__topic_id=topic_pk).values_list(
+        grades = _topic_grades(campaign, level, judgments.filter(assignment__topic_id=topic_pk).order_by().values_list(
             "assignment__withdrawn_at", "item_id", "formula_id", "grade"), complete=complete,
             overrides=overrides.get(topic_pk, {}))
         if grades:
@@ -130,7 +130,7 @@ def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
     what `qrels_by_topic` gives (with `complete`: SF and DK as 5 and 6), in its order, from one query (evaluation holds
     every topic's judgments anyway)."""
     by_topic: dict[int, list[tuple]] = {}
-    for topic_pk, *row in official_judgments(campaign=campaign).values_list(
+    for topic_pk, *row in official_judgments(campaign=campaign).order_by().values_list(
             "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade"
     ).iterator(chunk_size=CHUNK):
         by_topic.setdefault(topic_pk, []).append(row)

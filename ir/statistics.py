@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ir.formats.topic_info import TopicInfo, check_column
 from ir.grades import RELEVANCE_LEVEL, is_relevant
@@ -71,6 +70,7 @@ def run_pairs(runs: Sequence[str], baseline: str | None = None) -> list[tuple[in
 
 def paired_ttest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two-sided paired t-test p of each row pair (scipy's `ttest_rel`); identical rows (nan) get 1.0."""
+    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # scipy warns of zero variance; the nan is handled below
         p = stats.ttest_rel(a, b, axis=1).pvalue
@@ -155,6 +155,7 @@ def significance_lines(rows: Iterable[Comparison]) -> Iterator[str]:
 def confidence_intervals(values: Values, runs: Sequence[str], topics: Sequence[str], *, resamples: int = RESAMPLES,
                          seed: int = SEED, level: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
     """Each run's percentile-bootstrap interval of its mean over `topics` (scipy's `bootstrap`), missing topics 0."""
+    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
     if len(topics) < 2:  # one topic has no spread to resample
         return {run: (math.nan, math.nan) for run in runs}
     matrix = value_matrix(values, runs, topics)
@@ -217,6 +218,7 @@ def ranks(scores: Mapping[str, float]) -> dict[str, int]:
 
 def kendall_tau(first: Mapping[str, float], second: Mapping[str, float]) -> float:
     """Kendall's tau-b between two scorings of the same runs (scipy's `kendalltau`)."""
+    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
     runs = list(first)
     if len(runs) < 2:
         return math.nan

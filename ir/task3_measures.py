@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from scipy import stats
-
 from ir.formats.run_names import parse_run_name
 from ir.formats.task3_answers import ANSWER_MAX, UNESCAPED_DOLLAR
 from ir.grades import RELEVANCE_LEVEL, is_relevant
@@ -267,6 +265,7 @@ def correlations(runs: Sequence[RunScores], measures: Sequence[str] = MEASURES) 
 
 
 def _pearson(a: list[float], b: list[float]) -> float:
+    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
     if len(a) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
         return math.nan
     with warnings.catch_warnings():

@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db import connection
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from ir.pools.ids import id_order_key
-from ir.pools.stats import PlanRow, plan_pool_sizes, run_contributions, sum_contributions
+from ir.pools.stats import Contribution, PlanRow, judging_hours, plan_pool_sizes
 from ir.problems import InputError
 
 from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Post, Run, RunAnswer, Topic
@@ -95,46 +97,64 @@ def pool_topic_items(*, topic: Topic) -> list[dict]:
 
 
 def pool_statistics(*, campaign: Campaign) -> dict:
-    """What the campaign's built pools hold (SPEC 4.4), in three queries however many topics and runs.
+    """What the campaign's built pools hold (SPEC 4.4), by aggregate queries: their number does not grow with the
+    items, topics or runs.
 
     {"built", "topics": [{"topic_id", "items", "candidates", "selected", "overflow"}],
      "runs": [{"name", "kind", "depth", "contributed", "unique"}], "total": {same keys as a topic}}.
     items counts pooled items (formulas: visual ids); candidates, selected and overflow (visual ids with more
     than campaign.instances candidates) are 0 for answers.
     """
-    topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
-    runs = list(campaign.runs.order_by("name"))
-    items = PoolItem.objects.filter(campaign=campaign)
-    rows: Iterable[tuple[int, str, Any, int, int]]  # topic pk, item id, provenance, candidates, selected
+    zero = Value(0, output_field=IntegerField())
+    candidates = PoolInstance.objects.filter(item__topic=OuterRef("pk"))
+    counted = {"items": _subquery_count(PoolItem.objects.filter(topic=OuterRef("pk")), "topic"),
+               "candidates": zero, "selected": zero, "overflow": zero}
     if campaign.task == Campaign.Task.FORMULAS:
-        items = items.annotate(candidates=Count("instances"),
-                               selected=Count("instances", filter=Q(instances__selected=True)))
-        rows = items.values_list("topic_id", "item_id", "provenance", "candidates", "selected")
-    else:
-        rows = ((topic, item, provenance, 0, 0) for topic, item, provenance
-                in items.values_list("topic_id", "item_id", "provenance"))
-    pools: dict[int, dict[str, list]] = {pk: {} for pk, _ in topics}
-    counts = {pk: {"candidates": 0, "selected": 0, "overflow": 0} for pk, _ in topics}
-    for topic_pk, item_id, provenance, candidates, selected in rows:
-        pools.setdefault(topic_pk, {})[item_id] = [tuple(pair) for pair in provenance]
-        c = counts.setdefault(topic_pk, {"candidates": 0, "selected": 0, "overflow": 0})
-        c["candidates"] += candidates
-        c["selected"] += selected
-        c["overflow"] += candidates > campaign.instances
-
-    names = [run.name for run in runs]
-    per_topic: list[dict[str, Any]] = [{"topic_id": topic_id, "items": len(pools[pk]), **counts[pk]}
-                                       for pk, topic_id in topics]
-    contributions = sum_contributions(run_contributions(pool, names) for pool in pools.values())
+        overflowing = (PoolItem.objects.filter(topic=OuterRef("pk"))
+                       .alias(n=_subquery_count(PoolInstance.objects.filter(item=OuterRef("pk")), "item"))
+                       .filter(n__gt=campaign.instances))
+        counted.update(candidates=_subquery_count(candidates, "item__topic"),
+                       selected=_subquery_count(candidates.filter(selected=True), "item__topic"),
+                       overflow=_subquery_count(overflowing, "topic"))
+    per_topic: list[dict[str, Any]] = list(campaign.topics.order_by("position", "pk")
+                                           .annotate(**counted).values("topic_id", *counted))
+    runs = list(campaign.runs.order_by("name"))
+    contributions = {run.name: Contribution(0, 0) for run in runs} | _run_contributions(campaign)
     by_name = {run.name: run for run in runs}
     per_run = [{"name": name, "kind": by_name[name].kind if name in by_name else "",
                 "pk": by_name[name].pk if name in by_name else None,
                 "own_depth": by_name[name].depth if name in by_name else None,
                 "depth": run_depth(run=by_name[name], campaign=campaign) if name in by_name else None,
                 "contributed": c.contributed, "unique": c.unique}
-               for name, c in contributions.items()]
+               for name, c in sorted(contributions.items())]
     total = {key: sum(t[key] for t in per_topic) for key in ("items", "candidates", "selected", "overflow")}
     return {"built": total["items"] > 0, "topics": per_topic, "runs": per_run, "total": total}
+
+
+def _subquery_count(queryset: QuerySet, field: str) -> Coalesce:
+    """The rows of `queryset` (filtered on one outer row, grouped by `field`), as a column beside that row."""
+    counted = queryset.order_by().values(field).annotate(n=Count("*")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def _run_contributions(campaign: Campaign) -> dict[str, Contribution]:
+    """Per run named in the pools' provenance: the items it pooled and those no other run pooled, counted by the
+    database over the provenance's [run, rank] pairs (a run may name an item more than once: formulas, one pair per
+    instance)."""
+    qn = connection.ops.quote_name
+    table = qn(PoolItem._meta.db_table)
+    if connection.vendor == "postgresql":
+        pairs, run, runs_of_item = "jsonb_array_elements(i.provenance) p", "p ->> 0", (
+            "(SELECT count(DISTINCT q ->> 0) FROM jsonb_array_elements(i.provenance) q)")
+    else:
+        pairs, run, runs_of_item = "json_each(i.provenance) p", "json_extract(p.value, '$[0]')", (
+            "(SELECT count(DISTINCT json_extract(q.value, '$[0]')) FROM json_each(i.provenance) q)")
+    sql = (f"SELECT run, count(*), sum(CASE WHEN runs = 1 THEN 1 ELSE 0 END) FROM ("
+           f"SELECT DISTINCT i.id, {run} AS run, {runs_of_item} AS runs FROM {table} i, {pairs} "
+           f"WHERE i.campaign_id = %s) AS pooled GROUP BY run")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [campaign.pk])
+        return {name: Contribution(contributed, unique) for name, contributed, unique in cursor.fetchall()}
 
 
 # The planner's time per judgment before judging measures it (SPEC 4.4); setting POOL_PLAN_SECONDS_PER_JUDGMENT.
@@ -172,7 +192,40 @@ def _default_seconds() -> float:
     return float(getattr(settings, "POOL_PLAN_SECONDS_PER_JUDGMENT", PLAN_SECONDS_PER_JUDGMENT))
 
 
+# The depths the planner shows unless the organizer asks for others: the ones each pool build computes and stores.
+PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)),
+                                     Campaign.Task.FORMULAS: list(range(5, 31, 5))}
+
+
+def _plan_stamp(campaign: Campaign) -> list:
+    """What the planner's rows depend on besides the runs' rows (a replaced run is a new run): a stored plan with
+    another stamp is stale."""
+    return [campaign.primary_depth, campaign.alternate_depth, campaign.instances, campaign.max_depth,
+            [list(run) for run in campaign.runs.order_by("pk").values_list("pk", "alternate", "format")],
+            list(campaign.topics.order_by("pk").values_list("pk", flat=True))]
+
+
+def pool_plan_store(*, campaign: Campaign) -> None:
+    """Computes the planner at its default depths and stores it on the campaign (the pool build calls it)."""
+    rows = pool_plan_compute(campaign=campaign, depths=PLAN_DEPTHS[campaign.task], seconds_per_judgment=None)
+    campaign.pool_plan = {"stamp": _plan_stamp(campaign),
+                          "rows": [[r.depth, r.alternate_depth, r.items, r.judgments] for r in rows]}
+    Campaign.objects.filter(pk=campaign.pk).update(pool_plan=campaign.pool_plan)
+
+
 def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float) -> list[PlanRow]:
+    """The planner's rows at `depths`: those the last pool build stored when it computed these depths from what the
+    campaign still holds, else computed now (pool_plan_compute)."""
+    stored = campaign.pool_plan or {}
+    rows = stored.get("rows", [])
+    if [row[0] for row in rows] == depths and stored.get("stamp") == _plan_stamp(campaign):
+        return [PlanRow(depth, alternate, items, judgments, judging_hours(judgments, seconds_per_judgment))
+                for depth, alternate, items, judgments in rows]
+    return pool_plan_compute(campaign=campaign, depths=depths, seconds_per_judgment=seconds_per_judgment)
+
+
+def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float | None
+                      ) -> list[PlanRow]:
     """The planner (SPEC 4.4): pool size and assessor hours if primary runs were pooled to each depth.
 
     Alternate runs are pooled to a depth scaled as the campaign's alternate depth is to its primary depth

@@ -142,15 +142,13 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("pooling:job", pk=job.pk)
 
 
-PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)),
-                                     Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 PLAN_MAX_DEPTHS = 20
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
                  ) -> tuple[list[int], float, list[str]]:
     errors = []
-    depths = PLAN_DEPTHS[campaign.task]
+    depths = selectors.PLAN_DEPTHS[campaign.task]
     raw = request.GET.get("depths", "").strip()
     if raw:
         parts = [p for p in raw.replace(",", " ").split() if p]

@@ -20,6 +20,7 @@ from ir.problems import InputError
 from ..bulk import bulk_insert
 from ..models import Campaign, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
+from ..selectors import pool_plan_store
 from .common import Progress
 from .corpus import missing_documents_warnings, pool_texts_fetch
 
@@ -108,6 +109,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     texts = pool_texts_fetch(campaign=campaign, progress=progress)
     if texts is not None:
         result = replace(result, documents_stored=texts.stored, documents_missing=texts.missing)
+    pool_plan_store(campaign=campaign)
     return result
 
 

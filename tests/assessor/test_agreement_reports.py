@@ -3,11 +3,14 @@ dashboard with its CSV, the disagreement review, and who may see them."""
 import csv
 import io
 import json
+import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from sklearn.metrics import cohen_kappa_score
 
-from assessor import services
+from assessor import dashboard_views, services
 from assessor.models import Judgment
 from tests.commands import command_output, rejected
 
@@ -201,6 +204,47 @@ def test_disagreement_review_lists_items_graded_differently_with_grades_and_comm
     assert "answer 20" in only_a2 and "answer 10" not in only_a2
     assert 'class="review projector"' in client.get(
         f"/campaigns/{round_1.pk}/disagreements/?kind=training&round=1&projector=1").content.decode()
+
+
+def _review_items(html):
+    return re.findall(r'<p class="item-head">#(\d+) · answer (\w+)', html)
+
+
+def test_disagreement_review_comes_a_page_at_a_time(client, organizer, round_1, monkeypatch):
+    monkeypatch.setattr(dashboard_views, "REVIEW_PAGE_ITEMS", 3)
+    client.force_login(organizer)
+    url = f"/campaigns/{round_1.pk}/disagreements/?kind=training&round=1"
+    first = client.get(url).content.decode()
+    assert "4 items" in first and "items 1–3 of 4" in first
+    assert _review_items(first) == [("1", "11"), ("2", "10"), ("3", "20")]  # in pool order
+    assert "page=2" in first and "Previous page" not in first
+    second = client.get(url + "&page=2").content.decode()
+    assert _review_items(second) == [("4", "99")] and "items 4–4 of 4" in second and "Next page" not in second
+    # A topic's own view, linked from the review.
+    assert 'href="?kind=training&amp;round=1&amp;topic=A.2"' in first
+    only_a2 = client.get(url + "&topic=A.2").content.decode()
+    assert [item for _n, item in _review_items(only_a2)] == ["20", "99"] and "Next page" not in only_a2
+
+
+def test_projector_shows_one_item_at_a_time(client, organizer, round_1):
+    client.force_login(organizer)
+    url = f"/campaigns/{round_1.pk}/disagreements/?kind=training&round=1&projector=1"
+    shown = [_review_items(client.get(url + f"&page={n}").content.decode()) for n in range(1, 5)]
+    assert shown == [[("1", "11")], [("2", "10")], [("3", "20")], [("4", "99")]]
+    second = client.get(url + "&page=2").content.decode()
+    assert "item 2 of 4" in second and "Previous item" in second and "Next item" in second
+    assert 'page=3">Next item' in second and "projector=1" in second.split('page=3">Next item')[0].rsplit("href", 1)[1]
+
+
+def test_disagreement_review_queries_do_not_grow_with_its_items(client, organizer, round_1):
+    client.force_login(organizer)
+    url = f"/campaigns/{round_1.pk}/disagreements/?kind=training&round=1"
+    client.get(url)  # the session's first request reads more
+    with CaptureQueriesContext(connection) as two:
+        assert len(_review_items(client.get(url + "&topic=A.2").content.decode())) == 2
+    with CaptureQueriesContext(connection) as four:
+        assert len(_review_items(client.get(url).content.decode())) == 4
+    assert len(four) == len(two)
 
 
 def test_formulas_agree_per_instance(formulas, django_user_model):

@@ -82,11 +82,14 @@ def test_organizer_projects_the_disagreements_of_a_round(page, live_server, orga
         page.click("#projector")
     page.wait_for_selector("body.projector")
     assert not page.locator(".topbar").is_visible()
-    # One item fills the screen: the second starts below the first screen.
-    second_top = page.locator("article.disagreement").nth(1).bounding_box()["y"]
-    assert second_top > page.viewport_size["height"] * 0.9
+    # One item at a time, filling the screen; Next item moves on to the second.
+    assert page.locator("article.disagreement").count() == 1
+    assert page.locator("article.disagreement").bounding_box()["height"] > page.viewport_size["height"] * 0.9
     page.wait_for_selector(".post-body mjx-container", timeout=20000)
     screenshot(page, "disagreement-projector.png")
+    with page.expect_navigation():
+        page.locator("a.next-page").first.click()
+    assert page.locator("article.disagreement .item-head").inner_text().startswith("#2 ")
 
 
 def test_organizer_sets_up_a_round_with_gold_qrels_and_watches_progress(page, live_server, organizer, answers, ada,

@@ -88,6 +88,32 @@ def test_formula_planner_at_the_campaign_depth_matches_the_built_pool(formulas):
     assert rows[1].items == selectors.pool_statistics(campaign=formulas)["total"]["items"]
 
 
+@pytest.mark.parametrize("fixture", ["answers", "formulas"])
+def test_stored_planner_equals_the_computed_one_and_the_page_reads_it(request, client, organizer, fixture,
+                                                                      django_assert_max_num_queries):
+    campaign = request.getfixturevalue(fixture)
+    services.pool_build(campaign=campaign, judged_items={})
+    campaign.refresh_from_db()
+    depths = selectors.PLAN_DEPTHS[campaign.task]
+    computed = selectors.pool_plan_compute(campaign=campaign, depths=depths, seconds_per_judgment=60)
+    with django_assert_max_num_queries(2):  # the stamp's runs and topics: no run row is read
+        stored = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=60)
+    assert stored == computed and any(row.items for row in stored)
+    client.force_login(organizer)
+    assert client.get(f"/campaigns/{campaign.pk}/pools/").context["plan"] == computed
+
+
+def test_planner_stored_before_a_run_was_added_is_computed_again(tmp_path, answers):
+    services.pool_build(campaign=answers, judged_items={})
+    answers.refresh_from_db()
+    depths = selectors.PLAN_DEPTHS[answers.task]
+    before = selectors.pool_plan(campaign=answers, depths=depths, seconds_per_judgment=60)
+    ingest(answers, tmp_path, "r4", task1_lines("A.1", [f"9{n}" for n in range(50)], "r4"))
+    after = selectors.pool_plan(campaign=answers, depths=depths, seconds_per_judgment=60)
+    assert after == selectors.pool_plan_compute(campaign=answers, depths=depths, seconds_per_judgment=60)
+    assert after[-1].items > before[-1].items
+
+
 def test_pools_page_shows_statistics_planner_table_and_svg_chart(client, organizer, answers):
     services.pool_build(campaign=answers, judged_items={})
     client.force_login(organizer)
