@@ -10,9 +10,12 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core.forms import form_values
+from ir.problems import InputError
 from pooling.models import PoolItem
 
 from . import selectors, services
+from .forms import AheadForm, ShownForm
 from .judge_page import judge_context, own_assignment
 from .models import Assignment
 from .stamps import shown_at, stamp_read
@@ -20,10 +23,6 @@ from .stamps import shown_at, stamp_read
 # Items fetched ahead: the one Enter opens and two after it, so that an assessor can judge three with the network
 # down.
 AHEAD = 3
-
-
-def _ids(text: str) -> set[int]:
-    return {int(part) for part in text.split(",") if part.isascii() and part.isdigit() and len(part) <= 18}
 
 
 @login_required
@@ -36,7 +35,7 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     assignment = own_assignment(request, pk)
     if assignment.read_only or assignment.kind == Assignment.Kind.CHARACTERISATION:  # nothing to grade ahead
         return JsonResponse({"items": []})
-    have = _ids(request.GET.get("have", ""))
+    have = AheadForm(request.GET).pool_items()
     # Every item stamped with the time the request came in (not the moment its own page was rendered, later): the
     # first-shown time the page reports is then at most the network's delay after the true moment.
     asked = time.time()
@@ -68,14 +67,14 @@ def shown(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     if stamp is None or stamp.assignment_pk != assignment.pk or stamp.position != position:
         return JsonResponse({"recorded": False, "errors": ["this item's stamp is not valid: reload the page"]},
                             status=400)
-    elapsed = request.POST.get("elapsed_ms", "")
-    if not (elapsed.isascii() and elapsed.isdigit() and len(elapsed) <= 12):
-        return JsonResponse({"recorded": False, "errors": ["elapsed_ms: a whole number of milliseconds"]},
-                            status=400)
+    try:
+        elapsed = form_values(ShownForm(request.POST))["elapsed_ms"]
+    except InputError as exc:
+        return JsonResponse({"recorded": False, "errors": exc.messages()}, status=400)
     item = PoolItem.objects.filter(pk=stamp.pool_item_pk, topic_id=assignment.topic_id, position=position).first()
     if item is None:
         return JsonResponse({"recorded": False, "current": False})
     if assignment.read_only:
         return JsonResponse({"recorded": False, "current": True})
-    services.item_shown(assignment=assignment, item_id=item.item_id, at=shown_at(stamp, int(elapsed)))
+    services.item_shown(assignment=assignment, item_id=item.item_id, at=shown_at(stamp, elapsed))
     return JsonResponse({"recorded": True, "current": True})

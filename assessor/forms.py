@@ -1,14 +1,18 @@
-"""Organizer forms of the judging app: assign topics, create assessor accounts, characterisation questions and
-assignments."""
+"""Forms of the judging app: the organizer's (assign topics, create assessor accounts, characterisation questions and
+assignments) and what the judging page sends (its grades, `?after=`, `?have=`, the reports of items shown)."""
 from typing import TYPE_CHECKING
 
 from django import forms
+from django.core.validators import ProhibitNullCharactersValidator
 
 from core.bounds import column_bounds
-from core.forms import form_values
+from core.forms import WholeNumberField, form_values
+from ir.problems import InputError
+from pooling.models import PoolItem
 
 from . import rules
 from .models import Assignment
+from .services import GradeInput
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -78,3 +82,84 @@ class GroupKeyForm(forms.Form):
         """The kind and round given (None for either not given); InputError for a round that is no number."""
         values = form_values(self)
         return values["kind"] or None, values["round"]
+
+
+class _SentText(forms.CharField):
+    """Text kept as sent: the services judge it, a NUL character included, in their own words."""
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=False, **kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
+
+
+class GradeForm(forms.Form):
+    """A grade as the judging page posts it: an answer's (`grade`, `comment`), or in GradeFormSet one instance's of
+    a formula, named by its formula id. The services judge the values (judgments.judgment_submit)."""
+    formula_id = _SentText(widget=forms.HiddenInput)
+    grade = _SentText()
+    comment = _SentText()
+
+
+# More instances than any campaign judges per formula: a bound on the forms read.
+MAX_INSTANCES = 100
+GradeFormSet = forms.formset_factory(GradeForm, extra=0, max_num=MAX_INSTANCES, absolute_max=MAX_INSTANCES)
+# The formset's prefix on the judging page: its fields are instance-0-grade, instance-0-comment, ...
+INSTANCES = "instance"
+
+
+def grade_formset(*, data=None, formula_ids: list[str] | None = None):
+    """The grades of a formula's instances: bound to a POST, or unbound with the page's instances (the names and
+    the management form the page shows). No ids: a page holds several items, those fetched ahead."""
+    return GradeFormSet(data, prefix=INSTANCES, auto_id="",
+                        initial=None if data is not None else [{"formula_id": f} for f in formula_ids or []])
+
+
+def grades_posted(data) -> list[GradeInput]:
+    """The grades a judging page posted: an answer's one, or with GradeFormSet's management form those of a
+    formula's instances graded or commented; InputError when the formset's data does not hold together."""
+    if f"{INSTANCES}-TOTAL_FORMS" not in data:
+        values = form_values(GradeForm(data))
+        return [GradeInput(grade=values["grade"], comment=values["comment"])]
+    formset = grade_formset(data=data)
+    if not formset.is_valid() and formset.non_form_errors():
+        raise InputError([str(e) for e in formset.non_form_errors()])
+    grades = []
+    for form in formset:
+        values = form_values(form)  # {} for a form the page added empty, which grades nothing
+        grade, comment = values.get("grade", ""), values.get("comment", "")
+        if grade or comment.strip():
+            grades.append(GradeInput(grade=grade, comment=comment, formula_id=values["formula_id"]))
+    return grades
+
+
+class ContinueForm(forms.Form):
+    """`?after=`: the position a continue URL goes on from. None when there is none or it is no pool item's position
+    (the next item is then the first unjudged one)."""
+    after = WholeNumberField(**column_bounds(PoolItem, "position"), required=False)
+
+    def position(self) -> int | None:
+        return self.cleaned_data["after"] if self.is_valid() else None
+
+
+class AheadForm(forms.Form):
+    """`?have=`: the pool items the judging page holds already, their ids comma-separated; a part that is no pool
+    item's id is left out (that item comes in full)."""
+    have = forms.CharField(required=False)
+
+    def pool_items(self) -> set[int]:
+        if not self.is_valid():
+            return set()
+        pool_item = WholeNumberField(**column_bounds(PoolItem, "id"))
+        held = set()
+        for part in self.cleaned_data["have"].split(","):
+            try:
+                held.add(pool_item.clean(part))
+            except forms.ValidationError:
+                continue
+        return held
+
+
+class ShownForm(forms.Form):
+    """What the judging page reports with an item it showed, besides its stamp: the milliseconds from asking for the
+    item to showing it (at most 12 digits: 31 years, a bound that keeps the seconds a float)."""
+    elapsed_ms = WholeNumberField(min_value=0, max_value=10**12 - 1, error_messages=dict.fromkeys(
+        ("required", "invalid", "min_value", "max_value"), "elapsed_ms: a whole number of milliseconds"))

@@ -10,6 +10,7 @@ from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
 from . import rules, selectors, services
+from .forms import grade_formset
 from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
 from .rendering import judging_safe_fragments, thread_url
 from .stamps import item_stamp
@@ -96,14 +97,17 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     has_posts = (collection_pk is not None and lacking
                  and pooling_selectors.collection_has_posts(collection_id=collection_pk))
     instances = []
-    for n, instance in enumerate(page.shown.instances):
-        current = _shown(posted, f"grade-{n}", f"comment-{n}", instance.judgment)
+    # A formula's instances are graded in one formset: the names of its fields and its management form.
+    grade_forms = grade_formset(formula_ids=[i.formula_id for i in page.shown.instances])
+    for n, (instance, form) in enumerate(zip(page.shown.instances, grade_forms, strict=True)):
+        grade_name, comment_name = form["grade"].html_name, form["comment"].html_name
+        current = _shown(posted, grade_name, comment_name, instance.judgment)
         missing = has_posts and instance.post is None
         instances.append({
-            "n": n, "grade_name": f"grade-{n}", "comment_name": f"comment-{n}",
+            "n": n, "form": form, "grade_name": grade_name, "comment_name": comment_name,
             "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
             "current": current, "missing": missing, "post_id": instance.post_id, "formula": instance.formula,
-            "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=f"grade-{n}",
+            "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=grade_name,
                                       current=current, read_only=read_only, missing=missing),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
             "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
@@ -123,7 +127,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only, missing=missing),
         "missing": missing,
-        "instances": instances,
+        "instances": instances, "grade_forms": grade_forms,
         "definitions": _render("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
         "progress": page.progress, "previous": page.previous,

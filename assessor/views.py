@@ -21,7 +21,7 @@ from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import selectors, services
-from .forms import AssessorCreateForm, AssignForm, TopicSearchForm
+from .forms import AssessorCreateForm, AssignForm, ContinueForm, TopicSearchForm, grades_posted
 from .judge_page import judge_context, own_assignment
 from .models import Assignment
 from .rendering import collection_safe
@@ -59,8 +59,7 @@ def assignment_continue(request: HttpRequest, pk: int) -> HttpResponse:
 def position_after(request: HttpRequest) -> int | None:
     """The `?after=` position a continue URL goes on from; None (from the start) when there is none or it is not a
     number. A position past every item continues from the start too."""
-    after = request.GET.get("after", "")
-    return int(after) if after.isascii() and after.isdigit() and len(after) <= 30 else None
+    return ContinueForm(request.GET).position()
 
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
@@ -72,28 +71,12 @@ def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) 
     return redirect("assessor:judge", pk=assignment.pk, position=item.position)
 
 
-# More instances than any campaign judges per formula: a bound on the form fields read.
-MAX_INSTANCE_FIELDS = 100
-
-
 def _grade_inputs(request: HttpRequest, item_id: str) -> list[services.GradeInput]:
     """The grades of the form. The form names the item and each instance it showed, so that a page left open
     across a forced pool rebuild cannot put its grades on whatever item or instance now sits at that place."""
     if request.POST.get("item_id") != item_id:
         raise InputError("the pools were rebuilt since this page was shown: reload it and grade again")
-    if "formula-0" not in request.POST:
-        return [services.GradeInput(grade=request.POST.get("grade", ""),
-                                    comment=request.POST.get("comment", ""))]
-    grades = []
-    for n in range(MAX_INSTANCE_FIELDS):
-        formula_id = request.POST.get(f"formula-{n}")
-        if formula_id is None:
-            break
-        grade = request.POST.get(f"grade-{n}", "")
-        comment = request.POST.get(f"comment-{n}", "")
-        if grade or comment.strip():
-            grades.append(services.GradeInput(grade=grade, comment=comment, formula_id=formula_id))
-    return grades
+    return grades_posted(request.POST)
 
 
 @login_required

@@ -20,3 +20,13 @@ def form_values(form: forms.Form) -> dict[str, Any]:
         for error in errors:
             problems.append(str(error.message) % {**(error.params or {}), "value": sent})
     raise InputError(problems)
+
+
+class WholeNumberField(forms.IntegerField):
+    """An IntegerField of ASCII digits only: int() takes other scripts' digits too ("٣"), which no page of ours
+    sends."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and not value.isascii():
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)

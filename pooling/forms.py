@@ -156,3 +156,38 @@ class RunDepthForm(forms.Form):
     depth."""
     depth = forms.IntegerField(**column_bounds(Run, "depth"), required=False, error_messages=dict.fromkeys(
         ("invalid", "min_value", "max_value"), "a pool depth is a whole number, not '%(value)s'"))
+
+
+class PoolPlanForm(forms.Form):
+    """The pool planner's `?depths=&seconds=` (both optional): the depths to plan, up to PLAN_MAX_DEPTHS whole numbers
+    from 1 to the campaign's depth, and the seconds a judgment takes. A value refused is left out of cleaned_data:
+    the plan uses the default for it and says why."""
+    PLAN_MAX_DEPTHS = 20
+    DEPTHS_PROBLEM = ("depths: give up to %(most)s whole numbers from 1 to %(max_depth)s, separated by commas")
+    SECONDS_PROBLEM = "seconds per judgment: give a number above 0 and at most 3600"
+    depths = forms.CharField(required=False)
+    seconds = forms.FloatField(required=False, max_value=3600, error_messages=dict.fromkeys(
+        ("invalid", "max_value"), SECONDS_PROBLEM))
+
+    def __init__(self, *args, max_depth: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.depth = forms.IntegerField(min_value=1, max_value=max_depth)
+        self.depths_problem = self.DEPTHS_PROBLEM % {"most": self.PLAN_MAX_DEPTHS, "max_depth": max_depth}
+
+    def clean_depths(self) -> list[int]:
+        parts = self.cleaned_data["depths"].replace(",", " ").split()
+        if len(parts) > self.PLAN_MAX_DEPTHS:
+            raise forms.ValidationError(self.depths_problem)
+        try:
+            return sorted({self.depth.clean(part) for part in parts})
+        except forms.ValidationError:
+            raise forms.ValidationError(self.depths_problem) from None
+
+    def clean_seconds(self) -> float | None:
+        seconds = self.cleaned_data["seconds"]
+        if seconds is not None and seconds <= 0:
+            raise forms.ValidationError(self.SECONDS_PROBLEM)
+        return seconds
+
+    def problems(self) -> list[str]:
+        return [str(problem) for problems in self.errors.values() for problem in problems]

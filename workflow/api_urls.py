@@ -8,6 +8,7 @@ from workflow import apis, topic_apis
 router = DefaultRouter()
 router.include_format_suffixes = False
 router.register("campaigns", apis.CampaignViewSet, basename="campaign")
+router.register(r"campaigns/(?P<pk>[0-9]+)/runs", apis.RunViewSet, basename="campaign-run")
 router.register("collections", apis.CollectionViewSet, basename="collection")
 router.register("jobs", apis.JobViewSet, basename="job")
 urlpatterns = router.urls + [

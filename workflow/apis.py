@@ -76,9 +76,6 @@ class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         return _accepted(job, request)
 
 
-RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="the run's id")
-
-
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Campaign.objects.select_related("collection")
     serializer_class = CampaignSerializer
@@ -118,36 +115,6 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             assessor_services.campaign_delete_start(campaign=campaign)
             job = job_create(campaign=campaign, user=request.user,
                              params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
-        return _accepted(job, request)
-
-    @extend_schema(methods=["get"], responses=RunSerializer, parameters=[RUN_PK])
-    @extend_schema(methods=["delete"], responses={200: RunDeleteResultSerializer}, parameters=[RUN_PK, OpenApiParameter(
-        "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
-    @extend_schema(methods=["put"], request=RunReplaceSerializer, responses={202: JobSerializer},
-                   parameters=[RUN_PK])
-    @extend_schema(methods=["patch"], request=RunFactsSerializer, responses=RunSerializer, parameters=[RUN_PK])
-    @action(detail=True, methods=["get", "delete", "put", "patch"], url_path=r"runs/(?P<run_pk>[0-9]+)",
-            parser_classes=[JSONParser, MultiPartParser, FormParser])
-    def run(self, request, pk=None, run_pk=None):
-        """GET one run; DELETE deletes it (built pools are rebuilt; once judging has started only with
-        `?force=true`); PUT uploads a new file for it, same name and options (a job; a rejected file keeps the old
-        run; once judging has started only with `force`); PATCH changes its facts (team, alternate, manual,
-        baseline, data_used, answer_type; a new kind is pooled so at the next build)."""
-        campaign = self.get_object()
-        run = get_object_or_404(campaign.runs.all(), pk=run_pk)
-        if request.method == "GET":
-            return Response(RunSerializer(run).data)
-        if request.method == "PATCH":
-            facts = RunFactsSerializer(run, data=request.data, partial=True)
-            facts.is_valid(raise_exception=True)
-            return Response(RunSerializer(services.run_facts_set(run=run, **facts.validated_data)).data)
-        if request.method == "DELETE":
-            after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
-            return Response({"deleted": run.name, "pools": pools_after_data(after)})
-        upload = RunReplaceSerializer(data=request.data)
-        upload.is_valid(raise_exception=True)
-        job = run_replace_upload(run=run, upload=upload.validated_data["file"], force=upload.validated_data["force"],
-                                 user=request.user)
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
@@ -213,6 +180,57 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         response["Content-Disposition"] = attachment(campaign.name, "pools", extension="tsv")
         write_pool_tsv(rows, campaign.task, response)
         return response
+
+
+# The campaign's id is `id` in the schema, as on the campaign's own routes (drf-spectacular's name for a pk).
+CAMPAIGN_ID = OpenApiParameter("id", int, OpenApiParameter.PATH,
+                               description="A unique integer value identifying this campaign.")
+RUN_PK = OpenApiParameter("run_pk", int, OpenApiParameter.PATH, description="the run's id")
+
+
+@extend_schema(tags=["campaigns"], parameters=[CAMPAIGN_ID, RUN_PK])
+class RunViewSet(viewsets.GenericViewSet):
+    """One run of a campaign, at /api/campaigns/<id>/runs/<run_pk>/ (the campaign lists and uploads its runs)."""
+    serializer_class = RunSerializer
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    lookup_url_kwarg = "run_pk"
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        # The campaign first: an unknown one is a 404 that names the campaign.
+        return get_object_or_404(Campaign, pk=self.kwargs["pk"]).runs.all()
+
+    def retrieve(self, request, pk=None, run_pk=None):
+        """One run, with its warnings."""
+        return Response(RunSerializer(self.get_object()).data)
+
+    @extend_schema(request=RunFactsSerializer)
+    def partial_update(self, request, pk=None, run_pk=None):
+        """Changes the run's facts (team, alternate, manual, baseline, data_used, answer_type; a new kind is pooled
+        so at the next build)."""
+        run = self.get_object()
+        facts = RunFactsSerializer(run, data=request.data, partial=True)
+        facts.is_valid(raise_exception=True)
+        return Response(RunSerializer(services.run_facts_set(run=run, **facts.validated_data)).data)
+
+    @extend_schema(request=RunReplaceSerializer, responses={202: JobSerializer})
+    def update(self, request, pk=None, run_pk=None):
+        """Uploads a new file for the run, same name and options (a job; a rejected file keeps the old run; once
+        judging has started only with `force`)."""
+        run = self.get_object()
+        upload = RunReplaceSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        job = run_replace_upload(run=run, upload=upload.validated_data["file"], force=upload.validated_data["force"],
+                                 user=request.user)
+        return _accepted(job, request)
+
+    @extend_schema(responses={200: RunDeleteResultSerializer}, parameters=[OpenApiParameter(
+        "force", bool, description="delete although judging has started: the pools are rebuilt, judgments kept")])
+    def destroy(self, request, pk=None, run_pk=None):
+        """Deletes the run; built pools are rebuilt (once judging has started only with `?force=true`)."""
+        run = self.get_object()
+        after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
+        return Response({"deleted": run.name, "pools": pools_after_data(after)})
 
 
 class JobViewSet(viewsets.ReadOnlyModelViewSet):

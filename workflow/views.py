@@ -14,7 +14,14 @@ from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
 from ir.problems import InputError
 from pooling import selectors, services
-from pooling.forms import CampaignForm, CollectionUploadForm, RunDepthForm, RunUploadForm, TopicsUploadForm
+from pooling.forms import (
+    CampaignForm,
+    CollectionUploadForm,
+    PoolPlanForm,
+    RunDepthForm,
+    RunUploadForm,
+    TopicsUploadForm,
+)
 from pooling.models import Campaign, Job, Run
 from workflow import uploads
 from workflow.job_pages import job_view
@@ -142,34 +149,16 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("pooling:job", pk=job.pk)
 
 
-PLAN_MAX_DEPTHS = 20
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
                  ) -> tuple[list[int], float, list[str]]:
-    errors = []
-    depths = selectors.PLAN_DEPTHS[campaign.task]
-    raw = request.GET.get("depths", "").strip()
-    if raw:
-        parts = [p for p in raw.replace(",", " ").split() if p]
-        # ASCII digits only: int() refuses other scripts' digits ("²"), which str.isdigit() takes.
-        numbers = all(p.isascii() and p.isdigit() and len(p) <= 9 for p in parts)
-        if numbers and len(parts) <= PLAN_MAX_DEPTHS and all(0 < int(p) <= campaign.max_depth for p in parts):
-            depths = sorted({int(p) for p in parts})
-        else:
-            errors.append(f"depths: give up to {PLAN_MAX_DEPTHS} whole numbers from 1 to {campaign.max_depth}, "
-                          "separated by commas")
-    seconds = default_seconds
-    raw = request.GET.get("seconds", "").strip()
-    if raw:
-        try:
-            seconds = float(raw)
-            if not 0 < seconds <= 3600:
-                raise ValueError
-        except ValueError:
-            errors.append("seconds per judgment: give a number above 0 and at most 3600")
-            seconds = default_seconds
-    return depths, seconds, errors
+    """The planner's depths and seconds per judgment; the defaults for those refused, and why."""
+    form = PoolPlanForm(request.GET, max_depth=campaign.max_depth)
+    form.is_valid()
+    values = form.cleaned_data
+    return (values.get("depths") or selectors.PLAN_DEPTHS[campaign.task], values.get("seconds") or default_seconds,
+            form.problems())
 
 
 @organizer_required

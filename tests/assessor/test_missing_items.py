@@ -65,14 +65,15 @@ def test_a_missing_formula_instance_names_the_run_s_formula_id_and_what_the_inde
     assert ('The run names formula <strong class="formula-id">9</strong> in post 90, which is not in the collection'
             in page)
     assert "The formula index has formula 9: answer post 90, visual id 900, LaTeX" in page and "x^{9}" in page
-    assert 'name="grade-0" value="SF"' in page and 'name="grade-0" value="3"' not in page
+    assert 'name="instance-0-grade" value="SF"' in page and 'name="instance-0-grade" value="3"' not in page
 
     unknown = PoolItem.objects.get(topic=a.topic, instances__formula_id="8").position
     page = unescape(ada_client.get(f"/assess/assignments/{a.pk}/items/{unknown}/").content.decode())
     assert 'formula-id">8</strong> in post 80' in page and "The formula index has no formula 8." in page
 
     refused = ada_client.post(f"/assess/assignments/{a.pk}/items/{known}/",
-                              {"item_id": "900", "formula-0": "9", "grade-0": "2", "comment-0": ""})
+                              {"item_id": "900", "instance-TOTAL_FORMS": "1", "instance-INITIAL_FORMS": "1",
+                               "instance-0-formula_id": "9", "instance-0-grade": "2", "instance-0-comment": ""})
     assert refused.status_code == 400
     assert "instance 9: the post is not in the collection, so it cannot be graded Medium (2)" in unescape(
         refused.content.decode())

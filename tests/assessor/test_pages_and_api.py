@@ -109,10 +109,22 @@ def test_formula_page_highlights_query_and_instances_and_takes_a_grade_per_insta
     assert 'class="math-container hl" data-formula-id="1"' in page
     assert 'class="math-container hl" data-formula-id="2"' in page
     assert 'class="math-container" data-formula-id="3"' in page           # same post, not this formula
-    assert 'name="grade-0"' in page and 'name="grade-1"' in page
-    ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {"item_id": "100", "formula-0": "1", "grade-0": "3",
-                                                              "formula-1": "2", "grade-1": "2"})
+    assert 'name="instance-0-grade"' in page and 'name="instance-1-grade"' in page
+    ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {
+        "item_id": "100", "instance-TOTAL_FORMS": "2", "instance-INITIAL_FORMS": "2",
+        "instance-0-formula_id": "1", "instance-0-grade": "3", "instance-1-formula_id": "2", "instance-1-grade": "2"})
     assert sorted(Judgment.objects.values_list("formula_id", "grade")) == [("1", "3"), ("2", "2")]
+
+
+def test_a_formula_submit_with_its_instance_count_tampered_is_refused_and_saves_nothing(ada_client, formulas, ada):
+    a = assign(formulas, ada, "B.1")
+    pos = position(formulas, "B.1", "100")
+    response = ada_client.post(f"/assess/assignments/{a.pk}/items/{pos}/", {
+        "item_id": "100", "instance-TOTAL_FORMS": "5000", "instance-INITIAL_FORMS": "2",
+        "instance-0-formula_id": "1", "instance-0-grade": "3"})
+    assert response.status_code == 400
+    assert "Please submit at most 100 forms." in response.content.decode()
+    assert not Judgment.objects.exists()
 
 
 def test_a_page_left_open_across_a_forced_pool_rebuild_cannot_grade_another_item(ada_client, answers, ada):

@@ -140,6 +140,21 @@ def test_planner_defaults_and_bad_input(client, organizer, answers, formulas):
     assert len(response.context["plan_errors"]) == 2
 
 
+def test_planner_keeps_what_it_takes_and_names_the_campaigns_depth_when_a_depth_is_past_it(client, organizer,
+                                                                                          answers):
+    client.force_login(organizer)
+    answers.max_depth = 40
+    answers.save()
+    response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "10, 41", "seconds": "90"})
+    assert [r.depth for r in response.context["plan"]] == list(range(5, 51, 5))
+    assert response.context["plan_errors"] == [
+        "depths: give up to 20 whole numbers from 1 to 40, separated by commas"]
+    assert response.context["seconds"] == "90"
+    response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "40 10,10", "seconds": "inf"})
+    assert [r.depth for r in response.context["plan"]] == [10, 40]
+    assert response.context["plan_errors"] == ["seconds per judgment: give a number above 0 and at most 3600"]
+
+
 def test_build_button_queues_a_pool_build_job(client, organizer, answers):
     client.force_login(organizer)
     response = client.post(f"/campaigns/{answers.pk}/pools/build/")
