@@ -234,19 +234,6 @@ def cut_short(tag_before: str | None, last_tag: str) -> bool:
     return tag_before is not None and tag_before != last_tag and tag_before.startswith(last_tag)
 
 
-def bytes_cut_short(data: bytes) -> bool:
-    """`cut_short` on a whole file's bytes (evaluation's whole-file reader), from its last two lines."""
-    if not data or data.endswith(b"\n"):
-        return False
-    start = data.rfind(b"\n") + 1
-    if not start:
-        return False
-    before = data.rfind(b"\n", 0, start - 1) + 1
-    last = _split(data[start:].decode("utf-8", "replace").rstrip("\r"))
-    previous = _split(data[before:start].decode("utf-8", "replace").rstrip("\r\n"))
-    return bool(last and previous) and cut_short(previous[-1], last[-1])
-
-
 def _no_final_line_end(stream: BinaryIO) -> bool:
     """Whether the stream's last byte is not a line end; False when that cannot be seen (a stream without seek)."""
     if not stream.seekable():
