@@ -20,8 +20,9 @@ union of every run's top 20 per topic (grades mostly 0, as in ARQMath). Then, fo
   run file R, the times summed over the runs (its own reading of both files included).
 
 Every prime mean is compared with the reference's (equal within 1e-12), and nDCG@10 with ir_measures' (AP and P@10
-differ by design: evaluate binarises them at relevance level 2, ir_measures at 1). The goals, wall clock, medians:
-each prime path within 2x the reference (issue 15); files with measures no slower than ir_measures (issue 23).
+differ by design: evaluate binarises them at relevance level 2, ir_measures at 1). The goal (issue 23), wall clock,
+medians: files with measures no slower than ir_measures. The prime paths' ratio to the reference is shown as a
+figure (issue 15's goal of 2x, met by a numpy reader of evaluation's own, was withdrawn with that reader).
 CPU time of this process is shown beside (the database's own work is not in it).
 
     .venv/bin/python bench/evaluate.py --campaign           # both paths (first time: about a minute of ingest)
@@ -50,7 +51,6 @@ from ir_measures import AP, P, nDCG  # noqa: E402
 from evaluation.services import evaluate_campaign, evaluate_files  # noqa: E402
 from ir.prime import MAP, NDCG, P10, prime_answers  # noqa: E402
 
-GOAL = 2.0
 MEASURES_GOAL = 1.0  # evaluate --measures nDCG@10 P@10 AP / ir_measures on the same files
 MEASURES = ["nDCG@10", "P@10", "AP"]
 QRELS_DEPTH = 20  # every run's top 20 per topic is judged
@@ -245,8 +245,8 @@ def main(argv: list[str]) -> int:
         wall = statistics.median(w for w, _ in times[name])
         cpu = statistics.median(c for _, c in times[name])
         ratio = wall / wall_ref
-        print(f"  {name}: {wall:.3f} s (CPU {cpu:.3f} s); ratio to pytrec_eval direct {ratio:.2f} "
-              f"(goal <= {GOAL}: {'met' if ratio <= GOAL else 'MISSED'}), CPU ratio {cpu / cpu_ref:.2f}")
+        print(f"  {name}: {wall:.3f} s (CPU {cpu:.3f} s); ratio to pytrec_eval direct {ratio:.2f}, "
+              f"CPU ratio {cpu / cpu_ref:.2f}")
     wall, cpu = (statistics.median(w for w, _ in times[with_measures]),
                  statistics.median(c for _, c in times[with_measures]))
     wall_im = statistics.median(w for w, _ in times["ir_measures"])
