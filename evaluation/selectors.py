@@ -175,8 +175,9 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
                          ) -> dict[int, dict[str, dict[str, float]]]:
     """Per answer run (by pk), topic id -> post id -> score of the rows enough for the prime filter: every row of a
     post with an official judgment, and each topic's first 10 by score (score descending, then post id descending,
-    as trec_eval orders them), for its Unjudged@10. The rest of a run (about three rows in four of a deep one) stays in
-    the database: prime_answers gives on these rows what it gives on the whole run.
+    as trec_eval orders them), for its Unjudged@10. The rule is `ir.prime.prime_answers`; this is its cut done in the
+    database, so that the rest of a run (about three rows in four of a deep one) stays there: prime_answers gives on
+    these rows what it gives on the whole run (tests/evaluation/test_campaign_rows.py checks both on the same runs).
 
     One scan reads the rows ranked 1 to 10 and those of every post judged in the campaign (for any topic: a post
     judged for another topic only is one more unjudged row, which cannot enter the top 10, see below); a second gives

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -12,7 +13,6 @@ from django.core.cache import cache
 
 from assessor import reports as assessor_reports
 from evaluation import selectors, task3
-from ir import reading, words
 from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import qrels_by_topic
 from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run
@@ -22,7 +22,6 @@ from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, par
 from ir.prime import (
     REPORTED,
     Evaluator,
-    Prime,
     PrimeRun,
     Qrels,
     RunScores,
@@ -267,44 +266,33 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         problems.append(file_problem(name, "two runs have this file name; their scores could not be told apart"))
     # One run at a time, so memory holds one run's rows (and, for formula runs with an index, the set of every
     # formula id the runs name): those runs are read twice, first for the formula ids whose visual ids the index
-    # must give, then to score them. An answer run is read by `reading.read_prime_answers` where it can (the plain
-    # shape, read whole with numpy; only for the prime measures, which need its judged rows only), else by
-    # read_run, which also gives the problems.
+    # must give, then to score them. Every run is read by read_run (the ingest's reader, with its messages) and
+    # filtered by the prime filter (`prime_answers`, `prime_formulas`: the de-duplicated lists, then `prime_of`).
     mapped = task == FORMULAS and bool(formula_index_paths)
     needed: set[str] = set()
     evaluator = _evaluator(qrels, relevance_level, extra, first) if qrels and not any(problems) else None
-    judged = words.judged_keys(qrels) if task == ANSWERS and not extra else None
-    scores: list[RunScores | None] = []
-    read: dict[int, tuple[Prime, PrimeRun | None]] = {}  # the runs read, until they are scored
-    for i, (name, path) in enumerate(zip(names, run_paths, strict=True)):
-        prime = reading.read_prime_answers(path, judged) if judged is not None else None
-        lists = None
-        if prime is None:
-            rows = read_run_rows(path, task, problems)
-            if mapped:
-                needed.update(formula_id for _topic, formula_id, _score in rows)
-                continue
-            lists = run_lists(task, rows, qrels, None)
-            prime = prime_of(lists, qrels, first=task == ANSWERS)
-        read[i] = (prime, lists if extra else None)
-        scores.append(None)
+    scores: list[RunScores] = []
+    for name, path in zip(names, run_paths, strict=True):
+        rows = read_run_rows(path, task, problems)
+        if mapped:
+            needed.update(formula_id for _topic, formula_id, _score in rows)
+            continue
+        lists = run_lists(task, rows, qrels, None)
         if evaluator is not None and not any(problems):
-            prime, lists = read.pop(i)
-            scores[i] = evaluator.scores(name, prime, all_topics=all_topics, lists=lists)
+            scores.append(evaluator.scores(name, prime_of(lists, qrels, first=task == ANSWERS), all_topics=all_topics,
+                                           lists=lists))
     if mapped and not any(problems):
         visual_of = _read_visual_ids(formula_index_paths, needed, problems)
-        for i, path in enumerate(run_paths):
+        for name, path in zip(names, run_paths, strict=True):
+            if evaluator is None or any(problems):
+                break
             lists = run_lists(task, read_run_rows(path, task, []), qrels, visual_of)
-            read[i] = (prime_of(lists, qrels), lists if extra else None)
-        scores = [None] * len(run_paths)
+            scores.append(evaluator.scores(name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
     raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    evaluator = evaluator or _evaluator(qrels, relevance_level, extra, first)
-    done = [run if run is not None else evaluator.scores(names[i], read[i][0], all_topics=all_topics,
-                                                         lists=read[i][1])
-            for i, run in enumerate(scores)]
-    return Evaluation(runs=done, qrels_topics=len(qrels), all_topics=all_topics, measures=evaluator.measures,
+    assert evaluator is not None  # qrels and no problem: made before the runs were read
+    return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, measures=evaluator.measures,
                       topics=sorted(qrels, key=natural_key), relevance_level=relevance_level)
 
 
@@ -355,11 +343,17 @@ def read_run_rows(path: str | os.PathLike, task: str, problems: list[Problems], 
     found = Problems(file=Path(path).name)
     problems.append(found)
     with open_binary(path) as stream:
-        for row in read_run(stream, found, Problems(), topics=_AnyTopic(), task=task, max_depth=NO_DEPTH_LIMIT,
-                            find_duplicates=False):
+        rows = read_run(stream, found, Problems(), topics=_AnyTopic(), task=task, max_depth=NO_DEPTH_LIMIT,
+                        find_duplicates=False)
+        for row in rows:
             if tags is not None and not tags:
                 tags.append(row.tag)
             yield row.topic_id, row.item_id, row.score
+            break
+        yield from map(_ROW_FIELDS, rows)
+
+
+_ROW_FIELDS = operator.itemgetter(1, 2, 5)  # a RunRow's topic_id, item_id and score
 
 
 def _read_visual_ids(paths: Sequence[str | os.PathLike], needed: set[str], problems: list[Problems]

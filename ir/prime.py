@@ -71,9 +71,10 @@ def trec_order(pair: tuple[str, float]) -> tuple[float, str]:
     return pair[1], pair[0]
 
 
-def first_item(items: Mapping[str, float]) -> str:
-    """The first item in trec_eval's order."""
-    return max(items.items(), key=trec_order)[0]
+def top_items(items: Mapping[str, float]) -> list[tuple[float, str]]:
+    """The first 10 (score, item) pairs in trec_eval's order: pairs compared as tuples, descending, are that order,
+    and need no Python key function (this runs on every row of every run)."""
+    return heapq.nlargest(TOP, zip(items.values(), items.keys(), strict=True))
 
 
 def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False,
@@ -95,10 +96,9 @@ def mean_of(per_topic: Mapping[str, Mapping[str, float]], measures: Iterable[str
     return {measure: _mean([row[measure] for row in per_topic.values()]) for measure in measures}
 
 
-def top_unjudged(items: Mapping[str, float], judged: Mapping[str, int]) -> float:
-    """The unjudged fraction of the first 10 items in trec_eval's order (score descending, then id descending)."""
-    top = heapq.nlargest(TOP, items.items(), key=trec_order)
-    return sum(1 for item, _score in top if item not in judged) / len(top)
+def unjudged_share(top: list[tuple[float, str]], judged: Mapping[str, int]) -> float:
+    """The unjudged fraction of a topic's first 10 (`top_items`)."""
+    return sum(1 for _score, item in top if item not in judged) / len(top)
 
 
 def answer_lists(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> PrimeRun:
@@ -155,9 +155,10 @@ def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels, *, first: b
         judged = qrels[topic]
         if not items:
             continue
-        prime.unjudged[topic] = top_unjudged(items, judged)
+        top = top_items(items)
+        prime.unjudged[topic] = unjudged_share(top, judged)
         if prime.first is not None:
-            prime.first[topic] = first_item(items)
+            prime.first[topic] = top[0][1]
         kept = {item: score for item, score in items.items() if item in judged}
         if kept:
             prime.run[topic] = kept

@@ -111,12 +111,14 @@ def read_run(
     ncols = 0
     low = 1  # the lowest rank of the format
     trec = False
-    previous = ("", "")  # the topic and item of the row before
+    prev_topic = prev_item = ""  # the topic and item of the row before
     make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
     current_topic: str | None = None
     items: dict[str, int] | None = {}
-    # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it)
+    # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it); the current
+    # topic's are in locals (a file is in stretches of one topic), its row count too: this loop is hot
     last: dict[str, tuple[int, float, float]] = {}
+    count, group_rank, group_low, before_low = 0, -1, _INF, _INF  # group_rank -1: the topic has no row yet
     disorder, unsorted, irregular = summary.disorder, summary.unsorted_topics, summary.irregular_topics
     last_tag, tag_rows = None, 0
     tag_before, tag_line, lineno = None, 0, 0  # the tag of the row before the last change of tag, and its line
@@ -169,8 +171,14 @@ def read_run(
                 problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign",
                              "topic … is not a topic of this campaign")
                 continue
+            if current_topic is not None:
+                counts[current_topic] = count
+                if group_rank >= 0:
+                    last[current_topic] = (group_rank, group_low, before_low)
             current_topic = topic_id
             items = seen.setdefault(topic_id, {}) if find_duplicates else None
+            count = counts.get(topic_id, 0)
+            group_rank, group_low, before_low = last.get(topic_id, (-1, _INF, _INF))
         if items is not None:
             first = items.get(item_id)
             if first is not None:
@@ -178,43 +186,42 @@ def read_run(
                              "… appears twice for topic …")
                 continue
             items[item_id] = lineno
-        count = counts[topic_id] = counts.get(topic_id, 0) + 1
+        count += 1
         if count > max_depth:
             problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)",
                          "more than … rows for topic …")
             continue
         # Rows of equal rank form a group; a row disagrees when it scores above the lowest score of the group
         # before it, whatever the order of rows inside a group.
-        state = last.get(topic_id)
-        if state is None:
+        if group_rank < 0:
             if rank != 1:
                 irregular.add(topic_id)
-            last[topic_id] = (rank, score, _INF)
+            group_rank, group_low, before_low = rank, score, _INF
         else:
-            group_rank, group_low, before_low = state
             if rank != group_rank + 1:
                 irregular.add(topic_id)
-            elif trec and topic_id not in irregular and not (previous[0] == topic_id and (score < group_low or (
-                    score == group_low and item_id < previous[1]))):
+            elif trec and topic_id not in irregular and not (prev_topic == topic_id and (score < group_low or (
+                    score == group_low and item_id < prev_item))):
                 irregular.add(topic_id)  # a TREC run is pooled in trec_eval's order: here the file's is another
             if rank < group_rank:
                 unsorted.add(topic_id)
             else:
                 if rank > group_rank:
-                    before_low, group_low = group_low, score
+                    before_low, group_low, group_rank = group_low, score, rank
                 elif score < group_low:
                     group_low = score
                 if score > before_low and topic_id not in disorder:
                     disorder[topic_id] = (lineno, rank)
-                last[topic_id] = (max(rank, group_rank), group_low, before_low)
         if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
             if last_tag is not None:
                 tags[last_tag] = tags.get(last_tag, 0) + tag_rows
             tag_before, tag_line = last_tag, lineno
             last_tag, tag_rows = tag, 0
         tag_rows += 1
-        previous = (topic_id, item_id)
+        prev_topic, prev_item = topic_id, item_id
         yield make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag))
+    if current_topic is not None:
+        counts[current_topic] = count
     if last_tag is not None:
         tags[last_tag] = tags.get(last_tag, 0) + tag_rows
     if (last_tag is not None and tag_before is not None and tag_rows == 1 and tag_line == lineno
@@ -232,19 +239,6 @@ def cut_short(tag_before: str | None, last_tag: str) -> bool:
     its run tag is a strict start of the tag of the row before it ('myr' after 'myrun'). A last line cut anywhere else
     loses a column and is refused for that; a whole last line without a line end is a whole file."""
     return tag_before is not None and tag_before != last_tag and tag_before.startswith(last_tag)
-
-
-def bytes_cut_short(data: bytes) -> bool:
-    """`cut_short` on a whole file's bytes (evaluation's whole-file reader), from its last two lines."""
-    if not data or data.endswith(b"\n"):
-        return False
-    start = data.rfind(b"\n") + 1
-    if not start:
-        return False
-    before = data.rfind(b"\n", 0, start - 1) + 1
-    last = _split(data[start:].decode("utf-8", "replace").rstrip("\r"))
-    previous = _split(data[before:start].decode("utf-8", "replace").rstrip("\r\n"))
-    return bool(last and previous) and cut_short(previous[-1], last[-1])
 
 
 def _no_final_line_end(stream: BinaryIO) -> bool:

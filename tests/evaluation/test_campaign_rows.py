@@ -3,8 +3,12 @@ from the database) give the scores of the same runs as files against the exporte
 at the 10th place, odd ids and scores, topics with few rows."""
 import pytest
 
-from evaluation import services
-from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
+from assessor.models import Assignment
+from assessor.services import assignment_withdraw, judgments_import
+from evaluation import selectors, services
+from ir.prime import prime_answers
+from pooling.models import Run
+from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 from tests.pooling.run_files import ingest
 
 # judged_answers' qrels: A.1: 10 (3), 12 (0); A.2: 20 (2).
@@ -46,3 +50,34 @@ def test_campaign_scores_are_those_of_its_run_files(judged_answers, tmp_path, al
     found = scores(services.evaluate_campaign(campaign=judged_answers, all_topics=all_topics))
     assert found == expected
     assert [name for name, *_ in found] == sorted([*RUNS, "r1"])
+
+
+def test_the_rows_read_from_the_database_give_the_prime_filter_of_the_whole_run(judged_answers, tmp_path):  # noqa: F811
+    # answer_rows_to_score is prime_answers' cut done in the database: on its rows, prime_answers gives what it gives
+    # on every row of the run.
+    for name, rows in RUNS.items():
+        ingest(judged_answers, tmp_path, name, [(*row, name) for row in rows], allow_missing=True)
+    runs = list(Run.objects.filter(campaign=judged_answers, name__in=RUNS))
+    topic_ids = selectors.campaign_topic_ids(campaign=judged_answers)
+    qrels = selectors.campaign_qrels(campaign=judged_answers)
+    found = selectors.answer_rows_to_score(campaign=judged_answers, runs=runs, topic_ids=topic_ids)
+    for run in runs:
+        cut = prime_answers(((topic, item, score) for topic, items in found[run.pk].items()
+                             for item, score in items.items()), qrels)
+        whole = prime_answers(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
+        assert (cut.run, cut.unjudged, cut.first) == (whole.run, whole.unjudged, whole.first), run.name
+
+
+def test_campaign_qrels_in_one_query_are_the_exports_topic_by_topic(judged_answers, judged_formulas, ada):  # noqa: F811
+    def by_topic(campaign):
+        return [(topic, rows) for topic, rows in selectors.qrels_by_topic(campaign=campaign)]
+
+    def in_one(campaign):
+        return [(topic, list(items.items())) for topic, items in selectors.campaign_qrels(campaign=campaign).items()]
+
+    assert in_one(judged_formulas) == by_topic(judged_formulas) != []
+    assert in_one(judged_answers) == by_topic(judged_answers) == [("A.1", [("10", 3), ("12", 0)]), ("A.2", [("20", 2)])]
+    # A topic handed over: the second assessor's grades where they have one, the first one's elsewhere.
+    assignment_withdraw(assignment=Assignment.objects.get(assessor=ada, topic__topic_id="A.1", kind="official"))
+    judgments_import(campaign=judged_answers, lines=["cy\tA.1\t10\t1\t", "cy\tA.1\t12\tDK\tunsure", "cy\tA.1\t11\t2\t"])
+    assert in_one(judged_answers) == by_topic(judged_answers) == [("A.1", [("10", 1), ("11", 2)]), ("A.2", [("20", 2)])]

@@ -94,3 +94,11 @@ def test_wrong_arguments_are_refused_with_a_reason(tmp_path, db, args, message):
              "missing": str(tmp_path / "missing.tsv"), "index": write(tmp_path / "i.tsv", [INDEX_HEADER.strip()])}
     lines = rejected("evaluate", *[arg.format(**paths) for arg in args])
     assert any(message in line for line in lines), lines
+
+
+def test_a_problem_in_one_run_file_rejects_all_with_the_ingests_line_numbered_messages(tmp_path, db):
+    qrels = write(tmp_path / "qrels.txt", ["A.1\t0\t1\t2", "A.1\t0\t2\t0"])
+    good = write(tmp_path / "good.tsv", ["A.1\t1\t1\t2.0\trun", "A.1\t2\t2\t1.0\trun"])
+    bad = write(tmp_path / "bad.tsv", ["A.1\t1\t1\t2.0\trun", "A.1\t2\t2\tinf\trun", "A.1\t3\t0\t1.0\trun"])
+    assert rejected("evaluate", "--qrels", qrels, good, bad) == [
+        "bad.tsv:line 2: score 'inf' is not a finite number", "bad.tsv:line 3: rank '0' is not a whole number >= 1"]

@@ -7,7 +7,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import DatabaseError, transaction
 
 from assessor.models import Assignment, Judgment
-from ir import reading, words
 from ir.formats.qrels import read_qrels
 from ir.formats.textio import FIELD_MAX
 from ir.problems import Problems
@@ -220,12 +219,18 @@ def test_a_run_truncated_inside_its_last_field_is_refused(answers, tmp_path):
     assert not Run.objects.filter(name="cut").exists()
 
 
-def test_evaluation_leaves_a_truncated_run_to_the_reader_that_refuses_it():
-    """The whole-file reader of evaluation accepts only what read_run accepts: a truncated file goes to read_run."""
-    keys = words.judged_keys({"A.1": {"10": 1, "11": 0}})
+def test_evaluate_refuses_a_truncated_run_as_the_ingest_does(tmp_path, db):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("A.1 0 10 1\nA.1 0 11 0\n")
     whole = b"A.1\t10\t1\t3\tmyrun\nA.1\t11\t2\t2\tmyrun"
-    assert reading.prime_answers_of(whole, keys) is not None
-    assert reading.prime_answers_of(whole[:-2], keys) is None
+    path = tmp_path / "cut.tsv"
+    path.write_bytes(whole)
+    out, _err = command_output("evaluate", "--qrels", str(qrels), str(path))
+    assert "cut.tsv\tndcg_prime\tall\t1.0000\n" in out
+    path.write_bytes(whole[:-2])
+    assert rejected("evaluate", "--qrels", str(qrels), str(path)) == [
+        "cut.tsv:line 2: the file ends inside this line: its run tag 'myr' is the start of the tag 'myrun' of the "
+        "line before (the file looks truncated)"]
 
 
 @pytest.mark.parametrize("data", [

@@ -8,7 +8,6 @@ import pytest
 import pytrec_eval
 
 from evaluation import selectors
-from ir import reading, words
 from ir.formats.runs import TREC, RunSummary, read_run
 from ir.prime import prime_answers
 from ir.problems import Problems
@@ -138,15 +137,6 @@ def test_evaluate_still_refuses_rank_zero_in_an_arqmath_run(tmp_path, db):
     qrels.write_text("A.1 0 5 2\n")
     lines = rejected("evaluate", "--qrels", str(qrels), str(run))
     assert any("line 1: rank '0' is not a whole number >= 1" in line for line in lines)
-
-
-def test_the_whole_file_reader_takes_rank_zero_itself_and_agrees_with_read_run():
-    keys = words.judged_keys(QRELS)
-    prime = reading.prime_answers_of(run_text("\t").encode(), keys)
-    assert prime is not None  # not left to read_run row by row
-    rows, problems, _ = read(run_text("\t"))
-    expected = prime_answers([(r.topic_id, r.item_id, r.score) for r in rows], QRELS)
-    assert (prime.run, prime.unjudged) == (expected.run, expected.unjudged)
 
 
 def test_a_stored_run_ranked_from_zero_is_read_from_its_rows_for_the_campaign_evaluation(robust, tmp_path):
