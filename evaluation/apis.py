@@ -117,8 +117,13 @@ def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Snapsh
     return snapshot
 
 
+COMPUTING_RESPONSE = OpenApiResponse(description="the first scores of what is asked are being computed: ask again "
+                                                "after the Retry-After header's seconds")
+
+
 def _computing() -> Response:
-    return Response({"detail": COMPUTING}, status=503, headers={"Retry-After": str(RETRY_SECONDS)})
+    """202: the first scores of what is asked are being computed; ask again after Retry-After seconds."""
+    return Response({"detail": COMPUTING, "computing": True}, status=202, headers={"Retry-After": str(RETRY_SECONDS)})
 
 
 class EvaluationApi(APIView):
@@ -129,14 +134,15 @@ class EvaluationApi(APIView):
                     OpenApiParameter("per_topic", bool, description="include every topic's values"),
                     OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
                                                                              "(nDCG@10, AP(rel=1), ...); repeatable")],
-        responses={200: EvaluationSerializer, (200, "text/tab-separated-values"): OpenApiResponse(
+        responses={200: EvaluationSerializer, 202: COMPUTING_RESPONSE,
+                   (200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate --campaign` "
                                                  "writes it (char:MG and char:UI rows last)")})
     def get(self, request, pk: int):
         """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
         fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO;
         each run's characterisation fractions, MG and UI): the last ones computed, recomputed in the background after
-        each change of the judgments (`updating` meanwhile). 400 before the first official judgment; 503 (Retry-After)
+        each change of the judgments (`updating` meanwhile). 400 before the first official judgment; 202 (Retry-After)
         until the first scores of what is asked are computed."""
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = flag(request.query_params.get("all_topics"))
@@ -217,7 +223,7 @@ class AnalysisApi(APIView):
                     OpenApiParameter("baseline", str, description="a run to compare every other run with"),
                     OpenApiParameter("by", str, description="a column of the campaign's topic information"),
                     OpenApiParameter("all_topics", bool, description="the means over every qrels topic")],
-        responses={200: AnalysisSerializer})
+        responses={200: AnalysisSerializer, 202: COMPUTING_RESPONSE})
     def get(self, request, pk: int):
         """The leaderboard's analysis of one measure: each run's bootstrap 95% interval, the paired t-test and
         randomization test (Holm) against the best run and against a baseline, means per topic category. Over

@@ -132,7 +132,7 @@
       fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (data) {
-          if (data && data.version !== table.getAttribute("data-version")) update(table, data);
+          if (data && data.runs && data.version !== table.getAttribute("data-version")) update(table, data);
         })
         .catch(function () { /* offline for a moment: the next poll tries again */ });
     }, POLL_MS);
@@ -146,7 +146,7 @@
       if (document.hidden) return;
       if (!url) { window.location.reload(); return; }
       fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(function (response) { if (response.status !== 503) window.location.reload(); })
+        .then(function (response) { if (response.status !== 202) window.location.reload(); })
         .catch(function () { /* offline for a moment: the next poll tries again */ });
     }, COMPUTING_POLL_MS);
   }
