@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
 
     campaign = judging.demo_campaign()
     users = judging.bench_users(1)
-    topics = list(campaign.topics.order_by("pk"))
+    topics = judging.free_topics(campaign, users)[:1]
     assignments, _warm = judging.assign_level(campaign, users, topics, cold=False)
     client = Client(SERVER_NAME="127.0.0.1")
     client.force_login(users[0])
@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
     queued: list[int] = []
     tasks.scores_refresh_task.apply_async = lambda args, **kwargs: queued.append(args[0])  # a broker, no worker
     judgment = campaign.assignments.filter(kind="official").exclude(judgments=None).first().judgments.first()
-    line = "\t".join([judgment.assignment.assessor.username, judgment.topic.topic_id, judgment.item_id, "2", "bench"])
+    line = "\t".join([judgment.assignment.assessor.username, judgment.assignment.topic.topic_id, judgment.item_id, "2", "bench"])
     after = []
     for _ in range(options.leaderboards):
         judgments_import(campaign=campaign, lines=[line])
