@@ -100,7 +100,8 @@ def main(argv: list[str]) -> int:
     queued: list[int] = []
     tasks.scores_refresh_task.apply_async = lambda args, **kwargs: queued.append(args[0])  # a broker, no worker
     judgment = campaign.assignments.filter(kind="official").exclude(judgments=None).first().judgments.first()
-    line = "\t".join([judgment.assignment.assessor.username, judgment.assignment.topic.topic_id, judgment.item_id, "2", "bench"])
+    assignment = judgment.assignment
+    line = "\t".join([assignment.assessor.username, assignment.topic.topic_id, judgment.item_id, "2", "bench"])
     after = []
     for _ in range(options.leaderboards):
         judgments_import(campaign=campaign, lines=[line])
