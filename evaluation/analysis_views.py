@@ -14,7 +14,8 @@ from pooling.models import Campaign
 
 from . import report
 from .forms import DepthForm
-from .reusability import cached_reusability
+from .snapshots import reusability_scores
+from .views import computing_response
 
 
 @organizer_required
@@ -22,12 +23,16 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
     """Leave-one-team-out over the campaign's runs (at its primary depth, or `?depth=K`); `?format=tsv` downloads
     the table as the `reusability` command writes it."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    result, problem = None, ""
+    result, problem, snapshot = None, "", None
     depth_text = request.GET.get("depth", "")
     try:
-        result = cached_reusability(campaign=campaign, depth=form_values(DepthForm(request.GET))["depth"])
+        snapshot = reusability_scores(campaign=campaign, depth=form_values(DepthForm(request.GET))["depth"])
     except InputError as exc:
         problem = "; ".join(exc.messages())
+    else:
+        result, problem = snapshot.value, snapshot.problem
+    if request.GET.get("format") == "tsv" and snapshot is not None and snapshot.computing:
+        return computing_response()
     if result is not None and request.GET.get("format") == "tsv":
         response = HttpResponse("".join(reusability_lines(result.rows, result.agreements, cell=spreadsheet_safe)),
                                 content_type="text/tab-separated-values; charset=utf-8")
@@ -41,7 +46,8 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
                                        "measures": []})["measures"].append(row)
     return render(request, "evaluation/reusability.html", {
         "campaign": campaign, "result": result, "problem": problem, "measures": measures,
-        "table": list(table.values()), "depth": depth_text}, status=400 if problem and depth_text else 200)
+        "table": list(table.values()), "depth": depth_text, "snapshot": snapshot},
+        status=400 if problem and depth_text else 200)
 
 
 @organizer_required

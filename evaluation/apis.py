@@ -20,11 +20,11 @@ from ir.statistics import Comparison
 from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign
 
-from . import board, selectors, services, topic_info
+from . import board, selectors, services, snapshots, topic_info
 from .characterisation import characterisation_lines
 from .forms import MinRelevantForm
-from .services import Evaluation
-from .views import scores_table
+from .snapshots import Snapshot
+from .views import COMPUTING, RETRY_SECONDS, scores_table
 
 
 class QrelsApi(APIView):
@@ -98,6 +98,9 @@ class EvaluationSerializer(serializers.Serializer):
                                                                     "instance-level qrels); null for answers")
     version = serializers.CharField(help_text="the state of the judgments and runs these scores are for; while a "
                                                 "new state is being scored, the previous scores are given")
+    computed_at = serializers.DateTimeField(help_text="when these scores were computed")
+    updating = serializers.BooleanField(help_text="newer judgments are being scored: these scores are the last "
+                                                  "ones computed, not yet theirs")
     qrels_topics = serializers.IntegerField()
     all_topics = serializers.BooleanField()
     relevance_level = serializers.IntegerField(help_text="MAP', P'@10 and binary measures named without a level "
@@ -106,13 +109,21 @@ class EvaluationSerializer(serializers.Serializer):
     answer_runs = AnswerRunScoresSerializer(many=True, help_text="an answers campaign's ARQMath-3 Task 3 runs")
 
 
-def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Evaluation:
-    _, version = selectors.scores_version(campaign=campaign)
-    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version,
-                                             measures=measures)
-    if evaluation is None:
-        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
-    return evaluation
+def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Snapshot:
+    """The last scores (InputError before the first official judgment); `.computing` before the first are in."""
+    snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics, measures=measures)
+    if not snapshot.computing and snapshot.value is None:
+        raise InputError(snapshot.problem)
+    return snapshot
+
+
+COMPUTING_RESPONSE = OpenApiResponse(description="the first scores of what is asked are being computed: ask again "
+                                                "after the Retry-After header's seconds")
+
+
+def _computing() -> Response:
+    """202: the first scores of what is asked are being computed; ask again after Retry-After seconds."""
+    return Response({"detail": COMPUTING, "computing": True}, status=202, headers={"Retry-After": str(RETRY_SECONDS)})
 
 
 class EvaluationApi(APIView):
@@ -123,19 +134,24 @@ class EvaluationApi(APIView):
                     OpenApiParameter("per_topic", bool, description="include every topic's values"),
                     OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
                                                                              "(nDCG@10, AP(rel=1), ...); repeatable")],
-        responses={200: EvaluationSerializer, (200, "text/tab-separated-values"): OpenApiResponse(
+        responses={200: EvaluationSerializer, 202: COMPUTING_RESPONSE,
+                   (200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate --campaign` "
                                                  "writes it (char:MG and char:UI rows last)")})
     def get(self, request, pk: int):
         """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
         fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO;
-        each run's characterisation fractions, MG and UI); recomputed once after each change of the judgments. 400
-        before the first official judgment."""
+        each run's characterisation fractions, MG and UI): the last ones computed, recomputed in the background after
+        each change of the judgments (`updating` meanwhile). 400 before the first official judgment; 202 (Retry-After)
+        until the first scores of what is asked are computed."""
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = flag(request.query_params.get("all_topics"))
         per_topic = flag(request.query_params.get("per_topic"))
         asked = [name for name in request.query_params.getlist("measure") if name.strip()]
-        evaluation = _scores(campaign, all_topics, asked)
+        snapshot = _scores(campaign, all_topics, asked)
+        if snapshot.computing:
+            return _computing()
+        evaluation = snapshot.value
         characterised = characterisation_report(campaign=campaign)
         if request.accepted_renderer.format == "tsv":
             return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
@@ -153,6 +169,7 @@ class EvaluationApi(APIView):
                     for row in scores_table(campaign=campaign, evaluation=evaluation, task3=task3)]
 
         data = {"judgments": evaluation.judgments, "instances": evaluation.instances, "version": evaluation.version,
+                "computed_at": snapshot.computed_at, "updating": snapshot.updating,
                 "qrels_topics": evaluation.qrels_topics, "all_topics": all_topics,
                 "relevance_level": evaluation.relevance_level,
                 "runs": described(False), "answer_runs": described(True)}
@@ -206,15 +223,18 @@ class AnalysisApi(APIView):
                     OpenApiParameter("baseline", str, description="a run to compare every other run with"),
                     OpenApiParameter("by", str, description="a column of the campaign's topic information"),
                     OpenApiParameter("all_topics", bool, description="the means over every qrels topic")],
-        responses={200: AnalysisSerializer})
+        responses={200: AnalysisSerializer, 202: COMPUTING_RESPONSE})
     def get(self, request, pk: int):
         """The leaderboard's analysis of one measure: each run's bootstrap 95% interval, the paired t-test and
         randomization test (Holm) against the best run and against a baseline, means per topic category. Over
         every qrels topic, a missing topic counting 0."""
         campaign = get_object_or_404(Campaign, pk=pk)
         measure = request.query_params.get("measure", "").strip() or MEASURES[0]
-        evaluation = _scores(campaign, flag(request.query_params.get("all_topics")),
-                             [] if measure in REPORTED else [measure])
+        snapshot = _scores(campaign, flag(request.query_params.get("all_topics")),
+                           [] if measure in REPORTED else [measure])
+        if snapshot.computing:
+            return _computing()
+        evaluation = snapshot.value
         baseline = request.query_params.get("baseline", "").strip() or None
         column = request.query_params.get("by", "").strip() or None
         info = topic_info.campaign_topic_info(campaign=campaign)

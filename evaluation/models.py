@@ -21,3 +21,41 @@ class CampaignTopicInfo(models.Model):
 
     def __str__(self) -> str:
         return f"topic information of {self.campaign}"
+
+
+class ScoreSnapshot(models.Model):
+    """The last scores computed for one question asked of a campaign (the leaderboard's scores with some measures
+    over some topics, or the reusability table at a depth), with the judgments stamp they were computed for. Pages
+    read it and never compute: a stamp that differs from the current one sends the campaign to its recompute
+    (evaluation/snapshots.py)."""
+
+    class Kind(models.TextChoices):
+        LEADERBOARD = "leaderboard"
+        REUSABILITY = "reusability"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="score_snapshots")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    key = models.CharField(max_length=64, help_text="a digest of `asked`")
+    asked = models.JSONField(help_text="what was asked: the options the scores are computed with")
+    version = models.CharField(max_length=64, blank=True, help_text="the judgments stamp the payload is for")
+    payload = models.JSONField(null=True, help_text="the scores, or {'problem': why there are none}")
+    computed_at = models.DateTimeField(null=True)
+    asked_at = models.DateTimeField(help_text="when a page last asked for newer scores: a recompute skips the "
+                                              "questions nobody asked lately")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "kind", "key"], name="one_snapshot_per_question")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} scores of {self.campaign} ({self.asked})"
+
+
+class ScoreRefresh(models.Model):
+    """A campaign's score recompute: `queued_at` set while one is queued or running, so that at most one is (claimed
+    by a conditional UPDATE; a claim older than `snapshots.CLAIM_SECONDS` is a lost worker's and taken over)."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    queued_at = models.DateTimeField(null=True)
+
+    def __str__(self) -> str:
+        return f"score recompute of {self.campaign}"

@@ -17,7 +17,7 @@ from ir.problems import InputError
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 
-from . import analysis_services, selectors, services
+from . import analysis_services, selectors, services, snapshots
 from .board import ALPHA
 from .reusability import run_team
 
@@ -198,18 +198,28 @@ def _cell(text: str) -> str:
 
 # The report --------------------------------------------------------------------------------------------------------
 
-def report(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False) -> str:
-    """The campaign's tables in `fmt` (latex or csv): the results (from its official judgments), the assessment, or
-    both (CSV: the two tables separated by an empty line)."""
+def _last_scores(campaign: Campaign, all_topics: bool) -> services.Evaluation:
+    snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics)
+    if snapshot.computing:
+        raise InputError("the scores are being computed: try again in a moment")
+    if snapshot.value is None:
+        raise InputError(snapshot.problem)
+    return snapshot.value
+
+
+def report(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False,
+           compute: bool = False) -> str:
+    """The campaign's tables in `fmt` (latex or csv): the results (from its official judgments: the leaderboard's
+    last scores, or with `compute` scored now, as a command does), the assessment, or both (CSV: the two tables
+    separated by an empty line)."""
     if fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}'; expected one of {', '.join(FORMATS)}")
     if table not in TABLES:
         raise InputError(f"unknown table '{table}'; expected one of {', '.join(TABLES)}")
     parts = []
     if table in ("results", "both"):
-        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics)
-        if evaluation is None:
-            raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        evaluation = (services.evaluate_campaign(campaign=campaign, all_topics=all_topics) if compute
+                      else _last_scores(campaign, all_topics))
         rows = results_rows(campaign=campaign, evaluation=evaluation)
         parts.append(results_latex(rows, caption=f"Results of {campaign.name}") if fmt == "latex"
                      else results_csv(rows))

@@ -2,13 +2,11 @@
 `ir.statistics.reusability` and the prime measures. docs/analysis.md gives the method."""
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.core.cache import cache
 from django.db.models import QuerySet
 
 from ir.formats.task3_answer_ids import read_teams
@@ -19,8 +17,6 @@ from ir.statistics import RankAgreement, RankedRun, Reusability, prime_scorer, r
 from pooling.models import Campaign, Run
 
 from . import selectors, services, task3
-
-CACHE_SECONDS = 24 * 3600
 
 
 @dataclass
@@ -128,17 +124,3 @@ def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> Reu
         runs[run.name] = ranked(lists)
         teams[run.name] = run_team(run)
     return _compute(qrels, runs, teams, depth, campaign.relevance_level)
-
-
-def cached_reusability(*, campaign: Campaign, depth: int | None = None) -> ReusabilityResult:
-    """`reusability_campaign` cached by the state of the judgments and runs, the depth, the relevance level and the
-    runs' teams (what the page shows; each change computes once)."""
-    _count, version = selectors.scores_version(campaign=campaign)
-    teams = "|".join(run_team(run) for run in ranked_runs(campaign))
-    digest = hashlib.sha256(teams.encode()).hexdigest()[:16]
-    key = f"reusability:v2:{campaign.pk}:{version}:{depth}:{campaign.relevance_level}:{digest}"
-    found = cache.get(key)
-    if found is None:
-        found = reusability_campaign(campaign=campaign, depth=depth)
-        cache.set(key, found, CACHE_SECONDS)
-    return found

@@ -1,15 +1,11 @@
 """Qrels export and run evaluation: the same code for the commands, the API and the leaderboard page."""
 from __future__ import annotations
 
-import hashlib
 import operator
 import os
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from django.core.cache import cache
 
 from assessor import reports as assessor_reports
 from evaluation import selectors, task3
@@ -176,57 +172,7 @@ def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named], first
                      extra=MeasureEvaluator(qrels, extra) if extra else None)
 
 
-LEADERBOARD_SECONDS = 24 * 3600
-COMPUTING_SECONDS = 600  # the most one computation may keep others waiting on the previous scores
-
-
-def leaderboard_key(*, campaign: Campaign, all_topics: bool, measures: Sequence[str]) -> str:
-    """The cache key of the leaderboard's scores before its version (v2: since the Evaluation holds the qrels counts;
-    v3: the relevance level and the measures asked for, or (issue 17) its Task 3 runs; v4: both. Older scores lack
-    them)."""
-    asked = hashlib.sha256("\n".join(measures).encode()).hexdigest()[:16]
-    return f"leaderboard:v4:{campaign.pk}:{int(all_topics)}:{campaign.relevance_level}:{asked}"
-
-
-def leaderboard_scores(*, campaign: Campaign, all_topics: bool = False, version: str | None = None,
-                       measures: Sequence[str] = ()) -> Evaluation | None:
-    """`evaluate_campaign` behind the cache, keyed by the state of the judgments, assignments, runs and formulas
-    (`version`, from `selectors.scores_version`), the relevance level and the measures asked for: the leaderboard
-    follows every change and computes once per change. While one request computes a new version, the others get the
-    previous scores (their `version` says which), so a busy judging day does not make every open leaderboard
-    recompute at once. None before the first official judgment. An unknown measure is refused (InputError)."""
-    parse_measures(measures, relevance_level=campaign.relevance_level)  # refused before the cache is asked
-    version = version or selectors.scores_version(campaign=campaign)[1]
-    base = leaderboard_key(campaign=campaign, all_topics=all_topics, measures=measures)
-    found = cache.get(f"{base}:{version}")
-    if found is not None:
-        return found or None
-    if not cache.add(f"{base}:{version}:computing", True, COMPUTING_SECONDS):
-        latest = cache.get(f"{base}:latest")  # (when its computation began, its scores)
-        if latest is not None:
-            return latest[1] or None
-    began = _now()
-    try:
-        try:
-            found = evaluate_campaign(campaign=campaign, all_topics=all_topics, measures=measures)
-            found.version = version
-        except InputError:
-            found = False  # cached too: no judgments yet is an answer
-        cache.set(f"{base}:{version}", found, LEADERBOARD_SECONDS)
-        # The previous scores others get stay the newest: a slower request that began earlier (on older judgments)
-        # does not replace those of one that began later. (Two requests finishing at the same instant could still
-        # both write: then the older stands until the next change.)
-        latest = cache.get(f"{base}:latest")
-        if latest is None or latest[0] <= began:
-            cache.set(f"{base}:latest", (began, found), LEADERBOARD_SECONDS)
-    finally:
-        cache.delete(f"{base}:{version}:computing")
-    return found or None
-
-
-def _now() -> float:
-    """The time on every web server alike (the wall clock, not a process's monotonic one)."""
-    return time.time()
+LEADERBOARD_SECONDS = 24 * 3600  # how long an analysis of the scores stays cached (board.cached_board_analysis)
 
 
 # --- evaluation of files: `evaluate --qrels FILE RUN...` -------------------------------------------------------

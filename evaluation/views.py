@@ -19,7 +19,7 @@ from ir.problems import InputError
 from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign, Run
 
-from . import board, selectors, services, topic_info
+from . import board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
 from .services import Evaluation
 
@@ -61,6 +61,8 @@ def _all_topics(request: HttpRequest) -> bool:
     return request.GET.get("all_topics") in ("1", "true", "on")
 
 
+COMPUTING = "The scores are being computed: try again in a moment."
+RETRY_SECONDS = 10
 SUGGESTED = ("nDCG@10", "P@10", "AP(rel=1)", "Bpref", "RR", "Judged@10")
 
 
@@ -68,17 +70,16 @@ SUGGESTED = ("nDCG@10", "P@10", "AP(rel=1)", "Bpref", "RR", "Judged@10")
 def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
     all_topics = _all_topics(request)
-    _, version = selectors.scores_version(campaign=campaign)
     measure = typed = request.GET.get("measure", "").strip() or MEASURES[0]
     extra = [] if measure in REPORTED else [measure]
     problems: list[str] = []
     try:
-        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version,
-                                                 measures=extra)
+        snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics, measures=extra)
     except InputError as exc:  # an unknown measure: the prime scores, and why
         problems += exc.messages()
         measure, extra = MEASURES[0], []
-        evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics, version=version)
+        snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics)
+    evaluation = snapshot.value
     counts = evaluation.topic_counts if evaluation else []
     rows = scores_table(campaign=campaign, evaluation=evaluation) if evaluation else []
     answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True) if evaluation else []
@@ -93,7 +94,8 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "answer_rows": answer_rows,
         "characterised": characterised,
         "judgments": evaluation.judgments if evaluation else 0,
-        "version": evaluation.version if evaluation else version,
+        "version": evaluation.version if evaluation else "",
+        "snapshot": snapshot,
         "topic_counts": counts,
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
         "formulas": campaign.task == Campaign.Task.FORMULAS,
@@ -139,12 +141,22 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
     return found
 
 
+def computing_response() -> HttpResponse:
+    """Before the first scores of what was asked are computed: try again in a moment."""
+    response = HttpResponse(COMPUTING, status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(RETRY_SECONDS)
+    return response
+
+
 @organizer_required
 def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     run = get_object_or_404(Run, pk=run_pk, campaign=campaign)
     all_topics = _all_topics(request)
-    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=all_topics)
+    snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics)
+    if snapshot.computing:
+        return computing_response()
+    evaluation = snapshot.value
     task3 = run.format == Run.Format.ARQMATH_TASK3
     row = next((r for r in scores_table(campaign=campaign, evaluation=evaluation, task3=task3) if r.run == run),
                None) if evaluation else None
@@ -160,7 +172,10 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
 @organizer_required
 def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    evaluation = services.leaderboard_scores(campaign=campaign, all_topics=_all_topics(request))
+    snapshot = snapshots.leaderboard(campaign=campaign, all_topics=_all_topics(request))
+    if snapshot.computing:
+        return computing_response()
+    evaluation = snapshot.value
     if evaluation is None:
         raise Http404("No official judgments yet")
     response = HttpResponse(content_type="text/csv; charset=utf-8")

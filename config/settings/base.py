@@ -172,6 +172,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CEL
                                    "unacked_restore_throttle": 1}
 CELERY_IMPORTS = ["workflow.jobs"]  # the job task, beside the queue it serves (apps' tasks.py are found by name)
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
+# The leaderboard's and reusability's recomputes (evaluation/tasks.py): a low-priority queue of their own when named
+# (serve it with a worker of its own, `celery -A config worker -Q scores`, whose niced process then runs nothing
+# else), else the default queue.
+CELERY_SCORES_QUEUE = os.environ.get("CELERY_SCORES_QUEUE", "")
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

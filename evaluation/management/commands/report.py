@@ -22,7 +22,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         text = report.report(campaign=campaign_named(o["campaign"]), fmt=o["format"], table=o["table"],
-                             all_topics=o["all_topics"])
+                             all_topics=o["all_topics"], compute=True)
         if o["output"]:
             write_whole(o["output"], lambda stream: stream.write(text))
         else:

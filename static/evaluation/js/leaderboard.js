@@ -1,9 +1,12 @@
-// Sortable score tables, and a leaderboard that follows new judgments (polls the evaluation API).
+// Sortable score tables, and a leaderboard that follows new judgments (polls the evaluation API, which gives the
+// last scores computed, "updating" while newer judgments are scored); a page whose scores are being computed for the
+// first time shows them when they are in.
 (function () {
   "use strict";
   var MEASURES = ["ndcg_prime", "map_prime", "p10_prime", "unjudged_10"];
   var TASK3_MEASURES = ["ar", "p1", "lo"];
   var POLL_MS = 30000;
+  var COMPUTING_POLL_MS = 5000;
 
   function naturalKey(text) {
     return text.split(/(\d+)/).filter(Boolean).map(function (part) {
@@ -111,6 +114,11 @@
         (data.instances === null || data.instances === undefined ? "" :
           " (" + plural(data.instances, "formula instance") + ")");
     }
+    var scores = document.getElementById("scores-status");
+    if (scores && data.computed_at) {
+      scores.textContent = "Scores computed at " + new Date(data.computed_at).toLocaleTimeString() +
+        (data.updating ? "; updating with the newest judgments…" : ", with the newest judgments.");
+    }
     if (status) {
       status.textContent = "Updated at " + new Date().toLocaleTimeString() + " with " + data.judgments +
         " official judgments in the qrels." + (missing ? " New runs: reload the page to see them." : "");
@@ -124,11 +132,27 @@
       fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (data) {
-          if (data && data.version !== table.getAttribute("data-version")) update(table, data);
+          if (data && data.runs && data.version !== table.getAttribute("data-version")) update(table, data);
         })
         .catch(function () { /* offline for a moment: the next poll tries again */ });
     }, POLL_MS);
   }
+
+  // The first scores of what the page asked for are being computed: show the page with them once the API has them
+  // (the reusability page, which has no API, reloads itself).
+  function awaitFirst(status) {
+    var url = status.getAttribute("data-poll");
+    window.setInterval(function () {
+      if (document.hidden) return;
+      if (!url) { window.location.reload(); return; }
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { if (response.status !== 202) window.location.reload(); })
+        .catch(function () { /* offline for a moment: the next poll tries again */ });
+    }, COMPUTING_POLL_MS);
+  }
+
+  var first = document.querySelector("#scores-status[data-computing]");
+  if (first) awaitFirst(first);
 
   document.querySelectorAll("table.sortable").forEach(function (table) {
     makeSortable(table);

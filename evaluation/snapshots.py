@@ -1,0 +1,171 @@
+"""The leaderboard's and reusability's scores as pages read them: the last ones computed (a `ScoreSnapshot`), never
+computed in the request. A snapshot whose judgments stamp is not the current one sends the campaign to its
+recompute (`tasks.scores_refresh_task`, at most one queued or running per campaign); meanwhile the page shows the
+last scores with their age, "updating". Without a broker the task runs in-process, so the page shows fresh scores."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from ir.measures import parse_measures
+from ir.prime import RunScores
+from ir.problems import InputError
+from ir.statistics import RankAgreement, Reusability
+from pooling.models import Campaign
+
+from . import reusability, selectors, services
+from .models import ScoreRefresh, ScoreSnapshot
+
+LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
+CLAIM_SECONDS = 600  # a recompute claimed longer ago than this (and not kept alive) is a lost worker's
+ASKED_SECONDS = 24 * 3600  # a question nobody asked for this long is not recomputed until it is asked again
+
+
+@dataclass
+class Snapshot:
+    """What a page shows: the last scores (an Evaluation or a ReusabilityResult; None when there is nothing to
+    score, `problem` saying why), when they were computed (None: never yet, "computing…"), and whether newer
+    judgments are being scored ("updating")."""
+
+    value: Any
+    problem: str
+    computed_at: datetime | None
+    updating: bool
+
+    @property
+    def computing(self) -> bool:
+        return self.computed_at is None
+
+
+def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Sequence[str] = ()) -> Snapshot:
+    """The leaderboard's last scores (`services.evaluate_campaign`) of these measures at the campaign's relevance
+    level. An unknown measure is refused (InputError)."""
+    parse_measures(measures, relevance_level=campaign.relevance_level)
+    asked = {"all_topics": bool(all_topics), "measures": list(measures), "relevance_level": campaign.relevance_level}
+    return _read(campaign, LEADERBOARD, asked, selectors.scores_version(campaign=campaign)[1])
+
+
+def reusability_scores(*, campaign: Campaign, depth: int | None = None) -> Snapshot:
+    """The last leave-one-team-out table (`reusability.reusability_campaign`) at this depth (the primary one unless
+    given). A depth below 1 is refused (InputError)."""
+    depth = campaign.primary_depth if depth is None else depth
+    if depth < 1:
+        raise InputError(f"the depth must be at least 1, not {depth}")
+    asked = {"depth": depth, "relevance_level": campaign.relevance_level}
+    return _read(campaign, REUSABILITY, asked, reusability_version(campaign))
+
+
+def reusability_version(campaign: Campaign) -> str:
+    """The judgments stamp, and the runs' teams (a team changed regroups the table)."""
+    teams = "|".join(reusability.run_team(run) for run in reusability.ranked_runs(campaign))
+    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)[1]}|{teams}".encode()).hexdigest()[:32]
+
+
+def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
+    now = timezone.now()
+    key = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+    snapshot, _ = ScoreSnapshot.objects.get_or_create(campaign=campaign, kind=kind, key=key,
+                                                      defaults={"asked": asked, "asked_at": now})
+    if snapshot.version != version:
+        ScoreSnapshot.objects.filter(pk=snapshot.pk).update(asked_at=now)
+        if refresh_claim(campaign_pk=campaign.pk):
+            from .tasks import scores_refresh_enqueue  # the task module imports this one
+            scores_refresh_enqueue(campaign.pk)
+            snapshot.refresh_from_db()  # without a broker the task has run: the new scores are there
+    payload = snapshot.payload or {}
+    value = None if snapshot.computed_at is None or "problem" in payload else _decode(kind, payload)
+    if value is not None and kind == LEADERBOARD:
+        value.version = snapshot.version
+    return Snapshot(value=value, problem=payload.get("problem", ""), computed_at=snapshot.computed_at,
+                    updating=snapshot.version != version)
+
+
+def refresh_claim(*, campaign_pk: int) -> bool:
+    """Claims the campaign's recompute: False when one is queued or running (and alive) already."""
+    now = timezone.now()
+    ScoreRefresh.objects.get_or_create(campaign_id=campaign_pk)
+    return bool(ScoreRefresh.objects.filter(campaign_id=campaign_pk)
+                .filter(Q(queued_at=None) | Q(queued_at__lt=now - timedelta(seconds=CLAIM_SECONDS)))
+                .update(queued_at=now))
+
+
+def scores_refresh(*, campaign_pk: int) -> int:
+    """Recomputes the campaign's stale snapshots that pages asked for lately, again while judgments keep changing
+    them; then lets the next recompute be claimed. Returns how many it computed."""
+    computed = 0
+    try:
+        campaign = Campaign.objects.filter(pk=campaign_pk).first()
+        while campaign is not None:
+            ScoreRefresh.objects.filter(campaign_id=campaign_pk).update(queued_at=timezone.now())  # alive
+            versions = {LEADERBOARD: selectors.scores_version(campaign=campaign)[1],
+                        REUSABILITY: reusability_version(campaign)}
+            stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(
+                        campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
+                        asked__relevance_level=campaign.relevance_level)
+                     if snapshot.version != versions[snapshot.kind]]
+            if not stale:
+                break
+            for snapshot in stale:
+                snapshot.payload = _compute(campaign, snapshot.kind, snapshot.asked)
+                snapshot.version, snapshot.computed_at = versions[snapshot.kind], timezone.now()
+                snapshot.save(update_fields=["payload", "version", "computed_at"])
+                computed += 1
+            campaign.refresh_from_db()
+    finally:
+        ScoreRefresh.objects.filter(campaign_id=campaign_pk).update(queued_at=None)
+    return computed
+
+
+def _compute(campaign: Campaign, kind: str, asked: dict) -> dict:
+    try:
+        if kind == LEADERBOARD:
+            return _plain(asdict(services.evaluate_campaign(
+                campaign=campaign, all_topics=asked["all_topics"], measures=asked["measures"],
+                relevance_level=asked["relevance_level"])))
+        return _plain(asdict(reusability.reusability_campaign(campaign=campaign, depth=asked["depth"])))
+    except InputError as exc:  # no judgments yet is an answer too
+        return {"problem": "; ".join(exc.messages())}
+
+
+def _plain(value: Any) -> Any:
+    """JSON as PostgreSQL takes it: NaN (a mean over no topic) as null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def _run_scores(found: dict) -> RunScores:
+    return RunScores(name=found["name"], topics=found["topics"],
+                     means={measure: _nan(value) for measure, value in found["means"].items()},
+                     per_topic={topic: {measure: _nan(value) for measure, value in values.items()}
+                                for topic, values in found["per_topic"].items()})
+
+
+def _decode(kind: str, payload: dict) -> Any:
+    if kind == LEADERBOARD:
+        return services.Evaluation(**{**payload, "runs": [_run_scores(run) for run in payload["runs"]],
+                                      "answer_runs": [_run_scores(run) for run in payload["answer_runs"]],
+                                      "topic_counts": [tuple(counts) for counts in payload["topic_counts"]]})
+    return reusability.ReusabilityResult(
+        rows=[Reusability(**{**row, "full": _nan(row["full"]), "leave_team_out": _nan(row["leave_team_out"])})
+              for row in payload["rows"]],
+        agreements=[RankAgreement(**{**found, "kendall_tau": _nan(found["kendall_tau"]),
+                                     "tau_ap": _nan(found["tau_ap"]), "changed_runs": tuple(found["changed_runs"])})
+                    for found in payload["agreements"]],
+        depth=payload["depth"], relevance_level=payload["relevance_level"], teams=payload["teams"])

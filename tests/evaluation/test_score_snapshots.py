@@ -1,0 +1,82 @@
+"""The leaderboard and reusability never compute in the request: after a judgment they show the last scores with
+their age, "updating", and the campaign's one recompute lands the new ones."""
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from evaluation import snapshots, tasks
+from evaluation.models import ScoreRefresh
+from tests.evaluation.test_campaign import judge, judged_answers  # noqa: F401 (fixture)
+
+
+def _map(scores: dict) -> float:
+    return next(run["map_prime"] for run in scores["runs"] if run["run"] == "r1")
+
+
+@pytest.fixture
+def broker(monkeypatch):
+    """A broker and no worker yet: the recomputes sent, by campaign, instead of run."""
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.scores_refresh_task, "apply_async", lambda args, **kwargs: sent.append(args[0]))
+    return sent
+
+
+def test_a_judgment_shows_the_last_scores_updating_and_queues_one_recompute(judged_answers, client, organizer,  # noqa: F811
+                                                                           broker):
+    client.force_login(organizer)
+    url = reverse("evaluation:leaderboard", args=[judged_answers.pk])
+    api = f"/api/campaigns/{judged_answers.pk}/evaluation/"
+    snapshots.scores_refresh(campaign_pk=judged_answers.pk)  # nothing asked yet: nothing computed
+    assert "Computing the scores" in client.get(url).content.decode() and broker == [judged_answers.pk]
+    assert client.get(api).status_code == 202
+    snapshots.scores_refresh(campaign_pk=judged_answers.pk)  # the worker
+    page = client.get(url).content.decode()
+    assert "3 posts in 2 topics" in page and "updating" not in page and "with the newest judgments." in page
+    before = client.get(api).json()
+    assert before["updating"] is False and broker == [judged_answers.pk]
+
+    judge(judged_answers, ("ada", "A.1", "10", "0", "on reflection"))  # a revision: A.1 loses its relevant post
+    page = client.get(url).content.decode()
+    assert "3 posts in 2 topics" in page and "<strong>updating</strong>" in page and "ago)" in page
+    during = client.get(api).json()
+    assert during["updating"] is True and during["version"] == before["version"] and during["judgments"] == 3
+    assert broker == [judged_answers.pk] * 2  # one recompute queued for the campaign, however many pages ask
+
+    snapshots.scores_refresh(campaign_pk=judged_answers.pk)
+    after = client.get(api).json()
+    assert after["updating"] is False and after["version"] != before["version"]
+    assert _map(after) < _map(before) and "updating" not in client.get(url).content.decode()
+
+
+def test_without_a_broker_the_first_view_after_a_judgment_shows_fresh_scores(judged_answers, client, organizer):  # noqa: F811
+    client.force_login(organizer)
+    api = f"/api/campaigns/{judged_answers.pk}/evaluation/"
+    before = client.get(api).json()
+    judge(judged_answers, ("ada", "A.1", "10", "0", "on reflection"))  # a revision: A.1 loses its relevant post
+    found = client.get(api).json()
+    assert found["updating"] is False and _map(found) < _map(before)
+    assert ScoreRefresh.objects.get(campaign=judged_answers).queued_at is None  # free for the next one
+
+
+def test_a_lost_workers_claim_is_taken_over(judged_answers, broker):  # noqa: F811
+    assert snapshots.refresh_claim(campaign_pk=judged_answers.pk)
+    assert not snapshots.refresh_claim(campaign_pk=judged_answers.pk)
+    ScoreRefresh.objects.filter(campaign=judged_answers).update(
+        queued_at=timezone.now() - timedelta(seconds=snapshots.CLAIM_SECONDS + 1))
+    assert snapshots.refresh_claim(campaign_pk=judged_answers.pk)
+
+
+def test_reusability_shows_the_last_table_updating_after_a_judgment(judged_answers, client, organizer, broker):  # noqa: F811
+    client.force_login(organizer)
+    url = reverse("evaluation:reusability", args=[judged_answers.pk])
+    assert "Computing the table" in client.get(url).content.decode()
+    snapshots.scores_refresh(campaign_pk=judged_answers.pk)
+    page = client.get(url).content.decode()
+    assert 'id="reusability"' in page and "updating" not in page
+    judge(judged_answers, ("ada", "A.1", "10", "0", "on reflection"))  # a revision: A.1 loses its relevant post
+    page = client.get(url).content.decode()
+    assert 'id="reusability"' in page and "<strong>updating</strong>" in page
+    snapshots.scores_refresh(campaign_pk=judged_answers.pk)
+    assert "updating" not in client.get(url).content.decode()
