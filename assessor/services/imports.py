@@ -43,7 +43,9 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list
     kinds: dict[tuple[str, int | None], tuple[str, int] | list[str]] = {}
     for r in records:
         bad = r.refused
-        if r.assessor and not names.setdefault(r.assessor, _valid_username(r.assessor)):
+        if r.assessor and r.assessor not in names:
+            names[r.assessor] = _valid_username(r.assessor)
+        if r.assessor and not names[r.assessor]:
             problems.add(r.line, f"'{r.assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
@@ -117,7 +119,7 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     read_only = {pk for pk, closed, withdrawn in Assignment.objects.select_for_update(of=("self",))
                  .filter(pk__in={a.pk for a in assignments.values()}).values_list("pk", "closed_at", "withdrawn_at")
                  if closed is not None or withdrawn is not None}
-    for row in rows:
+    for row in rows if read_only else ():
         if assignments[_key(row)].pk in read_only:
             problems.add(row.line, CLOSED)
     problems.raise_if_any()
@@ -210,23 +212,25 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     revised: list[tuple[Judgment, str, str]] = []
     units: dict[tuple[int, str], int] = {}  # (assignment pk, item id) -> topic pk, of the items the file judges
     with_new: set[tuple[int, str]] = set()
+    assignment_pks = {key: a.pk for key, a in assignments.items()}
+    topic_pks = {topic_id: t.pk for topic_id, t in topics.items()}
     for row in rows:
-        assignment = assignments[_key(row)]
-        topic_pk = topics[row.topic_id].pk
+        assignment_pk = assignment_pks[_key(row)]
+        topic_pk = topic_pks[row.topic_id]
         item_id, post_id = pooled[(topic_pk, row.item_id)]
         formula_id = row.item_id if instances is not None else ""
-        unit = (assignment.pk, item_id)
+        unit = (assignment_pk, item_id)
         units[unit] = topic_pk
         judged.setdefault(unit, set()).add(formula_id)
-        judged_unit = existing.get((assignment.pk, item_id, formula_id))
+        judged_unit = existing.get((assignment_pk, item_id, formula_id))
         if judged_unit is None:
             # first_shown_at: the item's visit's, known once the visits are written
-            new.append(NewJudgment(assignment.pk, item_id, formula_id, post_id, row.grade, row.comment, now))
+            new.append(NewJudgment(assignment_pk, item_id, formula_id, post_id, row.grade, row.comment, now))
             with_new.add(unit)
         elif judged_unit.grade == row.grade and judged_unit.comment == row.comment:
             written.unchanged += 1
         else:
-            judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment.pk, grade=judged_unit.grade,
+            judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment_pk, grade=judged_unit.grade,
                                 comment=judged_unit.comment, revision=judged_unit.revision)
             revised.append((judgment, row.grade, row.comment))
     # The judged set only grows line after line, so an item complete at its last line is complete from then on.

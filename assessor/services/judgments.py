@@ -212,8 +212,8 @@ def judgments_save(*, new: Sequence[NewJudgment], revised: Sequence[tuple[Judgme
     judgments_import): nobody else writes these judgments meanwhile, and the unique constraint backs that up.
     `copy` (an import's thousands): rows go by COPY (pooling.bulk) and the new judgments' keys are read back."""
     rows = ((*j[:6], 1, j.first_shown_at, at, at) for j in new)
+    stamp = copy_text(at.isoformat())  # COPY's text of `at`, which every row written here holds
     if copy:
-        stamp = copy_text(at.isoformat())
         shown = {at: stamp}  # the few first-shown times an import's thousands share, each formatted once
         bulk_insert(Judgment, NEW_COLUMNS, rows, copy_line=lambda r: "\t".join((
             str(r[0]), copy_text(r[1]), copy_text(r[2]), copy_text(r[3]), copy_text(r[4]), copy_text(r[5]), "1",
@@ -236,7 +236,10 @@ def judgments_save(*, new: Sequence[NewJudgment], revised: Sequence[tuple[Judgme
     Judgment.objects.bulk_update([j for j, _, _ in revised], ["grade", "comment", "revision", "updated_at"],
                                  batch_size=BATCH)
     if copy:
-        bulk_insert(JudgmentRevision, REVISION_COLUMNS, revisions)
+        seconds, by = str(active_seconds), copy_text(source)
+        bulk_insert(JudgmentRevision, REVISION_COLUMNS, revisions, copy_line=lambda r: "\t".join((
+            str(r[0]), str(r[1]), str(r[2]), stamp, copy_text(r[4]), copy_text(r[5]), copy_text(r[6]),
+            copy_text(r[7]), seconds, by)) + "\n")
     else:
         JudgmentRevision.objects.bulk_create(JudgmentRevision(**dict(zip(REVISION_COLUMNS, r, strict=True)))
                                              for r in revisions)
