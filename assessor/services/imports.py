@@ -16,6 +16,7 @@ from django.utils import timezone
 from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
+from pooling.bulk import insert_rows
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from .. import rules, selectors
@@ -256,18 +257,22 @@ def _visits_write(*, writes: dict[tuple[int, str], bool], at: datetime) -> dict[
     if not writes:
         return {}
     if connection.vendor == "postgresql":
-        # One statement for the thousands, which the ORM cannot say: bulk_create builds a model object per row and
-        # its ON CONFLICT can neither keep a completed time (COALESCE) nor return the first-shown ones.
+        # The thousands by COPY into a temporary table, then one INSERT ... ON CONFLICT, which the ORM cannot say:
+        # bulk_create builds a model object per row and can neither keep a completed time (COALESCE) nor return
+        # the first-shown ones.
         table = connection.ops.quote_name(ItemVisit._meta.db_table)
         with connection.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE import_visits (a bigint, i varchar(64), c boolean)")
+            insert_rows("import_visits", ["a", "i", "c"], ((a, i, c) for (a, i), c in writes.items()))
             cursor.execute(
                 f"INSERT INTO {table} AS v (assignment_id, item_id, first_shown_at, completed_at, active_seconds) "
-                "SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END, 0 "
-                "FROM unnest(%s::bigint[], %s::text[], %s::boolean[]) AS u(a, i, c) "
+                "SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END, 0 FROM import_visits "
                 "ON CONFLICT (assignment_id, item_id) DO UPDATE SET completed_at = "
                 "COALESCE(v.completed_at, EXCLUDED.completed_at) RETURNING assignment_id, item_id, first_shown_at",
-                [at, at, [a for a, _ in writes], [i for _, i in writes], list(writes.values())])
-            return {(a, i): shown for a, i, shown in cursor.fetchall()}
+                [at, at])
+            shown = {(a, i): first for a, i, first in cursor.fetchall()}
+            cursor.execute("DROP TABLE import_visits")
+            return shown
     # Elsewhere (SQLite) the ORM's batches: a visit already there has its completed time set only when it had none
     # (the caller sends no other), and SQLite has one writer at a time, this transaction.
     ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=i, first_shown_at=at,
