@@ -334,6 +334,7 @@ class Job(models.Model):
         RUN_INGEST = "run_ingest", "run ingest"
         POOL_BUILD = "pool_build", "pool build"
         CAMPAIGN_DELETE = "campaign_delete", "campaign delete"
+        JUDGMENTS_IMPORT = "judgments_import", "judgments import"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

@@ -42,7 +42,7 @@ from workflow.serializers import (
     TopicSerializer,
     pools_after_data,
 )
-from workflow.uploads import collection_upload, run_replace_upload, run_upload, topics_upload
+from workflow.uploads import collection_upload, judgments_upload, run_replace_upload, run_upload, topics_upload
 
 
 def _accepted(job: Job, request) -> Response:
@@ -129,6 +129,17 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         upload = FileUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         job = topics_upload(campaign=campaign, upload=upload.validated_data["file"], user=request.user)
+        return _accepted(job, request)
+
+    @extend_schema(request=FileUploadSerializer, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"], url_path="judgments/import", url_name="judgments-import",
+            parser_classes=[MultiPartParser, FormParser])
+    def judgments_import(self, request, pk=None):
+        """Uploads a judgments TSV (SPEC 9: assessor, topic, item_id, grade, comment[, kind[, round]]) to import
+        (a job): a file with any problem changes nothing, and the failed job lists them with their lines."""
+        upload = FileUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        job = judgments_upload(campaign=self.get_object(), upload=upload.validated_data["file"], user=request.user)
         return _accepted(job, request)
 
     @extend_schema(methods=["get"], responses=RunSerializer(many=True))

@@ -12,6 +12,7 @@ from pooling.models import Campaign, Job
 from workflow.job_params import (
     CampaignDeleteParams,
     CollectionIngestParams,
+    JudgmentsImportParams,
     PoolBuildParams,
     RunIngestParams,
     TopicsIngestParams,
@@ -67,6 +68,13 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
     return {"counts": result.counts}, result.warnings
 
 
+def _judgments_import(job: Job, p: JudgmentsImportParams, progress) -> tuple[dict, list[str]]:
+    with open(p.path, "rb") as lines:
+        result = assessor_services.judgments_import(campaign=_campaign(job), lines=lines, user=job.created_by,
+                                                    filename=p.filename)
+    return asdict(result), []
+
+
 def _pool_build(job: Job, p: PoolBuildParams, progress) -> tuple[dict, list[str]]:
     """Builds the campaign's pools; the result is the service's: sizes per topic, total items, and for
     formulas the overflow per topic and the instances selected to judge."""
@@ -89,4 +97,5 @@ HANDLERS: dict[str, Callable] = {
     Job.Kind.COLLECTION_INGEST: _collection_ingest,
     Job.Kind.POOL_BUILD: _pool_build,
     Job.Kind.CAMPAIGN_DELETE: _campaign_delete,
+    Job.Kind.JUDGMENTS_IMPORT: _judgments_import,
 }

@@ -82,6 +82,12 @@ def job_summary(*, job: Job) -> str:
     if job.kind == Job.Kind.TOPICS_INGEST:
         return (f"Loaded {_count(r.get('total', 0), 'topic')}{from_file}: {r.get('created', 0):,} new, "
                 f"{r.get('updated', 0):,} updated.")
+    if job.kind == Job.Kind.JUDGMENTS_IMPORT:
+        accounts = r.get("new_accounts", [])
+        made = f" New accounts (no usable password yet): {', '.join(accounts)}." if accounts else ""
+        return (f"Imported {_count(r.get('judgments', 0), 'judgment')}{from_file}: {r.get('created', 0):,} new, "
+                f"{r.get('revised', 0):,} revised, {r.get('unchanged', 0):,} unchanged; "
+                f"{_count(r.get('new_assignments', 0), 'assignment')} created.{made}")
     if job.kind == Job.Kind.COLLECTION_INGEST:
         names = job.params.get("names") or [Path(p).name for p in job.params.get("paths", [])]
         parts = [_count(n, *_COLLECTION_KINDS.get(kind, (kind, None))) for kind, n in r.get("counts", {}).items()]

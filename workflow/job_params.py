@@ -71,6 +71,15 @@ class CollectionIngestParams(JobParams):
 
 
 @dataclass(frozen=True)
+class JudgmentsImportParams(JobParams):
+    """A judgments TSV (SPEC 9) for assessor.services.judgments_import."""
+
+    kind: ClassVar[str] = Job.Kind.JUDGMENTS_IMPORT
+    path: str
+    filename: str = ""
+
+
+@dataclass(frozen=True)
 class PoolBuildParams(JobParams):
     """services.pool_build of the job's campaign; `force` once judging has started."""
 
@@ -90,7 +99,7 @@ class CampaignDeleteParams(JobParams):
 
 _KINDS: dict[str, type[JobParams]] = {
     params.kind: params for params in (RunIngestParams, TopicsIngestParams, CollectionIngestParams, PoolBuildParams,
-                                       CampaignDeleteParams)}
+                                       CampaignDeleteParams, JudgmentsImportParams)}
 
 
 def params_of(job: Job) -> JobParams:

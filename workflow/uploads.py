@@ -20,7 +20,7 @@ from django.utils import timezone
 from core.permissions import is_organizer
 from ir.problems import InputError
 from pooling.models import Campaign, Collection, Job, Run
-from workflow.job_params import CollectionIngestParams, RunIngestParams, TopicsIngestParams
+from workflow.job_params import CollectionIngestParams, JudgmentsImportParams, RunIngestParams, TopicsIngestParams
 from workflow.jobs import job_create
 
 if TYPE_CHECKING:
@@ -79,6 +79,14 @@ def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | Anon
 
 
 @transaction.atomic
+def judgments_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None) -> Job:
+    """Stores a judgments TSV (SPEC 9) and queues the job that imports it into `campaign`."""
+    path = upload_save(file=upload)
+    return job_create(campaign=campaign, user=user,
+                      params=JudgmentsImportParams(path=str(path), filename=upload.name or ""))
+
+
+@transaction.atomic
 def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User | AnonymousUser | None,
                       collection: Collection | None = None) -> Job:
     """Stores collection files and queues one job that ingests them into the collection `name` (created if need
@@ -90,9 +98,10 @@ def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User 
 # The URLs that take a file upload (URL names as `reverse` knows them): only an organizer may send a body larger
 # than REQUEST_BODY_MAX_BYTES there. A new upload URL must be added here, or its uploads are refused with 413.
 UPLOAD_URL_NAMES = frozenset({
-    "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:collections",
+    "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:judgments_upload",
+    "pooling:collections",
     "assessor:training_rounds", "evaluation:topic_info", "campaign-run",
-    "campaign-runs", "campaign-topics", "collection-files", "api-training-rounds",
+    "campaign-runs", "campaign-topics", "campaign-judgments-import", "collection-files", "api-training-rounds",
 })
 
 

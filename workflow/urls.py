@@ -1,6 +1,6 @@
 from django.urls import path
 
-from workflow import topic_views, undo_views, views
+from workflow import judgment_views, topic_views, undo_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -8,6 +8,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign"),
     path("campaigns/<int:pk>/runs/upload/", views.run_upload, name="run_upload"),
     path("campaigns/<int:pk>/topics/upload/", views.topics_upload, name="topics_upload"),
+    path("campaigns/<int:pk>/judgments/import/", judgment_views.judgments_upload, name="judgments_upload"),
     path("campaigns/<int:pk>/pools/", views.pool_detail, name="pools"),
     path("campaigns/<int:pk>/pools/build/", views.pool_build, name="pool_build"),
     path("campaigns/<int:pk>/pools/topics/<int:topic_pk>/", views.pool_topic, name="pool_topic"),

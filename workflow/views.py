@@ -72,7 +72,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     })
 
 
-def _upload_view(request, *, campaign, form_class, template, make_job):
+def upload_view(request, *, campaign, form_class, template, make_job):
+    """An upload page: the form, and on a valid POST the job `make_job` queues (the job page next), or the problems."""
     form = form_class(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -93,7 +94,7 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
         return uploads.run_upload(campaign=campaign, upload=data["file"], options=services.run_options(data),
                                   user=request.user)
 
-    return _upload_view(request, campaign=campaign, form_class=RunUploadForm,
+    return upload_view(request, campaign=campaign, form_class=RunUploadForm,
                         template="pooling/run_upload.html", make_job=make_job)
 
 
@@ -105,7 +106,7 @@ def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
     def make_job(data):
         return uploads.topics_upload(campaign=campaign, upload=data["file"], user=request.user)
 
-    return _upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
+    return upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
                         template="pooling/topics_upload.html", make_job=make_job)
 
 

@@ -5,22 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
+from pooling.bulk import insert_rows
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from .. import rules, selectors
 from ..models import Assignment, ItemVisit, Judgment
 from .assignments import _pairs_create
-from .judgments import BATCH, CLOSED, judged_complete, judgments_save
+from .judgments import BATCH, CLOSED, NewJudgment, judged_complete, judgments_save
 
 
 @dataclass
@@ -37,24 +39,38 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list
     """The records that pass the judging page's rules (rules.py) and can name an account, with the kind and round
     their assignment is stored with; the others are reported with their line."""
     rows = []
+    # A file names a few accounts and kinds many times over: each is checked once.
+    names: dict[str, bool] = {}
+    kinds: dict[tuple[str, int | None], tuple[str, int] | list[str]] = {}
     for r in records:
         bad = r.refused
-        if r.assessor and not _valid_username(r.assessor):
+        if r.assessor and r.assessor not in names:
+            names[r.assessor] = _valid_username(r.assessor)
+        if r.assessor and not names[r.assessor]:
             problems.add(r.line, f"'{r.assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
         wrong = rules.grade_problems(r.grade, r.comment)
         problems.add_all(r.line, wrong)
         bad = bad or bool(wrong)
-        try:
-            kind, round_ = rules.kind_and_round(r.kind or Assignment.Kind.OFFICIAL, r.round)
-            rules.graded_kind(kind)
-        except InputError as exc:
-            problems.add_all(r.line, exc.messages())
-            bad = True
-        if not bad:
-            rows.append(r._replace(kind=kind, round=round_))
+        kind = kinds.get((r.kind, r.round))
+        if kind is None:
+            kind = kinds[(r.kind, r.round)] = _stored_kind(r.kind, r.round)
+        if isinstance(kind, list):
+            problems.add_all(r.line, kind)
+        elif not bad:
+            rows.append(r._replace(kind=kind[0], round=kind[1]))
     return rows
+
+
+def _stored_kind(kind: str, round_: int | None) -> tuple[str, int] | list[str]:
+    """The kind and round an assignment of a line is stored with, or what is wrong with them."""
+    try:
+        stored = rules.kind_and_round(kind or Assignment.Kind.OFFICIAL, round_)
+        rules.graded_kind(stored[0])
+    except InputError as exc:
+        return exc.messages()
+    return stored
 
 
 @transaction.atomic
@@ -104,7 +120,7 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     read_only = {pk for pk, closed, withdrawn in Assignment.objects.select_for_update(of=("self",))
                  .filter(pk__in={a.pk for a in assignments.values()}).values_list("pk", "closed_at", "withdrawn_at")
                  if closed is not None or withdrawn is not None}
-    for row in rows:
+    for row in rows if read_only else ():
         if assignments[_key(row)].pk in read_only:
             problems.add(row.line, CLOSED)
     problems.raise_if_any()
@@ -193,46 +209,75 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     for assignment_pk, item_id, formula_id in existing:
         judged.setdefault((assignment_pk, item_id), set()).add(formula_id)
     written = _Written()
-    new: list[Judgment] = []
+    new: list[NewJudgment] = []
     revised: list[tuple[Judgment, str, str]] = []
     units: dict[tuple[int, str], int] = {}  # (assignment pk, item id) -> topic pk, of the items the file judges
     with_new: set[tuple[int, str]] = set()
+    assignment_pks = {key: a.pk for key, a in assignments.items()}
+    topic_pks = {topic_id: t.pk for topic_id, t in topics.items()}
     for row in rows:
-        assignment = assignments[_key(row)]
-        topic_pk = topics[row.topic_id].pk
+        assignment_pk = assignment_pks[_key(row)]
+        topic_pk = topic_pks[row.topic_id]
         item_id, post_id = pooled[(topic_pk, row.item_id)]
         formula_id = row.item_id if instances is not None else ""
-        unit = (assignment.pk, item_id)
+        unit = (assignment_pk, item_id)
         units[unit] = topic_pk
         judged.setdefault(unit, set()).add(formula_id)
-        judged_unit = existing.get((assignment.pk, item_id, formula_id))
+        judged_unit = existing.get((assignment_pk, item_id, formula_id))
         if judged_unit is None:
-            new.append(Judgment(assignment_id=assignment.pk, item_id=item_id, formula_id=formula_id, post_id=post_id,
-                                grade=row.grade, comment=row.comment, revision=1, submitted_at=now,
-                                updated_at=now))
+            # first_shown_at: the item's visit's, known once the visits are written
+            new.append(NewJudgment(assignment_pk, item_id, formula_id, post_id, row.grade, row.comment, now))
             with_new.add(unit)
         elif judged_unit.grade == row.grade and judged_unit.comment == row.comment:
             written.unchanged += 1
         else:
-            judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment.pk, grade=judged_unit.grade,
+            judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment_pk, grade=judged_unit.grade,
                                 comment=judged_unit.comment, revision=judged_unit.revision)
             revised.append((judgment, row.grade, row.comment))
     # The judged set only grows line after line, so an item complete at its last line is complete from then on.
     complete = {unit for unit, topic_pk in units.items()
                 if judged_complete(judged[unit], None if instances is None else instances.get((topic_pk, unit[1]), {}))}
     visits = selectors.visits_by_item(assignment_pks=pks)
-    unseen = (with_new | complete) - visits.keys()
-    if unseen:
-        # ON CONFLICT DO NOTHING: a judging page may show one of these items meanwhile; its time is kept.
-        ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=item, first_shown_at=now)
-                                       for a, item in unseen], ignore_conflicts=True, batch_size=BATCH)
-        visits = selectors.visits_by_item(assignment_pks=pks)
-    for judgment in new:
-        judgment.first_shown_at = visits[(judgment.assignment_id, judgment.item_id)].first_shown_at
-    done = [visits[unit].pk for unit in complete if visits[unit].completed_at is None]
-    for start in range(0, len(done), BATCH):
-        ItemVisit.objects.filter(pk__in=done[start:start + BATCH]).update(completed_at=now)
+    shown = {unit: visit.first_shown_at for unit, visit in visits.items()}
+    # The visits to make (complete or not) and those to complete.
+    writes = {unit: unit in complete for unit in (with_new | complete) - visits.keys()}
+    writes.update((unit, True) for unit in complete & visits.keys() if visits[unit].completed_at is None)
+    shown.update(_visits_write(writes=writes, at=now))
+    new = [j._replace(first_shown_at=shown[(j.assignment_id, j.item_id)]) for j in new]
     judgments_save(new=new, revised=revised, assessors={a.pk: a.assessor_id for a in assignments.values()}, at=now,
                    active_seconds=0.0, source="import", copy=True)
     written.created, written.revised = len(new), len(revised)
     return written
+
+
+def _visits_write(*, writes: dict[tuple[int, str], bool], at: datetime) -> dict[tuple[int, str], datetime]:
+    """Makes the visits of these items (assignment pk, item id) where missing, first shown `at`, and completes those
+    marked True; returns their first-shown times. A judging page may show one of them meanwhile: its visit (and
+    time) is kept, and completed when marked."""
+    if not writes:
+        return {}
+    if connection.vendor == "postgresql":
+        # The thousands by COPY into a temporary table, then one INSERT ... ON CONFLICT, which the ORM cannot say:
+        # bulk_create builds a model object per row and can neither keep a completed time (COALESCE) nor return
+        # the first-shown ones.
+        table = connection.ops.quote_name(ItemVisit._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE import_visits (a bigint, i varchar(64), c boolean)")
+            insert_rows("import_visits", ["a", "i", "c"], ((a, i, c) for (a, i), c in writes.items()))
+            cursor.execute(
+                f"INSERT INTO {table} AS v (assignment_id, item_id, first_shown_at, completed_at, active_seconds) "
+                "SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END, 0 FROM import_visits "
+                "ON CONFLICT (assignment_id, item_id) DO UPDATE SET completed_at = "
+                "COALESCE(v.completed_at, EXCLUDED.completed_at) RETURNING assignment_id, item_id, first_shown_at",
+                [at, at])
+            shown = {(a, i): first for a, i, first in cursor.fetchall()}
+            cursor.execute("DROP TABLE import_visits")
+            return shown
+    # Elsewhere (SQLite) the ORM's batches: a visit already there has its completed time set only when it had none
+    # (the caller sends no other), and SQLite has one writer at a time, this transaction.
+    ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=i, first_shown_at=at,
+                                             completed_at=at if c else None) for (a, i), c in writes.items()],
+                                  update_conflicts=True, unique_fields=["assignment", "item_id"],
+                                  update_fields=["completed_at"], batch_size=BATCH)
+    visits = selectors.visits_by_item(assignment_pks={a for a, _ in writes})
+    return {unit: visits[unit].first_shown_at for unit in writes}

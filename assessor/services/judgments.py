@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -15,7 +16,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ir.problems import InputError
-from pooling.bulk import bulk_insert
+from pooling.bulk import bulk_insert, copy_text
 from pooling.models import Campaign, PoolInstance, PoolItem
 
 from .. import rules, selectors
@@ -26,12 +27,23 @@ MAX_ACTIVE_SECONDS = 4 * 3600
 # A submit key, as the judging page makes them (32 hex digits); letters, digits, '-' and '_' from other clients.
 SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSED = "this topic is closed: its judgments can no longer be changed"
-NEW_COLUMNS = ("assignment", "item_id", "formula_id", "post_id", "grade", "comment", "revision", "first_shown_at",
+NEW_COLUMNS = ("assignment_id", "item_id", "formula_id", "post_id", "grade", "comment", "revision", "first_shown_at",
                "submitted_at", "updated_at")
 REVISION_COLUMNS = ("judgment_id", "number", "user_id", "at", "old_grade", "old_comment", "grade", "comment",
                     "active_seconds", "source")
 # Rows a bulk write sends in one statement (judgments_save, an import's visits).
 BATCH = 2000
+
+
+class NewJudgment(NamedTuple):
+    """A judgment to make (judgments_save): its first revision, in NEW_COLUMNS order but for the times."""
+    assignment_id: int
+    item_id: str
+    formula_id: str
+    post_id: str
+    grade: str
+    comment: str
+    first_shown_at: datetime
 
 
 
@@ -151,14 +163,14 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     now = timezone.now()
     existing = selectors.item_judgments(assignment=assignment, item_id=item_id)
     result = SubmitResult()
-    new, revised = [], []
+    new: list[tuple[str, str, str, str]] = []  # formula id, post id, grade, comment
+    revised = []
     for g in grades:
         comment = g.comment.strip()
         judgment = existing.get(g.formula_id)
         if judgment is None:
-            new.append(Judgment(assignment=assignment, item_id=item_id, formula_id=g.formula_id,
-                                post_id=instances[g.formula_id] if instances is not None else item_id,
-                                grade=g.grade, comment=comment, revision=1, submitted_at=now, updated_at=now))
+            new.append((g.formula_id, instances[g.formula_id] if instances is not None else item_id, g.grade,
+                        comment))
         elif judgment.grade == g.grade and judgment.comment == comment:
             result.unchanged += 1
         else:
@@ -178,11 +190,11 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             changes["completed_at"] = Coalesce("completed_at", Value(now))
         if changes:
             visit.update(**changes)
+    made = []
     if new:
         first_shown = visit.values_list("first_shown_at", flat=True).get()
-        for judgment in new:
-            judgment.first_shown_at = first_shown
-    judgments_save(new=new, revised=revised, assessors={assignment.pk: user.pk}, at=now, active_seconds=active,
+        made = [NewJudgment(assignment.pk, item_id, *unit, first_shown_at=first_shown) for unit in new]
+    judgments_save(new=made, revised=revised, assessors={assignment.pk: user.pk}, at=now, active_seconds=active,
                    source=source)
     result.created, result.revised = len(new), len(revised)
     if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
@@ -191,7 +203,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     return result
 
 
-def judgments_save(*, new: Sequence[Judgment], revised: Sequence[tuple[Judgment, str, str]],
+def judgments_save(*, new: Sequence[NewJudgment], revised: Sequence[tuple[Judgment, str, str]],
                    assessors: Mapping[int, int], at: datetime, active_seconds: float, source: str,
                    copy: bool = False) -> None:
     """Writes judgments, each with its revision row by its assignment's assessor (`assessors`: assignment pk ->
@@ -199,18 +211,22 @@ def judgments_save(*, new: Sequence[Judgment], revised: Sequence[tuple[Judgment,
     (the next revision, keeping the old value). The caller holds the assignments' locks (judgment_submit,
     judgments_import): nobody else writes these judgments meanwhile, and the unique constraint backs that up.
     `copy` (an import's thousands): rows go by COPY (pooling.bulk) and the new judgments' keys are read back."""
+    rows = ((*j[:6], 1, j.first_shown_at, at, at) for j in new)
+    stamp = copy_text(at.isoformat())  # COPY's text of `at`, which every row written here holds
     if copy:
-        bulk_insert(Judgment, NEW_COLUMNS, ((j.assignment_id, j.item_id, j.formula_id, j.post_id, j.grade, j.comment,
-                                            1, j.first_shown_at, at, at) for j in new))
+        shown = {at: stamp}  # the few first-shown times an import's thousands share, each formatted once
+        bulk_insert(Judgment, NEW_COLUMNS, rows, copy_line=lambda r: "\t".join((
+            str(r[0]), copy_text(r[1]), copy_text(r[2]), copy_text(r[3]), copy_text(r[4]), copy_text(r[5]), "1",
+            shown.get(r[7]) or shown.setdefault(r[7], copy_text(r[7].isoformat())), stamp, stamp)) + "\n")
         made = {(a, item, formula): pk for a, item, formula, pk in Judgment.objects.filter(
             assignment_id__in={j.assignment_id for j in new}, revision=1, submitted_at=at).order_by()
             .values_list("assignment_id", "item_id", "formula_id", "pk")}
-        for j in new:
-            j.pk = made[(j.assignment_id, j.item_id, j.formula_id)]
+        pks = [made[j[:3]] for j in new]
     else:
-        new = Judgment.objects.bulk_create(new)
-    revisions = [(j.pk, 1, assessors[j.assignment_id], at, "", "", j.grade, j.comment, active_seconds, source)
-                 for j in new]
+        pks = [j.pk for j in Judgment.objects.bulk_create(
+            Judgment(**dict(zip(NEW_COLUMNS, r, strict=True))) for r in rows)]
+    revisions = [(pk, 1, assessors[j.assignment_id], at, "", "", j.grade, j.comment, active_seconds, source)
+                 for pk, j in zip(pks, new, strict=True)]
     for judgment, grade, comment in revised:
         revisions.append((judgment.pk, judgment.revision + 1, assessors[judgment.assignment_id], at, judgment.grade,
                           judgment.comment, grade, comment, active_seconds, source))
@@ -220,7 +236,10 @@ def judgments_save(*, new: Sequence[Judgment], revised: Sequence[tuple[Judgment,
     Judgment.objects.bulk_update([j for j, _, _ in revised], ["grade", "comment", "revision", "updated_at"],
                                  batch_size=BATCH)
     if copy:
-        bulk_insert(JudgmentRevision, REVISION_COLUMNS, revisions)
+        seconds, by = str(active_seconds), copy_text(source)
+        bulk_insert(JudgmentRevision, REVISION_COLUMNS, revisions, copy_line=lambda r: "\t".join((
+            str(r[0]), str(r[1]), str(r[2]), stamp, copy_text(r[4]), copy_text(r[5]), copy_text(r[6]),
+            copy_text(r[7]), seconds, by)) + "\n")
     else:
         JudgmentRevision.objects.bulk_create(JudgmentRevision(**dict(zip(REVISION_COLUMNS, r, strict=True)))
                                              for r in revisions)
