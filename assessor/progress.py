@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Avg, Count, F, Q, QuerySet, Value
+from django.db.models.functions import Least, TruncDate
 from django.utils import timezone
 
+from core.aggregates import Median, Seconds
 from pooling.models import Campaign
 
 from .models import ItemVisit, Judgment
@@ -25,9 +26,14 @@ class ProgressRow:
     round: int
     judged: int
     total: int
-    server: list[float]   # seconds from first shown to complete, per completed item
-    active: list[float]   # active seconds per completed item the page reported time for
-    days: set = field(default_factory=set)
+    # Seconds per completed item, on the server's clock (first shown to complete) and in active time; None where
+    # none was measured.
+    server_mean: float | None = None
+    server_median: float | None = None
+    active_mean: float | None = None
+    active_median: float | None = None
+    days: int = 0   # days on which an item was completed
+    timed: int = 0   # completed items with a measured time (server or active)
     finish: dt.date | None = None
 
     @property
@@ -37,22 +43,6 @@ class ProgressRow:
     @property
     def percent(self) -> int:
         return round(100 * self.judged / self.total) if self.total else 100
-
-    @property
-    def server_mean(self) -> float | None:
-        return statistics.fmean(self.server) if self.server else None
-
-    @property
-    def server_median(self) -> float | None:
-        return statistics.median(self.server) if self.server else None
-
-    @property
-    def active_mean(self) -> float | None:
-        return statistics.fmean(self.active) if self.active else None
-
-    @property
-    def active_median(self) -> float | None:
-        return statistics.median(self.active) if self.active else None
 
     @property
     def seconds_per_item(self) -> float | None:
@@ -74,6 +64,25 @@ class ProgressReport:
     timed: int = 0   # judged items of the rows with a measured time (server or active); imported ones have none
 
 
+def visit_timing(visits: QuerySet[ItemVisit], *group: str) -> dict[tuple, dict]:
+    """Means and medians of the completed visits' server and active seconds, their days and timed items, by the
+    values of the `group` fields (one query; the database does the sums). Server time leaves out skipped items (the
+    gap is not work) and items submitted without having been shown (imports, an API client that never asked for the
+    item), and is capped at MAX_ACTIVE_SECONDS."""
+    server_kept = Q(skipped_at__isnull=True, completed_at__gt=F("first_shown_at"))
+    server = Least(Seconds("first_shown_at", "completed_at"), Value(float(MAX_ACTIVE_SECONDS)))
+    active_kept = Q(active_seconds__gt=0)
+    sums = {"server_mean": Avg(server, filter=server_kept), "server_median": Median(server, filter=server_kept),
+            "active_mean": Avg("active_seconds", filter=active_kept),
+            "active_median": Median("active_seconds", filter=active_kept),
+            "days": Count(TruncDate("completed_at"), distinct=True),
+            "timed": Count("pk", filter=server_kept | active_kept)}
+    completed = visits.filter(completed_at__isnull=False).order_by()
+    if not group:
+        return {(): completed.aggregate(**sums)}
+    return {tuple(row.pop(name) for name in group): row for row in completed.values(*group).annotate(**sums)}
+
+
 def _seconds(visit_first: dt.datetime, completed: dt.datetime) -> float:
     return min(max((completed - visit_first).total_seconds(), 0.0), MAX_ACTIVE_SECONDS)
 
@@ -87,49 +96,33 @@ def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date
 
 
 def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> ProgressReport:
-    """Per assessor and topic: judged of total items, seconds per judged item on the server's clock (first shown
-    to complete; items skipped on the way, or never shown before their submission, are left out of it) and in
-    active time, judgments per hour, and a projected finish date at the assessor's own pace (items per day on which
-    they judged)."""
+    """Per assessor and topic: judged of total items, seconds per judged item on the server's clock and in active
+    time (`visit_timing`), judgments per hour, and a projected finish date at the assessor's own pace (items per day
+    on which they judged). Four queries whatever the campaign's size."""
     today = today or timezone.localdate()
     assignments = (campaign_assignments(campaign=campaign).filter(withdrawn_at__isnull=True)
                    .order_by("assessor__username", "topic__position", "kind", "round"))
-    rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, a.done, a.total, [], [])
+    rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, a.done, a.total)
             for a in assignments}
-    visits = (ItemVisit.objects.filter(assignment_id__in=list(rows), completed_at__isnull=False)
-              .values_list("assignment_id", "first_shown_at", "completed_at", "skipped_at", "active_seconds"))
-    timed = 0
-    for pk, first, completed, skipped, active in visits.iterator(chunk_size=5000):
-        assert completed is not None  # completed_at__isnull=False
-        row = rows[pk]
-        row.days.add(timezone.localdate(completed))
-        # Skipped items: the gap is not work. Submitted without having been shown (imports, an API client that
-        # never asked for the item): no server time was measured.
-        server = skipped is None and completed > first
-        if server:
-            row.server.append(_seconds(first, completed))
-        if active > 0:
-            row.active.append(active)
-        timed += server or active > 0
+    visits = ItemVisit.objects.filter(assignment__campaign=campaign, assignment__withdrawn_at__isnull=True)
+    for (pk,), timing in visit_timing(visits, "assignment_id").items():
+        vars(rows[pk]).update(timing)
     by_assessor: dict[str, ProgressRow] = {}
     for row in rows.values():
-        total = by_assessor.setdefault(row.assessor, ProgressRow(row.assessor, "all", "", 0, 0, 0, [], []))
+        total = by_assessor.setdefault(row.assessor, ProgressRow(row.assessor, "all", "", 0, 0, 0))
         total.judged += row.judged
         total.total += row.total
-        total.server += row.server
-        total.active += row.active
-        total.days |= row.days
+    for (username,), timing in visit_timing(visits, "assignment__assessor__username").items():
+        vars(by_assessor[username]).update(timing)
     for row in rows.values():
         mine = by_assessor[row.assessor]
-        per_day = mine.judged / len(mine.days) if mine.days else None
-        row.finish = _project(row, per_day, today)
+        row.finish = _project(row, mine.judged / mine.days if mine.days else None, today)
     for total in by_assessor.values():
-        total.finish = _project(total, total.judged / len(total.days) if total.days else None, today)
+        total.finish = _project(total, total.judged / total.days if total.days else None, today)
     everyone = ProgressRow("all", "all", "", 0, sum(r.judged for r in rows.values()),
-                           sum(r.total for r in rows.values()), [s for r in rows.values() for s in r.server],
-                           [s for r in rows.values() for s in r.active])
+                           sum(r.total for r in rows.values()), **visit_timing(visits)[()])
     return ProgressReport(rows=list(rows.values()), assessors=[by_assessor[n] for n in sorted(by_assessor)],
-                          total=everyone, timed=timed)
+                          total=everyone, timed=everyone.timed)
 
 
 def seconds_per_judgment(campaign: Campaign) -> float | None:

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assessor.characterisation import characterisation_report
-from assessor.progress import ProgressRow, progress_report
+from assessor.models import Assignment, ItemVisit
+from assessor.progress import ProgressRow, progress_report, visit_timing
 from core.downloads import spreadsheet_safe
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
@@ -99,9 +100,9 @@ def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], Assessm
         mine = official.get(topic)
         rows.append(AssessmentRow(topic=topic, assessor=mine.assessor if mine else "", pool=pools.get(topic, 0),
                                   grades=grades, seconds=mine.seconds_per_item if mine else None))
-    timed = [official[r.topic] for r in rows if r.topic in official]
-    everyone = ProgressRow("all", "all", "", 0, 0, 0, [s for r in timed for s in r.server],
-                           [s for r in timed for s in r.active])
+    visits = ItemVisit.objects.filter(assignment__campaign=campaign, assignment__withdrawn_at__isnull=True,
+                                      assignment__kind=Assignment.Kind.OFFICIAL, assignment__topic__topic_id__in=qrels)
+    everyone = ProgressRow("all", "all", "", 0, 0, 0, **visit_timing(visits)[()])
     total = AssessmentRow(topic="Total", assessor=str(len({r.assessor for r in rows if r.assessor})),
                           pool=sum(r.pool for r in rows),
                           grades={letter: sum(r.grades[letter] for r in rows) for letter, _ in GRADES},

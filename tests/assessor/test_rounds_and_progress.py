@@ -130,7 +130,7 @@ def test_server_time_leaves_out_skipped_and_unshown_items_and_caps_a_page_left_o
     visit(a, "11", start=start, seconds=3 * 24 * 3600, active=0)
     visit(a, "12", start=start, seconds=0, active=0)   # imported: never shown before it was submitted
     row = progress.progress_report(campaign=a.campaign).rows[0]
-    assert row.server == [4 * 3600] and row.active == [] and row.judged == 3
+    assert row.server_mean == row.server_median == 4 * 3600 and row.active_mean is None and row.judged == 3
 
 
 def test_progress_page_and_api_for_organizers(client, organizer, assigned):
@@ -186,3 +186,35 @@ def test_progress_page_counts_timed_items_of_the_table_and_projects_no_date_with
     assert re.search(r"\d{4}-\d\d-\d\d", a_1) is None   # no projected date: no rate
     a_2 = page.split("<td>A.2</td>", 1)[1].split("</tr>", 1)[0]
     assert re.search(r"\d{4}-\d\d-\d\d", a_2)
+
+
+def test_progress_page_and_api_ask_as_many_queries_for_many_topics_as_for_one(client, organizer, assigned):
+    """Issue 24: the progress report walked every visit in Python; the database now sums them, so the queries (and
+    the work in Python) do not grow with the topics and the items judged."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a = assigned
+    start = timezone.now() - dt.timedelta(hours=1)
+    visit(a, "10", start=start, seconds=30, active=20)
+    client.force_login(organizer)
+
+    def queries() -> list[int]:
+        counts = []
+        for path in (f"/campaigns/{a.campaign_id}/progress/", f"/api/campaigns/{a.campaign_id}/progress/"):
+            with CaptureQueriesContext(connection) as captured:
+                assert client.get(path).status_code == 200
+            counts.append(len(captured))
+        return counts
+
+    queries()  # the first request of a session asks more (the session, caches filled once)
+    small = queries()
+    for n in range(2, 7):
+        other = AssignmentFactory(campaign=a.campaign, topic=TopicFactory(campaign=a.campaign, topic_id=f"A.{n}",
+                                                                          position=n))
+        for item_id in ("20", "21", "22"):
+            PoolItemFactory(topic=other.topic, item_id=item_id)
+            visit(other, item_id, start=start, seconds=40, active=30)
+    assert queries() == small
+    report = progress.progress_report(campaign=a.campaign)
+    assert report.total.judged == 16 and report.timed == 16 and report.total.server_median == 40
