@@ -31,8 +31,8 @@ def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen]:
     adds to its environment (by default it shares this process's MEDIA_ROOT)."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url(),
-           "REDIS_URL": settings.TEST_REDIS_URL, "TEST_MEDIA_ROOT": str(settings.MEDIA_ROOT), "CELERY_TEST_QUEUE": queue,
-           **env}
+           "REDIS_URL": settings.TEST_REDIS_URL, "TEST_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+           "CELERY_TEST_QUEUE": queue, **env}
     log = open(log_path, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue, "--without-gossip",
