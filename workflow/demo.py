@@ -12,6 +12,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password
 from django.contrib.auth.models import Group
+from django.core.files import File
 from django.db import transaction
 
 from assessor.demo import demo_assign, demo_delete
@@ -21,6 +22,7 @@ from pooling.demo.generate import DemoFiles, generate_demo
 from pooling.models import Campaign, Collection, Job
 from workflow.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from workflow.jobs import job_execute
+from workflow.store import upload_save
 
 COLLECTION = "MSE demo"
 CAMPAIGNS = {
@@ -74,7 +76,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
     Each load and pool build is a job, run here as a job runs without a broker, so that the Jobs page shows what the
     demo did (issue 22, point 9)."""
     paths = [files.posts, files.comments, files.formulas]
-    result = _demo_job(CollectionIngestParams(collection=COLLECTION, paths=[str(p) for p in paths],
+    result = _demo_job(CollectionIngestParams(collection=COLLECTION, uploads=[_stored(p) for p in paths],
                                               names=[Path(p).name for p in paths]))
     report.say(f"collection '{COLLECTION}': " + ", ".join(f"{n} {k}" for k, n in result["counts"].items()))
     campaigns = {}
@@ -83,9 +85,9 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
                                ("formulas", files.task2_topics, files.task2_runs)):
         campaign = services.campaign_create(name=CAMPAIGNS[task], task=task, collection_name=COLLECTION, seed=seed)
         campaigns[task] = campaign
-        loaded = _demo_job(TopicsIngestParams(path=str(topics), filename=Path(topics).name), campaign=campaign)
+        loaded = _demo_job(TopicsIngestParams(upload=_stored(topics), filename=Path(topics).name), campaign=campaign)
         for path, alternate in runs:
-            _demo_job(RunIngestParams(path=str(path), filename=Path(path).name, options={"alternate": alternate}),
+            _demo_job(RunIngestParams(upload=_stored(path), filename=Path(path).name, options={"alternate": alternate}),
                       campaign=campaign)
         report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(runs)} runs")
         pools = _demo_job(PoolBuildParams(), campaign=campaign)
@@ -97,6 +99,12 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
                        f"{len(pools['sizes'])} topics")
     # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
     demo_assign(campaigns=campaigns, assessors=assessors, say=report.say)
+
+
+def _stored(path: str | os.PathLike) -> str:
+    """One of the demo's files put in the store, as an upload is: its job reads it from there, then deletes it."""
+    with open(path, "rb") as file:
+        return upload_save(file=File(file, name=Path(path).name))
 
 
 def _demo_job(params: JobParams, *, campaign: Campaign | None = None) -> dict:

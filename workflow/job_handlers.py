@@ -2,7 +2,9 @@
 shows (workflow/job_pages.py puts both into words)."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import asdict
 
 from assessor import services as assessor_services
@@ -17,6 +19,7 @@ from workflow.job_params import (
     RunIngestParams,
     TopicsIngestParams,
 )
+from workflow.store import upload_local
 
 Progress = Callable[[float], None]
 
@@ -33,8 +36,9 @@ def _campaign(job: Job) -> Campaign:
 def _run_ingest(job: Job, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
     if p.replace is not None:
         return _run_replace(job, p.replace, p, progress)
-    run = services.run_ingest(campaign=_campaign(job), path=p.path, filename=p.filename, user=job.created_by,
-                              progress=progress, **p.options)
+    with upload_local(p.upload) as path:
+        run = services.run_ingest(campaign=_campaign(job), path=path, filename=p.filename, user=job.created_by,
+                                  progress=progress, **p.options)
     _, why = services.run_kind(name=run.name, filename=p.filename, kind=p.options.get("kind"),
                                alternate=bool(p.options.get("alternate")))
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "kind": run.kind,
@@ -46,8 +50,9 @@ def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[d
     old = _campaign(job).runs.filter(pk=run_pk).first()
     if old is None:
         raise InputError(f"run '{p.options.get('name')}' no longer exists: nothing to replace")
-    run, after = assessor_services.run_replace(run=old, path=p.path, filename=p.filename, force=p.force,
-                                               user=job.created_by, progress=progress)
+    with upload_local(p.upload) as path:
+        run, after = assessor_services.run_replace(run=old, path=path, filename=p.filename, force=p.force,
+                                                   user=job.created_by, progress=progress)
     result = {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "replaced": True,
               "kind": run.kind, "kind_why": "kept from the run replaced"}
     if after.rebuilt is not None:
@@ -56,12 +61,15 @@ def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[d
 
 
 def _topics_ingest(job: Job, p: TopicsIngestParams, progress) -> tuple[dict, list[str]]:
-    return asdict(services.topics_ingest(campaign=_campaign(job), **asdict(p))), []
+    with upload_local(p.upload) as path:
+        return asdict(services.topics_ingest(campaign=_campaign(job), path=path, filename=p.filename)), []
 
 
 def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[dict, list[str]]:
-    result = services.collection_ingest(collection_name=p.collection, paths=list(p.paths), names=p.names or None,
-                                        progress=progress)
+    with ExitStack() as files:
+        paths: list[str | os.PathLike] = [files.enter_context(upload_local(name)) for name in p.uploads]
+        result = services.collection_ingest(collection_name=p.collection, paths=paths, names=p.names or None,
+                                            progress=progress)
     # The collection may have been created by this job: link it now that it exists.
     job.collection_id = result.collection
     job.save(update_fields=["collection"])

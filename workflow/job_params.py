@@ -17,6 +17,10 @@ class JobParams:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def uploads_stored(self) -> list[str]:
+        """The names in the store (workflow/store.py) of the files the job reads: deleted once it is done."""
+        return []
+
     @classmethod
     def from_json(cls, params: dict[str, Any]) -> Self:
         return cls(**params)
@@ -25,10 +29,10 @@ class JobParams:
 @dataclass(frozen=True)
 class RunIngestParams(JobParams):
     """A run file for services.run_ingest, or with `replace` (a run's pk) a new file for that run, replaced by
-    services.run_replace (once judging has started only with `force`)."""
+    services.run_replace (once judging has started only with `force`); `upload` is the file's name in the store."""
 
     kind: ClassVar[str] = Job.Kind.RUN_INGEST
-    path: str
+    upload: str
     filename: str = ""
     options: RunIngestOptions = field(default_factory=RunIngestOptions)
     replace: int | None = None
@@ -37,12 +41,15 @@ class RunIngestParams(JobParams):
     def to_json(self) -> dict[str, Any]:
         """The options beside the file, as the jobs' params have always held them."""
         replace = {"replace": self.replace, "force": self.force} if self.replace is not None else {}
-        return {"path": self.path, "filename": self.filename, **self.options, **replace}
+        return {"upload": self.upload, "filename": self.filename, **self.options, **replace}
+
+    def uploads_stored(self) -> list[str]:
+        return [self.upload]
 
     @classmethod
-    def replacing(cls, run: Run, *, path: str, filename: str, force: bool) -> Self:
+    def replacing(cls, run: Run, *, upload: str, filename: str, force: bool) -> Self:
         """A new file for `run`, which keeps its options (its name is kept here for the job's messages)."""
-        return cls(path=path, filename=filename, options={"name": run.name}, replace=run.pk, force=force)
+        return cls(upload=upload, filename=filename, options={"name": run.name}, replace=run.pk, force=force)
 
     @classmethod
     def from_json(cls, params: dict[str, Any]) -> Self:
@@ -52,22 +59,28 @@ class RunIngestParams(JobParams):
 
 @dataclass(frozen=True)
 class TopicsIngestParams(JobParams):
-    """A topic file for services.topics_ingest."""
+    """A topic file (its name in the store) for services.topics_ingest."""
 
     kind: ClassVar[str] = Job.Kind.TOPICS_INGEST
-    path: str
+    upload: str
     filename: str = ""
+
+    def uploads_stored(self) -> list[str]:
+        return [self.upload]
 
 
 @dataclass(frozen=True)
 class CollectionIngestParams(JobParams):
-    """Collection files for services.collection_ingest, into the collection of that name (created if need be);
-    `names` are the files' names as uploaded."""
+    """Collection files (their names in the store) for services.collection_ingest, into the collection of that name
+    (created if need be); `names` are the files' names as uploaded."""
 
     kind: ClassVar[str] = Job.Kind.COLLECTION_INGEST
     collection: str
-    paths: list[str]
+    uploads: list[str]
     names: list[str] = field(default_factory=list)
+
+    def uploads_stored(self) -> list[str]:
+        return list(self.uploads)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from pooling.models import JOB_LOCK, Campaign, Job
 from workflow import job_pages
 from workflow.job_handlers import HANDLERS
 from workflow.job_params import JobParams, params_of
+from workflow.store import uploads_delete
 
 log = logging.getLogger(__name__)
 
@@ -155,9 +156,12 @@ def job_execute(*, job_id: int) -> Job | None:
                 job.message = job_pages.job_summary(job=job)
         # Only the run that is still current writes its outcome (a worker whose connection was lost, and that was
         # replaced meanwhile, does not).
-        Job.objects.filter(pk=job.pk, attempts=job.attempts).update(
+        written = Job.objects.filter(pk=job.pk, attempts=job.attempts).update(
             status=job.status, problems=job.problems, message=job.message, progress=job.progress, result=job.result,
             warnings=job.warnings, finished_at=timezone.now())
+        # Once done or rejected, nobody reads the job's files again (a job that failed otherwise may be retried).
+        if written and (job.status == Job.Status.DONE or job.problems):
+            uploads_delete(params_of(job).uploads_stored())
         return Job.objects.get(pk=job.pk)
     finally:
         _release(job_id)

@@ -1,27 +1,22 @@
-"""Uploaded files: size limits (of the request body, before it is read, and of a file), a place under MEDIA_ROOT
-where the workers can read them, and the services that store an upload and queue the job that ingests it (the
-pages and the API call the same ones)."""
+"""Uploaded files: size limits (of the request body, before it is read, and of a file), and the services that put an
+upload in the store (workflow/store.py) and queue the job that ingests it (the pages and the API call the same
+ones)."""
 from __future__ import annotations
 
-import re
-import uuid
-from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
-from django.core.files.move import file_move_safe
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
-from django.utils import timezone
 
 from core.permissions import is_organizer
-from ir.problems import InputError
 from pooling.models import Campaign, Collection, Job, Run
 from workflow.job_params import CollectionIngestParams, JudgmentsImportParams, RunIngestParams, TopicsIngestParams
 from workflow.jobs import job_create
+from workflow.store import upload_save
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,50 +27,27 @@ if TYPE_CHECKING:
     from pooling.services import RunIngestOptions
 
 
-def upload_save(*, file: UploadedFile) -> Path:
-    """Stores an upload and returns its path; refuses files over UPLOAD_MAX_BYTES."""
-    limit = settings.UPLOAD_MAX_BYTES
-    if file.size is not None and file.size > limit:
-        raise InputError(f"{file.name}: the file is {file.size:,} bytes, more than the upload limit of {limit:,} bytes")
-    folder = Path(settings.MEDIA_ROOT) / "uploads" / timezone.now().strftime("%Y/%m")
-    folder.mkdir(parents=True, exist_ok=True)
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(file.name or "upload").name)[-100:]
-    path = folder / f"{uuid.uuid4().hex}_{safe}"
-    if hasattr(file, "temporary_file_path"):
-        # A large upload is already on disk: move it rather than write it a second time.
-        file_move_safe(file.temporary_file_path(), str(path))
-        return path
-    with open(path, "wb") as out:
-        for chunk in file.chunks():
-            out.write(chunk)
-    return path
-
-
-
 @transaction.atomic
 def run_upload(*, campaign: Campaign, upload: UploadedFile, options: RunIngestOptions,
                user: User | AnonymousUser | None) -> Job:
     """Stores a run file and queues the job that ingests it into `campaign` with `options`."""
-    path = upload_save(file=upload)
     return job_create(campaign=campaign, user=user, params=RunIngestParams(
-        path=str(path), filename=upload.name or "", options=options))
+        upload=upload_save(file=upload), filename=upload.name or "", options=options))
 
 
 @transaction.atomic
 def run_replace_upload(*, run: Run, upload: UploadedFile, force: bool, user: User | AnonymousUser | None) -> Job:
     """Stores a new file for `run` and queues the job that replaces the run with it (keeping the old run if the file
     is rejected; once judging has started only with `force`)."""
-    path = upload_save(file=upload)
     return job_create(campaign=run.campaign, user=user, params=RunIngestParams.replacing(
-        run, path=str(path), filename=upload.name or "", force=force))
+        run, upload=upload_save(file=upload), filename=upload.name or "", force=force))
 
 
 @transaction.atomic
 def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None) -> Job:
     """Stores a topic file and queues the job that ingests it into `campaign`."""
-    path = upload_save(file=upload)
     return job_create(campaign=campaign, user=user,
-                      params=TopicsIngestParams(path=str(path), filename=upload.name or ""))
+                      params=TopicsIngestParams(upload=upload_save(file=upload), filename=upload.name or ""))
 
 
 @transaction.atomic
@@ -91,9 +63,8 @@ def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User 
                       collection: Collection | None = None) -> Job:
     """Stores collection files and queues one job that ingests them into the collection `name` (created if need
     be); `collection` is that collection when it exists already, for the job's link to it."""
-    paths = [str(upload_save(file=f)) for f in uploads]
     return job_create(collection=collection, user=user, params=CollectionIngestParams(
-        collection=name, paths=paths, names=[f.name or "" for f in uploads]))
+        collection=name, uploads=[upload_save(file=f) for f in uploads], names=[f.name or "" for f in uploads]))
 
 # The URLs that take a file upload (URL names as `reverse` knows them): only an organizer may send a body larger
 # than REQUEST_BODY_MAX_BYTES there. A new upload URL must be added here, or its uploads are refused with 413.

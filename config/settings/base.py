@@ -4,6 +4,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / ".data"))
@@ -144,8 +145,26 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "media"))
+# Uploads go through the storage API (workflow/store.py): the web stores them, the worker that runs the job reads and
+# then deletes them. In MEDIA_ROOT, which web and workers must then share (one host, or a shared volume); with
+# MEDIA_STORAGE=s3 in a bucket of any S3-compatible store (S3, MinIO, Ceph, GCS's interoperability mode), so that
+# workers on other hosts share nothing with the web but PostgreSQL, Redis and the store (docs/deploy.md).
+MEDIA_STORAGE = os.environ.get("MEDIA_STORAGE", "local")
+if MEDIA_STORAGE not in ("local", "s3"):
+    raise ImproperlyConfigured(f"MEDIA_STORAGE is 'local' or 's3', not '{MEDIA_STORAGE}'")
+# django-storages' own setting names; without keys boto3 looks further (its environment variables, an instance role).
+AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME", "")
+AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL") or None
+AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME") or None
+AWS_ACCESS_KEY_ID = os.environ.get("AWS_ACCESS_KEY_ID") or None
+AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
+# A stored upload read back is spooled to a temporary file (FILE_UPLOAD_TEMP_DIR) past this size, not held in memory.
+AWS_S3_MAX_MEMORY_SIZE = 8 * 1024**2
+if MEDIA_STORAGE == "s3" and not AWS_STORAGE_BUCKET_NAME:
+    raise ImproperlyConfigured("MEDIA_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": "storages.backends.s3.S3Storage" if MEDIA_STORAGE == "s3"
+                else "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 

@@ -55,10 +55,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = Path(os.environ.get("TEST_MEDIA_ROOT") or tempfile.mkdtemp(prefix="assess-media-"))
 if not os.environ.get("TEST_MEDIA_ROOT"):    # made here: gone when this process ends (a worker given one keeps it)
     atexit.register(shutil.rmtree, MEDIA_ROOT, ignore_errors=True)
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-}
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 STATIC_ROOT = Path(tempfile.mkdtemp(prefix="assess-static-"))
 atexit.register(shutil.rmtree, STATIC_ROOT, ignore_errors=True)
 WHITENOISE_USE_FINDERS = True

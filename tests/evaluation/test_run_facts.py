@@ -58,7 +58,7 @@ def test_facts_given_as_run_options_stand_and_the_name_gives_the_others(campaign
     # The run's own options carry its facts: a job replacing it reads them back as they were.
     options = services.run_options(run)
     assert (options["team"], options["data_used"], options["alternate"]) == ("DPRL lab", "both", True)
-    params = RunIngestParams(path="/tmp/r.tsv", filename="r.tsv", options=options)
+    params = RunIngestParams(upload="uploads/r.tsv", filename="r.tsv", options=options)
     assert RunIngestParams.from_json(params.to_json()) == params
 
 

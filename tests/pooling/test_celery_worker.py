@@ -4,6 +4,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,23 +25,34 @@ def database_url() -> str:
     return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
-@pytest.fixture
-def worker(tmp_path):
+@contextmanager
+def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen]:
+    """A real Celery worker process on a queue of its own, which this process's jobs are sent to meanwhile; `env`
+    adds to its environment (by default it shares this process's MEDIA_ROOT)."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", DATABASE_URL=database_url(),
-               REDIS_URL=settings.TEST_REDIS_URL, TEST_MEDIA_ROOT=str(settings.MEDIA_ROOT), CELERY_TEST_QUEUE=queue)
-    log = open(tmp_path / "worker.log", "w")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url(),
+           "REDIS_URL": settings.TEST_REDIS_URL, "TEST_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+           "CELERY_TEST_QUEUE": queue, **env}
+    log = open(log_path, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue, "--without-gossip",
          "--without-mingle", "--without-heartbeat", "--loglevel=INFO"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     saved = (app.conf.task_always_eager, app.conf.task_default_queue)
     app.conf.task_always_eager, app.conf.task_default_queue = False, queue
-    yield process, tmp_path / "worker.log"
-    app.conf.task_always_eager, app.conf.task_default_queue = saved
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    try:
+        yield process
+    finally:
+        app.conf.task_always_eager, app.conf.task_default_queue = saved
+        process.terminate()
+        process.wait(timeout=20)
+        log.close()
+
+
+@pytest.fixture
+def worker(tmp_path):
+    with celery_worker(tmp_path / "worker.log") as process:
+        yield process, tmp_path / "worker.log"
 
 
 def wait_for(job_id: int, deadline_s: float, process) -> Job:

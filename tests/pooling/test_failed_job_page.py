@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 def test_a_failed_upload_job_offers_upload_again_and_back_to_campaign(client, organizer, kind, upload):
     campaign = CampaignFactory()
     job = Job.objects.create(kind=kind, campaign=campaign, status=Job.Status.FAILED,
-                             params={"path": "x", "filename": "x"},
+                             params={"upload": "x", "filename": "x"},
                              problems=[{"file": "x", "line": 3, "message": "wrong column count"}],
                              message="rejected: 1 problem, nothing was written")
     client.force_login(organizer)

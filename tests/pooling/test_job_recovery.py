@@ -18,6 +18,8 @@ from pathlib import Path
 import psycopg2
 import pytest
 from django.conf import settings as django_settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import OperationalError, connection
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -331,9 +333,9 @@ def test_a_progress_write_that_fails_costs_the_progress_bar_not_the_job(tmp_path
     from tests.pooling.run_files import task1_lines
 
     campaign = answers_campaign(tmp_path)
-    path = tmp_path / "r9.tsv"
-    path.write_text("".join("\t".join(line) + "\n" for line in task1_lines("A.1", ["30", "31"], "r9")))
-    job = job_create(campaign=campaign, params=RunIngestParams(path=str(path), filename="r9.tsv"))
+    upload = default_storage.save("uploads/r9.tsv", ContentFile(
+        "".join("\t".join(line) + "\n" for line in task1_lines("A.1", ["30", "31"], "r9"))))
+    job = job_create(campaign=campaign, params=RunIngestParams(upload=upload, filename="r9.tsv"))
     failed = []
 
     class Away:

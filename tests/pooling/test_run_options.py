@@ -55,15 +55,15 @@ def test_a_run_given_no_option_is_named_after_its_file_and_pooled_to_the_campaig
 
 
 def test_a_job_reads_back_the_params_it_was_given(organizer, campaign):
-    upload = RunIngestParams(path="/tmp/r.tsv", filename="r.tsv",
+    upload = RunIngestParams(upload="uploads/r.tsv", filename="r.tsv",
                              options={"name": "r", "alternate": True, "manual": False, "baseline": True, "depth": 9})
     run = Run.objects.create(campaign=campaign, name="old", checksum="x")
-    replace = RunIngestParams.replacing(run, path="/tmp/s.tsv", filename="s.tsv", force=True)
+    replace = RunIngestParams.replacing(run, upload="uploads/s.tsv", filename="s.tsv", force=True)
     for params in (upload, replace, PoolBuildParams(force=True)):
         job = Job.objects.create(kind=params.kind, params=params.to_json(), campaign=campaign)
         assert params_of(job) == params
     # The options sit beside the file in the stored JSON, as jobs stored before the params were typed hold them.
-    assert upload.to_json() == {"path": "/tmp/r.tsv", "filename": "r.tsv", "name": "r", "alternate": True,
+    assert upload.to_json() == {"upload": "uploads/r.tsv", "filename": "r.tsv", "name": "r", "alternate": True,
                                 "manual": False, "baseline": True, "depth": 9}
 
 

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from django.core.files.storage import default_storage
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
@@ -137,7 +138,7 @@ def test_organizer_large_upload_still_works(campaign, organizer, temp_dir, setti
     job = Job.objects.get(campaign=campaign, kind=Job.Kind.RUN_INGEST)
     assert response["Location"] == f"/jobs/{job.pk}/"
     assert body.read_bytes == size
-    assert Path(job.params["path"]).stat().st_size == size - len(body.head) - len(body.tail)
+    assert default_storage.size(job.params["upload"]) == size - len(body.head) - len(body.tail)
 
 
 def test_organizer_token_large_api_upload_still_works(campaign, organizer, temp_dir):
