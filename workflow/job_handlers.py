@@ -77,7 +77,7 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
 
 
 def _judgments_import(job: Job, p: JudgmentsImportParams, progress) -> tuple[dict, list[str]]:
-    with open(p.path, "rb") as lines:
+    with upload_local(p.upload) as path, open(path, "rb") as lines:
         result = assessor_services.judgments_import(campaign=_campaign(job), lines=lines, user=job.created_by,
                                                     filename=p.filename)
     return asdict(result), []

@@ -88,8 +88,11 @@ class JudgmentsImportParams(JobParams):
     """A judgments TSV (SPEC 9) for assessor.services.judgments_import."""
 
     kind: ClassVar[str] = Job.Kind.JUDGMENTS_IMPORT
-    path: str
+    upload: str
     filename: str = ""
+
+    def uploads_stored(self) -> list[str]:
+        return [self.upload]
 
 
 @dataclass(frozen=True)

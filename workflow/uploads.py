@@ -53,9 +53,8 @@ def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | Anon
 @transaction.atomic
 def judgments_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None) -> Job:
     """Stores a judgments TSV (SPEC 9) and queues the job that imports it into `campaign`."""
-    path = upload_save(file=upload)
     return job_create(campaign=campaign, user=user,
-                      params=JudgmentsImportParams(path=str(path), filename=upload.name or ""))
+                      params=JudgmentsImportParams(upload=upload_save(file=upload), filename=upload.name or ""))
 
 
 @transaction.atomic
