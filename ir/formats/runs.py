@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, repeat
 from operator import ge, gt, lt
@@ -50,6 +50,18 @@ class RunRow(NamedTuple):
     rank: int
     score: float
     tag: str
+
+
+class RunColumns(NamedTuple):
+    """A block of a run's valid rows, a column each (`read_run_blocks`)."""
+
+    lines: Sequence[int]
+    topic_ids: Sequence[str]
+    item_ids: Sequence[str]
+    post_ids: Sequence[str]
+    ranks: Sequence[int]
+    scores: Sequence[float]
+    tags: Sequence[str]
 
 
 @dataclass
@@ -105,6 +117,25 @@ def read_run(
     the whole file (uncovered topics, several tags) are added at the end. Finding an item twice for a topic
     means remembering every item; `find_duplicates=False` leaves that to a database unique key, and
     keeps memory flat whatever the size of the file.
+    """
+    make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor
+    for block in read_run_blocks(stream, problems, warnings, topics=topics, task=task, max_depth=max_depth,
+                                 summary=summary, find_duplicates=find_duplicates):
+        yield from map(make, repeat(RunRow), zip(*block, strict=True))
+
+
+def read_run_blocks(
+    stream: BinaryIO,
+    problems: Problems,
+    warnings: Problems,
+    *,
+    topics: Mapping[str, object],
+    task: str,
+    max_depth: int = 1000,
+    summary: RunSummary | None = None,
+    find_duplicates: bool = True,
+) -> Iterator[RunColumns]:
+    """`read_run`'s rows a block at a time, a column each: for a reader that takes columns (evaluation).
 
     The file is read a block of lines at a time. A block of plain rows that pass every check is taken by
     `_Reader.block` a column at a time; any other block is read line by line by `_Reader.lines`, whose rules give
@@ -113,20 +144,22 @@ def read_run(
     reader = _Reader(stream, problems, topics, task, max_depth,
                      summary if summary is not None else RunSummary(), find_duplicates)
     for before, chunk in _blocks(stream):
-        rows = reader.block(before, chunk)
-        if rows is None:
+        block = reader.block(before, chunk)
+        if block is None:
             rows = reader.lines(iter_lines(io.BytesIO(chunk), problems, start=before))
-        yield from rows
+            block = RunColumns(*zip(*rows, strict=True)) if rows else None
+        if block is not None:
+            yield block
         if reader.stopped:
             return
     reader.finish(warnings)
 
 
 BLOCK = 1 << 18  # bytes of a block of lines (about 7,000 rows)
-# What makes a block go line by line: a space or another white space than tab and line feed (split and stripped by
-# `_split`), an empty field at the end of a line (stripped there) or an empty line (skipped). Each is looked for by
-# one `in` (a regular expression scans a block ten times slower).
-_NOT_PLAIN = (" ", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\t\n", "\n\n")
+# What makes a block go line by line besides what `block` checks: a space (the line rules strip fields then), an empty
+# field (or an empty line). White space at the end of a line (stripped by the line rules) leaves a run tag unlike the
+# file's, and one of the middle of a field is taken by both alike.
+_NOT_PLAIN = (" ", "\t\t", "\n\t")
 
 
 def _blocks(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
@@ -173,7 +206,7 @@ class _Reader:
         self.tag_before: str | None = None  # the tag of the row before the last change of tag, and its line
         self.tag_line = self.lineno = 0
 
-    def lines(self, numbered: Iterable[tuple[int, str]]) -> list[RunRow]:
+    def lines(self, numbered: Iterable[tuple[int, str]]) -> list[tuple[int, str, str, str, int, float, str]]:
         """The valid rows of a block read line by line, every problem reported by its rules. The state is in locals
         while the block is read: this loop is hot."""
         summary, problems, topics, task, max_depth = self.summary, self.problems, self.topics, self.task, self.max_depth
@@ -185,8 +218,7 @@ class _Reader:
         count, group_rank, group_low, before_low = self.count, self.group_rank, self.group_low, self.before_low
         last_tag, tag_rows, tag_before, tag_line = self.last_tag, self.tag_rows, self.tag_before, self.tag_line
         lineno = self.lineno
-        make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor
-        found: list[RunRow] = []
+        found: list[tuple[int, str, str, str, int, float, str]] = []
         for lineno, text in numbered:
             if not text:
                 continue
@@ -290,14 +322,14 @@ class _Reader:
                 last_tag, tag_rows = tag, 0
             tag_rows += 1
             prev_topic, prev_item = topic_id, item_id
-            found.append(make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag)))
+            found.append((lineno, topic_id, item_id, post_id, rank, score, tag))
         self.prev_topic, self.prev_item, self.current_topic, self.items = prev_topic, prev_item, current_topic, items
         self.count, self.group_rank, self.group_low, self.before_low = count, group_rank, group_low, before_low
         self.last_tag, self.tag_rows, self.tag_before, self.tag_line = last_tag, tag_rows, tag_before, tag_line
         self.lineno = lineno
         return found
 
-    def block(self, before: int, chunk: bytes) -> list[RunRow] | None:
+    def block(self, before: int, chunk: bytes) -> RunColumns | None:
         """The rows of a block of plain rows that break no rule, checked a column at a time; None for any other
         block (one with a problem, or anything `lines` would read in a way of its own), which `lines` then reads.
         What it finds about rank order is what `lines` would find row by row."""
@@ -305,12 +337,16 @@ class _Reader:
         if fmt is None or not chunk.endswith(b"\n") or not chunk.isascii() or 0 in chunk or len(chunk) > LINE_MAX:
             return None
         text = chunk.decode("ascii")
-        if text[0] == "\n" or any(map(text.__contains__, _NOT_PLAIN)):
+        if "\r" in text:  # CRLF line ends, which the line reader takes off as it does LF
+            text = text.replace("\r\n", "\n")
+        if text[0] in "\t\n" or any(map(text.__contains__, _NOT_PLAIN)):
             return None
         lines = text.split("\n")
         lines.pop()
         n = len(lines)
-        if set(map(str.count, lines, repeat("\t", n))) != {ncols - 1}:
+        # Every line has its columns, and ends with the tag of the rows before (a tag holds no tab).
+        if set(map(str.count, lines, repeat("\t", n))) != {ncols - 1} or self.last_tag is None or \
+                text.count(f"\t{self.last_tag}\n") != n:
             return None
         fields = "\t".join(lines).split("\t")
         topic_col = fields[0::ncols]
@@ -320,21 +356,19 @@ class _Reader:
             item_col, post_col = fields[1::ncols], fields[2::ncols]
         else:
             item_col, post_col = fields[2::ncols], [""] * n
-        rank_col, score_col, tag_col = fields[ncols - 3::ncols], fields[ncols - 2::ncols], fields[ncols - 1::ncols]
-        ids = (topic_col, item_col, post_col) if fmt == ARQMATH_TASK2 else (topic_col, item_col)
-        if not all(min(map(len, column)) and max(map(len, column)) <= ID_MAX for column in ids):
+        rank_col, score_col = fields[ncols - 3::ncols], fields[ncols - 2::ncols]
+        # No field is empty (_NOT_PLAIN); the topic ids are checked a stretch at a time below. int() and float() take
+        # what the line rules take, and also signs and underscores, looked for here.
+        ids = (item_col, post_col) if fmt == ARQMATH_TASK2 else (item_col,)
+        if not all(max(map(len, column)) <= ID_MAX for column in ids) or not "".join(rank_col).isdigit() or (
+                "_" in text and "_" in "".join(score_col)):
             return None
-        rank_text, score_text = "".join(rank_col), "".join(score_col)
-        if not (rank_text.isdigit() and min(map(len, rank_col)) and max(map(len, rank_col)) <= 12) or "_" in score_text:
-            return None
-        ranks = list(map(int, rank_col))
         try:
+            ranks = list(map(int, rank_col))  # a rank of thousands of digits is refused by int(), and then here
             scores = list(map(float, score_col))
         except ValueError:
             return None
         if not (low <= min(ranks) and max(ranks) <= RANK_MAX and _isfinite(sum(scores))):
-            return None
-        if self.last_tag is None or tag_col.count(self.last_tag) != n:
             return None
         # The block's stretches of one topic: each must go on from its topic's rows before it, one rank after
         # another.
@@ -348,8 +382,8 @@ class _Reader:
             stretch = ranks[at:end]
             if going_on and topic_id == self.current_topic and not at:
                 first = self.group_rank + 1
-            elif topic_id in self.topics and topic_id != self.current_topic and topic_id not in met and \
-                    topic_id not in self.summary.topic_rows:
+            elif len(topic_id) <= ID_MAX and topic_id in self.topics and topic_id != self.current_topic and \
+                    topic_id not in met and topic_id not in self.summary.topic_rows:
                 first, count = stretch[0], 0
             else:
                 return None
@@ -367,8 +401,8 @@ class _Reader:
         self.take(before, stretches, item_col, ranks, scores)
         self.tag_rows += n
         self.lineno = before + n
-        return list(map(tuple.__new__, repeat(RunRow, n), zip(
-            range(before + 1, before + n + 1), topic_col, item_col, post_col, ranks, scores, tag_col, strict=True)))
+        return RunColumns(range(before + 1, before + n + 1), topic_col, item_col, post_col, ranks, scores,
+                          [self.last_tag] * n)
 
     def take(self, before: int, stretches: list[tuple[str, int, int, bool]], item_col: list[str], ranks: list[int],
              scores: list[float]) -> None:

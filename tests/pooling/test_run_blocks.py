@@ -30,7 +30,8 @@ def line_by_line(data: bytes, **options):
 # tag, an empty line or a line end of another kind.
 TOPIC = st.sampled_from(["A.1", "A.1", "A.2", "A.2", "A.3", "A.9", ""])
 ITEM = st.sampled_from([str(n) for n in range(1, 9)] + ["", "x" * 70])
-RANK = st.one_of(st.integers(0, 8).map(str), st.sampled_from(["-1", "1.5", "0001", "9" * 13, "abc"]))
+RANK = st.one_of(st.integers(0, 8).map(str),
+                 st.sampled_from(["-1", "+1", "1.5", "0001", "9" * 13, "0" * 13 + "1", "abc"]))
 SCORE = st.one_of(st.sampled_from(["1", "0.5", "0.5", "0.25", "2e0", "-3"]),
                   st.sampled_from(["nan", "inf", "1_0", "x", "1e400"]))
 
@@ -41,7 +42,7 @@ def run_files(draw) -> bytes:
     lines = []
     for _ in range(draw(st.integers(0, 40))):
         topic, item, rank, score = draw(TOPIC), draw(ITEM), draw(RANK), draw(SCORE)
-        tag = draw(st.sampled_from(["run", "run", "run", "ru", "other"]))
+        tag = draw(st.sampled_from(["r_n", "r_n", "r_n", "r_", "other"]))
         fields = {"trec": [topic, "Q0", item, rank, score, tag], "task1": [topic, item, rank, score, tag],
                   "task2": [topic, item, draw(ITEM), rank, score, tag]}[shape]
         if draw(st.integers(0, 9)) == 0:
