@@ -12,7 +12,8 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import groupby, islice
+from operator import ge
 from typing import Protocol
 
 import pytrec_eval
@@ -75,7 +76,14 @@ def trec_order(pair: tuple[str, float]) -> tuple[float, str]:
 def top_items(items: Mapping[str, float]) -> list[tuple[float, str]]:
     """The first 10 (score, item) pairs in trec_eval's order: pairs compared as tuples, descending, are that order,
     and need no Python key function (this runs on every row of every run)."""
-    return heapq.nlargest(TOP, zip(items.values(), items.keys(), strict=True))
+    scores = list(items.values())
+    if len(scores) > TOP and all(map(ge, scores, islice(scores, 1, None))):
+        # Scores already descending (most runs): the first 10 are among the first rows, with any that tie the 10th.
+        end = TOP
+        while end < len(scores) and scores[end] == scores[TOP - 1]:
+            end += 1
+        return heapq.nlargest(TOP, zip(scores[:end], islice(items.keys(), end), strict=True))
+    return heapq.nlargest(TOP, zip(scores, items.keys(), strict=True))
 
 
 def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False,
@@ -177,7 +185,7 @@ def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels, *, first: b
         prime.unjudged[topic] = unjudged_share(top, judged)
         if prime.first is not None:
             prime.first[topic] = top[0][1]
-        kept = {item: score for item, score in items.items() if item in judged}
+        kept = {item: items[item] for item in judged.keys() & items.keys()}  # the judged ones, fewer than the items
         if kept:
             prime.run[topic] = kept
     return prime

@@ -155,7 +155,7 @@ def read_run_blocks(
     reader.finish(warnings)
 
 
-BLOCK = 1 << 18  # bytes of a block of lines (about 7,000 rows)
+BLOCK = 1 << 16  # bytes of a block of lines (about 1,800 rows of a TREC run)
 # What makes a block go line by line besides what `block` checks: a space (the line rules strip fields then), an empty
 # field (or an empty line). White space at the end of a line (stripped by the line rules) leaves a run tag unlike the
 # file's, and one of the middle of a field is taken by both alike.
