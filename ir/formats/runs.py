@@ -341,14 +341,16 @@ class _Reader:
             text = text.replace("\r\n", "\n")
         if text[0] in "\t\n" or any(map(text.__contains__, _NOT_PLAIN)):
             return None
-        lines = text.split("\n")
-        lines.pop()
-        n = len(lines)
-        # Every line has its columns, and ends with the tag of the rows before (a tag holds no tab).
-        if set(map(str.count, lines, repeat("\t", n))) != {ncols - 1} or self.last_tag is None or \
-                text.count(f"\t{self.last_tag}\n") != n:
+        # Every line ends with the tag of the rows before, a field found nowhere else: then, if the fields are as many
+        # as the lines have columns and each line's last column is a tag, every line has its columns.
+        n, tag = text.count("\n"), self.last_tag
+        if tag is None or text.count(f"\t{tag}\n") != n or f"\t{tag}\t" in text or f"\n{tag}\t" in text or \
+                text.startswith(f"{tag}\t"):
             return None
-        fields = "\t".join(lines).split("\t")
+        fields = text.replace("\n", "\t").split("\t")
+        fields.pop()  # after the last line end
+        if len(fields) != n * ncols or fields[ncols - 1::ncols].count(tag) != n:
+            return None
         topic_col = fields[0::ncols]
         if fmt == ARQMATH_TASK1:
             item_col = post_col = fields[1::ncols]
@@ -401,8 +403,7 @@ class _Reader:
         self.take(before, stretches, item_col, ranks, scores)
         self.tag_rows += n
         self.lineno = before + n
-        return RunColumns(range(before + 1, before + n + 1), topic_col, item_col, post_col, ranks, scores,
-                          [self.last_tag] * n)
+        return RunColumns(range(before + 1, before + n + 1), topic_col, item_col, post_col, ranks, scores, [tag] * n)
 
     def take(self, before: int, stretches: list[tuple[str, int, int, bool]], item_col: list[str], ranks: list[int],
              scores: list[float]) -> None:

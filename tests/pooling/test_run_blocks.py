@@ -29,7 +29,7 @@ def line_by_line(data: bytes, **options):
 # Mostly good rows in rank order, with now and then a row that breaks a rule, a topic out of place, a tie, a second
 # tag, an empty line or a line end of another kind.
 TOPIC = st.sampled_from(["A.1", "A.1", "A.2", "A.2", "A.3", "A.9", ""])
-ITEM = st.sampled_from([str(n) for n in range(1, 9)] + ["", "x" * 70])
+ITEM = st.sampled_from([str(n) for n in range(1, 9)] + ["", "x" * 70, "r_n"])  # "r_n": also a run tag
 RANK = st.one_of(st.integers(0, 8).map(str),
                  st.sampled_from(["-1", "+1", "1.5", "0001", "9" * 13, "0" * 13 + "1", "abc"]))
 SCORE = st.one_of(st.sampled_from(["1", "0.5", "0.5", "0.25", "2e0", "-3"]),
@@ -45,8 +45,11 @@ def run_files(draw) -> bytes:
         tag = draw(st.sampled_from(["r_n", "r_n", "r_n", "r_", "other"]))
         fields = {"trec": [topic, "Q0", item, rank, score, tag], "task1": [topic, item, rank, score, tag],
                   "task2": [topic, item, draw(ITEM), rank, score, tag]}[shape]
-        if draw(st.integers(0, 9)) == 0:
+        columns = draw(st.integers(0, 9))
+        if columns == 0:
             fields = fields[:-1]
+        elif columns == 1:
+            fields.insert(1, draw(ITEM))
         sep = draw(st.sampled_from(["\t"] * 8 + [" ", "\t "]))
         lines.append(sep.join(fields) + draw(st.sampled_from(["\n"] * 8 + ["\r\n", "\t\n", "\n\n"])))
     text = "".join(lines)
@@ -89,3 +92,15 @@ def test_a_bad_line_in_the_middle_of_a_block_is_reported_with_its_number():
     rows, problems, _warnings, summary = read("".join(lines).encode(), max_depth=1000)
     assert problems == [(501, "score 'five' is not a finite number")]
     assert len(rows) == summary.rows == 999 and rows[500].line == 502
+
+
+def test_a_line_with_a_column_too_many_is_found_when_the_next_has_one_too_few():
+    # Run tag A.1, as the topic: read as one stream of fields, the lines would make three good rows.
+    data = (b"A.1\t1\t1\t9\tA.1\n"
+            b"A.1\t2\t2\t8\tA.1\tA.1\n"  # six columns
+            b"5\t3\t7\tA.1\n")  # four
+    rows, problems, _warnings, _summary = read(data)
+    assert [row.line for row in rows] == [1]
+    assert [message for _line, message in problems] == [
+        "expected 5 columns (topic post_id rank score run_tag), found 6",
+        "expected 5 columns (topic post_id rank score run_tag), found 4"]
