@@ -15,7 +15,8 @@ union of every run's top 20 per topic (grades mostly 0, as in ARQMath). Then, fo
 - reference: pytrec_eval called directly on the same prime runs (dicts built before the clock starts): two
   `RelevanceEvaluator`s (ndcg; map and P_10 at relevance level 2) and `evaluate` for each run;
 - files with measures: `evaluate_files` with `measures=["nDCG@10", "P@10", "AP"]` (`evaluate --qrels Q --measures
-  nDCG@10 P@10 AP RUN...`): every file read and checked by read_run, the prime measures and those three;
+  nDCG@10 P@10 AP RUN...`): every file read and checked by the run reader (`read_run_blocks`, read_run's rows a block of
+  columns at a time), the prime measures and those three;
 - ir_measures: `ir_measures.calc_aggregate([nDCG@10, P@10, AP], read_trec_qrels(Q), read_trec_run(R))` for each
   run file R, the times summed over the runs (its own reading of both files included).
 

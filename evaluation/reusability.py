@@ -73,7 +73,7 @@ def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str 
                                                         "apart"))
             continue
         tags: list[str] = []
-        runs[name] = ranked(services.run_lists(task, services.read_run_rows(path, task, problems, tags=tags),
+        runs[name] = ranked(services.run_lists(task, services.read_run_columns(path, task, problems, tags=tags),
                                                qrels, None))
         teams[name] = mapped.get(name) or (tags[0] if tags else name)
     services.raise_problems(problems)

@@ -1,7 +1,6 @@
 """Qrels export and run evaluation: the same code for the commands, the API and the leaderboard page."""
 from __future__ import annotations
 
-import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from assessor import reports as assessor_reports
 from evaluation import selectors, task3
 from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import qrels_by_topic
-from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run
+from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run_blocks
 from ir.formats.textio import TextSink, iter_lines, open_binary
 from ir.grades import MARKS, RELEVANCE_LEVEL, is_relevant
 from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
@@ -21,6 +20,7 @@ from ir.prime import (
     PrimeRun,
     Qrels,
     RunScores,
+    answer_block_lists,
     answer_lists,
     formula_lists,
     natural_key,
@@ -219,11 +219,12 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     evaluator = _evaluator(qrels, relevance_level, extra, first) if qrels and not any(problems) else None
     scores: list[RunScores] = []
     for name, path in zip(names, run_paths, strict=True):
-        rows = read_run_rows(path, task, problems)
+        blocks = read_run_columns(path, task, problems)
         if mapped:
-            needed.update(formula_id for _topic, formula_id, _score in rows)
+            for _topics, formula_ids, _scores in blocks:
+                needed.update(formula_ids)
             continue
-        lists = run_lists(task, rows, qrels, None)
+        lists = run_lists(task, blocks, qrels, None)
         if evaluator is not None and not any(problems):
             scores.append(evaluator.scores(name, prime_of(lists, qrels, first=task == ANSWERS), all_topics=all_topics,
                                            lists=lists))
@@ -232,7 +233,7 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
         for name, path in zip(names, run_paths, strict=True):
             if evaluator is None or any(problems):
                 break
-            lists = run_lists(task, read_run_rows(path, task, []), qrels, visual_of)
+            lists = run_lists(task, read_run_columns(path, task, []), qrels, visual_of)
             scores.append(evaluator.scores(name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
     raise_problems(problems)
     if not qrels:
@@ -242,12 +243,13 @@ def evaluate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
                       topics=sorted(qrels, key=natural_key), relevance_level=relevance_level)
 
 
-def run_lists(task: str, rows: Iterable[tuple[str, str, float]], qrels: Qrels,
-                   visual_of: dict[str, str] | None) -> PrimeRun:
-    """The de-duplicated run (`prime.answer_lists`, `prime.formula_lists`), formula ids through the index's
-    visual ids when there is one."""
+def run_lists(task: str, blocks: Iterable[tuple[Sequence[str], Sequence[str], Sequence[float]]], qrels: Qrels,
+              visual_of: dict[str, str] | None) -> PrimeRun:
+    """The de-duplicated run (`prime.answer_block_lists`, `prime.formula_lists`) of a run's blocks of rows
+    (`read_run_columns`), formula ids through the index's visual ids when there is one."""
     if task == ANSWERS:
-        return answer_lists(rows, qrels)
+        return answer_block_lists(blocks, qrels)
+    rows = (row for block in blocks for row in zip(*block, strict=True))
     if visual_of is None:
         return formula_lists(rows, qrels)
     return formula_lists(((topic, visual_of.get(formula), score) for topic, formula, score in rows), qrels)
@@ -282,24 +284,18 @@ def read_qrels_file(path: str | os.PathLike, problems: list[Problems]) -> dict[s
         return qrels_by_topic(stream, found)
 
 
-def read_run_rows(path: str | os.PathLike, task: str, problems: list[Problems], *, tags: list[str] | None = None
-                  ) -> Iterator[tuple[str, str, float]]:
-    """The run's (topic, item, score) rows as the file is read; its problems join `problems`, and the run tag of
-    its first row `tags` (when given)."""
+def read_run_columns(path: str | os.PathLike, task: str, problems: list[Problems], *, tags: list[str] | None = None
+                     ) -> Iterator[tuple[Sequence[str], Sequence[str], Sequence[float]]]:
+    """The run's rows as the file is read, a block at a time: (topic ids, item ids, scores); its problems join
+    `problems`, and the run tag of its first row `tags` (when given)."""
     found = Problems(file=Path(path).name)
     problems.append(found)
     with open_binary(path) as stream:
-        rows = read_run(stream, found, Problems(), topics=_AnyTopic(), task=task, max_depth=NO_DEPTH_LIMIT,
-                        find_duplicates=False)
-        for row in rows:
+        for block in read_run_blocks(stream, found, Problems(), topics=_AnyTopic(), task=task,
+                                     max_depth=NO_DEPTH_LIMIT, find_duplicates=False):
             if tags is not None and not tags:
-                tags.append(row.tag)
-            yield row.topic_id, row.item_id, row.score
-            break
-        yield from map(_ROW_FIELDS, rows)
-
-
-_ROW_FIELDS = operator.itemgetter(1, 2, 5)  # a RunRow's topic_id, item_id and score
+                tags.append(block.tags[0])
+            yield block.topic_ids, block.item_ids, block.scores
 
 
 def _read_visual_ids(paths: Sequence[str | os.PathLike], needed: set[str], problems: list[Problems]

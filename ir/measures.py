@@ -113,6 +113,9 @@ class MeasureEvaluator:
             chosen = [m for m in left if provider.supports(m)]
             left = [m for m in left if m not in chosen]
             if chosen:
+                # Those with a relevance level first: pytrec_eval's provider puts an nDCG (which has none) into the
+                # first evaluator it makes, so `nDCG@10 P@10 AP` is one pass over each run rather than two.
+                chosen.sort(key=lambda measure: "rel" not in measure.params)
                 self._evaluators.append(provider.evaluator(chosen, qrels_dict))
 
     def per_topic(self, lists: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
@@ -120,7 +123,8 @@ class MeasureEvaluator:
         values: dict[str, dict[str, float]] = {}
         if not lists or not self._names:
             return values
-        run = {topic: dict(items) for topic, items in lists.items() if items}
+        # pytrec_eval takes dicts: the de-duplicated lists are, and are not copied.
+        run = {topic: items if isinstance(items, dict) else dict(items) for topic, items in lists.items() if items}
         for evaluator in self._evaluators:
             for metric in evaluator.iter_calc(run):
                 for name in self._names[metric.measure]:

@@ -12,6 +12,8 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby, islice
+from operator import ge
 from typing import Protocol
 
 import pytrec_eval
@@ -74,7 +76,14 @@ def trec_order(pair: tuple[str, float]) -> tuple[float, str]:
 def top_items(items: Mapping[str, float]) -> list[tuple[float, str]]:
     """The first 10 (score, item) pairs in trec_eval's order: pairs compared as tuples, descending, are that order,
     and need no Python key function (this runs on every row of every run)."""
-    return heapq.nlargest(TOP, zip(items.values(), items.keys(), strict=True))
+    scores = list(items.values())
+    if len(scores) > TOP and all(map(ge, scores, islice(scores, 1, None))):
+        # Scores already descending (most runs): the first 10 are among the first rows, with any that tie the 10th.
+        end = TOP
+        while end < len(scores) and scores[end] == scores[TOP - 1]:
+            end += 1
+        return heapq.nlargest(TOP, zip(scores[:end], islice(items.keys(), end), strict=True))
+    return heapq.nlargest(TOP, zip(scores, items.keys(), strict=True))
 
 
 def first_result_scores(first: Mapping[str, str], qrels: Qrels, *, all_topics: bool = False,
@@ -104,15 +113,32 @@ def unjudged_share(top: list[tuple[float, str]], judged: Mapping[str, int]) -> f
 def answer_lists(rows: Iterable[tuple[str, str, float]], qrels: Qrels) -> PrimeRun:
     """Task 1. `rows` are (topic, post id, score) in file order: the run as trec_eval takes it, topic -> post ->
     score, the first occurrence of a (topic, post) kept and topics without qrels dropped (unjudged posts kept)."""
+    columns = tuple(zip(*rows, strict=True))
+    return answer_block_lists([columns] if columns else [], qrels)  # type: ignore[list-item]
+
+
+def answer_block_lists(blocks: Iterable[tuple[Sequence[str], Sequence[str], Sequence[float]]], qrels: Qrels
+                       ) -> PrimeRun:
+    """`answer_lists` of rows that come in blocks of columns (topic ids, post ids, scores), in file order: a stretch
+    of one topic whose posts are all new to it is taken whole."""
     lists: PrimeRun = {}
-    for topic, item, score in rows:
-        items = lists.get(topic)
-        if items is None:
-            if topic not in qrels:
-                continue
-            items = lists[topic] = {}
-        if item not in items:
-            items[item] = score
+    for topic_ids, item_ids, scores in blocks:
+        at = 0
+        for topic, stretch in groupby(topic_ids):
+            end = at + len(list(stretch))
+            if topic in qrels:
+                items = lists.get(topic)
+                new = dict(zip(item_ids[at:end], scores[at:end], strict=True))
+                if items is None and len(new) == end - at:
+                    lists[topic] = new
+                elif items is not None and len(new) == end - at and items.keys().isdisjoint(new):
+                    items.update(new)
+                else:  # a post seen before: its first score stands
+                    items = lists.setdefault(topic, {})
+                    for item, score in zip(item_ids[at:end], scores[at:end], strict=True):
+                        if item not in items:
+                            items[item] = score
+            at = end
     return lists
 
 
@@ -159,7 +185,7 @@ def prime_of(lists: Mapping[str, Mapping[str, float]], qrels: Qrels, *, first: b
         prime.unjudged[topic] = unjudged_share(top, judged)
         if prime.first is not None:
             prime.first[topic] = top[0][1]
-        kept = {item: score for item, score in items.items() if item in judged}
+        kept = {item: items[item] for item in judged.keys() & items.keys()}  # the judged ones, fewer than the items
         if kept:
             prime.run[topic] = kept
     return prime
@@ -185,9 +211,10 @@ class Evaluator:
         self.relevance_level = relevance_level
         self.first_result = first_result
         self.extra = extra
-        self._ndcg = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[NDCG]})
-        self._binary = pytrec_eval.RelevanceEvaluator(self.qrels, {TREC_NAMES[MAP], TREC_NAMES[P10]},
-                                                      relevance_level=relevance_level)
+        # One evaluator for the three: trec_eval's ndcg takes every grade as gain whatever the relevance level (as
+        # ir_measures relies on too), so one pass over each run computes them all.
+        self._evaluator = pytrec_eval.RelevanceEvaluator(self.qrels, set(TREC_NAMES.values()),
+                                                         relevance_level=relevance_level)
 
     @property
     def measures(self) -> list[str]:
@@ -203,11 +230,9 @@ class Evaluator:
         `all_topics`, both over every qrels topic, a topic the run has nothing for counting 0 (trec_eval -c, the
         ARQMath-1 convention)."""
         run = prime.run
-        values: dict[str, dict[str, float]] = {topic: {} for topic in run}
+        values: dict[str, dict[str, float]] = {}
         if run:
-            for evaluator in (self._ndcg, self._binary):
-                for topic, measured in evaluator.evaluate(run).items():
-                    values[topic].update(measured)
+            values.update(self._evaluator.evaluate(run))
         counted = self.qrels if all_topics else run
         rows: dict[str, dict[str, float]] = {}
         for topic in counted:

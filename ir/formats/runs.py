@@ -5,15 +5,18 @@ caller can stream them into the database while the rest of the file is still bei
 """
 from __future__ import annotations
 
+import io
 import math
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby, repeat
+from operator import ge, gt, lt
 from typing import BinaryIO, NamedTuple
 
 from ir.formats.formula_tsv import tsv_records
 from ir.formats.kinds import RUN_KINDS, looks_like, stream_kind
 from ir.formats.task3_answers import is_answer_row
-from ir.formats.textio import ID_MAX, iter_lines
+from ir.formats.textio import ID_MAX, LINE_MAX, iter_lines
 from ir.problems import Problems
 
 ARQMATH_TASK1 = "arqmath1"
@@ -47,6 +50,18 @@ class RunRow(NamedTuple):
     rank: int
     score: float
     tag: str
+
+
+class RunColumns(NamedTuple):
+    """A block of a run's valid rows, a column each (`read_run_blocks`)."""
+
+    lines: Sequence[int]
+    topic_ids: Sequence[str]
+    item_ids: Sequence[str]
+    post_ids: Sequence[str]
+    ranks: Sequence[int]
+    scores: Sequence[float]
+    tags: Sequence[str]
 
 
 @dataclass
@@ -103,135 +118,346 @@ def read_run(
     means remembering every item; `find_duplicates=False` leaves that to a database unique key, and
     keeps memory flat whatever the size of the file.
     """
-    summary = summary if summary is not None else RunSummary()
-    seen: dict[str, dict[str, int]] = {}  # topic -> item -> line, for duplicates
-    counts = summary.topic_rows
-    tags = summary.tags
-    fmt = None
-    ncols = 0
-    low = 1  # the lowest rank of the format
-    trec = False
-    prev_topic = prev_item = ""  # the topic and item of the row before
-    make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor: this loop is hot
-    current_topic: str | None = None
-    items: dict[str, int] | None = {}
-    # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it); the current
-    # topic's are in locals (a file is in stretches of one topic), its row count too: this loop is hot
-    last: dict[str, tuple[int, float, float]] = {}
-    count, group_rank, group_low, before_low = 0, -1, _INF, _INF  # group_rank -1: the topic has no row yet
-    disorder, unsorted, irregular = summary.disorder, summary.unsorted_topics, summary.irregular_topics
-    last_tag, tag_rows = None, 0
-    tag_before, tag_line, lineno = None, 0, 0  # the tag of the row before the last change of tag, and its line
-    for lineno, text in iter_lines(stream, problems):
-        if not text:
-            continue
-        # The quick split only for the plain case: tabs, no spaces, nothing trailing (_split handles the rest).
-        fields = (text.split("\t") if "\t" in text and " " not in text and not text[-1].isspace()
-                  else _split(text))
-        if not fields or fields == [""]:
-            continue
-        if fmt is None:
-            # A file of another known kind (qrels, topics, a formula index) fails on its first row, and would on
-            # every row: say once what it looks like instead.
-            other = stream_kind(stream) if not _run_row(fields) else None
-            if other is not None and other not in RUN_KINDS:
-                problems.add(lineno, looks_like(other, "a run file"))
-                return
-            fmt = _start(fields, lineno, task, problems)
+    make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor
+    for block in read_run_blocks(stream, problems, warnings, topics=topics, task=task, max_depth=max_depth,
+                                 summary=summary, find_duplicates=find_duplicates):
+        yield from map(make, repeat(RunRow), zip(*block, strict=True))
+
+
+def read_run_blocks(
+    stream: BinaryIO,
+    problems: Problems,
+    warnings: Problems,
+    *,
+    topics: Mapping[str, object],
+    task: str,
+    max_depth: int = 1000,
+    summary: RunSummary | None = None,
+    find_duplicates: bool = True,
+) -> Iterator[RunColumns]:
+    """`read_run`'s rows a block at a time, a column each: for a reader that takes columns (evaluation).
+
+    The file is read a block of lines at a time. A block of plain rows that pass every check is taken by
+    `_Reader.block` a column at a time; any other block is read line by line by `_Reader.lines`, whose rules give
+    every problem and message: the block path only recognises blocks that have none.
+    """
+    reader = _Reader(stream, problems, topics, task, max_depth,
+                     summary if summary is not None else RunSummary(), find_duplicates)
+    for before, chunk in _blocks(stream):
+        block = reader.block(before, chunk)
+        if block is None:
+            rows = reader.lines(iter_lines(io.BytesIO(chunk), problems, start=before))
+            block = RunColumns(*zip(*rows, strict=True)) if rows else None
+        if block is not None:
+            yield block
+        if reader.stopped:
+            return
+    reader.finish(warnings)
+
+
+BLOCK = 1 << 16  # bytes of a block of lines (about 1,800 rows of a TREC run)
+# What makes a block go line by line besides what `block` checks: a space (the line rules strip fields then), an empty
+# field (or an empty line). White space at the end of a line (stripped by the line rules) leaves a run tag unlike the
+# file's, and one of the middle of a field is taken by both alike.
+_NOT_PLAIN = (" ", "\t\t", "\n\t")
+
+
+def _blocks(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """(lines before it, block of whole lines) over the stream: the first line alone (it tells the format), then
+    blocks of about BLOCK bytes. A line longer than LINE_MAX ends a block unfinished: the rest of it is skipped here
+    (the line reader reports it)."""
+    before, size = 0, 1
+    while chunk := stream.read(size):
+        long_line = False
+        if not chunk.endswith(b"\n"):
+            tail = stream.readline(LINE_MAX + 2)
+            chunk += tail
+            long_line = len(tail) == LINE_MAX + 2 and not tail.endswith(b"\n")
+        yield before, chunk
+        before += chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+        if long_line:
+            while (rest := stream.readline(LINE_MAX)) and not rest.endswith(b"\n"):
+                pass
+        size = BLOCK
+
+
+class _Reader:
+    """read_run's state between blocks, and its two ways of reading a block."""
+
+    def __init__(self, stream: BinaryIO, problems: Problems, topics: Mapping[str, object], task: str,
+                 max_depth: int, summary: RunSummary, find_duplicates: bool) -> None:
+        self.stream, self.problems, self.topics, self.task = stream, problems, topics, task
+        self.max_depth, self.summary, self.find_duplicates = max_depth, summary, find_duplicates
+        self.stopped = False
+        self.seen: dict[str, dict[str, int]] = {}  # topic -> item -> line, for duplicates
+        self.fmt: str | None = None
+        self.ncols = 0
+        self.low = 1  # the lowest rank of the format
+        self.trec = False
+        self.prev_topic = self.prev_item = ""  # the topic and item of the row before
+        self.current_topic: str | None = None
+        self.items: dict[str, int] | None = {}
+        # topic -> (its latest rank, the lowest score at that rank, the lowest score at the rank before it); the
+        # current topic's are in attributes of their own (a file is in stretches of one topic), its row count too
+        self.last: dict[str, tuple[int, float, float]] = {}
+        self.count, self.group_rank, self.group_low, self.before_low = 0, -1, _INF, _INF  # -1: no row yet
+        self.last_tag: str | None = None
+        self.tag_rows = 0
+        self.tag_before: str | None = None  # the tag of the row before the last change of tag, and its line
+        self.tag_line = self.lineno = 0
+
+    def lines(self, numbered: Iterable[tuple[int, str]]) -> list[tuple[int, str, str, str, int, float, str]]:
+        """The valid rows of a block read line by line, every problem reported by its rules. The state is in locals
+        while the block is read: this loop is hot."""
+        summary, problems, topics, task, max_depth = self.summary, self.problems, self.topics, self.task, self.max_depth
+        find_duplicates, seen, counts, tags, last = self.find_duplicates, self.seen, summary.topic_rows, summary.tags, \
+            self.last
+        disorder, unsorted, irregular = summary.disorder, summary.unsorted_topics, summary.irregular_topics
+        fmt, ncols, low, trec = self.fmt, self.ncols, self.low, self.trec
+        prev_topic, prev_item, current_topic, items = self.prev_topic, self.prev_item, self.current_topic, self.items
+        count, group_rank, group_low, before_low = self.count, self.group_rank, self.group_low, self.before_low
+        last_tag, tag_rows, tag_before, tag_line = self.last_tag, self.tag_rows, self.tag_before, self.tag_line
+        lineno = self.lineno
+        found: list[tuple[int, str, str, str, int, float, str]] = []
+        for lineno, text in numbered:
+            if not text:
+                continue
+            # The quick split only for the plain case: tabs, no spaces, nothing trailing (_split handles the rest).
+            fields = (text.split("\t") if "\t" in text and " " not in text and not text[-1].isspace()
+                      else _split(text))
+            if not fields or fields == [""]:
+                continue
             if fmt is None:
+                # A file of another known kind (qrels, topics, a formula index) fails on its first row, and would on
+                # every row: say once what it looks like instead.
+                other = stream_kind(self.stream) if not _run_row(fields) else None
+                if other is not None and other not in RUN_KINDS:
+                    problems.add(lineno, looks_like(other, "a run file"))
+                    self.stopped = True
+                    return found
+                fmt = _start(fields, lineno, task, problems)
+                if fmt is None:
+                    continue
+                if fmt not in TASK_FORMATS[task]:
+                    self.stopped = True
+                    return found
+                summary.format = fmt
+                ncols = 5 if fmt == ARQMATH_TASK1 else 6
+                low, trec = RANK_MIN[fmt], fmt == TREC
+                self.fmt, self.ncols, self.low, self.trec = fmt, ncols, low, trec
+            if len(fields) != ncols:
+                problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}",
+                             "expected … columns")
                 continue
-            if fmt not in TASK_FORMATS[task]:
-                return
-            summary.format = fmt
-            ncols = 5 if fmt == ARQMATH_TASK1 else 6
-            low, trec = RANK_MIN[fmt], fmt == TREC
-        if len(fields) != ncols:
-            problems.add(lineno, f"expected {ncols} columns ({SHAPES[fmt]}), found {len(fields)}", "expected … columns")
-            continue
-        if fmt == ARQMATH_TASK1:
-            topic_id, item_id, rank_s, score_s, tag = fields
-            post_id = item_id
-        elif fmt == ARQMATH_TASK2:
-            topic_id, item_id, post_id, rank_s, score_s, tag = fields
-        else:
-            topic_id, _q0, item_id, rank_s, score_s, tag = fields
-            post_id = ""
-        # The common case is checked with cheap tests; the messages come from _row_problems.
-        try:
-            rank = int(rank_s) if rank_s.isdigit() and rank_s.isascii() and len(rank_s) <= 12 else rank_value(rank_s)
-            score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
-        except ValueError:
-            score = _NAN
-        if not (low <= rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX and len(topic_id) <= ID_MAX
-                and (post_id or fmt != ARQMATH_TASK2) and len(post_id) <= ID_MAX and _isfinite(score)):
-            _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno, problems, low)
-            continue
-        if topic_id != current_topic:
-            if topic_id not in topics:
-                problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign",
-                             "topic … is not a topic of this campaign")
-                continue
-            if current_topic is not None:
-                counts[current_topic] = count
-                if group_rank >= 0:
-                    last[current_topic] = (group_rank, group_low, before_low)
-            current_topic = topic_id
-            items = seen.setdefault(topic_id, {}) if find_duplicates else None
-            count = counts.get(topic_id, 0)
-            group_rank, group_low, before_low = last.get(topic_id, (-1, _INF, _INF))
-        if items is not None:
-            first = items.get(item_id)
-            if first is not None:
-                problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})",
-                             "… appears twice for topic …")
-                continue
-            items[item_id] = lineno
-        count += 1
-        if count > max_depth:
-            problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)",
-                         "more than … rows for topic …")
-            continue
-        # Rows of equal rank form a group; a row disagrees when it scores above the lowest score of the group
-        # before it, whatever the order of rows inside a group.
-        if group_rank < 0:
-            if rank != 1:
-                irregular.add(topic_id)
-            group_rank, group_low, before_low = rank, score, _INF
-        else:
-            if rank != group_rank + 1:
-                irregular.add(topic_id)
-            elif trec and topic_id not in irregular and not (prev_topic == topic_id and (score < group_low or (
-                    score == group_low and item_id < prev_item))):
-                irregular.add(topic_id)  # a TREC run is pooled in trec_eval's order: here the file's is another
-            if rank < group_rank:
-                unsorted.add(topic_id)
+            if fmt == ARQMATH_TASK1:
+                topic_id, item_id, rank_s, score_s, tag = fields
+                post_id = item_id
+            elif fmt == ARQMATH_TASK2:
+                topic_id, item_id, post_id, rank_s, score_s, tag = fields
             else:
-                if rank > group_rank:
-                    before_low, group_low, group_rank = group_low, score, rank
-                elif score < group_low:
-                    group_low = score
-                if score > before_low and topic_id not in disorder:
-                    disorder[topic_id] = (lineno, rank)
-        if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
-            if last_tag is not None:
-                tags[last_tag] = tags.get(last_tag, 0) + tag_rows
-            tag_before, tag_line = last_tag, lineno
-            last_tag, tag_rows = tag, 0
-        tag_rows += 1
-        prev_topic, prev_item = topic_id, item_id
-        yield make(RunRow, (lineno, topic_id, item_id, post_id, rank, score, tag))
-    if current_topic is not None:
-        counts[current_topic] = count
-    if last_tag is not None:
-        tags[last_tag] = tags.get(last_tag, 0) + tag_rows
-    if (last_tag is not None and tag_before is not None and tag_rows == 1 and tag_line == lineno
-            and cut_short(tag_before, last_tag) and _no_final_line_end(stream)):
-        problems.add(lineno, f"the file ends inside this line: its run tag '{_shown(last_tag)}' is the start of the "
-                             f"tag '{_shown(tag_before)}' of the line before (the file looks truncated)")
-    if fmt is None and not problems:
-        problems.add(None, "the file has no rows")
-    summary.rows = sum(tags.values())
-    _file_warnings(summary, topics, warnings)
+                topic_id, _q0, item_id, rank_s, score_s, tag = fields
+                post_id = ""
+            # The common case is checked with cheap tests; the messages come from _row_problems.
+            try:
+                rank = (int(rank_s) if rank_s.isdigit() and rank_s.isascii() and len(rank_s) <= 12
+                        else rank_value(rank_s))
+                score = float(score_s) if score_s.isascii() and "_" not in score_s else _NAN
+            except ValueError:
+                score = _NAN
+            if not (low <= rank <= RANK_MAX and topic_id and item_id and len(item_id) <= ID_MAX
+                    and len(topic_id) <= ID_MAX and (post_id or fmt != ARQMATH_TASK2) and len(post_id) <= ID_MAX
+                    and _isfinite(score)):
+                _row_problems(fmt, topic_id, item_id, post_id, rank_s, score_s, lineno, problems, low)
+                continue
+            if topic_id != current_topic:
+                if topic_id not in topics:
+                    problems.add(lineno, f"topic '{_shown(topic_id)}' is not a topic of this campaign",
+                                 "topic … is not a topic of this campaign")
+                    continue
+                if current_topic is not None:
+                    counts[current_topic] = count
+                    if group_rank >= 0:
+                        last[current_topic] = (group_rank, group_low, before_low)
+                current_topic = topic_id
+                items = seen.setdefault(topic_id, {}) if find_duplicates else None
+                count = counts.get(topic_id, 0)
+                group_rank, group_low, before_low = last.get(topic_id, (-1, _INF, _INF))
+            if items is not None:
+                first = items.get(item_id)
+                if first is not None:
+                    problems.add(lineno, f"'{item_id}' appears twice for topic {topic_id} (first on line {first})",
+                                 "… appears twice for topic …")
+                    continue
+                items[item_id] = lineno
+            count += 1
+            if count > max_depth:
+                problems.add(lineno, f"more than {max_depth} rows for topic {topic_id} (the campaign's maximum depth)",
+                             "more than … rows for topic …")
+                continue
+            # Rows of equal rank form a group; a row disagrees when it scores above the lowest score of the group
+            # before it, whatever the order of rows inside a group.
+            if group_rank < 0:
+                if rank != 1:
+                    irregular.add(topic_id)
+                group_rank, group_low, before_low = rank, score, _INF
+            else:
+                if rank != group_rank + 1:
+                    irregular.add(topic_id)
+                elif trec and topic_id not in irregular and not (prev_topic == topic_id and (score < group_low or (
+                        score == group_low and item_id < prev_item))):
+                    irregular.add(topic_id)  # a TREC run is pooled in trec_eval's order: here the file's is another
+                if rank < group_rank:
+                    unsorted.add(topic_id)
+                else:
+                    if rank > group_rank:
+                        before_low, group_low, group_rank = group_low, score, rank
+                    elif score < group_low:
+                        group_low = score
+                    if score > before_low and topic_id not in disorder:
+                        disorder[topic_id] = (lineno, rank)
+            if tag != last_tag:  # files have one tag, so count runs of rows rather than every row
+                if last_tag is not None:
+                    tags[last_tag] = tags.get(last_tag, 0) + tag_rows
+                tag_before, tag_line = last_tag, lineno
+                last_tag, tag_rows = tag, 0
+            tag_rows += 1
+            prev_topic, prev_item = topic_id, item_id
+            found.append((lineno, topic_id, item_id, post_id, rank, score, tag))
+        self.prev_topic, self.prev_item, self.current_topic, self.items = prev_topic, prev_item, current_topic, items
+        self.count, self.group_rank, self.group_low, self.before_low = count, group_rank, group_low, before_low
+        self.last_tag, self.tag_rows, self.tag_before, self.tag_line = last_tag, tag_rows, tag_before, tag_line
+        self.lineno = lineno
+        return found
+
+    def block(self, before: int, chunk: bytes) -> RunColumns | None:
+        """The rows of a block of plain rows that break no rule, checked a column at a time; None for any other
+        block (one with a problem, or anything `lines` would read in a way of its own), which `lines` then reads.
+        What it finds about rank order is what `lines` would find row by row."""
+        fmt, ncols, low = self.fmt, self.ncols, self.low
+        if fmt is None or not chunk.endswith(b"\n") or not chunk.isascii() or 0 in chunk or len(chunk) > LINE_MAX:
+            return None
+        text = chunk.decode("ascii")
+        if "\r" in text:  # CRLF line ends, which the line reader takes off as it does LF
+            text = text.replace("\r\n", "\n")
+        if text[0] in "\t\n" or any(map(text.__contains__, _NOT_PLAIN)):
+            return None
+        # Every line ends with the tag of the rows before, a field found nowhere else: then, if the fields are as many
+        # as the lines have columns and each line's last column is a tag, every line has its columns.
+        n, tag = text.count("\n"), self.last_tag
+        if tag is None or text.count(f"\t{tag}\n") != n or f"\t{tag}\t" in text or f"\n{tag}\t" in text or \
+                text.startswith(f"{tag}\t"):
+            return None
+        fields = text.replace("\n", "\t").split("\t")
+        fields.pop()  # after the last line end
+        if len(fields) != n * ncols or fields[ncols - 1::ncols].count(tag) != n:
+            return None
+        topic_col = fields[0::ncols]
+        if fmt == ARQMATH_TASK1:
+            item_col = post_col = fields[1::ncols]
+        elif fmt == ARQMATH_TASK2:
+            item_col, post_col = fields[1::ncols], fields[2::ncols]
+        else:
+            item_col, post_col = fields[2::ncols], [""] * n
+        rank_col, score_col = fields[ncols - 3::ncols], fields[ncols - 2::ncols]
+        # No field is empty (_NOT_PLAIN); the topic ids are checked a stretch at a time below. int() and float() take
+        # what the line rules take, and also signs and underscores, looked for here.
+        ids = (item_col, post_col) if fmt == ARQMATH_TASK2 else (item_col,)
+        if not all(max(map(len, column)) <= ID_MAX for column in ids) or not "".join(rank_col).isdigit() or (
+                "_" in text and "_" in "".join(score_col)):
+            return None
+        try:
+            ranks = list(map(int, rank_col))  # a rank of thousands of digits is refused by int(), and then here
+            scores = list(map(float, score_col))
+        except ValueError:
+            return None
+        if not (low <= min(ranks) and max(ranks) <= RANK_MAX and _isfinite(sum(scores))):
+            return None
+        # The block's stretches of one topic: each must go on from its topic's rows before it, one rank after
+        # another.
+        # The block's stretches of one topic: the first may go on from the rows before it, the others are topics
+        # met for the first time; each one rank after another.
+        stretches: list[tuple[str, int, int, bool]] = []
+        at, count, met = 0, self.count, set()
+        going_on = self.current_topic is not None and self.prev_topic == self.current_topic and self.group_rank >= 0
+        for topic_id, rows in groupby(topic_col):
+            end = at + len(list(rows))
+            stretch = ranks[at:end]
+            if going_on and topic_id == self.current_topic and not at:
+                first = self.group_rank + 1
+            elif len(topic_id) <= ID_MAX and topic_id in self.topics and topic_id != self.current_topic and \
+                    topic_id not in met and topic_id not in self.summary.topic_rows:
+                first, count = stretch[0], 0
+            else:
+                return None
+            met.add(topic_id)
+            count += end - at
+            if stretch != list(range(first, first + end - at)) or count > self.max_depth:
+                return None
+            stretches.append((topic_id, at, end, not at and topic_id == self.current_topic))
+            at = end
+        if self.find_duplicates:
+            for topic_id, at, end, going_on in stretches:
+                items = self.seen[topic_id] if going_on else {}
+                if len(set(item_col[at:end])) != end - at or not items.keys().isdisjoint(item_col[at:end]):
+                    return None
+        self.take(before, stretches, item_col, ranks, scores)
+        self.tag_rows += n
+        self.lineno = before + n
+        return RunColumns(range(before + 1, before + n + 1), topic_col, item_col, post_col, ranks, scores, [tag] * n)
+
+    def take(self, before: int, stretches: list[tuple[str, int, int, bool]], item_col: list[str], ranks: list[int],
+             scores: list[float]) -> None:
+        """The state after a block that `block` found plain: each row one rank after the row before it."""
+        summary, trec = self.summary, self.trec
+        irregular, disorder = summary.irregular_topics, summary.disorder
+        for topic_id, at, end, going_on in stretches:
+            if going_on:
+                # As `lines` compares a row with the group before it: the lowest score and the item of the row
+                # before this block.
+                lows, items_before = [self.group_low, *scores[at:end - 1]], [self.prev_item, *item_col[at:end - 1]]
+                checked = at
+            else:
+                if self.current_topic is not None:
+                    summary.topic_rows[self.current_topic] = self.count
+                    if self.group_rank >= 0:
+                        self.last[self.current_topic] = (self.group_rank, self.group_low, self.before_low)
+                self.current_topic = topic_id
+                self.items = self.seen.setdefault(topic_id, {}) if self.find_duplicates else None
+                self.count = 0
+                if ranks[at] != 1:
+                    irregular.add(topic_id)
+                lows, items_before = scores[at:end - 1], item_col[at:end - 1]
+                checked = at + 1
+            these = scores[checked:end]
+            if trec and topic_id not in irregular and not all(map(gt, lows, these)) and not all(
+                    map(lt, zip(these, item_col[checked:end], strict=True), zip(lows, items_before, strict=True))):
+                irregular.add(topic_id)
+            if topic_id not in disorder and not all(map(ge, lows, these)):
+                i = next(i for i, (low, score) in enumerate(zip(lows, these, strict=True)) if score > low) + checked
+                disorder[topic_id] = (before + i + 1, ranks[i])
+            if self.items is not None:
+                self.items.update(zip(item_col[at:end], range(before + at + 1, before + end + 1), strict=True))
+            self.count += end - at
+            self.group_rank, self.group_low = ranks[end - 1], scores[end - 1]
+            self.before_low = scores[end - 2] if end - at > 1 else (self.group_low if going_on else _INF)
+            self.prev_topic, self.prev_item = topic_id, item_col[end - 1]
+
+    def finish(self, warnings: Problems) -> None:
+        """What is known at the end of the file: counts, a truncated last line, the whole file's warnings."""
+        summary, problems, tags, last_tag = self.summary, self.problems, self.summary.tags, self.last_tag
+        if self.current_topic is not None:
+            summary.topic_rows[self.current_topic] = self.count
+        if last_tag is not None:
+            tags[last_tag] = tags.get(last_tag, 0) + self.tag_rows
+        if (last_tag is not None and self.tag_before is not None and self.tag_rows == 1 and self.tag_line == self.lineno
+                and cut_short(self.tag_before, last_tag) and _no_final_line_end(self.stream)):
+            problems.add(self.lineno, f"the file ends inside this line: its run tag '{_shown(last_tag)}' is the "
+                                      f"start of the tag '{_shown(self.tag_before)}' of the line before (the file "
+                                      "looks truncated)")
+        if self.fmt is None and not problems:
+            problems.add(None, "the file has no rows")
+        summary.rows = sum(tags.values())
+        _file_warnings(summary, self.topics, warnings)
 
 
 def cut_short(tag_before: str | None, last_tag: str) -> bool:

@@ -36,9 +36,11 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
     return open(path, "rb", buffering=CHUNK)
 
 
-def iter_lines(stream: BinaryIO, problems: Problems, *, line_max: int = LINE_MAX) -> Iterator[tuple[int, str]]:
-    """Yields (line number, text without line end) for every line of a binary stream."""
-    lineno = 0
+def iter_lines(stream: BinaryIO, problems: Problems, *, line_max: int = LINE_MAX, start: int = 0
+               ) -> Iterator[tuple[int, str]]:
+    """Yields (line number, text without line end) for every line of a binary stream; `start` lines come before
+    it (a block of a longer file: its lines numbered as in the file, a BOM taken off line 1 only)."""
+    lineno = start
     readline = stream.readline
     while raw := readline(line_max + 2):  # room for the line end: the limit is on the text
         lineno += 1
