@@ -5,7 +5,6 @@ Every query of an assessor's starts from the signed-in user: another assessor's 
 """
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -16,6 +15,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.bounds import upload_size_check
 from core.permissions import IsOrganizer
 from ir.problems import InputError
 from people.selectors import accounts_named
@@ -160,8 +160,8 @@ class TrainingRoundsApi(APIView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         gold = values["gold"]
-        if gold is not None and gold.size > settings.UPLOAD_MAX_BYTES:
-            raise InputError(f"{gold.name}: more than the upload limit of {settings.UPLOAD_MAX_BYTES:,} bytes")
+        if gold is not None:
+            upload_size_check(gold)
         result = rounds.training_round_create(
             campaign=campaign, topic_ids=values["topics"], assessors=accounts_named(values["assessors"]),
             number=values["number"], gold=gold.file if gold is not None else None,

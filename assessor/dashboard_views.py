@@ -7,7 +7,6 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -17,7 +16,7 @@ from django.template.defaultfilters import pluralize, slugify
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from core.bounds import column_bounds, max_chars
+from core.bounds import column_bounds, max_chars, upload_size_check
 from core.downloads import attachment, spreadsheet_safe
 from core.permissions import ORGANIZERS, organizer_required
 from ir.charts import kappa_bars
@@ -88,8 +87,8 @@ def training_rounds(request: HttpRequest, pk: int) -> HttpResponse:
         data = form.cleaned_data
         gold = data["gold"]
         try:
-            if gold is not None and gold.size > settings.UPLOAD_MAX_BYTES:
-                raise InputError(f"{gold.name}: more than the upload limit of {settings.UPLOAD_MAX_BYTES:,} bytes")
+            if gold is not None:
+                upload_size_check(gold)
             result = rounds.training_round_create(
                 campaign=campaign, topic_ids=data["topics"], assessors=list(data["assessors"]),
                 number=data["number"], gold=gold.file if gold is not None else None,

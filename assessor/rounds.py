@@ -15,6 +15,7 @@ from ir.problems import InputError, Problems
 from pooling.models import Campaign, Topic
 
 from .models import Assignment, GoldJudgment, TrainingRound
+from .selectors import campaign_assignments
 from .services import AssignResult, assignments_create
 
 GOLD_GRADES = range(0, 4)
@@ -105,8 +106,6 @@ class RoundSummary:
 
 def training_round_list(*, campaign: Campaign) -> list[RoundSummary]:
     """Every training round of the campaign with its topics, assessors and progress (items judged of all)."""
-    from .selectors import campaign_assignments
-
     rounds: dict[int, RoundSummary] = {}
     for r in TrainingRound.objects.filter(campaign=campaign).prefetch_related("topics"):
         rounds[r.number] = RoundSummary(r.number, [t.topic_id for t in r.topics.order_by("position")], [], 0, 0,

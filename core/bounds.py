@@ -1,12 +1,16 @@
 """The range of an integer column, for the form and API fields that feed it: a number past it is the sender's
-mistake (a form error, a 400), never a database error (a 500)."""
+mistake (a form error, a 400), never a database error (a 500). And the largest upload."""
 from __future__ import annotations
 
 from typing import TypedDict
 
+from django.conf import settings
+from django.core.files import File
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
+
+from ir.problems import InputError
 
 
 class Bounds(TypedDict):
@@ -36,3 +40,10 @@ def max_chars(model: type[models.Model], field_name: str) -> int:
     field = model._meta.get_field(field_name)
     assert isinstance(field, models.CharField) and field.max_length is not None, f"{field_name} is no CharField"
     return field.max_length
+
+
+def upload_size_check(file: File) -> None:
+    """Refuses a file over UPLOAD_MAX_BYTES, with its name and size."""
+    limit = settings.UPLOAD_MAX_BYTES
+    if file.size is not None and file.size > limit:
+        raise InputError(f"{file.name}: the file is {file.size:,} bytes, more than the upload limit of {limit:,} bytes")

@@ -162,8 +162,8 @@ class Campaign(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     # Set by the first step of a delete, in the request; a job then deletes the rows in batches (docs/pooling.md).
     deleting = models.BooleanField(default=False, help_text="being deleted by a job: nothing new starts on it")
-    # The planner at its default depths, computed by each pool build (selectors.pool_plan_store): reading the top of
-    # every run and topic again on each view of the pools page took seconds at ARQMath scale.
+    # The planner at its default depths, computed by each pool build (services.pools.pool_plan_store): reading the top
+    # of every run and topic again on each view of the pools page took seconds at ARQMath scale.
     pool_plan = models.JSONField(default=dict, blank=True,
                                  help_text="the planner's rows as the last pool build computed them, with what they "
                                            "were computed from")

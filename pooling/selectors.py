@@ -197,7 +197,7 @@ PLAN_DEPTHS: dict[str, list[int]] = {Campaign.Task.ANSWERS: list(range(5, 51, 5)
                                      Campaign.Task.FORMULAS: list(range(5, 31, 5))}
 
 
-def _plan_stamp(campaign: Campaign) -> list:
+def plan_stamp(campaign: Campaign) -> list:
     """What the planner's rows depend on besides the runs' rows (a replaced run is a new run): a stored plan with
     another stamp is stale."""
     return [campaign.primary_depth, campaign.alternate_depth, campaign.instances, campaign.max_depth,
@@ -205,20 +205,12 @@ def _plan_stamp(campaign: Campaign) -> list:
             list(campaign.topics.order_by("pk").values_list("pk", flat=True))]
 
 
-def pool_plan_store(*, campaign: Campaign) -> None:
-    """Computes the planner at its default depths and stores it on the campaign (the pool build calls it)."""
-    rows = pool_plan_compute(campaign=campaign, depths=PLAN_DEPTHS[campaign.task], seconds_per_judgment=None)
-    campaign.pool_plan = {"stamp": _plan_stamp(campaign),
-                          "rows": [[r.depth, r.alternate_depth, r.items, r.judgments] for r in rows]}
-    Campaign.objects.filter(pk=campaign.pk).update(pool_plan=campaign.pool_plan)
-
-
 def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float) -> list[PlanRow]:
     """The planner's rows at `depths`: those the last pool build stored when it computed these depths from what the
     campaign still holds, else computed now (pool_plan_compute)."""
     stored = campaign.pool_plan or {}
     rows = stored.get("rows", [])
-    if [row[0] for row in rows] == depths and stored.get("stamp") == _plan_stamp(campaign):
+    if [row[0] for row in rows] == depths and stored.get("stamp") == plan_stamp(campaign):
         return [PlanRow(depth, alternate, items, judgments, judging_hours(judgments, seconds_per_judgment))
                 for depth, alternate, items, judgments in rows]
     return pool_plan_compute(campaign=campaign, depths=depths, seconds_per_judgment=seconds_per_judgment)

@@ -27,13 +27,22 @@ class JobParams:
 
 
 @dataclass(frozen=True)
-class RunIngestParams(JobParams):
-    """A run file for services.run_ingest, or with `replace` (a run's pk) a new file for that run, replaced by
-    services.run_replace (once judging has started only with `force`); `upload` is the file's name in the store."""
+class UploadParams(JobParams):
+    """A job that reads one file: `upload` is its name in the store, `filename` its name as uploaded."""
 
-    kind: ClassVar[str] = Job.Kind.RUN_INGEST
     upload: str
     filename: str = ""
+
+    def uploads_stored(self) -> list[str]:
+        return [self.upload]
+
+
+@dataclass(frozen=True)
+class RunIngestParams(UploadParams):
+    """A run file for services.run_ingest, or with `replace` (a run's pk) a new file for that run, replaced by
+    services.run_replace (once judging has started only with `force`)."""
+
+    kind: ClassVar[str] = Job.Kind.RUN_INGEST
     options: RunIngestOptions = field(default_factory=RunIngestOptions)
     replace: int | None = None
     force: bool = False
@@ -42,9 +51,6 @@ class RunIngestParams(JobParams):
         """The options beside the file, as the jobs' params have always held them."""
         replace = {"replace": self.replace, "force": self.force} if self.replace is not None else {}
         return {"upload": self.upload, "filename": self.filename, **self.options, **replace}
-
-    def uploads_stored(self) -> list[str]:
-        return [self.upload]
 
     @classmethod
     def replacing(cls, run: Run, *, upload: str, filename: str, force: bool) -> Self:
@@ -58,15 +64,10 @@ class RunIngestParams(JobParams):
 
 
 @dataclass(frozen=True)
-class TopicsIngestParams(JobParams):
+class TopicsIngestParams(UploadParams):
     """A topic file (its name in the store) for services.topics_ingest."""
 
     kind: ClassVar[str] = Job.Kind.TOPICS_INGEST
-    upload: str
-    filename: str = ""
-
-    def uploads_stored(self) -> list[str]:
-        return [self.upload]
 
 
 @dataclass(frozen=True)
@@ -84,15 +85,10 @@ class CollectionIngestParams(JobParams):
 
 
 @dataclass(frozen=True)
-class JudgmentsImportParams(JobParams):
+class JudgmentsImportParams(UploadParams):
     """A judgments TSV (SPEC 9) for assessor.services.judgments_import."""
 
     kind: ClassVar[str] = Job.Kind.JUDGMENTS_IMPORT
-    upload: str
-    filename: str = ""
-
-    def uploads_stored(self) -> list[str]:
-        return [self.upload]
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from django import forms
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
-from pooling.models import Campaign
 from workflow import uploads
 from workflow.views import upload_view
 
@@ -19,10 +17,6 @@ class JudgmentsUploadForm(forms.Form):
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def judgments_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=pk)
-
-    def make_job(data):
-        return uploads.judgments_upload(campaign=campaign, upload=data["file"], user=request.user)
-
-    return upload_view(request, campaign=campaign, form_class=JudgmentsUploadForm,
-                        template="pooling/judgments_upload.html", make_job=make_job)
+    return upload_view(request, pk, form_class=JudgmentsUploadForm, template="pooling/judgments_upload.html",
+                       start=lambda campaign, data: uploads.judgments_upload(
+                           campaign=campaign, upload=data["file"], user=request.user))

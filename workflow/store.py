@@ -16,8 +16,8 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
+from core.bounds import upload_size_check
 from ir.formats.textio import CHUNK
-from ir.problems import InputError
 
 log = logging.getLogger(__name__)
 
@@ -25,9 +25,7 @@ log = logging.getLogger(__name__)
 def upload_save(*, file: File) -> str:
     """Stores a file (an upload, or one of the demo's) and returns its name in the store; refuses files over
     UPLOAD_MAX_BYTES. A local store moves a large upload's temporary file rather than write it a second time."""
-    limit = settings.UPLOAD_MAX_BYTES
-    if file.size is not None and file.size > limit:
-        raise InputError(f"{file.name}: the file is {file.size:,} bytes, more than the upload limit of {limit:,} bytes")
+    upload_size_check(file)
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(file.name or "upload").name)[-100:]
     return default_storage.save(f"uploads/{timezone.now():%Y/%m}/{uuid.uuid4().hex}_{safe}", file)
 

@@ -11,6 +11,10 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import APIException
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
 
 from core.permissions import is_organizer
 from pooling.models import Campaign, Collection, Job, Run
@@ -78,11 +82,6 @@ UPLOAD_URL_NAMES = frozenset({
 def _api_user(request: HttpRequest) -> User | None:
     """The user of an API request's token (the API's authentication classes other than the session's, which the
     middleware has already read and whose CSRF check would read the body), else None."""
-    from rest_framework.authentication import SessionAuthentication
-    from rest_framework.exceptions import APIException
-    from rest_framework.request import Request
-    from rest_framework.settings import api_settings
-
     # api_settings imports the setting's dotted paths; the stubs type them as the strings of settings.py.
     auth_classes = cast("Sequence[type[BaseAuthentication]]", api_settings.DEFAULT_AUTHENTICATION_CLASSES)
     for auth_class in auth_classes:

@@ -72,12 +72,14 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     })
 
 
-def upload_view(request, *, campaign, form_class, template, make_job):
-    """An upload page: the form, and on a valid POST the job `make_job` queues (the job page next), or the problems."""
+def upload_view(request: HttpRequest, pk: int, *, form_class, template: str, start) -> HttpResponse:
+    """A campaign's upload page: the form, and on a valid POST the job `start(campaign, cleaned_data)` queues (the
+    job page next), or the problems."""
+    campaign = get_object_or_404(Campaign, pk=pk)
     form = form_class(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            job = make_job(form.cleaned_data)
+            job = start(campaign, form.cleaned_data)
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -88,26 +90,18 @@ def upload_view(request, *, campaign, form_class, template, make_job):
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=pk)
-
-    def make_job(data):
-        return uploads.run_upload(campaign=campaign, upload=data["file"], options=services.run_options(data),
-                                  user=request.user)
-
-    return upload_view(request, campaign=campaign, form_class=RunUploadForm,
-                        template="pooling/run_upload.html", make_job=make_job)
+    return upload_view(request, pk, form_class=RunUploadForm, template="pooling/run_upload.html",
+                       start=lambda campaign, data: uploads.run_upload(
+                           campaign=campaign, upload=data["file"], options=services.run_options(data),
+                           user=request.user))
 
 
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=pk)
-
-    def make_job(data):
-        return uploads.topics_upload(campaign=campaign, upload=data["file"], user=request.user)
-
-    return upload_view(request, campaign=campaign, form_class=TopicsUploadForm,
-                        template="pooling/topics_upload.html", make_job=make_job)
+    return upload_view(request, pk, form_class=TopicsUploadForm, template="pooling/topics_upload.html",
+                       start=lambda campaign, data: uploads.topics_upload(
+                           campaign=campaign, upload=data["file"], user=request.user))
 
 
 @organizer_required

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from ir.formats.textio import BOM, LINE_MAX, iter_lines
+from ir.formats.textio import BOM, LINE_MAX, csv_lines, iter_lines
 from ir.problems import Problems
 
 V2_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
@@ -84,23 +84,9 @@ def header_guess(source: str | os.PathLike) -> str:
     return "an slt/opt file's header" if extra_columns(names) else ""
 
 
-def _csv_lines(stream: BinaryIO, problems: Problems) -> Iterator[str]:
-    """Text lines for csv.reader, one per physical line so that reader.line_num stays the file's.
-
-    A line that is not UTF-8 was reported by iter_lines; an empty line stands in for it.
-    """
-    expected = 1
-    for lineno, text in iter_lines(stream, problems):
-        while expected < lineno:
-            yield "\n"
-            expected += 1
-        yield text + "\n"
-        expected += 1
-
-
 def tsv_records(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """(first line, fields) of every non-blank TSV record; bad quoting is reported once and ends it."""
-    reader = csv.reader(_csv_lines(stream, problems), delimiter="\t", strict=True)
+    reader = csv.reader(csv_lines(stream, problems), delimiter="\t", strict=True)
     while True:
         line = reader.line_num + 1
         try:

@@ -62,6 +62,18 @@ def iter_lines(stream: BinaryIO, problems: Problems, *, line_max: int = LINE_MAX
         yield lineno, text.rstrip("\r\n")
 
 
+def csv_lines(stream: BinaryIO, problems: Problems) -> Iterator[str]:
+    """Text lines for csv.reader, one per physical line (an empty one for a line iter_lines refused), so that the
+    reader's line numbers stay the file's."""
+    expected = 1
+    for lineno, text in iter_lines(stream, problems):
+        while expected < lineno:
+            yield "\n"
+            expected += 1
+        yield text + "\n"
+        expected += 1
+
+
 def text_problem(name: str, value: str) -> str | None:
     """Why a decoded string cannot be stored as text, or None: a NUL, a lone surrogate, more than FIELD_MAX bytes."""
     found = _UNSTORABLE.search(value)

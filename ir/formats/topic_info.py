@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ir.formats.runs import cut_short
-from ir.formats.textio import iter_lines
+from ir.formats.textio import csv_lines
 from ir.problems import InputError, Problem, Problems
 
 TOPIC_COLUMN = "Topic"
@@ -100,20 +100,8 @@ def decode_topic_info(data: bytes, *, name: str = "") -> TopicInfo:
     """`parse_topic_info` of a file's bytes, read by the shared text reader (`iter_lines`: UTF-8 with or without a
     byte-order mark, as Excel writes; a NUL or bytes that are not UTF-8 are a problem with their line)."""
     problems = Problems(name)
-    return parse_topic_info(_csv_lines(io.BytesIO(data), problems), file=name, problems=problems,
+    return parse_topic_info(csv_lines(io.BytesIO(data), problems), file=name, problems=problems,
                             ends_with_line_end=not data or data.endswith((b"\n", b"\r")))
-
-
-def _csv_lines(stream, problems: Problems) -> Iterator[str]:
-    """One text line per physical line (an empty one for a line iter_lines refused), so that the csv reader's line
-    numbers stay the file's."""
-    expected = 1
-    for number, text in iter_lines(stream, problems):
-        while expected < number:
-            yield "\n"
-            expected += 1
-        yield text + "\n"
-        expected += 1
 
 
 def has_column(info: TopicInfo, column: str) -> bool:

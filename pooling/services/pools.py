@@ -20,7 +20,7 @@ from ir.problems import InputError
 from ..bulk import bulk_insert
 from ..models import Campaign, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
-from ..selectors import pool_plan_store
+from ..selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute
 from .common import Progress
 from .corpus import missing_documents_warnings, pool_texts_fetch
 
@@ -111,6 +111,14 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
         result = replace(result, documents_stored=texts.stored, documents_missing=texts.missing)
     pool_plan_store(campaign=campaign)
     return result
+
+
+def pool_plan_store(*, campaign: Campaign) -> None:
+    """Computes the planner at its default depths and stores it on the campaign (the pool build calls it)."""
+    rows = pool_plan_compute(campaign=campaign, depths=PLAN_DEPTHS[campaign.task], seconds_per_judgment=None)
+    campaign.pool_plan = {"stamp": plan_stamp(campaign),
+                          "rows": [[r.depth, r.alternate_depth, r.items, r.judgments] for r in rows]}
+    Campaign.objects.filter(pk=campaign.pk).update(pool_plan=campaign.pool_plan)
 
 
 def _unpooled(campaign: Campaign, judged: JudgedItems, topic_ids: dict[int, str]) -> list[list[str]]:

@@ -112,6 +112,12 @@ def ada(db):
 
 
 @pytest.fixture
+def ada_client(client, ada):
+    client.force_login(ada)
+    return client
+
+
+@pytest.fixture
 def bob(db):
     return UserFactory(username="bob", password="assessor-pass-2")
 

@@ -20,12 +20,6 @@ pytestmark = pytest.mark.django_db
 KEY = "0123456789abcdef0123456789abcdef"
 
 
-@pytest.fixture
-def ada_client(client, ada):
-    client.force_login(ada)
-    return client
-
-
 def url(a, position, tail=""):
     return f"/assess/assignments/{a.pk}/items/{position}/{tail}"
 

@@ -16,12 +16,6 @@ pytestmark = pytest.mark.django_db
 REFUSED = "the post is not in the collection, so it cannot be graded High (3)"
 
 
-@pytest.fixture
-def ada_client(client, ada):
-    client.force_login(ada)
-    return client
-
-
 def missing_position(assignment) -> int:
     return PoolItem.objects.get(topic=assignment.topic, item_id="99").position
 

@@ -14,12 +14,6 @@ def position(campaign, topic, item_id):
     return PoolItem.objects.get(campaign=campaign, topic__topic_id=topic, item_id=item_id).position
 
 
-@pytest.fixture
-def ada_client(client, ada):
-    client.force_login(ada)
-    return client
-
-
 def test_home_lists_assignments_with_progress_and_continue_opens_the_first_item(ada_client, answers, ada):
     a = assign(answers, ada, "A.1")
     page = ada_client.get("/assess/").content.decode()

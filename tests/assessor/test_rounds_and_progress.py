@@ -90,6 +90,21 @@ def test_the_rounds_page_creates_a_round_with_an_uploaded_gold_qrels(client, org
     assert TrainingRound.objects.count() == 1
 
 
+def test_a_gold_qrels_over_the_upload_limit_is_refused_on_the_page_and_the_api(client, organizer, answers, ada,
+                                                                                settings):
+    settings.UPLOAD_MAX_BYTES = 10
+    client.force_login(organizer)
+    refused = client.post(f"/campaigns/{answers.pk}/training/", {
+        "topics": ["A.1"], "assessors": [ada.pk], "gold": SimpleUploadedFile("qrels.txt", GOLD)})
+    assert refused.status_code == 200
+    assert "qrels.txt: the file is 43 bytes, more than the upload limit of 10 bytes" in refused.content.decode()
+    response = client.post(f"/api/campaigns/{answers.pk}/training-rounds/", {
+        "topics": ["A.1"], "assessors": ["ada"], "gold": SimpleUploadedFile("qrels.txt", GOLD)})
+    assert response.status_code == 400
+    assert "more than the upload limit of 10 bytes" in response.json()["problems"][0]
+    assert not TrainingRound.objects.exists()
+
+
 def visit(assignment, item_id, *, start, seconds, active, skipped=False):
     ItemVisitFactory(assignment=assignment, item_id=item_id, first_shown_at=start,
                      completed_at=start + dt.timedelta(seconds=seconds) if seconds is not None else None,

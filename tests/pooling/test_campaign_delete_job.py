@@ -6,8 +6,6 @@ import threading
 import pytest
 from django.core.management import call_command
 from django.db import connection
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from assessor import services as assessor_services
 from assessor.models import Assignment
@@ -15,7 +13,7 @@ from pooling import services
 from pooling.models import Campaign, Job, RunEntry
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign
-from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
+from tests.pooling.undo_data import judged, pooled_campaign, token_client  # noqa: F401 (judged: a fixture)
 from workflow.job_params import PoolBuildParams
 from workflow.jobs import job_create, job_execute
 
@@ -24,15 +22,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def campaign(tmp_path):
-    campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign, judged_items={})
-    return campaign
-
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
+    return pooled_campaign(tmp_path)
 
 
 def test_api_delete_answers_202_with_a_job_and_the_campaign_is_gone_once_it_ran(organizer, campaign,

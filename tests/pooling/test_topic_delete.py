@@ -1,6 +1,5 @@
 """Deleting a topic while nothing is judged on it (issue 22 point 5): the services, the page and the API."""
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from assessor import services as assessor_services
@@ -9,6 +8,7 @@ from ir.problems import InputError
 from pooling import services
 from pooling.models import AnswerText, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
 from tests.assessor.fixtures import assign
+from tests.pooling.undo_data import token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -140,12 +140,6 @@ def test_a_topic_of_another_campaign_is_not_found(client, organizer, answers, fo
 
 
 # --- the API -------------------------------------------------------------------------------------------------------
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
 
 def test_the_api_deletes_a_topic_with_204(organizer, answers):
     response = token_client(organizer).delete(f"/api/campaigns/{answers.pk}/topics/A.2/")

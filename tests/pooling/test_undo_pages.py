@@ -1,15 +1,13 @@
 """Undoing a mistake on the organizer's pages and the API: confirmation pages, their POSTs, refusals, 403s."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from assessor.models import Judgment, JudgmentRevision
 from pooling import services
 from pooling.models import Campaign, Job, PoolItem, Run
 from tests.factories import CampaignFactory
 from tests.pooling.run_files import answers_campaign
-from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)
+from tests.pooling.undo_data import judged, pooled_campaign, token_client  # noqa: F401 (judged: a fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 
@@ -17,15 +15,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit
 
 @pytest.fixture
 def campaign(tmp_path):
-    campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign, judged_items={})
-    return campaign
-
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
+    return pooled_campaign(tmp_path)
 
 
 def page(response) -> str:

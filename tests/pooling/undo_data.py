@@ -1,5 +1,7 @@
-"""Shared by the undo tests: a judged campaign, and what its judgments and pools hold."""
+"""Shared by the undo tests: a pooled and a judged campaign, what their judgments and pools hold, an API client."""
 import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from assessor.models import Judgment, JudgmentRevision
 from assessor.services import GradeInput, judgment_submit
@@ -7,6 +9,19 @@ from pooling import services
 from pooling.models import PoolItem
 from tests.assessor.fixtures import assign
 from tests.pooling.run_files import answers_campaign
+
+
+def pooled_campaign(tmp_path):
+    """answers_campaign with its pools built, nothing judged."""
+    campaign = answers_campaign(tmp_path)
+    services.pool_build(campaign=campaign, judged_items={})
+    return campaign
+
+
+def token_client(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
 
 
 def pooled(campaign, topic="A.1") -> set[str]:
@@ -22,8 +37,7 @@ def judge(assignment, topic, item_id, grade="2"):
 @pytest.fixture
 def judged(tmp_path, django_user_model):
     """answers_campaign with pools built, and a judgment of 15 (pooled by r3 alone) revised once."""
-    campaign = answers_campaign(tmp_path)
-    services.pool_build(campaign=campaign, judged_items={})
+    campaign = pooled_campaign(tmp_path)
     ada = django_user_model.objects.create_user("ada")
     a = assign(campaign, ada, "A.1")
     judge(a, "A.1", "15", "2")
