@@ -4,7 +4,7 @@ On the demo's Task 1 campaign (loaded once into a database of its own, as bench/
 through django.test.Client:
 
 - judging: --pages GETs of one assessor's judging page, p50/p95, while idle and then while a recompute runs in a
-  separate process at the worker's lower CPU priority (evaluation.tasks.NICENESS; `evaluate_campaign` in a loop, as
+  separate process at the worker's lower CPU priority (evaluation.snapshots.NICENESS; `evaluate_campaign` in a loop, as
   `scores_refresh` runs it), and again while it runs at normal priority (what the request used to do);
 - leaderboard: the page right after a judgment, with a broker and no worker (the recompute only queued): the
   snapshot read; beside it `evaluate_campaign`, what the request used to compute.
@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
     from django.urls import reverse
 
     from assessor.services import judgments_import
-    from evaluation import tasks
+    from evaluation import snapshots
     from evaluation.services import evaluate_campaign
 
     campaign = judging.demo_campaign()
@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
     client.force_login(users[0])
     page = client.get(judging.continue_url(assignments[users[0].pk][0]))["Location"]
     figures: dict = {"machine": harness.machine_facts(), "judging_ms": {}}
-    for phase, niceness in (("idle", None), ("recompute niced", tasks.NICENESS), ("recompute not niced", 0)):
+    for phase, niceness in (("idle", None), ("recompute niced", snapshots.NICENESS), ("recompute not niced", 0)):
         stop, worker = multiprocessing.Event(), None
         if niceness is not None:
             connection.close()
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
     board = reverse("evaluation:leaderboard", args=[campaign.pk])
     client.get(board)  # the first scores (no broker here: computed in-process)
     queued: list[int] = []
-    tasks.scores_refresh_task.apply_async = lambda args, **kwargs: queued.append(args[0])  # a broker, no worker
+    snapshots.scores_refresh_task.apply_async = lambda args, **kwargs: queued.append(args[0])  # a broker, no worker
     judgment = campaign.assignments.filter(kind="official").exclude(judgments=None).first().judgments.first()
     assignment = judgment.assignment
     line = "\t".join([assignment.assessor.username, assignment.topic.topic_id, judgment.item_id, "2", "bench"])

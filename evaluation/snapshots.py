@@ -1,17 +1,20 @@
 """The leaderboard's and reusability's scores as pages read them: the last ones computed (a `ScoreSnapshot`), never
 computed in the request. A snapshot whose judgments stamp is not the current one sends the campaign to its
-recompute (`tasks.scores_refresh_task`, at most one queued or running per campaign); meanwhile the page shows the
+recompute (`scores_refresh_task`, below, at most one queued or running per campaign); meanwhile the page shows the
 last scores with their age, "updating". Without a broker the task runs in-process, so the page shows fresh scores."""
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import shared_task
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
@@ -77,7 +80,6 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
     if snapshot.version != version:
         ScoreSnapshot.objects.filter(pk=snapshot.pk).update(asked_at=now)
         if refresh_claim(campaign_pk=campaign.pk):
-            from .tasks import scores_refresh_enqueue  # the task module imports this one
             scores_refresh_enqueue(campaign.pk)
             snapshot.refresh_from_db()  # without a broker the task has run: the new scores are there
     payload = snapshot.payload or {}
@@ -169,3 +171,20 @@ def _decode(kind: str, payload: dict) -> Any:
                                      "tau_ap": _nan(found["tau_ap"]), "changed_runs": tuple(found["changed_runs"])})
                     for found in payload["agreements"]],
         depth=payload["depth"], relevance_level=payload["relevance_level"], teams=payload["teams"])
+
+
+NICENESS = 10  # the worker computes scores at a lower CPU priority than the web processes serving judging pages
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def scores_refresh_task(campaign_pk: int) -> int:
+    if not scores_refresh_task.request.is_eager and os.getpriority(os.PRIO_PROCESS, 0) < NICENESS:
+        os.setpriority(os.PRIO_PROCESS, 0, NICENESS)  # once per worker process; never the web process's own
+    return scores_refresh(campaign_pk=campaign_pk)
+
+
+def scores_refresh_enqueue(campaign_pk: int) -> None:
+    """Sends the campaign's recompute to the scores queue (the default one unless CELERY_SCORES_QUEUE names
+    another, served by a worker of its own). Sent at once, not on commit: the claim it follows is already
+    committed, and without a broker the page that asked then reads the new scores."""
+    scores_refresh_task.apply_async((campaign_pk,), queue=settings.CELERY_SCORES_QUEUE or None)

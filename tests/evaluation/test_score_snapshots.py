@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from evaluation import snapshots, tasks
+from evaluation import snapshots
 from evaluation.models import ScoreRefresh
 from tests.evaluation.test_campaign import judge, judged_answers  # noqa: F401 (fixture)
 
@@ -19,7 +19,7 @@ def _map(scores: dict) -> float:
 def broker(monkeypatch):
     """A broker and no worker yet: the recomputes sent, by campaign, instead of run."""
     sent: list[int] = []
-    monkeypatch.setattr(tasks.scores_refresh_task, "apply_async", lambda args, **kwargs: sent.append(args[0]))
+    monkeypatch.setattr(snapshots.scores_refresh_task, "apply_async", lambda args, **kwargs: sent.append(args[0]))
     return sent
 
 
