@@ -1,4 +1,4 @@
-"""Disagreement review in the browser (issue 24): navigation start to MathJax done, in Chromium, for a 10-assessor round.
+"""Disagreement review in the browser (issue 24): navigation start to MathJax done in Chromium, a 10-assessor round.
 
 Builds (or reuses) a Task 1 campaign in its own PostgreSQL database (default `assess_bench_review`): a bulk
 Posts.xml of --posts math-heavy posts (pooling/demo's generator, as bench/ingest.py writes it), the first 3
@@ -193,7 +193,8 @@ def main(argv: list[str]) -> None:
                                               log=harness.OUT / "review-typeset-gunicorn.log")
         base = f"http://127.0.0.1:{port}"
         review = f"{base}/campaigns/{campaign.pk}/disagreements/?kind=training&round=1"
-        pages = {"first page": review, "projector": review + "&projector=1", f"topic {topic}": review + f"&topic={topic}"}
+        pages = {"first page": review, "projector": review + "&projector=1",
+                 f"topic {topic}": review + f"&topic={topic}"}
         facts = {"code": harness.code_version("assessor", "templates", "static"), "cores": os.cpu_count(),
                  "gunicorn": f"{args.workers} workers x {args.threads} threads", "posts": args.posts,
                  "items per topic": args.items, "load_before": harness.load()}
