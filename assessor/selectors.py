@@ -1,7 +1,7 @@
 """Reads of the judging app: an assessor's assignments and progress, the next item, the judging and thread views."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
@@ -291,31 +291,54 @@ def _question_title() -> Subquery:
 
 
 def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
+    return _items_shown(campaign=campaign, items=[item])[0]
+
+
+def _items_shown(*, campaign: Campaign, items: Sequence[PoolItem]) -> list[ItemShown]:
+    """What the judging page of each item shows, in the order of `items`: a few queries for all of them (the cache
+    warm-up reads a whole pool), not a few per item."""
     collection_id = campaign.collection_id
     if campaign.task == Campaign.Task.ANSWERS:
-        post = (Post.objects.filter(collection_id=collection_id, post_id=item.item_id)
-                .annotate(question_title=_question_title()).first()) if collection_id is not None else None
-        if post is None:  # a Task 3 answer, pooled under its answer id (or a post the collection lacks)
-            return ItemShown(answer=AnswerText.objects.filter(topic_id=item.topic_id, answer_id=item.item_id).first())
-        return ItemShown(post=post, question_title=post.question_title or "")
-    selected = list(PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id"))
-    if collection_id is None:  # a campaign without a collection has no posts to show
-        return ItemShown(instances=[Instance(formula_id=i.formula_id, post=None, post_id=i.post_id) for i in selected])
-    posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_id,
-                                                       post_id__in={i.post_id for i in selected})}
-    formulas = {f.formula_id: f for f in Formula.objects.filter(
-        collection_id=collection_id, formula_id__in=[i.formula_id for i in selected])
-        .only("formula_id", "comment_id", "post_id", "type", "visual_id", "latex")}
-    comment_ids = {f.comment_id for f in formulas.values() if f.comment_id}
-    comments = {c.comment_id: c for c in Comment.objects.filter(collection_id=collection_id,
-                                                                comment_id__in=comment_ids)}
-    shown = ItemShown()
-    for instance in selected:
-        formula = formulas.get(instance.formula_id)
-        comment = comments.get(formula.comment_id) if formula and formula.comment_id else None
-        shown.instances.append(Instance(formula_id=instance.formula_id, post=posts.get(instance.post_id),
-                                        comment=comment, post_id=instance.post_id, formula=formula))
-    return shown
+        ids = [item.item_id for item in items]
+        # Highest pk first, so that the dict keeps the first row as .first() would.
+        found = {post.post_id: post for post in Post.objects.filter(collection_id=collection_id, post_id__in=ids)
+                 .annotate(question_title=_question_title()).order_by("-pk")} if collection_id is not None else {}
+        # A Task 3 answer is pooled under its answer id (or a post the collection lacks).
+        answers = {(a.topic_id, a.answer_id): a for a in AnswerText.objects.filter(
+            topic_id__in={item.topic_id for item in items}, answer_id__in=[i for i in ids if i not in found])
+            .order_by("-pk")}
+        return [ItemShown(post=post, question_title=post.question_title or "") if (post := found.get(item.item_id))
+                else ItemShown(answer=answers.get((item.topic_id, item.item_id))) for item in items]
+    selected: dict[int, list[PoolInstance]] = {item.pk: [] for item in items}
+    for instance in PoolInstance.objects.filter(item__in=list(selected), selected=True).order_by("-vote", "formula_id"):
+        selected[instance.item_id].append(instance)
+    every = [instance for instances in selected.values() for instance in instances]
+    posts: dict[str, Post] = {}
+    formulas: dict[str, Formula] = {}
+    comments: dict[str, Comment] = {}
+    if collection_id is not None:
+        posts = {p.post_id: p for p in Post.objects.filter(collection_id=collection_id,
+                                                           post_id__in={i.post_id for i in every})}
+        formulas = {f.formula_id: f for f in Formula.objects.filter(
+            collection_id=collection_id, formula_id__in={i.formula_id for i in every})
+            .only("formula_id", "comment_id", "post_id", "type", "visual_id", "latex")}
+        comment_ids = {f.comment_id for f in formulas.values() if f.comment_id}
+        comments = {c.comment_id: c for c in Comment.objects.filter(collection_id=collection_id,
+                                                                    comment_id__in=comment_ids)}
+    shown_all = []
+    for item in items:
+        if collection_id is None:  # a campaign without a collection has no posts to show
+            shown_all.append(ItemShown(instances=[Instance(formula_id=i.formula_id, post=None, post_id=i.post_id)
+                                                  for i in selected[item.pk]]))
+            continue
+        shown = ItemShown()
+        for instance in selected[item.pk]:
+            formula = formulas.get(instance.formula_id)
+            comment = comments.get(formula.comment_id) if formula and formula.comment_id else None
+            shown.instances.append(Instance(formula_id=instance.formula_id, post=posts.get(instance.post_id),
+                                            comment=comment, post_id=instance.post_id, formula=formula))
+        shown_all.append(shown)
+    return shown_all
 
 
 def judging_fragments(*, topic: Topic, shown: ItemShown) -> dict[str, tuple[str, list[str]]]:
@@ -336,9 +359,9 @@ def judging_fragments(*, topic: Topic, shown: ItemShown) -> dict[str, tuple[str,
 def judging_texts(*, topic: Topic) -> Iterator[str]:
     """The HTML of every fragment (judging_fragments) of the judging pages of a topic's items, in pool order (the
     same fragment may come again)."""
-    campaign = topic.campaign
-    for item in PoolItem.objects.filter(topic=topic).order_by("position"):
-        for html, _marks in judging_fragments(topic=topic, shown=_item_shown(campaign=campaign, item=item)).values():
+    items = list(PoolItem.objects.filter(topic=topic).order_by("position"))
+    for shown in _items_shown(campaign=topic.campaign, items=items):
+        for html, _marks in judging_fragments(topic=topic, shown=shown).values():
             if html:
                 yield html
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bleach.sanitizer import Cleaner
 from django.conf import settings
@@ -19,8 +20,9 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 # The pages an organizer or an assessor reads, in the order of the help index: name -> title.
 HELP_PAGES: dict[str, str] = {
@@ -107,6 +109,7 @@ def _rewrite(tokens: list[Token]) -> None:
 
 @functools.lru_cache(maxsize=32)
 def _rendered(name: str, mtime: float) -> str:
+    from markdown_it import MarkdownIt  # only when a help page is shown: commands and other pages start without it
     text = (docs_dir() / f"{name}.md").read_text(encoding="utf-8")
     md = MarkdownIt("commonmark").enable("table").enable("strikethrough")
     tokens = md.parse(text)

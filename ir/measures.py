@@ -14,18 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
-import ir_measures
-from ir_measures.measures.base import Measure as IrMeasure
-from ir_measures.providers.base import Evaluator
+from typing import TYPE_CHECKING
 
 from ir.prime import FIRST_RESULT, REPORTED
 from ir.problems import InputError, Problem
 
+if TYPE_CHECKING:  # ir_measures (and pytrec_eval under it) only when a measure is parsed: commands start without it
+    from ir_measures.measures.base import Measure as IrMeasure
+    from ir_measures.providers.base import Evaluator, Provider
+
 EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR; or trec_eval's names: ndcg_cut_10, map, bpref"
-_PROVIDERS = (ir_measures.pytrec_eval, ir_measures.judged)
 # The values trec_eval takes without failing (a cutoff of 0 aborts pytrec_eval's process; a level of 0 raises).
 LIMITS = {"cutoff": (1, 1_000_000), "rel": (1, 1_000_000)}
+
+
+def _providers() -> tuple[Provider, ...]:
+    """The providers that compute the measures, the first that supports a measure computing it."""
+    import ir_measures
+    return (ir_measures.pytrec_eval, ir_measures.judged)
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ def parse_measure(name: str, *, relevance_level: int) -> IrMeasure:
     """The ir_measures measure for a name (ir_measures' syntax, or a trec_eval name such as `ndcg_cut_10`), with
     the relevance level where the measure is binary and the name gives none; InputError if it is not a measure
     this product computes."""
+    import ir_measures
     text = name.strip()
     try:
         measure = ir_measures.parse_measure(text)
@@ -64,7 +71,7 @@ def parse_measure(name: str, *, relevance_level: int) -> IrMeasure:
     gains = measure.params.get("gains")
     if gains is not None and not all(isinstance(v, int) and not isinstance(v, bool) for v in gains.values()):
         raise InputError(f"'{text}': gains must map grades to whole numbers")
-    if not any(provider.supports(measure) for provider in _PROVIDERS):
+    if not any(provider.supports(measure) for provider in _providers()):
         raise InputError(f"'{text}' is not computed here: only pytrec_eval's measures and Judged@k are "
                          f"(for example {EXAMPLES})")
     return measure
@@ -109,7 +116,7 @@ class MeasureEvaluator:
         qrels_dict = {topic: dict(items) for topic, items in qrels.items()}
         self._evaluators: list[Evaluator] = []
         left = list(self._names)
-        for provider in _PROVIDERS:  # each measure by the first provider that computes it
+        for provider in _providers():  # each measure by the first provider that computes it
             chosen = [m for m in left if provider.supports(m)]
             left = [m for m in left if m not in chosen]
             if chosen:

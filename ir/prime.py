@@ -16,8 +16,6 @@ from itertools import groupby, islice
 from operator import ge
 from typing import Protocol
 
-import pytrec_eval
-
 from ir.grades import RELEVANCE_LEVEL, is_relevant
 
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
@@ -211,6 +209,7 @@ class Evaluator:
         self.relevance_level = relevance_level
         self.first_result = first_result
         self.extra = extra
+        import pytrec_eval  # only when something is evaluated: commands and pages start without it
         # One evaluator for the three: trec_eval's ndcg takes every grade as gain whatever the relevance level (as
         # ir_measures relies on too), so one pass over each run computes them all.
         self._evaluator = pytrec_eval.RelevanceEvaluator(self.qrels, set(TREC_NAMES.values()),

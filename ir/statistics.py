@@ -10,13 +10,15 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ir.formats.topic_info import TopicInfo, check_column
 from ir.grades import RELEVANCE_LEVEL, is_relevant
 from ir.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
 from ir.problems import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
@@ -51,6 +53,7 @@ class Comparison:
 
 def value_matrix(values: Values, runs: Sequence[str], topics: Sequence[str]) -> np.ndarray:
     """The runs x topics array of one measure, a topic a run has no value for counting 0."""
+    import numpy as np  # numpy (and scipy) only when a statistic is computed: commands and pages start without it
     matrix = np.zeros((len(runs), len(topics)))
     for row, run in enumerate(runs):
         per_topic = values.get(run, {})
@@ -70,7 +73,8 @@ def run_pairs(runs: Sequence[str], baseline: str | None = None) -> list[tuple[in
 
 def paired_ttest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two-sided paired t-test p of each row pair (scipy's `ttest_rel`); identical rows (nan) get 1.0."""
-    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
+    import numpy as np
+    from scipy import stats
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # scipy warns of zero variance; the nan is handled below
         p = stats.ttest_rel(a, b, axis=1).pvalue
@@ -79,11 +83,13 @@ def paired_ttest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def sign_flips(permutations: int, topics: int, rng: np.random.Generator) -> np.ndarray:
     """A permutations x topics matrix of random +1/-1: one draw of the paired randomization test's null."""
+    import numpy as np
     return rng.integers(0, 2, size=(permutations, topics), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
 
 
 def randomization_test(diffs: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """Two-sided sign-flip p of each row of per-topic differences: (count(|perm mean| >= |mean|) + 1) / (N + 1)."""
+    import numpy as np
     permutations, topics = signs.shape
     # Sums, not means (the same order). The matrix product adds in another order than sum(), so a flip that gives
     # the observed sum back (the identity, or one that only negates zero differences) must still count: a tolerance
@@ -112,6 +118,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 def significance(values: Mapping[str, Values], runs: Sequence[str], topics: Sequence[str], *,
                  baseline: str | None = None, permutations: int = PERMUTATIONS, seed: int = SEED) -> list[Comparison]:
     """The significance table: per measure (in the order of `values`), each pair of runs, both tests, both Holm'd."""
+    import numpy as np
     if not topics:
         raise InputError("no topics to pair the runs over")
     if not 1 <= permutations <= PERMUTATIONS_MAX:
@@ -155,7 +162,8 @@ def significance_lines(rows: Iterable[Comparison]) -> Iterator[str]:
 def confidence_intervals(values: Values, runs: Sequence[str], topics: Sequence[str], *, resamples: int = RESAMPLES,
                          seed: int = SEED, level: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
     """Each run's percentile-bootstrap interval of its mean over `topics` (scipy's `bootstrap`), missing topics 0."""
-    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
+    import numpy as np
+    from scipy import stats
     if len(topics) < 2:  # one topic has no spread to resample
         return {run: (math.nan, math.nan) for run in runs}
     matrix = value_matrix(values, runs, topics)

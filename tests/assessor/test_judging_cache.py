@@ -141,3 +141,31 @@ def test_a_refused_page_shows_what_was_sent_and_the_choice_made(client, answers,
     again = client.post(url, {"item_id": item_id, "grade": "DK", "comment": ""})
     assert 'value="DK" data-key="d" checked' in again.content.decode()    # the choice made, kept on the page
     assert "secret note" not in client.get(url).content.decode()
+
+
+def warm_up_queries(assignments) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    cache.clear()
+    with CaptureQueriesContext(connection) as queries:
+        services.judging_cache_warm(assignment_pks=[a.pk for a in assignments])
+    return len(queries)
+
+
+@pytest.mark.parametrize("campaign", ["answers", "formulas"])
+def test_the_warm_up_reads_a_topic_in_queries_that_grow_with_neither_its_pool_nor_its_assessors(request, campaign,
+                                                                                                ada, bob):
+    campaign = request.getfixturevalue(campaign)
+    topic = campaign.topics.order_by("pk").first()
+    first = assign(campaign, ada, topic.topic_id)
+    alone = warm_up_queries([first])
+    assert warm_up_queries([first, assign(campaign, bob, topic.topic_id, kind="dual")]) == alone
+    last = PoolItem.objects.filter(topic=topic).order_by("-position").first()
+
+    def grow(by: int) -> int:  # more items in the pool, then the warm-up's queries
+        start = PoolItem.objects.filter(topic=topic).count()
+        for n in range(start, start + by):
+            PoolItem.objects.create(campaign=campaign, topic=topic, item_id=f"{last.item_id}-{n}", position=n)
+        return warm_up_queries([first])
+
+    assert grow(2) == grow(10)
