@@ -2,7 +2,7 @@
 judgments."""
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from core.downloads import attachment, spreadsheet_safe
@@ -51,16 +51,17 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @organizer_required
-def report_download(request: HttpRequest, pk: int) -> HttpResponse:
+def report_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     """The tables for the paper (`report`): `?format=latex|csv`, `?table=results|assessment|both`, `all_topics`."""
     campaign = get_object_or_404(Campaign, pk=pk)
     fmt, table = request.GET.get("format", "latex"), request.GET.get("table", "both")
     try:
-        text = report.report(campaign=campaign, fmt=fmt, table=table,
-                             all_topics=request.GET.get("all_topics") in ("1", "true", "on"))
+        parts = report.report_parts(campaign=campaign, fmt=fmt, table=table,
+                                    all_topics=request.GET.get("all_topics") in ("1", "true", "on"))
     except InputError as exc:
         return HttpResponse("\n".join(exc.messages()), status=400, content_type="text/plain; charset=utf-8")
     extension = "tex" if fmt == "latex" else "csv"
-    response = HttpResponse(text, content_type=("text/x-tex" if fmt == "latex" else "text/csv") + "; charset=utf-8")
+    response = StreamingHttpResponse(parts, content_type=("text/x-tex" if fmt == "latex" else "text/csv")
+                                     + "; charset=utf-8")
     response["Content-Disposition"] = attachment(campaign.name, f"report-{table}", extension=extension)
     return response

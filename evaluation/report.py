@@ -6,7 +6,7 @@ import csv
 import io
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from assessor.characterisation import characterisation_report
@@ -208,24 +208,37 @@ def _last_scores(campaign: Campaign, all_topics: bool) -> services.Evaluation:
     return snapshot.value
 
 
-def report(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False,
-           compute: bool = False) -> str:
+def report_parts(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False,
+                 compute: bool = False) -> Iterator[str]:
     """The campaign's tables in `fmt` (latex or csv): the results (from its official judgments: the leaderboard's
     last scores, or with `compute` scored now, as a command does), the assessment, or both (CSV: the two tables
-    separated by an empty line)."""
+    separated by an empty line). The arguments and the scores are checked before the first part; the results go
+    out before the assessment table is read (what a download streams)."""
     if fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}'; expected one of {', '.join(FORMATS)}")
     if table not in TABLES:
         raise InputError(f"unknown table '{table}'; expected one of {', '.join(TABLES)}")
-    parts = []
+    evaluation = None
     if table in ("results", "both"):
         evaluation = (services.evaluate_campaign(campaign=campaign, all_topics=all_topics) if compute
                       else _last_scores(campaign, all_topics))
+    return _parts(campaign, fmt, evaluation, assessment=table in ("assessment", "both"))
+
+
+def _parts(campaign: Campaign, fmt: str, evaluation: services.Evaluation | None, *, assessment: bool
+           ) -> Iterator[str]:
+    if evaluation is not None:
         rows = results_rows(campaign=campaign, evaluation=evaluation)
-        parts.append(results_latex(rows, caption=f"Results of {campaign.name}") if fmt == "latex"
-                     else results_csv(rows))
-    if table in ("assessment", "both"):
+        yield (results_latex(rows, caption=f"Results of {campaign.name}") if fmt == "latex"
+               else results_csv(rows))
+    if assessment:
         topics, total = assessment_rows(campaign=campaign)
-        parts.append(assessment_latex(topics, total, caption=f"Assessment of {campaign.name}") if fmt == "latex"
-                     else assessment_csv(topics, total))
-    return "\n".join(parts)
+        yield ("\n" if evaluation is not None else "") + (
+            assessment_latex(topics, total, caption=f"Assessment of {campaign.name}") if fmt == "latex"
+            else assessment_csv(topics, total))
+
+
+def report(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False,
+           compute: bool = False) -> str:
+    """The whole of `report_parts` as one text (the command's output)."""
+    return "".join(report_parts(campaign=campaign, fmt=fmt, table=table, all_topics=all_topics, compute=compute))

@@ -5,8 +5,10 @@ import hashlib
 import heapq
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import itemgetter
 
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, Subquery, Value, When
 
 from assessor.models import GRADE_VALUES, Adjudication, Assignment, Judgment
 from ir.grades import MARK_NUMBERS, is_relevant
@@ -62,19 +64,26 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = 
 
     A topic handed from one official assessor to another (the first assignment withdrawn) keeps the first one's
     grades for the units the second has not judged: nothing submitted is lost by reassignment (SPEC 5.3).
-    One query per topic: memory holds one topic's judgments, whatever the size of the campaign."""
+    One query, ordered by topic in natural order and read in chunks: memory holds a chunk and one topic's
+    judgments, whatever the size of the campaign."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
-    judgments = official_judgments(campaign=campaign)
-    counted = judgments if complete else judgments.filter(grade__in=GRADE_VALUES)
     overrides = _official_overrides(campaign)
-    judged_topics = set(counted.values_list("assignment__topic_id", flat=True).order_by().distinct()) | set(overrides)
-    topics = sorted(Topic.objects.filter(pk__in=judged_topics).values_list("pk", "topic_id"),
-                    key=lambda pair: natural_key(pair[1]))
+    topics = sorted(campaign.topics.values_list("pk", "topic_id"), key=lambda pair: natural_key(pair[1]))
+    if not topics:
+        return
+    in_order = Case(*(When(assignment__topic_id=pk, then=Value(n)) for n, (pk, _) in enumerate(topics)),
+                    output_field=IntegerField())
+    rows = official_judgments(campaign=campaign).order_by(in_order).values_list(
+        "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade").iterator(chunk_size=CHUNK)
+    groups = groupby(rows, key=itemgetter(0))
+    group = next(groups, None)
     for topic_pk, topic_id in topics:
-        grades = _topic_grades(campaign, level, judgments.filter(assignment__topic_id=topic_pk).order_by().values_list(
-            "assignment__withdrawn_at", "item_id", "formula_id", "grade"), complete=complete,
-            overrides=overrides.get(topic_pk, {}))
+        topic_rows = []
+        if group is not None and group[0] == topic_pk:
+            topic_rows = [row[1:] for row in group[1]]
+            group = next(groups, None)
+        grades = _topic_grades(campaign, level, topic_rows, complete=complete, overrides=overrides.get(topic_pk, {}))
         if grades:
             yield topic_id, sorted(grades.items(), key=lambda row: natural_key(row[0]))
 

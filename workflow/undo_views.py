@@ -32,8 +32,9 @@ def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
                                   "their judgments are kept.")
 
 
-def _undo_context(campaign: Campaign) -> dict:
-    judged, judged_topics = services.judged_count(judged_items_of_campaign(campaign))
+def _undo_context(campaign: Campaign, judged_items: dict[int, set[str]] | None = None) -> dict:
+    judged, judged_topics = services.judged_count(judged_items_of_campaign(campaign) if judged_items is None
+                                                  else judged_items)
     return {"campaign": campaign, "judged": judged, "judged_topics": judged_topics,
             "built": services.pools_built(campaign=campaign)}
 
@@ -117,8 +118,9 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.info(request, f"Deleting campaign {campaign.name}: job #{job.pk}.")
             return redirect("pooling:job", pk=job.pk)
+    judged_items = judged_items_of_campaign(campaign)  # read once: every judged item of the campaign
     return render(request, "pooling/campaign_delete.html", {
-        **_undo_context(campaign), "problems": problems,
+        **_undo_context(campaign, judged_items), "problems": problems,
         "job": campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).first() if campaign.deleting else None,
-        "contents": services.campaign_contents(campaign=campaign, judged_items=judged_items_of_campaign(campaign))},
+        "contents": services.campaign_contents(campaign=campaign, judged_items=judged_items)},
         status=400 if problems else 200)

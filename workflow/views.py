@@ -165,7 +165,8 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
     stats = selectors.pool_statistics(campaign=campaign)
-    topics = {t.topic_id: t for t in campaign.topics.only("pk", "topic_id", "title")}
+    # campaign_id too: the related manager reads it on every topic (a deferred field: a query each).
+    topics = {t.topic_id: t for t in campaign.topics.only("pk", "campaign_id", "topic_id", "title")}
     # Built pools hold an item of every run they were built from: a run with none was added since (docs/pooling.md).
     # Pooled units whose post the collection lacks: judged only as System failure or Do not know (docs/judging.md).
     unjudgeable = sum(selectors.unjudgeable_items_count(campaign=campaign).values())

@@ -103,6 +103,24 @@ def test_the_leaderboard_offers_the_tables(campaign, client, organizer):
     assert 'id="report-latex"' in client.get(reverse("evaluation:leaderboard", args=[campaign.pk])).content.decode()
     latex = client.get(url, {"format": "latex"})
     assert latex.status_code == 200 and latex["Content-Disposition"].endswith('.tex"')
-    assert latex.content.decode() == command_output("report", "--campaign", campaign.name, "--format", "latex")[0]
+    assert b"".join(latex.streaming_content).decode() == command_output("report", "--campaign", campaign.name,
+                                                                        "--format", "latex")[0]
     bad = client.get(url, {"format": "docx"})
     assert bad.status_code == 400 and "unknown format 'docx'" in bad.content.decode()
+
+
+def test_the_download_sends_the_results_before_reading_the_assessment(campaign, client, organizer):
+    """Issue 24: the report streams: its results table (the leaderboard's stored scores) goes out first, and the
+    assessment table (every topic's qrels and timings) is read after it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(organizer)
+    url = reverse("evaluation:report", args=[campaign.pk])
+    client.get(url, {"format": "latex"})  # the scores brought up to date
+    response = client.get(url, {"format": "latex"})
+    parts = iter(response.streaming_content)
+    assert b"Results of" in next(parts)
+    with CaptureQueriesContext(connection) as assessment:
+        assert b"Assessment of" in b"".join(parts)
+    assert len(assessment) > 0
