@@ -78,7 +78,7 @@ def read_trec_topics(stream: BinaryIO, problems: Problems) -> Iterator[TopicReco
 
 def _trec_record(topic: dict[str, Any], problems: Problems) -> TopicRecord | None:
     texts = {}
-    for tag, (name, label) in _TREC_FIELDS.items():
+    for name, label in _TREC_FIELDS.values():
         text = " ".join("".join(topic[name]).split())  # TREC's lines are wrapped prose
         if text.lower().startswith(label):
             text = text[len(label):].lstrip()

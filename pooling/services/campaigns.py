@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from core.bounds import max_chars
-from ir.formats.topics import read_topic_file
 from ir.formats.textio import open_binary
+from ir.formats.topics import read_topic_file
 from ir.problems import InputError, Problem, Problems
 
 from ..models import Campaign, Collection, Topic

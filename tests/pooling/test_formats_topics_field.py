@@ -12,7 +12,7 @@ from ir.problems import Problems
 # tags of no field (<dom>, <con>), a trailing space after the number.
 TREC = b"""<top>
 <head> Tipster Topic Description
-<num> Number: 301 
+<num> Number: 301\x20
 <dom> Domain: International Economics
 <title> International Organized Crime
 
