@@ -6,7 +6,10 @@ import pytest
 
 from ir.formats.kinds import head_kind
 from ir.formats.topics import read_topic_file
-from ir.problems import Problems
+from ir.problems import InputError, Problems
+from pooling import services
+from pooling.models import Campaign
+from tests.factories import CampaignFactory
 
 # As TREC's own files are: field tags never closed, `Number:`/`Description:` labels, blank lines, wrapped prose,
 # tags of no field (<dom>, <con>), a trailing space after the number.
@@ -118,3 +121,19 @@ def test_the_formats_are_told_by_shape_and_refused_for_task_2():
     assert read(TREC, task="formulas") == ([], [
         "topics:line 1: this looks like a TREC topic file (<top> <num> <title> <desc> <narr>), not an ARQMath Task 2 "
         "topic file"])
+
+
+def test_a_bad_file_writes_nothing_and_a_good_one_is_stored_with_its_texts(db, tmp_path):
+    campaign = CampaignFactory(task=Campaign.Task.ANSWERS)
+    path = tmp_path / "topics.jsonl"
+    path.write_bytes(JSONL + b'{"id": "303"}\n')
+    with pytest.raises(InputError, match="line 3: missing title"):
+        services.topics_ingest(campaign=campaign, path=path)
+    assert not campaign.topics.exists()
+    path.write_bytes(JSONL)
+    assert services.topics_ingest(campaign=campaign, path=path).created == 3
+    rows = campaign.topics.order_by("position").values_list("topic_id", "parent", "parent_title", "prelude",
+                                                             "narrative")
+    assert list(rows) == [("301.1", "301", "Planning a trip", "I am going to Japan in May.", ""),
+                          ("301-b", "301", "Planning a trip", "I am going to Japan in May.", "weather"),
+                          ("302", "", "", "", "any breed")]
