@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
 from ir.problems import InputError
+from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
 from . import characterisation, rules, selectors, services
@@ -91,7 +92,7 @@ def _page(request: HttpRequest, page: characterisation.CharacterisationPage, err
     return render(request, "assessor/characterise.html", {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item, "sample": page.sample,
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
-        "topic_tags": topic.tags.split(),
+        "topic_tags": topic.tags.split(), "topic_siblings": pooling_selectors.sibling_topics(topic=topic),
         "post": post, "answer": page.shown.answer, "post_body": safe["post_body"],
         "question_title": safe["question_title"],
         "post_thread_url": thread_url(collection_pk)(post.post_id) if post and collection_pk is not None else "",

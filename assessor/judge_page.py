@@ -119,7 +119,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
-        "topic_tags": topic.tags.split(),
+        "topic_tags": topic.tags.split(), "topic_siblings": pooling_selectors.sibling_topics(topic=topic),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
         "answer": page.shown.answer,
         "post_thread_url": post_url(post.post_id) if post and post_url else "",

@@ -115,6 +115,13 @@ def cached_board_analysis(evaluation: Evaluation, *, campaign_pk: int, measure: 
     return found
 
 
+def parent_means(evaluation: Evaluation, measure: str, parents: dict[str, str]) -> dict[str, float]:
+    """run -> its mean of `measure` over parent topics, each the mean of its micro-topics (`parents`: micro-topic
+    id -> parent id) over the qrels' topics."""
+    values = analysis_services.measure_values(evaluation, [measure])[measure]
+    return analysis.parent_means(values, parents, evaluation.topics)
+
+
 def topic_differences(evaluation: Evaluation, measure: str, run_a: str, run_b: str) -> list[tuple[str, float]]:
     """(topic, a - b) over the qrels' topics (a topic a run has no value for counting 0), largest first."""
     values = analysis_services.measure_values(evaluation, [measure])[measure]

@@ -17,7 +17,7 @@ from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
 from ir.task3_measures import TASK3_REPORTED
-from pooling.models import Campaign, Run
+from pooling.models import Campaign, Run, Topic
 
 from . import board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
@@ -129,6 +129,11 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
     found.update(baseline=baseline, by=column)
     found["analysis"] = board.cached_board_analysis(evaluation, campaign_pk=campaign.pk, measure=measure,
                                                     baseline=baseline, info=info, column=column)
+    # A campaign with micro-topics: their means per parent topic too, when asked (`?parents=1`).
+    parents = dict(Topic.objects.filter(campaign=campaign).exclude(parent="").values_list("topic_id", "parent"))
+    found.update(has_parents=bool(parents), parents=bool(parents) and request.GET.get("parents") in ("1", "on"))
+    if found["parents"]:
+        found["parent_means"] = board.parent_means(evaluation, measure, parents)
     run_a, run_b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
     if run_a or run_b:
         try:

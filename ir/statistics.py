@@ -203,6 +203,20 @@ def category_means(values: Values, info: TopicInfo, column: str, topics: Sequenc
             for run, per_topic in values.items()}
 
 
+def parent_means(values: Values, parents: Mapping[str, str], topics: Sequence[str]) -> dict[str, float]:
+    """run -> its mean over parent topics: each parent's value is the mean of its micro-topics among `topics` (a
+    topic without a parent in `parents` stands for itself; a topic a run has no value for counts 0). The means over
+    micro-topics are the usual ones, over `topics` (issue 25)."""
+    groups: dict[str, list[str]] = {}
+    for topic in topics:
+        groups.setdefault(parents.get(topic) or topic, []).append(topic)
+    if not groups:
+        return {}
+    return {run: math.fsum(math.fsum(per_topic.get(t, 0.0) for t in members) / len(members)
+                           for members in groups.values()) / len(groups)
+            for run, per_topic in values.items()}
+
+
 def category_lines(means: Mapping[str, Mapping[str, Mapping[str, float]]], column: str) -> Iterator[str]:
     """`run<TAB>measure<TAB>COLUMN=VALUE<TAB>mean` rows from measure -> run -> value -> mean."""
     runs = list(dict.fromkeys(run for per_run in means.values() for run in per_run))

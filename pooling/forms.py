@@ -76,7 +76,7 @@ class RunUploadForm(forms.Form):
 
 
 class TopicsUploadForm(forms.Form):
-    file = forms.FileField(help_text="ARQMath topic XML")
+    file = forms.FileField(help_text="ARQMath topic XML, TREC topics, TSV queries or JSONL topics")
 
 
 class MultipleFileInput(forms.ClearableFileInput):

@@ -184,6 +184,12 @@ class Topic(models.Model):
     tags = models.TextField(blank=True, help_text="space-separated tag names")
     formula_id = models.CharField(max_length=64, blank=True, help_text="Task 2: the query formula's span id")
     latex = models.TextField(blank=True, help_text="Task 2: the query formula")
+    description = models.TextField(blank=True, help_text="plain text: what the topic asks (TREC <desc>)")
+    narrative = models.TextField(blank=True, help_text="plain text: what a relevant item holds (TREC <narr>)")
+    # A micro-topic is a topic of its own (pooled, judged, scored) that shares its parent's prelude.
+    prelude = models.TextField(blank=True, help_text="a micro-topic's context, shared with its sibling micro-topics")
+    parent = models.CharField(max_length=64, blank=True, help_text="a micro-topic's parent topic id")
+    parent_title = models.TextField(blank=True, help_text="a micro-topic's parent topic title")
 
     class Meta:
         ordering = ["campaign", "position"]

@@ -309,3 +309,11 @@ def collection_has_posts(*, collection_id: int) -> bool:
     corpus (which names every document; the pooled ones are stored with the pools)."""
     return (Post.objects.filter(collection_id=collection_id).exists()
             or Collection.objects.filter(pk=collection_id).exclude(corpus_path="").exists())
+
+
+def sibling_topics(*, topic: Topic) -> list[Topic]:
+    """The other micro-topics of a micro-topic's parent, in file order; none for a topic of its own."""
+    if not topic.parent:
+        return []
+    return list(Topic.objects.filter(campaign_id=topic.campaign_id, parent=topic.parent).exclude(pk=topic.pk)
+                .only("topic_id", "title").order_by("position"))

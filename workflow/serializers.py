@@ -80,7 +80,8 @@ class RunDeleteResultSerializer(serializers.Serializer):
 class TopicSerializer(serializers.ModelSerializer):
     class Meta:
         model = Topic
-        fields = ["id", "topic_id", "position", "title", "question", "tags", "formula_id", "latex"]
+        fields = ["id", "topic_id", "position", "title", "question", "tags", "formula_id", "latex", "description",
+                  "narrative", "prelude", "parent", "parent_title"]
 
 
 class RunSerializer(serializers.ModelSerializer):

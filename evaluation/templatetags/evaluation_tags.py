@@ -47,5 +47,11 @@ def breakdown(categories: dict, run: str) -> list:
 
 
 @register.filter
+def of_run(means: dict, run: str) -> float | None:
+    """A run's value in a run -> value dict (None when it has none)."""
+    return means.get(run)
+
+
+@register.filter
 def thousands(number: int) -> str:
     return f"{number:,}"

@@ -2,6 +2,7 @@
 at the first lines names the kind first ("this looks like a qrels file") instead of a parser's error on every line."""
 from __future__ import annotations
 
+import json
 import re
 from typing import BinaryIO
 
@@ -15,10 +16,16 @@ PEEK = 1 << 16  # enough for an XML declaration, comments and a whole first topi
 
 TOPICS_TASK1 = "topics-task1"
 TOPICS_TASK2 = "topics-task2"
+TOPICS_TREC = "topics-trec"
+TOPICS_TSV = "topics-tsv"
+TOPICS_JSONL = "topics-jsonl"
 RUN_KINDS = ("run-task1", "run-task2", "run-trec", "run-task3")
 NAMES = {
     TOPICS_TASK1: "an ARQMath Task 1 (or Task 3) topic file",
     TOPICS_TASK2: "an ARQMath Task 2 topic file (its topics have a Formula_Id)",
+    TOPICS_TREC: "a TREC topic file (<top> <num> <title> <desc> <narr>)",
+    TOPICS_TSV: "a TSV topic file (topic_id query)",
+    TOPICS_JSONL: "a JSONL topic file (id title ...)",
     "run-task1": "an ARQMath Task 1 run file (topic post_id rank score run_tag)",
     "run-task2": "an ARQMath Task 2 run file (topic formula_id post_id rank score run_tag)",
     "run-trec": "a TREC run file (topic Q0 doc_id rank score run_tag)",
@@ -43,6 +50,8 @@ def head_kind(head: bytes) -> str | None:
     first = next((line for line in lines if line.strip()), "")
     if not first:
         return None
+    if first.startswith("{"):
+        return _json_kind(first)
     columns = [name.strip().lower() for name in first.split("\t")]
     if is_formula_index_header(columns):
         return "formula-index"
@@ -52,6 +61,8 @@ def head_kind(head: bytes) -> str | None:
         return "topic-info"
     fields = first.split("\t") if "\t" in first else first.split()
     fields = [field.strip() for field in fields]
+    if len(fields) == 2 and "\t" in first:
+        return TOPICS_TSV
     if len(fields) == 4 and parse_int(fields[1]) is not None and parse_int(fields[3]) is not None:
         return "qrels"
     if len(fields) == 5 and parse_int(fields[2]) is not None and _number(fields[3]):
@@ -91,8 +102,21 @@ def _xml_kind(text: str) -> str | None:
     name = root.group(1)
     if name == "Topics":
         return TOPICS_TASK2 if "<Formula_Id" in text else TOPICS_TASK1
+    if name == "top":
+        return TOPICS_TREC
     if name in ("posts", "comments"):
         return "se-xml"
+    return None
+
+
+def _json_kind(line: str) -> str | None:
+    """A JSONL topic file's first line is an object with a title and no post's body or kind."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and "title" in obj and not {"body", "kind"} & set(obj):
+        return TOPICS_JSONL
     return None
 
 

@@ -25,6 +25,11 @@ class TopicRecord(NamedTuple):
     tags: str  # space-separated
     formula_id: str  # '' for answer topics
     latex: str  # '' for answer topics
+    description: str = ""  # plain text (TREC <desc>, JSONL); ARQMath topics have none
+    narrative: str = ""  # plain text: what a relevant item must hold (TREC <narr>, JSONL)
+    prelude: str = ""  # a micro-topic's: the context its parent gives all of its micro-topics
+    parent: str = ""  # a micro-topic's parent topic id ('' for a topic of its own)
+    parent_title: str = ""
 
 
 class _TopicHandler(ContentHandler):

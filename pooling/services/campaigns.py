@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from core.bounds import max_chars
-from ir.formats import topics_xml
 from ir.formats.textio import open_binary
+from ir.formats.topics import read_topic_file
 from ir.problems import InputError, Problem, Problems
 
 from ..models import Campaign, Collection, Topic
@@ -113,6 +113,11 @@ def setting_label(name: str) -> str:
     return str(field.verbose_name)
 
 
+# What a topic file gives a topic (ir/formats/topics_xml.py TopicRecord), beside its id and position.
+TOPIC_TEXTS = ("title", "question", "tags", "formula_id", "latex", "description", "narrative", "prelude", "parent",
+               "parent_title")
+
+
 @dataclass(frozen=True)
 class TopicsIngestResult:
     created: int
@@ -121,18 +126,19 @@ class TopicsIngestResult:
 
 
 def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> TopicsIngestResult:
-    """Adds the topics of an ARQMath topic file to a campaign; topics already there are updated."""
+    """Adds the topics of a topic file (ARQMath XML, TREC, TSV or JSONL: ir/formats/topics.py) to a campaign; topics
+    already there are updated. A micro-topic is a topic of its own, with its parent's id, title and prelude."""
     problems = Problems(file=filename or Path(path).name)
     with open_binary(path) as stream:
-        records = topics_xml.read_topics(stream, problems, task=campaign.task)
+        records = read_topic_file(stream, problems, task=campaign.task)
     for r in records:
-        fits(r.line, problems, None, ("topic number", r.topic_id), ("Formula_Id", r.formula_id))
+        fits(r.line, problems, None, ("topic number", r.topic_id), ("Formula_Id", r.formula_id),
+             ("parent topic id", r.parent))
     problems.raise_if_any()
     existing = {t.topic_id: t for t in campaign.topics.all()}
     created, updated = [], []
     for position, r in enumerate(records):
-        values = {"position": position, "title": r.title, "question": r.question, "tags": r.tags,
-                  "formula_id": r.formula_id, "latex": r.latex}
+        values = {"position": position, **{name: getattr(r, name) for name in TOPIC_TEXTS}}
         topic = existing.get(r.topic_id)
         if topic is None:
             created.append(Topic(campaign=campaign, topic_id=r.topic_id, **values))
@@ -141,6 +147,5 @@ def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str 
                 setattr(topic, k, v)
             updated.append(topic)
     Topic.objects.bulk_create(created, batch_size=1000)
-    Topic.objects.bulk_update(updated, ["position", "title", "question", "tags", "formula_id", "latex"],
-                              batch_size=1000)
+    Topic.objects.bulk_update(updated, ["position", *TOPIC_TEXTS], batch_size=1000)
     return TopicsIngestResult(created=len(created), updated=len(updated), total=len(records))
