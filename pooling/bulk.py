@@ -105,10 +105,11 @@ def bulk_insert(model: type[Model], columns: Sequence[str], rows: Iterable[Row],
     return _executemany(table, db_columns, rows)
 
 
-def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Row]) -> int:
-    """Bulk insert into a table that has no model (a temporary table of a check)."""
+def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Row], *,
+                copy_line: Callable[[Row], str] | None = None) -> int:
+    """Bulk insert into a table that has no model (a temporary table of a check); `copy_line` as bulk_insert's."""
     if connection.vendor == "postgresql":
-        return _copy(table, list(columns), rows)
+        return _copy(table, list(columns), rows, copy_line)
     return _executemany(table, list(columns), rows)
 
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
-from pooling.bulk import insert_rows
+from pooling.bulk import copy_text, insert_rows
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from .. import rules, selectors
@@ -59,7 +59,7 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list
         if isinstance(kind, list):
             problems.add_all(r.line, kind)
         elif not bad:
-            rows.append(r._replace(kind=kind[0], round=kind[1]))
+            rows.append(JudgmentRecord._make((*r[:6], *kind, False)))
     return rows
 
 
@@ -209,7 +209,7 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     for assignment_pk, item_id, formula_id in existing:
         judged.setdefault((assignment_pk, item_id), set()).add(formula_id)
     written = _Written()
-    new: list[NewJudgment] = []
+    new: list[tuple[int, str, str, str, str, str]] = []  # NewJudgment but for its first-shown time
     revised: list[tuple[Judgment, str, str]] = []
     units: dict[tuple[int, str], int] = {}  # (assignment pk, item id) -> topic pk, of the items the file judges
     with_new: set[tuple[int, str]] = set()
@@ -226,7 +226,7 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
         judged_unit = existing.get((assignment_pk, item_id, formula_id))
         if judged_unit is None:
             # first_shown_at: the item's visit's, known once the visits are written
-            new.append(NewJudgment(assignment_pk, item_id, formula_id, post_id, row.grade, row.comment, now))
+            new.append((assignment_pk, item_id, formula_id, post_id, row.grade, row.comment))
             with_new.add(unit)
         elif judged_unit.grade == row.grade and judged_unit.comment == row.comment:
             written.unchanged += 1
@@ -243,17 +243,17 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     writes = {unit: unit in complete for unit in (with_new | complete) - visits.keys()}
     writes.update((unit, True) for unit in complete & visits.keys() if visits[unit].completed_at is None)
     shown.update(_visits_write(writes=writes, at=now))
-    new = [j._replace(first_shown_at=shown[(j.assignment_id, j.item_id)]) for j in new]
-    judgments_save(new=new, revised=revised, assessors={a.pk: a.assessor_id for a in assignments.values()}, at=now,
-                   active_seconds=0.0, source="import", copy=True)
+    judgments_save(new=[NewJudgment(*j, shown.get(j[:2], now)) for j in new], revised=revised,
+                   assessors={a.pk: a.assessor_id for a in assignments.values()}, at=now, active_seconds=0.0,
+                   source="import", copy=True)
     written.created, written.revised = len(new), len(revised)
     return written
 
 
 def _visits_write(*, writes: dict[tuple[int, str], bool], at: datetime) -> dict[tuple[int, str], datetime]:
     """Makes the visits of these items (assignment pk, item id) where missing, first shown `at`, and completes those
-    marked True; returns their first-shown times. A judging page may show one of them meanwhile: its visit (and
-    time) is kept, and completed when marked."""
+    marked True; returns the first-shown times other than `at`. A judging page may show one of them meanwhile: its
+    visit (and time) is kept, and completed when marked."""
     if not writes:
         return {}
     if connection.vendor == "postgresql":
@@ -263,13 +263,16 @@ def _visits_write(*, writes: dict[tuple[int, str], bool], at: datetime) -> dict[
         table = connection.ops.quote_name(ItemVisit._meta.db_table)
         with connection.cursor() as cursor:
             cursor.execute("CREATE TEMPORARY TABLE import_visits (a bigint, i varchar(64), c boolean)")
-            insert_rows("import_visits", ["a", "i", "c"], ((a, i, c) for (a, i), c in writes.items()))
+            insert_rows("import_visits", ["a", "i", "c"], writes.items(),
+                        copy_line=lambda r: f"{r[0][0]}\t{copy_text(r[0][1])}\t{'t' if r[1] else 'f'}\n")
+            # Only the visits shown before come back: the thousands just made hold `at`.
             cursor.execute(
-                f"INSERT INTO {table} AS v (assignment_id, item_id, first_shown_at, completed_at, active_seconds) "
-                "SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END, 0 FROM import_visits "
+                f"WITH w AS (INSERT INTO {table} AS v (assignment_id, item_id, first_shown_at, completed_at, "
+                "active_seconds) SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END, 0 FROM import_visits "
                 "ON CONFLICT (assignment_id, item_id) DO UPDATE SET completed_at = "
-                "COALESCE(v.completed_at, EXCLUDED.completed_at) RETURNING assignment_id, item_id, first_shown_at",
-                [at, at])
+                "COALESCE(v.completed_at, EXCLUDED.completed_at) RETURNING assignment_id, item_id, first_shown_at) "
+                "SELECT * FROM w WHERE first_shown_at <> %s",
+                [at, at, at])
             shown = {(a, i): first for a, i, first in cursor.fetchall()}
             cursor.execute("DROP TABLE import_visits")
             return shown
