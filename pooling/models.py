@@ -414,6 +414,26 @@ class PoolItem(models.Model):
         return f"{self.item_id} in topic {self.topic_id}"
 
 
+class Candidate(models.Model):
+    """An item a campaign pools beside its runs, from a candidates file (issue 25: the posts an accepted answer
+    cites). Its source is pooled as provenance, for organizers; assessors see neither the source nor, unless the
+    campaign shows notes, the note."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="candidates")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="candidates")
+    item_id = models.CharField(max_length=64)
+    source = models.CharField(max_length=100, help_text="where the candidate comes from: cited-in-accepted-answer")
+    note = models.TextField(blank=True, help_text="evidence beside it, such as the asker's comments on the answer")
+    position = models.PositiveIntegerField(help_text="its order among the topic's candidates in the file, from 1")
+
+    class Meta:
+        ordering = ["topic", "position"]
+        constraints = [models.UniqueConstraint(fields=["topic", "item_id", "source"], name="candidate_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} ({self.source}) in topic {self.topic_id}"
+
+
 class PoolInstance(models.Model):
     """A candidate formula instance of a pooled visual id (formulas only); the selected ones are judged."""
 
