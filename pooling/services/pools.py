@@ -158,12 +158,10 @@ def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
             items.append(item_id)
     # Candidates are pooled as runs named by their source, `candidates:<source>`, at every depth: their provenance.
     depths = dict(depths)
-    for topic_pk, item_id, source in (Candidate.objects.filter(campaign=campaign)
-                                      .order_by("topic", "position").values_list("topic", "item_id", "source")):
-        name = CANDIDATES + source
-        items = ranked.setdefault(topic_pk, {}).setdefault(name, [])
-        items.append(item_id)
-        depths[name] = max(depths.get(name, 0), len(items))
+    for topic_pk, lists in _candidate_lists(campaign).items():
+        for name, listed in lists.items():
+            ranked.setdefault(topic_pk, {})[name] = listed
+            depths[name] = max(depths.get(name, 0), len(listed))
 
     rows: list[tuple[int, str, int, list]] = []
     sizes: dict[str, int] = {}
@@ -174,6 +172,15 @@ def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
         sizes[topic_id] = len(order)
     _items_insert(campaign, rows)
     return PoolBuildResult(sizes=sizes, items=len(rows))
+
+
+def _candidate_lists(campaign: Campaign) -> dict[int, dict[str, list[str]]]:
+    """topic pk -> `candidates:<source>` -> the topic's candidates from that source, in the file's order."""
+    lists: dict[int, dict[str, list[str]]] = {}
+    for topic_pk, item_id, source in (Candidate.objects.filter(campaign=campaign).order_by("topic", "position")
+                                      .values_list("topic_id", "item_id", "source")):
+        lists.setdefault(topic_pk, {}).setdefault(CANDIDATES + source, []).append(item_id)
+    return lists
 
 
 def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:
