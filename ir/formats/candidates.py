@@ -59,3 +59,25 @@ def candidate_lines(candidates: Iterable[Candidate]) -> Iterator[str]:
 def write_candidates(candidates: Iterable[Candidate], out: TextSink) -> None:
     for line in candidate_lines(candidates):
         out.write(line)
+
+
+def read_topic_questions(path: str | os.PathLike) -> list[tuple[str, str]]:
+    """`topic<TAB>question_post_id` lines (`extract_citations --topics`): each topic's source question in the dump,
+    in the file's order; InputError with every line's problem."""
+    problems = Problems(os.path.basename(path))
+    found: dict[str, str] = {}
+    with open_binary(path) as stream:
+        for lineno, text in iter_lines(stream, problems):
+            if not text.strip():
+                continue
+            fields = [field.strip() for field in text.split("\t")]
+            if len(fields) != 2 or not all(fields):
+                problems.add(lineno, "a line is a topic id and its source question's post id, tab-separated")
+            elif any(len(field) > ID_MAX for field in fields):
+                problems.add(lineno, f"an id is longer than {ID_MAX} characters")
+            elif fields[0] in found:
+                problems.add(lineno, f"topic {fields[0]} is given twice")
+            else:
+                found[fields[0]] = fields[1]
+    problems.raise_if_any()
+    return list(found.items())
