@@ -158,6 +158,9 @@ class Campaign(models.Model):
         default=RELEVANCE_LEVEL, validators=[MinValueValidator(LOW), MaxValueValidator(HIGH)],
         help_text="evaluation: the lowest grade counted relevant by MAP', P'@10 and binary measures (2: high and "
                   "medium, as ARQMath; 1: low too)")
+    candidate_notes = models.BooleanField(
+        default=False, help_text="judging: show a candidate's note (the asker's comments on the answer that cited it) "
+                                 "beside it; its source is never shown")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     # Set by the first step of a delete, in the request; a job then deletes the rows in batches (docs/pooling.md).

@@ -51,6 +51,13 @@ def citation_candidates_compute(*, collection_name: str, topics: list[tuple[str,
     return citation_candidates(topics, questions, links)
 
 
+def candidate_notes(*, topic: Topic, item_id: str) -> list[str]:
+    """The notes of an item's candidates in its topic (the judging page shows them when the campaign says so),
+    without their sources; empty ones left out."""
+    return list(topic.candidates.filter(item_id=item_id).exclude(note="").order_by("position")
+                .values_list("note", flat=True).distinct())
+
+
 def campaign_list() -> QuerySet[Campaign]:
     return (Campaign.objects.select_related("collection")
             .annotate(topic_count=Count("topics", distinct=True), run_count=Count("runs", distinct=True)))
