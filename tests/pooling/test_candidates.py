@@ -5,6 +5,7 @@ from ir.formats.candidates import Candidate, candidate_lines, read_candidates
 from ir.problems import InputError
 from pooling import services
 from pooling.models import PoolItem
+from pooling.selectors import pool_statistics
 from tests.commands import command_output, rejected
 
 from .run_files import answers_campaign
@@ -31,6 +32,9 @@ def test_candidates_are_pooled_beside_the_runs_with_their_source(tmp_path):
     assert pool[("A.1", "10")] == [["candidates:cited-in-accepted-answer", 1], ["r1", 1]]
     assert pool[("A.1", "99")] == [["candidates:cited-in-accepted-answer", 2]]
     assert pool[("A.2", "98")] == [["candidates:manual", 1]]
+    # The pools page counts each source as a contributor: items pooled, and those no run found.
+    runs = {row["name"]: (row["contributed"], row["unique"]) for row in pool_statistics(campaign=campaign)["runs"]}
+    assert runs["candidates:cited-in-accepted-answer"] == (2, 1) and runs["candidates:manual"] == (1, 1)
     # Ingesting again replaces them: the next build pools the new file only.
     path.write_text("A.2\t97\tmanual\tx\n", encoding="utf-8")
     command_output("ingest_candidates", "--campaign", "answers", str(path))
