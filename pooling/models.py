@@ -422,8 +422,9 @@ class Candidate(models.Model):
     cites). Its source is pooled as provenance, for organizers; assessors see neither the source nor, unless the
     campaign shows notes, the note."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="candidates")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="candidates")
+    # No reverse names: `candidates` is already what the pools page counts per topic (a formula's instances).
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
     item_id = models.CharField(max_length=64)
     source = models.CharField(max_length=100, help_text="where the candidate comes from: cited-in-accepted-answer")
     note = models.TextField(blank=True, help_text="evidence beside it, such as the asker's comments on the answer")

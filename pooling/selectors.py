@@ -11,12 +11,25 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Su
 from django.db.models.functions import Coalesce
 
 from ir.citations import Question, citation_candidates, link_pattern
-from ir.formats.candidates import Candidate
+from ir.formats.candidates import Candidate as CandidateLine
 from ir.pools.ids import id_order_key
 from ir.pools.stats import Contribution, PlanRow, judging_hours, plan_pool_sizes
 from ir.problems import InputError
 
-from .models import AnswerText, Campaign, Collection, Comment, Job, PoolInstance, PoolItem, Post, Run, RunAnswer, Topic
+from .models import (
+    AnswerText,
+    Campaign,
+    Candidate,
+    Collection,
+    Comment,
+    Job,
+    PoolInstance,
+    PoolItem,
+    Post,
+    Run,
+    RunAnswer,
+    Topic,
+)
 from .ranking import formula_prefixes, run_depth, top_entries
 
 
@@ -29,7 +42,7 @@ def campaign_named(name: str) -> Campaign:
 
 
 def citation_candidates_compute(*, collection_name: str, topics: list[tuple[str, str]],
-                                pattern: str) -> list[Candidate]:
+                                pattern: str) -> list[CandidateLine]:
     """The candidates the accepted answers of the topics' source questions cite, in the stored dump of a
     collection (`extract_citations`): the asker's comments under each accepted answer are the note."""
     links = link_pattern(pattern)
@@ -54,7 +67,7 @@ def citation_candidates_compute(*, collection_name: str, topics: list[tuple[str,
 def candidate_notes(*, topic: Topic, item_id: str) -> list[str]:
     """The notes of an item's candidates in its topic (the judging page shows them when the campaign says so),
     without their sources; empty ones left out."""
-    return list(topic.candidates.filter(item_id=item_id).exclude(note="").order_by("position")
+    return list(Candidate.objects.filter(topic=topic, item_id=item_id).exclude(note="").order_by("position")
                 .values_list("note", flat=True).distinct())
 
 

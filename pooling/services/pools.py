@@ -89,7 +89,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     """
     campaign_lock(campaign=campaign)
     runs = {run.pk: run for run in campaign.runs.all()}
-    if not runs and not campaign.candidates.exists():
+    if not runs and not Candidate.objects.filter(campaign=campaign).exists():
         raise InputError(f"campaign '{campaign.name}' has no runs: ingest its runs before building pools")
     if judged_items and not force:
         count, judged_topics = judged_count(judged_items)
