@@ -122,6 +122,9 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "topic_tags": topic.tags.split(), "topic_siblings": pooling_selectors.sibling_topics(topic=topic),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
         "answer": page.shown.answer,
+        # The evidence beside a candidate (issue 25), when the organizer turned it on; never where it came from.
+        "candidate_notes": pooling_selectors.candidate_notes(topic=topic, item_id=item.item_id)
+        if campaign.candidate_notes and task == Campaign.Task.ANSWERS else [],
         "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
         "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",

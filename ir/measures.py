@@ -2,6 +2,9 @@
 prime measures, computed by ir_measures through pytrec_eval (trec_eval's own code), and Judged@k by ir_measures' own
 provider. Pure Python: no Django.
 
+MAP and MRR (the names the ARQMath papers report) are ir_measures' AP and RR: `MAP`, `map`, `MRR`, `mrr`, with a
+cutoff or parameters as AP and RR take them (`MAP@100`, `MRR(rel=1)`).
+
 A binary measure named without a relevance level (`P@10`, `AP`, `RR`, `Bpref`) counts the grades from the evaluation's
 relevance level up as relevant (2 by default: ARQMath's H+M); `AP(rel=1)` keeps its own. The measures see the run as
 trec_eval would: de-duplicated (the first occurrence of a post; a formula run's visual ids, the first instance of
@@ -12,6 +15,7 @@ prime measures (`prime.Evaluator`).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,7 +27,10 @@ if TYPE_CHECKING:  # ir_measures (and pytrec_eval under it) only when a measure 
     from ir_measures.measures.base import Measure as IrMeasure
     from ir_measures.providers.base import Evaluator, Provider
 
-EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR; or trec_eval's names: ndcg_cut_10, map, bpref"
+EXAMPLES = "nDCG@10, AP(rel=1), P@10, Bpref, Judged@10, RR, MAP, MRR; or trec_eval's names: ndcg_cut_10, map, bpref"
+# The papers' names for ir_measures' AP and RR, before a cutoff or parameters (`MAP@100`, `MRR(rel=1)`).
+ALIASES = {"map": "AP", "mrr": "RR"}
+_ALIAS = re.compile(r"^(map|mrr)(?=$|[@(])", re.IGNORECASE)
 # The values trec_eval takes without failing (a cutoff of 0 aborts pytrec_eval's process; a level of 0 raises).
 LIMITS = {"cutoff": (1, 1_000_000), "rel": (1, 1_000_000)}
 
@@ -49,7 +56,7 @@ def parse_measure(name: str, *, relevance_level: int) -> IrMeasure:
     import ir_measures
     text = name.strip()
     try:
-        measure = ir_measures.parse_measure(text)
+        measure = ir_measures.parse_measure(_ALIAS.sub(lambda found: ALIASES[found[1].lower()], text))
     except (NameError, ValueError, SyntaxError, TypeError):
         try:
             found = ir_measures.parse_trec_measure(text)

@@ -158,6 +158,9 @@ class Campaign(models.Model):
         default=RELEVANCE_LEVEL, validators=[MinValueValidator(LOW), MaxValueValidator(HIGH)],
         help_text="evaluation: the lowest grade counted relevant by MAP', P'@10 and binary measures (2: high and "
                   "medium, as ARQMath; 1: low too)")
+    candidate_notes = models.BooleanField(
+        default=False, help_text="judging: show a candidate's note (the asker's comments on the answer that cited it) "
+                                 "beside it; its source is never shown")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     # Set by the first step of a delete, in the request; a job then deletes the rows in batches (docs/pooling.md).
@@ -418,6 +421,27 @@ class PoolItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_id} in topic {self.topic_id}"
+
+
+class Candidate(models.Model):
+    """An item a campaign pools beside its runs, from a candidates file (issue 25: the posts an accepted answer
+    cites). Its source is pooled as provenance, for organizers; assessors see neither the source nor, unless the
+    campaign shows notes, the note."""
+
+    # No reverse names: `candidates` is already what the pools page counts per topic (a formula's instances).
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    item_id = models.CharField(max_length=64)
+    source = models.CharField(max_length=100, help_text="where the candidate comes from: cited-in-accepted-answer")
+    note = models.TextField(blank=True, help_text="evidence beside it, such as the asker's comments on the answer")
+    position = models.PositiveIntegerField(help_text="its order among the topic's candidates in the file, from 1")
+
+    class Meta:
+        ordering = ["topic", "position"]
+        constraints = [models.UniqueConstraint(fields=["topic", "item_id", "source"], name="candidate_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} ({self.source}) in topic {self.topic_id}"
 
 
 class PoolInstance(models.Model):

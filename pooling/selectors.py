@@ -10,11 +10,26 @@ from django.db import connection
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from ir.citations import Question, citation_candidates, link_pattern
+from ir.formats.candidates import Candidate as CandidateLine
 from ir.pools.ids import id_order_key
 from ir.pools.stats import Contribution, PlanRow, judging_hours, plan_pool_sizes
 from ir.problems import InputError
 
-from .models import AnswerText, Campaign, Collection, Job, PoolInstance, PoolItem, Post, Run, RunAnswer, Topic
+from .models import (
+    AnswerText,
+    Campaign,
+    Candidate,
+    Collection,
+    Comment,
+    Job,
+    PoolInstance,
+    PoolItem,
+    Post,
+    Run,
+    RunAnswer,
+    Topic,
+)
 from .ranking import formula_prefixes, run_depth, top_entries
 
 
@@ -24,6 +39,36 @@ def campaign_named(name: str) -> Campaign:
         return Campaign.objects.select_related("collection").get(name=name)
     except Campaign.DoesNotExist:
         raise InputError(f"no campaign named '{name}'") from None
+
+
+def citation_candidates_compute(*, collection_name: str, topics: list[tuple[str, str]],
+                                pattern: str) -> list[CandidateLine]:
+    """The candidates the accepted answers of the topics' source questions cite, in the stored dump of a
+    collection (`extract_citations`): the asker's comments under each accepted answer are the note."""
+    links = link_pattern(pattern)
+    collection = Collection.objects.filter(name=collection_name).first()
+    if collection is None:
+        raise InputError(f"there is no collection named '{collection_name}'")
+    posts = Post.objects.filter(collection=collection)
+    asked = {qid: (accepted, owner) for qid, accepted, owner in posts.filter(
+        post_id__in=[question for _topic, question in topics], kind=Post.Kind.QUESTION)
+        .exclude(accepted_answer_id="").values_list("post_id", "accepted_answer_id", "owner_user_id")}
+    bodies = dict(posts.filter(post_id__in=[accepted for accepted, _owner in asked.values()])
+                  .values_list("post_id", "body"))
+    comments: dict[tuple[str, str], list[str]] = {}  # (answer id, user id) -> texts, oldest first
+    for post_id, user_id, text in (Comment.objects.filter(collection=collection, post_id__in=list(bodies))
+                                   .order_by("created_at", "comment_id").values_list("post_id", "user_id", "text")):
+        comments.setdefault((post_id, user_id), []).append(text)
+    questions = {qid: Question(bodies[accepted], tuple(comments.get((accepted, owner), ()) if owner else ()))
+                 for qid, (accepted, owner) in asked.items() if accepted in bodies}
+    return citation_candidates(topics, questions, links)
+
+
+def candidate_notes(*, topic: Topic, item_id: str) -> list[str]:
+    """The notes of an item's candidates in its topic (the judging page shows them when the campaign says so),
+    without their sources; empty ones left out."""
+    return list(Candidate.objects.filter(topic=topic, item_id=item_id).exclude(note="").order_by("position")
+                .values_list("note", flat=True).distinct())
 
 
 def campaign_list() -> QuerySet[Campaign]:

@@ -12,6 +12,7 @@ from .campaigns import (
     collection_get_or_create,
     topics_ingest,
 )
+from .candidates import candidates_ingest
 from .collection import CollectionIngestResult, collection_ingest
 from .corpus import PoolTextsResult, collection_corpus_set, missing_documents_warnings, pool_texts_fetch
 from .pools import (
@@ -50,6 +51,7 @@ from .undo import (
 )
 
 __all__ = [
+    "candidates_ingest",
     "CampaignContents",
     "CampaignSettings",
     "CollectionIngestResult",

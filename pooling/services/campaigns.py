@@ -41,6 +41,7 @@ class CampaignSettings(TypedDict, total=False):
     seed: int | None
     max_depth: int | None
     relevance_level: int | None
+    candidate_notes: bool | None
 
 
 def campaign_settings(values: Mapping[str, Any]) -> CampaignSettings:

@@ -18,7 +18,7 @@ from ir.pools.posts import pool_answers
 from ir.problems import InputError
 
 from ..bulk import bulk_insert
-from ..models import Campaign, PoolInstance, PoolItem, Post
+from ..models import Campaign, Candidate, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
 from ..selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute
 from .common import Progress
@@ -27,6 +27,7 @@ from .corpus import missing_documents_warnings, pool_texts_fetch
 # Topic pk -> ids of the items with at least one judgment: what the judging app tells pooling before a change that
 # could take items out of the pools (assessor.selectors.judged_items_of_campaign).
 JudgedItems = dict[int, set[str]]
+CANDIDATES = "candidates:"  # a candidate's provenance: [candidates:<source>, its position among the topic's]
 
 
 def campaign_lock(*, campaign: Campaign, being_deleted: bool = False) -> None:
@@ -88,7 +89,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     """
     campaign_lock(campaign=campaign)
     runs = {run.pk: run for run in campaign.runs.all()}
-    if not runs:
+    if not runs and not Candidate.objects.filter(campaign=campaign).exists():
         raise InputError(f"campaign '{campaign.name}' has no runs: ingest its runs before building pools")
     if judged_items and not force:
         count, judged_topics = judged_count(judged_items)
@@ -150,11 +151,17 @@ def _items_insert(campaign: Campaign, rows: list[tuple[int, str, int, list]]) ->
 def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
     # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small.
     ranked: dict[int, dict[str, list[str]]] = {}
-    for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, max(depths.values())):
+    for run_pk, topic_pk, item_id, _post_id in (top_entries(campaign, max(depths.values())) if depths else ()):
         name = runs[run_pk].name
         items = ranked.setdefault(topic_pk, {}).setdefault(name, [])
         if len(items) < depths[name]:
             items.append(item_id)
+    # Candidates are pooled as runs named by their source, `candidates:<source>`, at every depth: their provenance.
+    depths = dict(depths)
+    for topic_pk, lists in _candidate_lists(campaign).items():
+        for name, listed in lists.items():
+            ranked.setdefault(topic_pk, {})[name] = listed
+            depths[name] = max(depths.get(name, 0), len(listed))
 
     rows: list[tuple[int, str, int, list]] = []
     sizes: dict[str, int] = {}
@@ -165,6 +172,15 @@ def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
         sizes[topic_id] = len(order)
     _items_insert(campaign, rows)
     return PoolBuildResult(sizes=sizes, items=len(rows))
+
+
+def _candidate_lists(campaign: Campaign) -> dict[int, dict[str, list[str]]]:
+    """topic pk -> `candidates:<source>` -> the topic's candidates from that source, in the file's order."""
+    lists: dict[int, dict[str, list[str]]] = {}
+    for topic_pk, item_id, source in (Candidate.objects.filter(campaign=campaign).order_by("topic", "position")
+                                      .values_list("topic_id", "item_id", "source")):
+        lists.setdefault(topic_pk, {}).setdefault(CANDIDATES + source, []).append(item_id)
+    return lists
 
 
 def _threads(campaign: Campaign, post_ids: set[str]) -> dict[str, str]:

@@ -44,6 +44,34 @@ def test_ttest_p_is_scipys_paired_ttest_with_a_missing_topic_counting_zero():
     assert row.p_ttest_holm == row.p_ttest and row.p_randomization_holm == row.p_randomization
 
 
+def scipy_wilcoxon(a, b):
+    """scipy's p on one pair: its default (exact below 50 differences) without ties or zeros, else the normal
+    approximation (its default would permute exhaustively up to 13 differences)."""
+    d = np.abs(np.subtract(a, b))
+    plain = d.min() > 0 and len(set(d.tolist())) == len(d)
+    return stats.wilcoxon(a, b, method="auto" if plain else "asymptotic").pvalue
+
+
+def test_wilcoxon_p_is_scipys_signed_rank_test_on_the_same_pairs():
+    rng = np.random.default_rng(7)
+    values = {run: per_topic(rng.random(10)) for run in "abc"}
+    values["d"] = per_topic(rng.random(10).round(1))  # tied differences
+    del values["c"]["A.3"]  # a missing topic counts 0 in the pairing, as for the other tests
+    rows = significance({"m": values}, list("abcd"), TOPICS, permutations=100)
+    paired = {run: [values[run].get(t, 0.0) for t in TOPICS] for run in "abcd"}
+    expected = [scipy_wilcoxon(paired[r.run_a], paired[r.run_b]) for r in rows]
+    assert [r.p_wilcoxon for r in rows] == pytest.approx(expected, rel=1e-12)
+    assert [r.p_wilcoxon for r in rows][:3] == pytest.approx(
+        [stats.wilcoxon(paired[r.run_a], paired[r.run_b]).pvalue for r in rows[:3]], rel=1e-12)  # exact: no ties
+    assert [r.p_wilcoxon_holm for r in rows] == pytest.approx(holm(expected), rel=1e-12)
+
+
+def test_identical_runs_have_wilcoxon_p_one():
+    a = per_topic([0.5, 0.7, 0.2, 0.9, 0.4, 0.6, 0.3, 0.8, 0.1, 0.55])
+    [row] = significance({"m": {"a": a, "b": dict(a)}}, ["a", "b"], TOPICS, permutations=100)
+    assert row.p_wilcoxon == 1.0 and row.p_wilcoxon_holm == 1.0
+
+
 def test_topics_outside_the_qrels_are_not_paired():
     a = per_topic([0.5, 0.7, 0.2, 0.9, 0.4, 0.6, 0.3, 0.8, 0.1, 0.55])
     b = per_topic([0.4, 0.5, 0.3, 0.6, 0.4, 0.2, 0.1, 0.7, 0.3, 0.35])
@@ -125,6 +153,7 @@ def test_holm_is_over_the_pairs_of_one_measure():
         family = [r for r in rows if r.measure == measure]
         assert [r.p_ttest_holm for r in family] == holm([r.p_ttest for r in family])
         assert [r.p_randomization_holm for r in family] == holm([r.p_randomization for r in family])
+        assert [r.p_wilcoxon_holm for r in family] == holm([r.p_wilcoxon for r in family])
 
 
 def test_a_baseline_is_compared_with_every_other_run():
@@ -155,11 +184,14 @@ def test_significance_tsv_has_the_issue_header_and_a_line_per_pair():
     b = per_topic([0.4, 0.5, 0.3, 0.6, 0.4, 0.2, 0.1, 0.7, 0.3, 0.35])
     lines = list(significance_lines(significance({"map_prime": {"a": a, "b": b}}, ["a", "b"], TOPICS,
                                                  permutations=100)))
-    assert lines[0] == "run_a\trun_b\tmeasure\tdiff\tp_ttest\tp_randomization\tp_ttest_holm\tp_randomization_holm\n"
+    assert lines[0] == ("run_a\trun_b\tmeasure\tdiff\tp_ttest\tp_randomization\tp_ttest_holm\tp_randomization_holm"
+                        "\tp_wilcoxon\tp_wilcoxon_holm\n")
     assert lines[0] == SIGNIFICANCE_HEADER
     fields = lines[1].rstrip("\n").split("\t")
     assert fields[:4] == ["a", "b", "map_prime", "0.1200"]
     assert float(fields[4]) == pytest.approx(stats.ttest_rel(list(a.values()), list(b.values())).pvalue, rel=1e-3)
+    assert float(fields[8]) == pytest.approx(scipy_wilcoxon(list(a.values()), list(b.values())), rel=1e-3)
+    assert fields[9] == fields[8]  # one pair: Holm changes nothing
     assert len(lines) == 2
 
 

@@ -8,6 +8,7 @@ from scipy import stats
 
 from ir.statistics import SIGNIFICANCE_HEADER
 from tests.commands import command_output, rejected
+from tests.evaluation.test_analysis_significance import scipy_wilcoxon
 
 # Three topics of ARQMath-3 (their categories are in tests/data/arqmath/topics/...head12.csv: A.301 and A.303
 # Proof, A.302 Concept); hand-made qrels and runs.
@@ -59,16 +60,19 @@ def test_significance_rows_pair_every_run_in_order_with_scipys_t_test(files, db)
     assert [(r[0], r[1], r[2]) for r in rows] == [(a, b, m) for m in (*MEASURES, "RR") for a, b in pairs]
     values = per_topic(out)
     topics = ["A.301", "A.302", "A.303"]
-    for run_a, run_b, measure, diff, p_ttest, p_random, ttest_holm, random_holm in rows:
+    for run_a, run_b, measure, diff, p_ttest, p_random, ttest_holm, random_holm, p_wilcoxon, wilcoxon_holm in rows:
         a = [values[run_a][measure].get(t, 0.0) for t in topics]
         b = [values[run_b][measure].get(t, 0.0) for t in topics]
         assert float(diff) == pytest.approx(sum(x - y for x, y in zip(a, b, strict=True)) / 3, abs=5e-5)
         with warnings.catch_warnings():  # nearly identical runs: scipy warns of precision, and so does our side
             warnings.simplefilter("ignore", RuntimeWarning)
             expected = stats.ttest_rel(a, b).pvalue
+            expected_wilcoxon = scipy_wilcoxon(a, b)
         assert float(p_ttest) == pytest.approx(1.0 if math.isnan(expected) else expected, rel=1e-3)
         assert 0 < float(p_random) <= 1 and float(ttest_holm) >= float(p_ttest)
         assert float(random_holm) >= float(p_random)
+        assert float(p_wilcoxon) == pytest.approx(1.0 if math.isnan(expected_wilcoxon) else expected_wilcoxon, rel=1e-3)
+        assert float(wilcoxon_holm) >= float(p_wilcoxon)
 
 
 def test_a_baseline_is_compared_with_every_other_run(files, db):

@@ -23,6 +23,9 @@ PYTREC = {
     "P@10": ("P_10", 2), "P(rel=1)@5": ("P_5", 1), "Bpref": ("bpref", 2), "bpref": ("bpref", 2),
     "RR": ("recip_rank", 2), "R@100": ("recall_100", 2), "ndcg_cut_5": ("ndcg_cut_5", 1), "infAP": ("infAP", 2),
     "NumRelRet": ("num_rel_ret", 1),  # ir_measures' NumRet(rel=1): a level of its own
+    # The papers' names: MAP and MRR are AP and RR at the evaluation's level unless the name gives one.
+    "MAP": ("map", 2), "mrr": ("recip_rank", 2), "MRR": ("recip_rank", 2), "MAP(rel=1)": ("map", 1),
+    "MAP@5": ("map_cut_5", 2),
 }
 
 
@@ -37,6 +40,9 @@ def test_a_binary_measure_named_without_a_level_takes_the_evaluations():
     assert str(parse_measure("nDCG@10", relevance_level=2)) == "nDCG@10"  # graded: no level
     assert str(parse_measure("bpref", relevance_level=2)) == "Bpref(rel=2)"  # trec_eval's name
     assert str(parse_measure("Judged@10", relevance_level=2)) == "Judged@10"
+    assert str(parse_measure("MAP", relevance_level=2)) == "AP(rel=2)"
+    assert str(parse_measure("MRR", relevance_level=1)) == "RR"
+    assert str(parse_measure("mrr(rel=3)", relevance_level=2)) == "RR(rel=3)"
 
 
 def test_unknown_and_uncomputable_measures_are_refused_all_at_once():

@@ -23,6 +23,8 @@ class Command(ServiceCommand):
                                                           "runs are in)")
         parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
                                                                "measures count relevant (1-3)")
+        parser.add_argument("--candidate-notes", choices=["on", "off"],
+                            help="judging: show a candidate's note beside it (issue 25)")
         parser.add_argument("--collection", help="only while the campaign has no run")
         parser.add_argument("--force", action="store_true",
                             help="change pooling settings of built pools: the pools are rebuilt at once")
@@ -30,10 +32,12 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign, after = campaign_update(
             campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
-            force=o["force"], **services.campaign_settings(o))
+            force=o["force"], **services.campaign_settings(
+                {**o, "candidate_notes": None if o["candidate_notes"] is None else o["candidate_notes"] == "on"}))
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
             f"seed {campaign.seed}, maximum run depth {campaign.max_depth}, relevance level {campaign.relevance_level}"
+            + (", candidate notes shown" if campaign.candidate_notes else "")
             + (f", collection '{campaign.collection}'" if campaign.collection else ""))
         report_pools(self, after)

@@ -1,0 +1,34 @@
+"""A campaign's candidates (issue 25): items pooled beside its runs, read from a candidates file."""
+from __future__ import annotations
+
+import os
+
+from django.db import transaction
+
+from ir.formats.candidates import read_candidates
+from ir.problems import InputError
+
+from ..bulk import bulk_insert
+from ..models import Campaign, Candidate
+from .pools import campaign_lock
+
+
+@transaction.atomic
+def candidates_ingest(*, campaign: Campaign, path: str | os.PathLike) -> int:
+    """Replaces the campaign's candidates with the file's; returns how many. The next pool build pools them.
+    Refused, with nothing stored, when a line names a topic the campaign does not have."""
+    campaign_lock(campaign=campaign)
+    if campaign.task != Campaign.Task.ANSWERS:
+        raise InputError(f"campaign '{campaign.name}' pools formulas: candidates are answers (posts)")
+    candidates = read_candidates(path)
+    topics = dict(campaign.topics.values_list("topic_id", "pk"))
+    unknown = sorted({c.topic for c in candidates if c.topic not in topics})
+    if unknown:
+        raise InputError(f"topics not in campaign '{campaign.name}': {', '.join(unknown)}")
+    Candidate.objects.filter(campaign=campaign).delete()
+    positions: dict[str, int] = {}
+    rows = []
+    for c in candidates:
+        positions[c.topic] = positions.get(c.topic, 0) + 1
+        rows.append((campaign.pk, topics[c.topic], c.item_id, c.source, c.note, positions[c.topic]))
+    return bulk_insert(Candidate, ["campaign", "topic", "item_id", "source", "note", "position"], rows)
