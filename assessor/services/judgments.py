@@ -15,6 +15,7 @@ from django.db.models import Expression, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from ir.grades import Scheme
 from ir.problems import InputError
 from pooling.bulk import bulk_insert, copy_text
 from pooling.models import Campaign, PoolInstance, PoolItem
@@ -97,13 +98,15 @@ class SubmitResult:
         return bool(self.created or self.revised)
 
 
-def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None, missing: set[str]) -> list[str]:
+def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None, missing: set[str],
+                  scheme: Scheme) -> list[str]:
     problems = []
     seen = set()
     for g in grades:
         unit = f"instance {g.formula_id}: " if g.formula_id else ""
         problems += [unit + problem
-                     for problem in rules.grade_problems(g.grade, g.comment, missing=g.formula_id in missing)]
+                     for problem in rules.grade_problems(g.grade, g.comment, scheme=scheme,
+                                                                  missing=g.formula_id in missing)]
         if instances is None and g.formula_id:
             problems.append("answers are judged as a whole: no formula instance is expected")
         if instances is not None and g.formula_id not in instances:
@@ -156,7 +159,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     # Grades imported were given elsewhere, by someone who saw the post (import_judgments, the demo): kept as given.
     missing = (set() if source == "import" else
                selectors.units_not_in_collection(campaign=assignment.campaign, item=item, instances=instances))
-    problems = _check_grades(grades, instances, missing)
+    problems = _check_grades(grades, instances, missing, assignment.campaign.judging_scheme)
     if problems:
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
 
