@@ -1,0 +1,129 @@
+"""A judging scheme per campaign (docs/judging.md, "Judging schemes"): each preset and a custom scheme, seen through
+create_campaign, the judging page's buttons and keys, the API, import_judgments, the qrels export and kappa."""
+import json
+import re
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from assessor.models import Judgment
+from ir import grades
+from ir.problems import InputError
+from pooling.models import Campaign
+from tests.commands import command_output, rejected
+
+from .fixtures import assign
+
+pytestmark = pytest.mark.django_db
+
+CUSTOM = {"grades": [{"value": 2, "label": "Useful", "key": "u", "definition": "helps"},
+                     {"value": 0, "label": "Useless", "key": "x", "definition": "does not help"}],
+          "marks": ["DK"], "relevance_level": 2}
+# Each scheme: (buttons as value and key, in order), a grade it lacks.
+EXPECTED = {
+    "arqmath": ([("3", "3"), ("2", "2"), ("1", "1"), ("0", "0"), ("SF", "f"), ("DK", "d")], "4"),
+    "trec-binary": ([("1", "1"), ("0", "0")], "2"),
+    "trec-3": ([("2", "2"), ("1", "1"), ("0", "0")], "SF"),
+    "trec-4": ([("3", "3"), ("2", "2"), ("1", "1"), ("0", "0")], "DK"),
+    "custom": ([("2", "u"), ("0", "x"), ("DK", "d")], "1"),
+}
+
+
+def _scheme(name: str) -> grades.Scheme:
+    return grades.scheme_from_json({"name": "custom", **CUSTOM}) if name == "custom" else grades.preset(name)
+
+
+def _use(campaign: Campaign, name: str) -> Campaign:
+    scheme = _scheme(name)
+    campaign.scheme, campaign.relevance_level = scheme.to_json(), scheme.relevance_level
+    campaign.save()
+    return campaign
+
+
+@pytest.fixture
+def ada_api(client, ada):
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=ada).key}"
+    return client
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_the_judging_page_shows_the_scheme_s_buttons_and_keys(name, answers, ada, ada_client):
+    a = assign(_use(answers, name), ada, "A.1")
+    page = ada_client.get(f"/assess/assignments/{a.pk}/items/0/").content.decode()
+    buttons = re.findall(r'name="grade" value="([^"]+)" data-key="([^"]+)"', page)
+    assert buttons == EXPECTED[name][0]
+    for g in _scheme(name).grades:
+        assert f"<kbd>{g.key}</kbd> {g.label}" in page and g.definition in page
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_the_api_takes_the_scheme_s_grades_only(name, answers, ada, ada_api):
+    a = assign(_use(answers, name), ada, "A.1")
+    buttons, lacking = EXPECTED[name]
+
+    def post(grade, item):
+        body = {"assignment": a.pk, "item_id": item, "grades": [{"grade": grade, "comment": "why"}]}
+        return ada_api.post("/api/judgments/", body, content_type="application/json")
+
+    assert post(buttons[0][0], "10").status_code == 201
+    refused = post(lacking, "11")
+    assert refused.status_code == 400 and f"'{lacking}' is not a grade: use " in json.dumps(refused.json())
+    assert list(Judgment.objects.values_list("item_id", "grade")) == [("10", buttons[0][0])]
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_import_exports_and_kappa_follow_the_scheme(name, answers, tmp_path):
+    _use(answers, name)
+    buttons, lacking = EXPECTED[name]
+    top, bottom = buttons[0][0], [v for v, _ in buttons if v.isdigit()][-1]
+    bad = tmp_path / "bad.tsv"
+    bad.write_text(f"ada\tA.1\t10\t{top}\t\nada\tA.1\t11\t{lacking}\tx\n")
+    assert rejected("import_judgments", "--campaign", "answers", str(bad)) == [
+        f"bad.tsv:line 2: '{lacking}' is not a grade: use {', '.join(v for v, _ in buttons)}"]
+    good = tmp_path / "good.tsv"
+    good.write_text(f"ada\tA.1\t10\t{top}\t\nada\tA.1\t11\t{bottom}\t\nada\tA.1\t12\t{top}\t\n"
+                    f"bob\tA.1\t10\t{top}\t\tdual\nbob\tA.1\t11\t{bottom}\t\tdual\nbob\tA.1\t12\t{bottom}\t\tdual\n")
+    command_output("import_judgments", "--campaign", "answers", str(good))
+    qrels, _ = command_output("export_qrels", "--campaign", "answers")
+    assert qrels.splitlines() == [f"A.1\t0\t10\t{top}", f"A.1\t0\t11\t{bottom}", f"A.1\t0\t12\t{top}"]
+    kappa, _ = command_output("agreement", "--campaign", "answers", "--kind", "dual")
+    rows = {(r[2], r[4]): r[5:] for r in (line.split("\t") for line in kappa.splitlines()[1:])}
+    # Two of three items agree (p_o 2/3); ada gives the top grade to 2 of 3, bob to 1 of 3 (p_e 4/9): kappa 2/5.
+    assert rows[("ada", "graded")] == ["0.4000", "3"] and rows[("ada", "binary")] == ["0.4000", "3"]
+
+
+def test_create_campaign_takes_a_preset_or_a_scheme_file(tmp_path):
+    out, _ = command_output("create_campaign", "trec", "--task", "answers", "--scheme", "trec-4")
+    assert out.endswith("relevance level 2, scheme trec-4\n")
+    assert Campaign.objects.get(name="trec").judging_scheme == grades.preset("trec-4")
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(CUSTOM))
+    command_output("create_campaign", "mine", "--task", "answers", "--scheme", str(path))
+    assert Campaign.objects.get(name="mine").judging_scheme == _scheme("custom")
+    out, _ = command_output("create_campaign", "plain", "--task", "answers")
+    assert "scheme" not in out and Campaign.objects.get(name="plain").scheme == {}
+    path.write_text(json.dumps({"grades": [{"value": 1, "label": "Yes", "key": "n"}]}))
+    assert rejected("create_campaign", "bad", "--task", "answers", "--scheme", str(path)) == [
+        "grade 1: key 'n' must be one character, not taken by another grade nor one of ? b d f j k n s",
+        "a scheme has at least two grades"]
+    assert rejected("create_campaign", "bad", "--task", "answers", "--scheme", "trec-9") == [
+        "unknown scheme 'trec-9': use arqmath, trec-binary, trec-3, trec-4, mo-facets, or a scheme file FILE.json"]
+
+
+def test_a_facet_combination_maps_to_the_organizer_s_grade():
+    scheme = grades.preset("mo-facets")
+    table = {(t, d): scheme.grade_of({"totality": t, "directness": d})
+             for t in ("total", "partial", "none") for d in ("direct", "indirect")}
+    assert table == {("total", "direct"): 3, ("total", "indirect"): 2, ("partial", "direct"): 2,
+                     ("partial", "indirect"): 1, ("none", "direct"): 0, ("none", "indirect"): 0}
+    with pytest.raises(InputError) as info:
+        scheme.grade_of({"totality": "most"})
+    assert info.value.messages() == ["totality: answer total, partial, none, not 'most'",
+                                     "directness: answer direct, indirect, not ''"]
+    # The organizer's own table, and one that misses a combination.
+    data = scheme.to_json()
+    data["table"][0]["grade"] = 2
+    assert grades.scheme_from_json(data).grade_of({"totality": "total", "directness": "direct"}) == 2
+    del data["table"][0]
+    with pytest.raises(InputError, match=r"total \+ direct needs one of the grades \(3, 2, 1, 0\)"):
+        grades.scheme_from_json(data)
