@@ -270,6 +270,15 @@ def scheme_chosen(name: str | None, task: str) -> Scheme:
     return scheme_from_json({"name": "custom", **data} if isinstance(data, dict) else data)
 
 
+def scheme_given(value: Any, task: str) -> Scheme:
+    """The scheme an API request gives: a preset's name, a custom scheme's object, or nothing (ARQMath's)."""
+    if value is None or isinstance(value, str) and value in PRESETS:
+        return preset(value or "arqmath", task)
+    if isinstance(value, dict):
+        return scheme_from_json({"name": "custom", **value})
+    raise InputError(f"scheme: a preset's name ({', '.join(PRESETS)}) or a custom scheme's object")
+
+
 def scheme_of(data: Mapping[str, Any] | None, task: str = "answers") -> Scheme:
     """A campaign's scheme from its `scheme` column: empty is ARQMath's, for the campaign's task."""
     return scheme_from_json(data) if data else preset("arqmath", task)

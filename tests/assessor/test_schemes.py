@@ -127,3 +127,29 @@ def test_a_facet_combination_maps_to_the_organizer_s_grade():
     del data["table"][0]
     with pytest.raises(InputError, match=r"total \+ direct needs one of the grades \(3, 2, 1, 0\)"):
         grades.scheme_from_json(data)
+
+
+def test_the_settings_page_shows_the_scheme_as_assessors_see_it(client, organizer, answers):
+    client.force_login(organizer)
+    _use(answers, "trec-4")
+    page = client.get(f"/campaigns/{answers.pk}/settings/").content.decode()
+    assert "Judging scheme: trec-4" in page and "<kbd>3</kbd> Perfectly relevant (3)" in page
+    assert "Has nothing to do with the query" in page and "System failure" not in page
+    answers.scheme = grades.preset("mo-facets").to_json()
+    answers.save()
+    page = client.get(f"/campaigns/{answers.pk}/settings/").content.decode()
+    assert "Does it answer the whole question?" in page and "<kbd>t</kbd> Total" in page
+    assert "<tr><td>partial</td><td>indirect</td><td class=\"num\">1</td></tr>" in page
+
+
+def test_the_campaigns_page_and_the_api_create_a_campaign_with_a_scheme(client, organizer):
+    client.force_login(organizer)
+    client.post("/campaigns/", {"name": "bin", "task": "answers", "scheme": "trec-binary"})
+    assert Campaign.objects.get(name="bin").judging_scheme == grades.preset("trec-binary")
+    made = client.post("/api/campaigns/", {"name": "mine", "task": "answers", "scheme": CUSTOM},
+                       content_type="application/json")
+    assert made.status_code == 201 and made.json()["scheme"] == _scheme("custom").to_json()
+    refused = client.post("/api/campaigns/", {"name": "bad", "task": "answers", "scheme": "trec-9"},
+                          content_type="application/json")
+    assert refused.status_code == 400 and "a preset's name" in json.dumps(refused.json())
+    assert not Campaign.objects.filter(name="bad").exists()
