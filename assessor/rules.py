@@ -30,7 +30,7 @@ def grade_problems(grade: str, comment: str, *, scheme: Scheme, missing: bool = 
     problems = []
     offered = [str(g.value) for g in scheme.grades] + list(scheme.marks)
     if grade not in scheme.values:
-        problems.append(f"'{grade[:20]}' is not a grade: use {', '.join(offered)}")
+        problems.append(f"'{grade[:20]}' is not a grade: use {', '.join(offered[:-1])} or {offered[-1]}")
     elif missing and scheme.marks and grade not in GRADES_OF_MISSING:
         problems.append(f"the post is not in the collection, so it cannot be graded {scheme.label(grade)} ({grade}): "
                         "grade it System failure (SF) or Do not know (DK), with a comment")

@@ -79,7 +79,7 @@ def test_import_exports_and_kappa_follow_the_scheme(name, answers, tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text(f"ada\tA.1\t10\t{top}\t\nada\tA.1\t11\t{lacking}\tx\n")
     assert rejected("import_judgments", "--campaign", "answers", str(bad)) == [
-        f"bad.tsv:line 2: '{lacking}' is not a grade: use {', '.join(v for v, _ in buttons)}"]
+        f"bad.tsv:line 2: '{lacking}' is not a grade: use {', '.join(v for v, _ in buttons[:-1])} or {buttons[-1][0]}"]
     good = tmp_path / "good.tsv"
     good.write_text(f"ada\tA.1\t10\t{top}\t\nada\tA.1\t11\t{bottom}\t\nada\tA.1\t12\t{top}\t\n"
                     f"bob\tA.1\t10\t{top}\t\tdual\nbob\tA.1\t11\t{bottom}\t\tdual\nbob\tA.1\t12\t{bottom}\t\tdual\n")
