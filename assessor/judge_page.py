@@ -21,7 +21,7 @@ def _grades(scheme: Scheme, missing: bool = False) -> list[dict]:
     """The grade buttons of the campaign's scheme, highest first, then its marks; an item the collection lacks offers
     only the marks the rules give it (all its grades when the scheme has no marks)."""
     grades = [{"value": str(g.value), "label": g.label, "meaning": g.definition, "key": g.key, "needs_comment": False}
-              for g in scheme.grades if not (missing and scheme.marks)]
+              for g in scheme.grades if not (missing and scheme.marks) and not scheme.facets]
     return grades + [{"value": mark, "label": MARK_LABELS[mark], "meaning": MARK_DEFINITIONS[mark],
                       "key": MARK_KEYS[mark], "needs_comment": mark in GRADES_NEEDING_COMMENT}
                      for mark in scheme.marks if not missing or mark in rules.GRADES_OF_MISSING]
@@ -35,9 +35,12 @@ def _render(template: str, scheme: Scheme, **context) -> str:
 def _grade_buttons(scheme: Scheme, *, unit, legend: str, grade_name: str, current, read_only: bool,
                    missing: bool = False) -> str:
     shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
-    return _render("assessor/_grade_buttons.html", scheme, unit=unit, legend=legend,
+    facets = (current.get("facets", {}) if isinstance(current, dict) else getattr(current, "facets", None)) or {}
+    asked = [{"name": f.name, "question": f.question, "chosen": facets.get(f.name, ""), "options": f.options}
+             for f in scheme.facets] if unit == "" and not missing else []
+    return _render("assessor/_grade_buttons.html", scheme, unit=unit, legend="Or" if asked else legend,
                    grade_name=grade_name, checked=shown if shown in scheme.values else "", read_only=read_only,
-                   missing=missing)
+                   missing=missing, facets=asked)
 
 
 def own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -54,7 +57,8 @@ def _shown(posted, grade_name: str, comment_name: str, saved):
     """The values the grade inputs show: what was just submitted when it was refused, else the saved judgment."""
     if posted is None:
         return saved
-    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
+    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, ""),
+            "facets": {name[len("facet-"):]: posted.get(name) for name in posted if name.startswith("facet-")}}
 
 
 def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *,

@@ -43,6 +43,21 @@ def grade_problems(grade: str, comment: str, *, scheme: Scheme, missing: bool = 
     return problems
 
 
+def facet_grade(grade: str, facets: Mapping[str, str], *, scheme: Scheme) -> str:
+    """The grade a submission takes: with a scheme's facets, the grade its table maps their answers to (a mark is
+    taken as given); InputError for facets the scheme lacks, a facet unanswered, or a grade the facets contradict."""
+    if not scheme.facets:
+        if facets:
+            raise InputError("this campaign's scheme has no facets: give a grade")
+        return grade
+    if grade in scheme.marks and not facets:
+        return grade
+    mapped = str(scheme.grade_of(facets))
+    if grade and grade != mapped:
+        raise InputError(f"the facets give the grade {mapped}, not {grade[:20]}: give the facets only")
+    return mapped
+
+
 def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
     """An assignment's kind and round as stored: training rounds count from 1 (1 when none is given), the other
     kinds have round 0. InputError for an unknown kind or a round that does not fit it."""

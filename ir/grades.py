@@ -233,6 +233,8 @@ def _facets(data: dict, values: list[int], keys: set[str],
         if len(options) < 2 or len({o.value for o in options}) != len(options):
             problems.append(f"facet {facet.name}: at least two options, each its own value")
         for o in options:
+            if o.value.isdigit() or o.value in MARK_LABELS:
+                problems.append(f"facet {facet.name}: option {o.value} cannot be named as a grade or a mark")
             if len(o.key) != 1 or o.key in RESERVED_KEYS or o.key in keys:
                 problems.append(f"facet {facet.name}: key '{o.key[:10]}' of {o.value} is taken or not one character")
             keys.add(o.key)

@@ -69,6 +69,8 @@ def campaign_create(
     given = {key: value for key, value in settings.items() if value is not None and value != ""}
     chosen = {} if scheme is None or scheme.name == "arqmath" else {
         "scheme": scheme.to_json(), "relevance_level": scheme.relevance_level}
+    if scheme is not None and scheme.facets and task != Campaign.Task.ANSWERS:
+        raise InputError("a scheme with facets judges answers: formulas are graded instance by instance")
     campaign = Campaign(name=name, task=task, created_by=user,
                         **{"primary_depth": primary_depth, "alternate_depth": alternate_depth, **chosen, **given})
     raise_if_invalid(campaign)

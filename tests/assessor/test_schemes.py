@@ -9,7 +9,7 @@ from rest_framework.authtoken.models import Token
 from assessor.models import Judgment
 from ir import grades
 from ir.problems import InputError
-from pooling.models import Campaign
+from pooling.models import Campaign, PoolItem
 from tests.commands import command_output, rejected
 
 from .fixtures import assign
@@ -153,3 +153,30 @@ def test_the_campaigns_page_and_the_api_create_a_campaign_with_a_scheme(client, 
                           content_type="application/json")
     assert refused.status_code == 400 and "a preset's name" in json.dumps(refused.json())
     assert not Campaign.objects.filter(name="bad").exists()
+
+
+def test_facets_are_answered_on_the_page_and_by_the_api_and_give_the_mapped_grade(answers, ada, ada_client, ada_api):
+    answers.scheme = grades.preset("mo-facets").to_json()
+    answers.save()
+    a = assign(answers, ada, "A.1")
+    page = ada_client.get(f"/assess/assignments/{a.pk}/items/0/").content.decode()
+    assert re.findall(r'name="(facet-\w+)" value="(\w+)" data-key="(\w)"', page) == [
+        ("facet-totality", "total", "t"), ("facet-totality", "partial", "p"), ("facet-totality", "none", "o"),
+        ("facet-directness", "direct", "r"), ("facet-directness", "indirect", "i")]
+    assert re.findall(r'name="grade" value="([^"]+)"', page) == ["SF", "DK"]  # the grade comes from the facets
+    at = PoolItem.objects.get(topic=a.topic, item_id="10").position
+    ada_client.post(f"/assess/assignments/{a.pk}/items/{at}/", {"item_id": "10", "facet-totality": "partial",
+                                                              "facet-directness": "indirect", "comment": ""})
+    body = {"assignment": a.pk, "item_id": "11", "grades": [{"facets": {"totality": "total", "directness": "direct"}}]}
+    assert ada_api.post("/api/judgments/", body, content_type="application/json").status_code == 201
+    assert sorted(Judgment.objects.values_list("item_id", "grade", "facets")) == [
+        ("10", "1", {"totality": "partial", "directness": "indirect"}),
+        ("11", "3", {"totality": "total", "directness": "direct"})]
+    half = {"assignment": a.pk, "item_id": "12", "grades": [{"facets": {"totality": "total"}}]}
+    refused = ada_api.post("/api/judgments/", half, content_type="application/json")
+    assert refused.status_code == 400 and "directness: answer direct, indirect, not ''" in json.dumps(refused.json())
+    # The page shows the saved answers; the qrels take the mapped grades.
+    page = ada_client.get(f"/assess/assignments/{a.pk}/items/{at}/").content.decode()
+    assert 'value="partial" data-key="p" checked' in page and "Saved: <strong>Low</strong>" in page
+    assert command_output("export_qrels", "--campaign", "answers")[0].splitlines() == ["A.1\t0\t10\t1",
+                                                                                       "A.1\t0\t11\t3"]
