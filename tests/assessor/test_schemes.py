@@ -155,7 +155,8 @@ def test_the_campaigns_page_and_the_api_create_a_campaign_with_a_scheme(client, 
     assert not Campaign.objects.filter(name="bad").exists()
 
 
-def test_facets_are_answered_on_the_page_and_by_the_api_and_give_the_mapped_grade(answers, ada, ada_client, ada_api):
+def test_facets_are_answered_on_the_page_and_by_the_api_and_give_the_mapped_grade(answers, ada, ada_client, ada_api,
+                                                                                    tmp_path):
     answers.scheme = grades.preset("mo-facets").to_json()
     answers.save()
     a = assign(answers, ada, "A.1")
@@ -178,5 +179,9 @@ def test_facets_are_answered_on_the_page_and_by_the_api_and_give_the_mapped_grad
     # The page shows the saved answers; the qrels take the mapped grades.
     page = ada_client.get(f"/assess/assignments/{a.pk}/items/{at}/").content.decode()
     assert 'value="partial" data-key="p" checked' in page and "Saved: <strong>Low</strong>" in page
-    assert command_output("export_qrels", "--campaign", "answers")[0].splitlines() == ["A.1\t0\t10\t1",
-                                                                                       "A.1\t0\t11\t3"]
+    target = tmp_path / "facets.tsv"
+    qrels, err = command_output("export_qrels", "--campaign", "answers", "--facets", str(target))
+    assert qrels.splitlines() == ["A.1\t0\t10\t1", "A.1\t0\t11\t3"]
+    assert target.read_text().splitlines() == ["topic\titem_id\ttotality\tdirectness\tgrade",
+                                               "A.1\t10\tpartial\tindirect\t1", "A.1\t11\ttotal\tdirect\t3"]
+    assert err.startswith(f"{target}: the facets of 2 judgments\n")
