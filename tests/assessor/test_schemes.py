@@ -185,3 +185,13 @@ def test_facets_are_answered_on_the_page_and_by_the_api_and_give_the_mapped_grad
     assert target.read_text().splitlines() == ["topic\titem_id\ttotality\tdirectness\tgrade",
                                                "A.1\t10\tpartial\tindirect\t1", "A.1\t11\ttotal\tdirect\t3"]
     assert err.startswith(f"{target}: the facets of 2 judgments\n")
+
+
+def test_edit_campaign_changes_the_scheme_until_judging_starts(answers, tmp_path):
+    out, _ = command_output("edit_campaign", "answers", "--scheme", "trec-binary")
+    assert out.startswith("campaign 'answers'") and "relevance level 1" in out and out.endswith("scheme trec-binary\n")
+    assert Campaign.objects.get(name="answers").judging_scheme == grades.preset("trec-binary")
+    (tmp_path / "j.tsv").write_text("ada\tA.1\t10\t1\t\n")
+    command_output("import_judgments", "--campaign", "answers", str(tmp_path / "j.tsv"))
+    assert rejected("edit_campaign", "answers", "--scheme", "trec-4") == [
+        "the judging scheme cannot change: judging has started (its grades are read in it)"]
