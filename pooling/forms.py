@@ -31,7 +31,8 @@ class CampaignForm(forms.Form):
     selection = forms.ChoiceField(choices=[("", "default (rr-vote)")] + list(Campaign.Selection.choices),
                                   required=False)
     seed = forms.IntegerField(**column_bounds(Campaign, "seed"), required=False, help_text="random seed, default 0")
-    scheme = forms.ChoiceField(choices=[(name, name) for name in PRESETS], initial="arqmath", label="Judging scheme",
+    scheme = forms.ChoiceField(choices=[(name, name) for name in PRESETS], initial="arqmath", required=False,
+                               label="Judging scheme",
                                help_text="the grades assessors give (docs/judging.md, Judging schemes); a custom "
                                          "scheme comes from create_campaign --scheme FILE.json or the API")
 

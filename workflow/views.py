@@ -53,7 +53,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
         try:
             campaign = services.campaign_create(
                 name=data["name"], task=data["task"], collection_name=data["collection"] or None, user=request.user,
-                scheme=preset(data["scheme"], data["task"]), **services.campaign_settings(data))
+                scheme=preset(data["scheme"] or "arqmath", data["task"]), **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:
