@@ -20,6 +20,7 @@ from core.bounds import column_bounds, max_chars, upload_size_check
 from core.downloads import attachment, spreadsheet_safe
 from core.permissions import ORGANIZERS, organizer_required
 from ir.charts import kappa_bars
+from ir.grades import MARK_LABELS, Scheme
 from ir.problems import InputError
 from pooling import selectors as pooling_selectors
 from pooling.models import AnswerText, Campaign, Post, Topic
@@ -27,7 +28,7 @@ from pooling.models import AnswerText, Campaign, Post, Topic
 from . import progress as progress_reports
 from . import reports, rounds
 from .forms import GroupKeyForm
-from .models import Adjudication, Grade, TrainingRound
+from .models import Adjudication, TrainingRound
 from .rendering import collection_safe
 from .rendering import thread_url as _post_url
 from .rules import MAX_COMMENT
@@ -36,7 +37,6 @@ from .services.adjudication import adjudication_record
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-GRADE_LABELS = dict(Grade.choices)
 REVIEW_PAGE_ITEMS = 20  # items per page of the disagreement review
 
 
@@ -69,11 +69,18 @@ class AdjudicationForm(forms.Form):
     item_id = forms.CharField(widget=forms.HiddenInput, max_length=max_chars(Adjudication, "item_id"))
     formula_id = forms.CharField(widget=forms.HiddenInput, required=False,
                                  max_length=max_chars(Adjudication, "formula_id"))
-    grade = forms.ChoiceField(choices=[("", "choose…"), *Grade.choices], label="Agreed grade")
+    grade = forms.ChoiceField(label="Agreed grade")
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=MAX_COMMENT,
                            strip=False)
     official = forms.BooleanField(required=False, label="Official grade of this item",
                                   help_text="the official qrels take it instead of the official assessor's grade")
+
+    def __init__(self, *args, scheme: Scheme, **kwargs):
+        super().__init__(*args, **kwargs)
+        grade = self.fields["grade"]
+        assert isinstance(grade, forms.ChoiceField)
+        grade.choices = [("", "choose…"), *((str(g.value), g.label) for g in scheme.grades),
+                         *((mark, MARK_LABELS[mark]) for mark in scheme.marks)]
 
 
 @organizer_required
@@ -201,7 +208,7 @@ def _unit_anchor(topic: str, item_id: str, formula_id: str) -> str:
 
 def _record(request: HttpRequest, campaign: Campaign, key: reports.GroupKey | None) -> AdjudicationForm:
     """The POST of a review item's form: records the agreed grade, or returns the form with its problems."""
-    form = AdjudicationForm(request.POST)
+    form = AdjudicationForm(request.POST, scheme=campaign.judging_scheme)
     if key is None:
         form.add_error(None, f"campaign '{campaign.name}' has no training round or dual assessment to adjudicate")
     elif form.is_valid():
@@ -240,6 +247,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     topic_filter = request.GET.get("topic", "")
     listed = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
     projector = request.GET.get("projector") == "1"
+    scheme = campaign.judging_scheme
     # A page of items at a time (the projector: one), as typesetting a round's every item took the browser half a
     # minute; the topic links give each topic's items on their own.
     page = Paginator(listed, 1 if projector else REVIEW_PAGE_ITEMS).get_page(request.GET.get("page"))
@@ -271,7 +279,8 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         post = posts.get(d.post_id)
         marks = [d.formula_id] if d.formula_id else []
         adjudicated = d.adjudication
-        form = rejected if rejected_unit == (d.topic, d.item_id, d.formula_id) else AdjudicationForm(initial={
+        form = rejected if rejected_unit == (d.topic, d.item_id, d.formula_id) else AdjudicationForm(
+            scheme=scheme, initial={
             "topic": d.topic, "item_id": d.item_id, "formula_id": d.formula_id,
             "grade": adjudicated.grade if adjudicated else "",
             "note": adjudicated.note if adjudicated else "",
@@ -282,9 +291,10 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             "anchor": _unit_anchor(d.topic, d.item_id, d.formula_id), "form": form,
             "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
-            "grades": [{"assessor": a, "grade": g, "label": GRADE_LABELS.get(g, "not judged"), "comment": c}
+            "grades": [{"assessor": a, "grade": g, "label": scheme.label(g) if g else "not judged",
+                        "comment": c}
                        for a, g, c in d.grades],
-            "gold_label": GRADE_LABELS.get(str(d.gold), "") if d.gold is not None else ""})
+            "gold_label": scheme.label(str(d.gold)) if d.gold is not None else ""})
     recorded = list(reports.adjudications_of_group(campaign=campaign, key=key).values()) if key else []
     download = ""
     if key is not None:

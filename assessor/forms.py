@@ -118,7 +118,9 @@ def grades_posted(data) -> list[GradeInput]:
     formula's instances graded or commented; InputError when the formset's data does not hold together."""
     if f"{INSTANCES}-TOTAL_FORMS" not in data:
         values = form_values(GradeForm(data))
-        return [GradeInput(grade=values["grade"], comment=values["comment"])]
+        # A scheme's facets (answers): one group of options per facet, named facet-NAME.
+        facets = {name[len("facet-"):]: str(data.get(name))[:64] for name in data if name.startswith("facet-")}
+        return [GradeInput(grade=values["grade"], comment=values["comment"], facets=facets)]
     formset = grade_formset(data=data)
     if not formset.is_valid() and formset.non_form_errors():
         raise InputError([str(e) for e in formset.non_form_errors()])

@@ -6,58 +6,41 @@ from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, Scheme
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
 from . import rules, selectors, services
 from .forms import grade_formset
-from .models import GRADES_NEEDING_COMMENT, Assignment, Grade
+from .models import GRADES_NEEDING_COMMENT, Assignment
 from .rendering import judging_safe_fragments, thread_url
 from .stamps import item_stamp
 
-GRADE_MEANINGS: dict[str, dict[str, str]] = {
-    Campaign.Task.ANSWERS: {
-        "3": "Sufficient to answer the complete question on its own",
-        "2": "Provides some path towards the solution",
-        "1": "Provides information that could be useful for finding or interpreting an answer, or interpreting "
-             "the question",
-        "0": "Provides no information pertinent to the question or its answers; restating the question is not "
-             "relevant",
-    },
-    Campaign.Task.FORMULAS: {
-        "3": "Just as good as finding an exact match to the query formula would be",
-        "2": "Useful but not as good as the original formula would be",
-        "1": "There is some chance of finding something useful",
-        "0": "Not expected to be useful",
-    },
-}
-FAILURE_MEANINGS = {
-    "SF": "The item cannot be judged because of the system (unreadable formula rendering, broken thread link)",
-    "DK": "You cannot decide even after reading the threads",
-}
-SHORTCUTS = {"3": "3", "2": "2", "1": "1", "0": "0", "SF": "f", "DK": "d"}
+
+def _grades(scheme: Scheme, missing: bool = False) -> list[dict]:
+    """The grade buttons of the campaign's scheme, highest first, then its marks; an item the collection lacks offers
+    only the marks the rules give it (all its grades when the scheme has no marks)."""
+    grades = [{"value": str(g.value), "label": g.label, "meaning": g.definition, "key": g.key, "needs_comment": False}
+              for g in scheme.grades if not (missing and scheme.marks) and not scheme.facets]
+    return grades + [{"value": mark, "label": MARK_LABELS[mark], "meaning": MARK_DEFINITIONS[mark],
+                      "key": MARK_KEYS[mark], "needs_comment": mark in GRADES_NEEDING_COMMENT}
+                     for mark in scheme.marks if not missing or mark in rules.GRADES_OF_MISSING]
 
 
-def _grades(task: str, missing: bool = False) -> list[dict]:
-    """The grade buttons' values; an item the collection lacks offers only the grades the rules give it."""
-    meanings = {**GRADE_MEANINGS[task], **FAILURE_MEANINGS}
-    return [{"value": value, "label": label, "meaning": meanings[value], "key": SHORTCUTS[value],
-             "needs_comment": value in GRADES_NEEDING_COMMENT} for value, label in Grade.choices
-            if not missing or value in rules.GRADES_OF_MISSING]
-
-
-def _render(template: str, **context) -> str:
+def _render(template: str, scheme: Scheme, **context) -> str:
     # The output of an autoescaped template.
-    return mark_safe(render_to_string(template, {**context, "grades": _grades(context["task"],
-                                                                              context.get("missing", False))}))
+    return mark_safe(render_to_string(template, {**context, "grades": _grades(scheme, context.get("missing", False))}))
 
 
-def _grade_buttons(task: str, *, unit, legend: str, grade_name: str, current, read_only: bool,
+def _grade_buttons(scheme: Scheme, *, unit, legend: str, grade_name: str, current, read_only: bool,
                    missing: bool = False) -> str:
     shown = current.get("grade", "") if isinstance(current, dict) else getattr(current, "grade", "")
-    return _render("assessor/_grade_buttons.html", task=task, unit=unit, legend=legend,
-                   grade_name=grade_name, checked=shown if shown in Grade.values else "", read_only=read_only,
-                   missing=missing)
+    facets = (current.get("facets", {}) if isinstance(current, dict) else getattr(current, "facets", None)) or {}
+    asked = [{"name": f.name, "question": f.question, "chosen": facets.get(f.name, ""), "options": f.options}
+             for f in scheme.facets] if unit == "" and not missing else []
+    return _render("assessor/_grade_buttons.html", scheme, unit=unit, legend="Or" if asked else legend,
+                   grade_name=grade_name, checked=shown if shown in scheme.values else "", read_only=read_only,
+                   missing=missing, facets=asked)
 
 
 def own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -74,7 +57,8 @@ def _shown(posted, grade_name: str, comment_name: str, saved):
     """The values the grade inputs show: what was just submitted when it was refused, else the saved judgment."""
     if posted is None:
         return saved
-    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, "")}
+    return {"grade": posted.get(grade_name, ""), "comment": posted.get(comment_name, ""),
+            "facets": {name[len("facet-"):]: posted.get(name) for name in posted if name.startswith("facet-")}}
 
 
 def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *,
@@ -89,7 +73,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     safe = judging_safe_fragments(page.fragments, collection_pk=collection_pk)
     # A post is shown only from the campaign's collection: without one there is no post to link.
     post_url = thread_url(collection_pk) if collection_pk is not None else None
-    task, read_only = campaign.task, assignment.read_only
+    task, read_only, scheme = campaign.task, assignment.read_only, campaign.judging_scheme
     # An item without its post is missing when the collection has posts (rules.GRADES_OF_MISSING; the same test as
     # selectors.units_not_in_collection); asked only when a post is lacking.
     lacking = post is None and not page.shown.answer if task == Campaign.Task.ANSWERS else any(
@@ -106,8 +90,10 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         instances.append({
             "n": n, "form": form, "grade_name": grade_name, "comment_name": comment_name,
             "formula_id": instance.formula_id, "post": instance.post, "judgment": instance.judgment,
-            "current": current, "missing": missing, "post_id": instance.post_id, "formula": instance.formula,
-            "buttons": _grade_buttons(task, unit=n, legend="Grade of this instance", grade_name=grade_name,
+            "current": current, "missing": missing,
+            "saved_label": scheme.label(instance.judgment.grade) if instance.judgment else "",
+            "post_id": instance.post_id, "formula": instance.formula,
+            "buttons": _grade_buttons(scheme, unit=n, legend="Grade of this instance", grade_name=grade_name,
                                       current=current, read_only=read_only, missing=missing),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
             "thread_url": post_url(instance.post.post_id) if instance.post and post_url else "",
@@ -127,11 +113,12 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         if campaign.candidate_notes and task == Campaign.Task.ANSWERS else [],
         "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
-        "buttons": _grade_buttons(task, unit="", legend="Relevance of this answer", grade_name="grade",
+        "saved_label": scheme.label(page.judgment.grade) if page.judgment else "",
+        "buttons": _grade_buttons(scheme, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only, missing=missing),
         "missing": missing,
         "instances": instances, "grade_forms": grade_forms,
-        "definitions": _render("assessor/_definitions.html", task=task, formulas=task == Campaign.Task.FORMULAS),
+        "definitions": _render("assessor/_definitions.html", scheme, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
         "progress": page.progress, "previous": page.previous,
         "errors": errors, "read_only": read_only,

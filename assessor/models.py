@@ -122,6 +122,8 @@ class Judgment(Revised):
     grade = models.CharField(max_length=2, choices=Grade.choices)
     comment = models.TextField(blank=True)
     first_shown_at = models.DateTimeField(null=True, blank=True)
+    # A scheme with facets: the option chosen for each facet, which `grade` is mapped from (null: none asked).
+    facets = models.JSONField(null=True, blank=True, help_text="facet name -> option, when the scheme has facets")
 
     class Meta:
         ordering = ["assignment", "item_id", "formula_id"]

@@ -80,6 +80,7 @@ class GroupData:
     key: GroupKey
     grades: dict[str, dict[tuple, str]] = field(default_factory=dict)
     comments: dict[str, dict[tuple, str]] = field(default_factory=dict)
+    facets: dict[str, dict[tuple, dict[str, str]]] = field(default_factory=dict)  # a scheme's facets, as answered
     topics: dict[str, dict[str, str]] = field(default_factory=dict)
     assessors: list[str] = field(default_factory=list)
 
@@ -113,13 +114,16 @@ def group_data(*, campaign: Campaign, key: GroupKey, with_comments: bool = False
     for name in data.assessors:
         data.grades[name] = {}
         data.comments[name] = {}
-    fields = ["assignment_id", "item_id", "formula_id", "grade"] + (["comment"] if with_comments else [])
+        data.facets[name] = {}
+    fields = ["assignment_id", "item_id", "formula_id", "grade", "facets"] + (["comment"] if with_comments else [])
     for row in Judgment.objects.filter(assignment_id__in=list(by_pk)).values_list(*fields).iterator(chunk_size=5000):
         name, topic_id = by_pk[row[0]]
         unit = (topic_id, row[1], row[2])
         data.grades[name][unit] = row[3]
-        if with_comments and row[4]:
-            data.comments[name][unit] = row[4]
+        if row[4]:
+            data.facets[name][unit] = row[4]
+        if with_comments and row[5]:
+            data.comments[name][unit] = row[5]
     return data
 
 
@@ -149,6 +153,7 @@ class AgreementGroup:
     topics: list[str]
     pairs: list[ag.PairRow]
     means: list[ag.MeanRow]
+    facet_pairs: list[ag.PairRow]  # a scheme with facets: kappa per facet (pairs hold the combined grade's)
     alpha: dict[str, ag.Alpha]
     judged: int          # judgments with a grade 0..3
     left_out: int        # SF and DK judgments
@@ -226,6 +231,8 @@ def agreement_of_group(*, campaign: Campaign, key: GroupKey) -> AgreementGroup:
     judged = sum(len(units) for units in grades.values())
     result = AgreementGroup(
         key=key, assessors=data.assessors, topics=list(data.topics), pairs=pairs, means=ag.means(grades, pairs),
+        facet_pairs=ag.facet_pairs(data.facets, [f.name for f in campaign.judging_scheme.facets],
+                                   _pairs_sharing_a_topic(data)),
         alpha={scale: ag.krippendorff_alpha(grades, scale, level) for scale in ag.SCALES}, judged=judged,
         left_out=sum(len(units) for units in data.grades.values()) - judged)
     if key.kind == TRAINING:
@@ -262,6 +269,8 @@ def agreement_rows(groups: list[AgreementGroup]) -> list[tuple[str, ...]]:
             for scale in ag.SCALES:
                 mean = group.mean(name, scale)
                 rows.append((group.key.kind, round_text, name, "mean", scale, mean.text(), str(mean.items)))
+            rows += [(group.key.kind, round_text, name, p.other, p.scale, p.kappa.text(), str(p.kappa.items))
+                     for p in group.facet_pairs if p.assessor == name]
     return rows
 
 
@@ -278,6 +287,8 @@ def agreement_json(groups: list[AgreementGroup]) -> list[dict]:
             "judged": g.judged, "left_out_sf_dk": g.left_out,
             "pairs": [{"assessor": p.assessor, "other": p.other, "scale": p.scale, **_kappa_json(p.kappa)}
                       for p in g.pairs],
+            **({"facets": [{"assessor": p.assessor, "other": p.other, "scale": p.scale, **_kappa_json(p.kappa)}
+                           for p in g.facet_pairs]} if g.facet_pairs else {}),
             "means": [{"assessor": m.assessor, "scale": m.scale, "kappa": m.value, "items": m.items,
                        "pairs": m.pairs, **({"reason": m.reason} if m.reason else {})} for m in g.means],
             "alpha": {scale: {"alpha": a.value, "items": a.units, **({"reason": a.reason} if a.reason else {})}

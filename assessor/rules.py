@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ir.grades import Scheme
 from ir.problems import InputError
 
 from .models import GRADES_NEEDING_COMMENT, Assignment, CharacterisationQuestion, Grade
@@ -16,30 +17,45 @@ MAX_COMMENT = 5000
 ROUND_MAX = 2**31 - 1  # Assignment.round's column
 
 
-# Looked up once: an enum's `values` is a new list at every call, and an import checks every line of its file.
-GRADES = frozenset(Grade.values)
 KINDS = frozenset(Assignment.Kind.values)
 
 # The grades an item that is not in the collection can take: nothing of it can be read to judge its relevance.
 GRADES_OF_MISSING = (Grade.SYSTEM_FAILURE, Grade.DO_NOT_KNOW)
 
 
-def grade_problems(grade: str, comment: str, *, missing: bool = False) -> list[str]:
-    """What is wrong with a grade and its comment (nothing: an empty list); `missing`: the item (answers: the post,
-    formulas: the post holding the instance) is not in the collection, so only GRADES_OF_MISSING are grades."""
+def grade_problems(grade: str, comment: str, *, scheme: Scheme, missing: bool = False) -> list[str]:
+    """What is wrong with a grade and its comment (nothing: an empty list) in the campaign's judging `scheme`;
+    `missing`: the item (answers: the post, formulas: the post holding the instance) is not in the collection, so
+    only GRADES_OF_MISSING are grades (those of them the scheme offers; a scheme without marks accepts any grade)."""
     problems = []
-    if grade not in GRADES:
-        problems.append(f"'{grade}' is not a grade: use 3, 2, 1, 0, SF or DK")
-    elif missing and grade not in GRADES_OF_MISSING:
-        problems.append(f"the post is not in the collection, so it cannot be graded {Grade(grade).label} ({grade}): "
+    offered = [str(g.value) for g in scheme.grades] + list(scheme.marks)
+    if grade not in scheme.values:
+        problems.append(f"'{grade[:20]}' is not a grade: use {', '.join(offered[:-1])} or {offered[-1]}")
+    elif missing and scheme.marks and grade not in GRADES_OF_MISSING:
+        problems.append(f"the post is not in the collection, so it cannot be graded {scheme.label(grade)} ({grade}): "
                         "grade it System failure (SF) or Do not know (DK), with a comment")
     elif grade in GRADES_NEEDING_COMMENT and not comment.strip():
-        problems.append(f"a comment is required with {Grade(grade).label} ({grade}): say what went wrong")
+        problems.append(f"a comment is required with {scheme.label(grade)} ({grade}): say what went wrong")
     if len(comment) > MAX_COMMENT:
         problems.append(f"the comment is longer than {MAX_COMMENT} characters")
     if "\x00" in comment:  # PostgreSQL cannot store it
         problems.append("the comment contains a NUL character (\\x00): remove it")
     return problems
+
+
+def facet_grade(grade: str, facets: Mapping[str, str], *, scheme: Scheme) -> str:
+    """The grade a submission takes: with a scheme's facets, the grade its table maps their answers to (a mark is
+    taken as given); InputError for facets the scheme lacks, a facet unanswered, or a grade the facets contradict."""
+    if not scheme.facets:
+        if facets:
+            raise InputError("this campaign's scheme has no facets: give a grade")
+        return grade
+    if grade in scheme.marks and not facets:
+        return grade
+    mapped = str(scheme.grade_of(facets))
+    if grade and grade != mapped:
+        raise InputError(f"the facets give the grade {mapped}, not {grade[:20]}: give the facets only")
+    return mapped
 
 
 def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:

@@ -33,10 +33,13 @@ class JudgmentSerializer(serializers.ModelSerializer):
 
 class GradeSerializer(serializers.Serializer):
     # Checked by judgment_submit (assessor.rules), as the judging page's and the import's grades are.
-    grade = serializers.CharField(allow_blank=True, help_text="3, 2, 1, 0, SF or DK")
+    grade = serializers.CharField(allow_blank=True, required=False, default="",
+                                  help_text="one of the campaign's scheme (ARQMath: 3, 2, 1, 0, SF or DK)")
     comment = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
     formula_id = serializers.CharField(required=False, allow_blank=True, default="",
                                        help_text="formulas: the instance judged")
+    facets = serializers.DictField(child=serializers.CharField(max_length=64), required=False, default=dict,
+                                   help_text="a scheme with facets: facet name -> option (the grade is mapped)")
 
 
 class SubmitSerializer(serializers.Serializer):

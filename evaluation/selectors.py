@@ -27,6 +27,14 @@ def official_judgments(*, campaign: Campaign):
     return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
 
 
+def official_facets(*, campaign: Campaign) -> list[tuple[str, str, dict[str, str], str]]:
+    """(topic, item, facet answers, grade) of every official judgment answered with facets, in topic order and
+    then by item id."""
+    rows = (official_judgments(campaign=campaign).filter(facets__isnull=False)
+            .values_list("assignment__topic__position", "assignment__topic__topic_id", "item_id", "facets", "grade"))
+    return [row[1:] for row in sorted(rows, key=lambda row: (row[0], natural_key(row[2])))]
+
+
 def official_adjudications(*, campaign: Campaign):
     """The dual assessment's adjudicated grades recorded as official: each one is its unit's grade in the official
     qrels, in place of the official assessor's (whose judgment stays as it was)."""

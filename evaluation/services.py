@@ -76,6 +76,19 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
                        relevance_level=campaign.relevance_level, summary=summary)
 
 
+def facets_export(*, campaign: Campaign, out: TextSink) -> int:
+    """Writes every facet's answer of the official judgments (export_qrels --facets): a header line, then topic, item
+    id, an option per facet (the scheme's order) and the grade written to the qrels; the number of rows."""
+    facets = [f.name for f in campaign.judging_scheme.facets]
+    if not facets:
+        raise InputError(f"campaign '{campaign.name}' judges with {campaign.judging_scheme.name}, which has no facets")
+    out.write("\t".join(["topic", "item_id", *facets, "grade"]) + "\n")
+    rows = selectors.official_facets(campaign=campaign)
+    for topic_id, item_id, answers, grade in rows:
+        out.write("\t".join([topic_id, item_id, *(answers.get(name, "") for name in facets), grade]) + "\n")
+    return len(rows)
+
+
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
                  min_relevant: int | None = None, complete: bool = False, source: str = OFFICIAL,
                  round: int | None = None) -> QrelsSummary:

@@ -84,6 +84,20 @@ class PairRow:
     kappa: Kappa
 
 
+def facet_pairs(answers: Mapping[str, Mapping[Unit, Mapping[str, str]]], facets: Sequence[str],
+                pairs: Sequence[tuple[str, str]]) -> list[PairRow]:
+    """Kappa on each facet's options (scale "facet:NAME") for both orders of the given pairs of assessors, over the
+    units both answered with facets. answers: assessor -> unit -> facet -> option."""
+    rows = []
+    for a, b in pairs:
+        first, second = answers.get(a, {}), answers.get(b, {})
+        for name in facets:
+            kappa = cohen_kappa([(first[u][name], second[u][name]) for u in sorted(first.keys() & second.keys(),
+                                                                                   key=repr)])
+            rows += [PairRow(a, b, f"facet:{name}", kappa), PairRow(b, a, f"facet:{name}", kappa)]
+    return sorted(rows, key=lambda row: (row.assessor, row.other, row.scale))
+
+
 @dataclass(frozen=True)
 class MeanRow:
     """The mean of an assessor's defined pairwise kappas on one scale; `items`: units the assessor graded that some

@@ -4,6 +4,7 @@ from typing import Any
 from django import forms
 
 from core.bounds import column_bounds
+from ir.grades import PRESETS
 
 from .models import Campaign, Collection, Run
 from .services import RUN_KINDS
@@ -30,6 +31,10 @@ class CampaignForm(forms.Form):
     selection = forms.ChoiceField(choices=[("", "default (rr-vote)")] + list(Campaign.Selection.choices),
                                   required=False)
     seed = forms.IntegerField(**column_bounds(Campaign, "seed"), required=False, help_text="random seed, default 0")
+    scheme = forms.ChoiceField(choices=[(name, name) for name in PRESETS], initial="arqmath", required=False,
+                               label="Judging scheme",
+                               help_text="the grades assessors give (docs/judging.md, Judging schemes); a custom "
+                                         "scheme comes from create_campaign --scheme FILE.json or the API")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

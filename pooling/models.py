@@ -13,7 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.utils import timezone
 
-from ir.grades import HIGH, LOW, RELEVANCE_LEVEL
+from ir.grades import HIGH, LOW, RELEVANCE_LEVEL, Scheme, scheme_of
 
 # The columns' ranges (PostgreSQL integer and bigint), so that a form, the API and a command all refuse what the
 # database could not store, with the field's name, instead of failing on the INSERT.
@@ -161,6 +161,8 @@ class Campaign(models.Model):
     candidate_notes = models.BooleanField(
         default=False, help_text="judging: show a candidate's note (the asker's comments on the answer that cited it) "
                                  "beside it; its source is never shown")
+    # The judging scheme (ir.grades.Scheme.to_json); empty: ARQMath's, for the campaign's task.
+    scheme = models.JSONField(default=dict, blank=True, help_text="the grades, marks and facets assessors judge with")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     # Set by the first step of a delete, in the request; a job then deletes the rows in batches (docs/pooling.md).
@@ -176,6 +178,10 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def judging_scheme(self) -> Scheme:
+        return scheme_of(self.scheme, self.task)
 
 
 class Topic(models.Model):

@@ -17,6 +17,7 @@ from assessor import services as assessor_services
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from ir.formats.pools import write_pool_tsv
+from ir.grades import scheme_given
 from pooling import selectors, services
 from pooling.models import Campaign, Collection, Job
 from workflow.job_params import (
@@ -88,6 +89,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         values = data.validated_data
         campaign = services.campaign_create(name=values["name"], task=values["task"],
                                             collection_name=values.get("collection") or None, user=request.user,
+                                            scheme=scheme_given(values.get("scheme"), values["task"]),
                                             **services.campaign_settings(values))
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 

@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING
 from rest_framework import serializers
 
 from core.bounds import column_bounds
+from ir.grades import PRESETS
 from pooling.models import Campaign, Collection, Job, Run, Topic
 from pooling.services import RUN_KINDS
 from workflow.job_pages import job_progress
@@ -26,8 +27,13 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["id", "name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection",
-                  "seed", "max_depth", "relevance_level", "deleting", "created_at"]
+                  "seed", "max_depth", "relevance_level", "scheme", "deleting", "created_at"]
         read_only_fields = ["deleting"]
+
+    scheme = serializers.SerializerMethodField(help_text="the judging scheme, as a scheme file writes it")
+
+    def get_scheme(self, campaign: Campaign) -> dict:
+        return campaign.judging_scheme.to_json()
 
 
 class CampaignCreateSerializer(serializers.Serializer):
@@ -43,6 +49,9 @@ class CampaignCreateSerializer(serializers.Serializer):
     max_depth = serializers.IntegerField(**column_bounds(Campaign, "max_depth", min_value=1), required=False)
     relevance_level = serializers.IntegerField(**column_bounds(Campaign, "relevance_level"), required=False,
                                                help_text=Campaign._meta.get_field("relevance_level").help_text)
+    scheme = serializers.JSONField(required=False, help_text=f"the judging scheme: a preset's name "
+                                                             f"({', '.join(PRESETS)}; default arqmath) or a custom "
+                                                             "scheme's object (docs/judging.md, Judging schemes)")
 
 
 class CampaignUpdateSerializer(serializers.ModelSerializer):

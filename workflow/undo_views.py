@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
 from core.permissions import organizer_required
+from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS
 from ir.problems import InputError
 from pooling import services
 from pooling.forms import CampaignSettingsForm, RunReplaceForm
@@ -97,7 +98,11 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, f"The settings of {campaign.name} were saved.")
             _pools_message(request, after)
             return redirect("pooling:campaign", pk=pk)
-    return render(request, "pooling/campaign_settings.html", {**context, "form": form})
+    scheme = campaign.judging_scheme
+    marks = [{"value": m, "label": MARK_LABELS[m], "key": MARK_KEYS[m], "definition": MARK_DEFINITIONS[m]}
+             for m in scheme.marks]
+    return render(request, "pooling/campaign_settings.html", {**context, "form": form, "marks": marks,
+                                                              "table": list(scheme.table.items())})
 
 
 @organizer_required

@@ -12,6 +12,7 @@ from assessor.selectors import judged_items_of_campaign
 from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
+from ir.grades import preset
 from ir.problems import InputError
 from pooling import selectors, services
 from pooling.forms import (
@@ -52,7 +53,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
         try:
             campaign = services.campaign_create(
                 name=data["name"], task=data["task"], collection_name=data["collection"] or None, user=request.user,
-                **services.campaign_settings(data))
+                scheme=preset(data["scheme"] or "arqmath", data["task"]), **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:

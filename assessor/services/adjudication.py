@@ -42,7 +42,7 @@ def adjudication_record(*, campaign: Campaign, kind: str, round: int | None = No
     (evaluation.selectors). Recording again changes the grade and keeps the earlier one as a revision. InputError,
     with every problem, and nothing written, for anything else."""
     key = _group(campaign, kind, round)
-    problems = rules.grade_problems(grade, note)
+    problems = rules.grade_problems(grade, note, scheme=campaign.judging_scheme)
     if official and key.kind != reports.DUAL:
         problems.append("only the dual assessment's grades can be made official; a training round's adjudicated "
                         "grades are exported as its own qrels")

@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
+from ir.grades import Scheme
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
 from pooling.bulk import copy_text, insert_rows
@@ -35,7 +36,7 @@ class ImportResult:
     new_assignments: int
 
 
-def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list[JudgmentRecord]:
+def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems, scheme: Scheme) -> list[JudgmentRecord]:
     """The records that pass the judging page's rules (rules.py) and can name an account, with the kind and round
     their assignment is stored with; the others are reported with their line."""
     rows = []
@@ -50,7 +51,7 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems) -> list
             problems.add(r.line, f"'{r.assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
-        wrong = rules.grade_problems(r.grade, r.comment)
+        wrong = rules.grade_problems(r.grade, r.comment, scheme=scheme)
         problems.add_all(r.line, wrong)
         bad = bad or bool(wrong)
         kind = kinds.get((r.kind, r.round))
@@ -81,7 +82,7 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     judgment_submit writes for each line, submitted in file order: the judgment (or its next revision) with its
     revision row, and the item's visit, completed when the item is."""
     problems = Problems(file=filename)
-    rows = _checked_rows(read_judgments(binary_lines(lines), problems), problems)
+    rows = _checked_rows(read_judgments(binary_lines(lines), problems), problems, campaign.judging_scheme)
     topics = {t.topic_id: t for t in campaign.topics.all()}
     formulas = campaign.task == Campaign.Task.FORMULAS
     # The pools: answers by post id; formulas by the instance's formula id -> (visual id, post id), with each

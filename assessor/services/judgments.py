@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import NamedTuple
 
@@ -15,6 +15,7 @@ from django.db.models import Expression, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from ir.grades import Scheme
 from ir.problems import InputError
 from pooling.bulk import bulk_insert, copy_text
 from pooling.models import Campaign, PoolInstance, PoolItem
@@ -80,6 +81,7 @@ class GradeInput:
     grade: str
     comment: str = ""
     formula_id: str = ""
+    facets: dict[str, str] = field(default_factory=dict)  # a scheme with facets: facet name -> option chosen
 
 
 @dataclass
@@ -97,13 +99,15 @@ class SubmitResult:
         return bool(self.created or self.revised)
 
 
-def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None, missing: set[str]) -> list[str]:
+def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None, missing: set[str],
+                  scheme: Scheme) -> list[str]:
     problems = []
     seen = set()
     for g in grades:
         unit = f"instance {g.formula_id}: " if g.formula_id else ""
         problems += [unit + problem
-                     for problem in rules.grade_problems(g.grade, g.comment, missing=g.formula_id in missing)]
+                     for problem in rules.grade_problems(g.grade, g.comment, scheme=scheme,
+                                                                  missing=g.formula_id in missing)]
         if instances is None and g.formula_id:
             problems.append("answers are judged as a whole: no formula instance is expected")
         if instances is not None and g.formula_id not in instances:
@@ -156,7 +160,9 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     # Grades imported were given elsewhere, by someone who saw the post (import_judgments, the demo): kept as given.
     missing = (set() if source == "import" else
                selectors.units_not_in_collection(campaign=assignment.campaign, item=item, instances=instances))
-    problems = _check_grades(grades, instances, missing)
+    scheme = assignment.campaign.judging_scheme
+    grades = [replace(g, grade=rules.facet_grade(g.grade, g.facets, scheme=scheme)) for g in grades]
+    problems = _check_grades(grades, instances, missing, scheme)
     if problems:
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
 
@@ -171,7 +177,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         if judgment is None:
             new.append((g.formula_id, instances[g.formula_id] if instances is not None else item_id, g.grade,
                         comment))
-        elif judgment.grade == g.grade and judgment.comment == comment:
+        elif judgment.grade == g.grade and judgment.comment == comment and (judgment.facets or {}) == g.facets:
             result.unchanged += 1
         else:
             revised.append((judgment, g.grade, comment))
@@ -197,6 +203,8 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     judgments_save(new=made, revised=revised, assessors={assignment.pk: user.pk}, at=now, active_seconds=active,
                    source=source)
     result.created, result.revised = len(new), len(revised)
+    if scheme.facets and (new or revised):  # answers only: one unit, formula id ""
+        Judgment.objects.filter(assignment=assignment, item_id=item_id).update(facets=grades[0].facets or None)
     if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
                                      revised=result.revised, unchanged=result.unchanged, complete=result.complete)

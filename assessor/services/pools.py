@@ -13,6 +13,7 @@ from typing import Unpack
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from ir.grades import Scheme
 from pooling import services as pooling
 from pooling.models import Campaign, Run
 from pooling.services.common import Progress
@@ -77,13 +78,14 @@ def campaign_update(
     name: str | None = None,
     collection_name: str | None = None,
     force: bool = False,
+    scheme: Scheme | None = None,
     **settings: Unpack[pooling.CampaignSettings],
 ) -> tuple[Campaign, pooling.PoolsAfter]:
-    """pooling.services.campaign_update (the same name, collection and settings) told what is judged; the visits
-    recounted if judged pools were rebuilt."""
+    """pooling.services.campaign_update (the same name, collection, scheme and settings) told what is judged; the
+    visits recounted if judged pools were rebuilt."""
     judged = _judged_locked(campaign)
     campaign, after = pooling.campaign_update(campaign=campaign, judged_items=judged, name=name,
-                                              collection_name=collection_name, force=force, **settings)
+                                              collection_name=collection_name, force=force, scheme=scheme, **settings)
     return campaign, _recounted(campaign, judged, after)
 
 

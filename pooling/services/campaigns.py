@@ -14,6 +14,7 @@ from django.db import models, transaction
 from core.bounds import max_chars
 from ir.formats.textio import open_binary
 from ir.formats.topics import read_topic_file
+from ir.grades import Scheme
 from ir.problems import InputError, Problem, Problems
 
 from ..models import Campaign, Collection, Topic
@@ -56,17 +57,23 @@ def campaign_create(
     task: str,
     collection_name: str | None = None,
     user: User | None = None,
+    scheme: Scheme | None = None,
     **settings: Unpack[CampaignSettings],
 ) -> Campaign:
-    """Creates a campaign with the ARQMath-3 defaults of its task (and the model's) for every setting not given."""
+    """Creates a campaign with the ARQMath-3 defaults of its task (and the model's) for every setting not given;
+    it judges with `scheme` (ARQMath's when None), whose relevance level it takes unless one is given."""
     name = (name or "").strip()
     if task not in Campaign.Task.values:
         raise InputError(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
     primary_depth, alternate_depth = Campaign.DEFAULT_DEPTHS[task]
     # A given 0 is a value, out of range like any other; an empty selection is the form's "default".
     given = {key: value for key, value in settings.items() if value is not None and value != ""}
+    chosen = {} if scheme is None or scheme.name == "arqmath" else {
+        "scheme": scheme.to_json(), "relevance_level": scheme.relevance_level}
+    if scheme is not None and scheme.facets and task != Campaign.Task.ANSWERS:
+        raise InputError("a scheme with facets judges answers: formulas are graded instance by instance")
     campaign = Campaign(name=name, task=task, created_by=user,
-                        **{"primary_depth": primary_depth, "alternate_depth": alternate_depth, **given})
+                        **{"primary_depth": primary_depth, "alternate_depth": alternate_depth, **chosen, **given})
     raise_if_invalid(campaign)
     if collection_name:
         campaign.collection = collection_get_or_create(name=collection_name)

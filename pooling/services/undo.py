@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from core.bounds import max_chars
+from ir.grades import Scheme
 from ir.problems import InputError, Problem
 
 from ..models import Campaign, Collection, Job, PoolItem, Run, RunEntry
@@ -137,6 +138,7 @@ def campaign_update(
     name: str | None = None,
     collection_name: str | None = None,
     force: bool = False,
+    scheme: Scheme | None = None,
     **settings: Unpack[CampaignSettings],
 ) -> tuple[Campaign, PoolsAfter]:
     """Changes a campaign's settings; None leaves a setting as it is. The task never changes (its topics and runs
@@ -162,6 +164,15 @@ def campaign_update(
             changed["collection"] = None
         else:
             changed["collection"] = collection_get_or_create(name=collection_name)
+    if scheme is not None and scheme != campaign.judging_scheme:
+        # The judging scheme changes until judging starts (a judgment's grade is read in the scheme it was given in).
+        if any(judged_items.values()):
+            problems.append("the judging scheme cannot change: judging has started (its grades are read in it)")
+        elif scheme.facets and campaign.task != Campaign.Task.ANSWERS:
+            problems.append("a scheme with facets judges answers: formulas are graded instance by instance")
+        else:
+            changed["scheme"] = scheme.to_json()
+            changed.setdefault("relevance_level", scheme.relevance_level)
     max_depth = settings.get("max_depth")
     if has_runs and max_depth is not None and max_depth < campaign.max_depth:
         problems.append(f"the maximum run depth cannot go below {campaign.max_depth}: the campaign's runs were "

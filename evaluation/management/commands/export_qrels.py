@@ -1,5 +1,6 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete]
-[--source official|adjudicated [--round N]] [-o FILE]: SPEC 9, and the adjudicated grades (docs/agreement.md)."""
+[--source official|adjudicated [--round N]] [-o FILE] [--facets FILE]: SPEC 9, the adjudicated grades
+(docs/agreement.md) and the facets of a judging scheme (docs/judging.md)."""
 from core.commands import ServiceCommand
 from evaluation import selectors, services
 from pooling.selectors import campaign_named
@@ -31,9 +32,14 @@ class Command(ServiceCommand):
         parser.add_argument("--round", type=int, default=None, metavar="N",
                             help="with --source adjudicated: the training round")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
+        parser.add_argument("--facets", metavar="FILE", help="a scheme with facets: also write every facet's answer "
+                                                             "of the official judgments to FILE (TSV)")
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
+        if o["facets"]:
+            rows = write_whole(o["facets"], lambda stream: services.facets_export(campaign=campaign, out=stream))
+            self.stderr.write(f"{o['facets']}: the facets of {rows} judgments")
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"],
                    "complete": o["complete"], "source": o["source"], "round": o["round"]}
         if o["output"]:  # a rejected export leaves no half-written file

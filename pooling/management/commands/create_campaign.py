@@ -1,5 +1,6 @@
 """create_campaign NAME --task answers|formulas [pooling settings]: SPEC 9."""
 from core.commands import ServiceCommand
+from ir.grades import PRESETS, scheme_chosen
 from pooling import services
 from pooling.models import Campaign
 
@@ -19,12 +20,16 @@ class Command(ServiceCommand):
         parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
                                                                "measures count relevant (1-3, default 2)")
         parser.add_argument("--collection")
+        parser.add_argument("--scheme", help=f"the judging scheme: {', '.join(PRESETS)} (default arqmath), or a "
+                                             "custom scheme's file FILE.json (docs/judging.md, Judging schemes)")
 
     def handle(self, *args, **o):
         campaign = services.campaign_create(name=o["name"], task=o["task"], collection_name=o["collection"],
+                                            scheme=scheme_chosen(o["scheme"], o["task"]),
                                             **services.campaign_settings(o))
         self.stdout.write(
             f"created campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
             f"seed {campaign.seed}, relevance level {campaign.relevance_level}"
-            + (f", collection '{campaign.collection}'" if campaign.collection else ""))
+            + (f", collection '{campaign.collection}'" if campaign.collection else "")
+            + (f", scheme {campaign.judging_scheme.name}" if campaign.scheme else ""))

@@ -144,9 +144,16 @@
 
   // "complete": every unit graded (a comment where required); "nothing": no grade at all; else "incomplete". The
   // server checks again; this only decides whether the page can move on before its answer.
+  // A unit is graded by a grade (or mark), or, in a scheme with facets, by an option of every facet.
+  function answered(unit) {
+    const facets = Array.from(unit.querySelectorAll("fieldset.facet"));
+    return unit.querySelector("fieldset.grades:not(.facet) input[type=radio]:checked")
+      || (facets.length && facets.every((set) => set.querySelector("input[type=radio]:checked")));
+  }
+
   function readiness() {
     const units = formulas ? instances : [form];
-    const graded = units.filter((unit) => unit.querySelector("input[type=radio]:checked"));
+    const graded = units.filter(answered);
     if (!graded.length) return "nothing";
     const commented = graded.every((unit) => !unit.querySelector("input[type=radio]:checked[data-needs-comment]")
                                              || unit.querySelector("textarea").value.trim());

@@ -1,6 +1,7 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
 from assessor.services import campaign_update
 from core.commands import ServiceCommand
+from ir.grades import scheme_chosen
 from pooling import services
 from pooling.models import Campaign
 from pooling.selectors import campaign_named
@@ -26,18 +27,21 @@ class Command(ServiceCommand):
         parser.add_argument("--candidate-notes", choices=["on", "off"],
                             help="judging: show a candidate's note beside it (issue 25)")
         parser.add_argument("--collection", help="only while the campaign has no run")
+        parser.add_argument("--scheme", help="the judging scheme (a preset's name or FILE.json; until judging starts)")
         parser.add_argument("--force", action="store_true",
                             help="change pooling settings of built pools: the pools are rebuilt at once")
 
     def handle(self, *args, **o):
+        campaign = campaign_named(o["campaign_name"])
         campaign, after = campaign_update(
-            campaign=campaign_named(o["campaign_name"]), name=o["name"], collection_name=o["collection"],
-            force=o["force"], **services.campaign_settings(
+            campaign=campaign, name=o["name"], collection_name=o["collection"], force=o["force"],
+            scheme=scheme_chosen(o["scheme"], campaign.task) if o["scheme"] else None, **services.campaign_settings(
                 {**o, "candidate_notes": None if o["candidate_notes"] is None else o["candidate_notes"] == "on"}))
         self.stdout.write(
             f"campaign '{campaign.name}' ({campaign.task}): depth {campaign.primary_depth} primary / "
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
             f"seed {campaign.seed}, maximum run depth {campaign.max_depth}, relevance level {campaign.relevance_level}"
             + (", candidate notes shown" if campaign.candidate_notes else "")
-            + (f", collection '{campaign.collection}'" if campaign.collection else ""))
+            + (f", collection '{campaign.collection}'" if campaign.collection else "")
+            + (f", scheme {campaign.judging_scheme.name}" if campaign.scheme else ""))
         report_pools(self, after)

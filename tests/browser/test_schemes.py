@@ -1,0 +1,61 @@
+"""A campaign's judging scheme in the browser (docs/judging.md, "Judging schemes"): an assessor judges a TREC DL
+(trec-4) campaign with its keys only, and the organizer sees the scheme on the settings page."""
+import pytest
+from playwright.sync_api import expect
+
+from assessor.models import Judgment
+from ir import grades
+from pooling.models import PoolItem
+from tests.assessor.fixtures import assign
+from tests.browser.test_organizer_pages import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_assessor_judges_with_the_scheme_s_keys_only(page, live_server, answers, ada, organizer, screenshot):
+    answers.scheme = grades.preset("trec-4").to_json()
+    answers.save()
+    a = assign(answers, ada, "A.1")
+    order = list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
+    log_in(page, live_server, "ada", "assessor-pass-1")
+    page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
+    shown = "#item-pane .item-view:not(.parked)"
+    expect(page.locator(f"{shown} .grade-buttons label")).to_have_count(4)
+    expect(page.locator(f"{shown} .grade-buttons")).to_contain_text("Perfectly relevant")
+    screenshot(page, "judge-scheme-trec-4.png")
+    for key in ("3", "1", "0"):
+        page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(300)
+    page.wait_for_url(f"{live_server.url}/assess/")   # the last item judged: the start page, all sent
+    assert dict(Judgment.objects.values_list("item_id", "grade")) == dict(zip(order, ["3", "1", "0"], strict=True))
+
+    page.context.clear_cookies()
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{answers.pk}/settings/")
+    expect(page.locator("#scheme")).to_contain_text("Judging scheme: trec-4")
+    page.locator("#scheme").scroll_into_view_if_needed()
+    screenshot(page, "campaign-scheme.png")
+
+
+def test_an_assessor_judges_with_two_facets_using_only_the_keyboard(page, live_server, answers, ada, screenshot):
+    answers.scheme = grades.preset("mo-facets").to_json()
+    answers.save()
+    a = assign(answers, ada, "A.1")
+    order = list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
+    log_in(page, live_server, "ada", "assessor-pass-1")
+    page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
+    shown = "#item-pane .item-view:not(.parked)"
+    expect(page.locator(f"{shown} fieldset.facet")).to_have_count(2)
+    page.keyboard.press("p")   # totality: partial
+    page.keyboard.press("r")   # directness: direct
+    screenshot(page, "judge-facets.png")
+    for keys in (("Enter",), ("t", "i", "Enter"), ("o", "i", "Enter")):
+        for key in keys:
+            page.keyboard.press(key)
+        page.wait_for_timeout(300)
+    page.wait_for_url(f"{live_server.url}/assess/")   # the last item judged: the start page, all sent
+    assert sorted(Judgment.objects.values_list("item_id", "grade", "facets")) == sorted([
+        (order[0], "2", {"totality": "partial", "directness": "direct"}),
+        (order[1], "2", {"totality": "total", "directness": "indirect"}),
+        (order[2], "0", {"totality": "none", "directness": "indirect"})])
