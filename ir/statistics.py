@@ -88,6 +88,7 @@ def wilcoxon_test(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two-sided Wilcoxon signed-rank p of each row pair (scipy's `wilcoxon`, zero differences dropped); identical
     rows get 1.0. A pair with tied or zero differences takes the normal approximation (with scipy's tie correction):
     scipy's default would permute exhaustively where it has 13 or fewer, about half a second a pair."""
+    import numpy as np
     from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
     diffs = np.abs(a - b)
     ordered = np.sort(diffs, axis=1)
