@@ -155,16 +155,6 @@ def judged(pk: int) -> tuple[int, int]:
 
 # --- the browser -----------------------------------------------------------------------------
 
-def log_in(page, base: str, password: str) -> None:
-    page.goto(f"{base}/login/")
-    page.fill("#id_username", ASSESSOR)
-    page.fill("#id_password", password)
-    with page.expect_navigation():
-        page.click("button:has-text('Log in')")
-    if "/login/" in page.url:
-        sys.exit(f"could not log in as {ASSESSOR}")
-
-
 def grade_item(page, rng: random.Random) -> int:
     """Grades the page's item with the keyboard: one grade key (0-3), or for a formula every instance in turn."""
     keys = page.eval_on_selector_all(
@@ -294,7 +284,7 @@ def main(argv: list[str]) -> None:
             context = browser.new_context(viewport={"width": 1280, "height": 860})
             context.add_init_script(PROBE)
             page = context.new_page()
-            log_in(page, base, password)
+            harness.log_in(page, base, ASSESSOR, password)
             for task, measured in (("Task 1", args.task1), ("Task 2", args.task2)):
                 note(f"{task}: judging {args.warmup} + {measured} items of {TOPICS[task]}")
                 before = judged(pks[task])

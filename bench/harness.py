@@ -132,6 +132,19 @@ def ensure_database(*, only_ours: Callable[[], bool] = lambda: False) -> None:
     call_command("migrate", interactive=False, verbosity=0)
 
 
+def only_campaign(name: str) -> bool:
+    """Whether the database holds no campaign but `name` (or no tables yet): a benchmark that deletes or builds
+    that campaign's data refuses any other database."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('pooling_campaign') IS NULL")
+        if cursor.fetchone()[0]:
+            return True
+        cursor.execute("SELECT count(*) FROM pooling_campaign WHERE name <> %s", [name])
+        return cursor.fetchone()[0] == 0
+
+
 def production_environment(*, redis_url: str = "") -> dict[str, str]:
     """Production settings for this process and a gunicorn it starts, served over plain http on 127.0.0.1; static
     files collected into a temporary folder (collect_static), served by WhiteNoise under their hashed names."""
@@ -213,6 +226,17 @@ def machine_facts(*settings: str, code: Sequence[str] = ("pooling", "assessor", 
 
 
 # --- rounds -------------------------------------------------------------------------------------
+
+def log_in(page: Any, base: str, username: str, password: str) -> None:
+    """Logs a Playwright page in through the login form, or exits."""
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    with page.expect_navigation():
+        page.click("button:has-text('Log in')")
+    if "/login/" in page.url:
+        sys.exit(f"could not log in as {username}")
+
 
 def timed(call: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, float, Any]:
     """(wall seconds, CPU seconds of this process, the result) of one call."""

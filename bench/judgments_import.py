@@ -18,6 +18,7 @@ import argparse
 import random
 import statistics
 import sys
+from functools import partial
 from pathlib import Path
 
 import harness
@@ -39,18 +40,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.count("per-assessor", 10, "topics each assessor judges")
     parser.count("rounds", 3, "timed rounds (medians reported)")
     return parser.parse(argv)
-
-
-def only_ours() -> bool:
-    """Whether the database holds no campaign but this benchmark's (it deletes its campaign's judgments)."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT to_regclass('pooling_campaign') IS NULL")
-        if cursor.fetchone()[0]:
-            return True
-        cursor.execute("SELECT count(*) FROM pooling_campaign WHERE name <> %s", [CAMPAIGN])
-        return cursor.fetchone()[0] == 0
 
 
 def topic_ids(count: int) -> list[str]:
@@ -127,6 +116,7 @@ def main(argv: list[str]) -> None:
     args = parse_args(argv)
     harness.database_url(DEFAULT_DATABASE_URL, "bench/judgments_import.py")
     harness.setup_django()
+    only_ours = partial(harness.only_campaign, CAMPAIGN)
     harness.ensure_database(only_ours=only_ours)
     if not only_ours():
         sys.exit(f"bench/judgments_import.py deletes what campaign {CAMPAIGN} holds, and this database holds other "

@@ -26,6 +26,7 @@ import random
 import statistics
 import sys
 import time
+from functools import partial
 
 import harness
 import ingest as bench_ingest
@@ -74,17 +75,6 @@ def parse_args(argv: list[str]):
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4, as docker-compose.yml)")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4, as docker-compose.yml)")
     return parser.parse(argv)
-
-
-def only_ours() -> bool:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT to_regclass('pooling_campaign') IS NULL")
-        if cursor.fetchone()[0]:
-            return True
-        cursor.execute("SELECT count(*) FROM pooling_campaign WHERE name <> %s", [CAMPAIGN])
-        return cursor.fetchone()[0] == 0
 
 
 def users(password: str):
@@ -146,16 +136,6 @@ def build(args, organizer, assessors):
     return campaign
 
 
-def log_in(page, base: str, password: str) -> None:
-    page.goto(f"{base}/login/")
-    page.fill("#id_username", ORGANIZER)
-    page.fill("#id_password", password)
-    with page.expect_navigation():
-        page.click("button:has-text('Log in')")
-    if "/login/" in page.url:
-        sys.exit(f"could not log in as {ORGANIZER}")
-
-
 def load_once(page, url: str) -> dict:
     response = page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     if response is None or response.status != 200:
@@ -174,6 +154,7 @@ def main(argv: list[str]) -> None:
     env = harness.production_environment(redis_url=os.environ.get("REDIS_URL", ""))
     os.environ.update(env)
     harness.setup_django()
+    only_ours = partial(harness.only_campaign, CAMPAIGN)
     harness.ensure_database(only_ours=only_ours)
     if not only_ours():
         sys.exit(f"bench/review_typeset.py builds the campaign {CAMPAIGN}, and this database holds others: point "
@@ -204,7 +185,7 @@ def main(argv: list[str]) -> None:
             context = browser.new_context(viewport={"width": 1280, "height": 860})
             context.add_init_script(PROBE)
             page = context.new_page()
-            log_in(page, base, password)
+            harness.log_in(page, base, ORGANIZER, password)
             for label, url in pages.items():
                 load_once(page, url)  # warm-up: MathJax, its fonts and the CSS in the browser's cache
                 samples = [load_once(page, url) for _ in range(args.rounds)]

@@ -26,13 +26,12 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
-    """Posts of a JSONL file, as the file is read; blank lines are skipped, a file of none is a problem."""
-    rows = 0
+def json_objects(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) of each line of a JSON lines file, as the file is read; blank lines are skipped, a line that is
+    not a JSON object is a problem. Integers are read up to the digits of the longest id."""
     for line, text in iter_lines(stream, problems):
         if not text.strip():
             continue
-        rows += 1
         try:
             obj = json.loads(text, parse_int=_json_int)
         except json.JSONDecodeError as exc:
@@ -41,18 +40,26 @@ def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
         except _LongInteger as exc:
             problems.add(line, f"invalid JSON: an integer of {exc.digits:,} digits (at most {ID_MAX})")
             continue
-        except RecursionError:  # the C decoder's own bound on nesting; a post is an object of flat values
+        except RecursionError:  # the C decoder's own bound on nesting; a line is an object of flat values
             problems.add(line, "invalid JSON: nested too deeply")
             continue
         if not isinstance(obj, dict):
             problems.add(line, "not a JSON object")
             continue
+        yield line, obj
+
+
+def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
+    """Posts of a JSONL file, as the file is read; blank lines are skipped, a file of none is a problem."""
+    rows = 0
+    for line, obj in json_objects(stream, problems):
+        rows += 1
         errors: list[str] = []
         record = _post(line, obj, errors)
         problems.add_all(line, errors)
         if record is not None:
             yield record
-    if not rows and not problems:
+    if not rows and not problems:  # every line that is not blank is an object or a problem
         problems.add(None, "the file has no rows")
 
 

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, repeat
 from operator import ge, gt, lt
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, ParamSpec
 
 from ir.formats.formula_tsv import tsv_records
 from ir.formats.kinds import RUN_KINDS, looks_like, stream_kind
 from ir.formats.task3_answers import is_answer_row
 from ir.formats.textio import ID_MAX, LINE_MAX, iter_lines
 from ir.problems import Problems
+
+P = ParamSpec("P")
 
 ARQMATH_TASK1 = "arqmath1"
 ARQMATH_TASK2 = "arqmath2"
@@ -100,30 +102,6 @@ def file_format(stream: BinaryIO) -> str | None:
     return None
 
 
-def read_run(
-    stream: BinaryIO,
-    problems: Problems,
-    warnings: Problems,
-    *,
-    topics: Mapping[str, object],
-    task: str,
-    max_depth: int = 1000,
-    summary: RunSummary | None = None,
-    find_duplicates: bool = True,
-) -> Iterator[RunRow]:
-    """Yields the valid rows of a run file; problems and warnings go to the collectors.
-
-    `topics` maps the campaign's topic ids to anything (their keys are what counts). Warnings about
-    the whole file (uncovered topics, several tags) are added at the end. Finding an item twice for a topic
-    means remembering every item; `find_duplicates=False` leaves that to a database unique key, and
-    keeps memory flat whatever the size of the file.
-    """
-    make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor
-    for block in read_run_blocks(stream, problems, warnings, topics=topics, task=task, max_depth=max_depth,
-                                 summary=summary, find_duplicates=find_duplicates):
-        yield from map(make, repeat(RunRow), zip(*block, strict=True))
-
-
 def read_run_blocks(
     stream: BinaryIO,
     problems: Problems,
@@ -135,7 +113,13 @@ def read_run_blocks(
     summary: RunSummary | None = None,
     find_duplicates: bool = True,
 ) -> Iterator[RunColumns]:
-    """`read_run`'s rows a block at a time, a column each: for a reader that takes columns (evaluation).
+    """Yields the valid rows of a run file a block at a time, a column each (evaluation reads these; `read_run` gives
+    them a row at a time); problems and warnings go to the collectors.
+
+    `topics` maps the campaign's topic ids to anything (their keys are what counts). Warnings about
+    the whole file (uncovered topics, several tags) are added at the end. Finding an item twice for a topic
+    means remembering every item; `find_duplicates=False` leaves that to a database unique key, and
+    keeps memory flat whatever the size of the file.
 
     The file is read a block of lines at a time. A block of plain rows that pass every check is taken by
     `_Reader.block` a column at a time; any other block is read line by line by `_Reader.lines`, whose rules give
@@ -153,6 +137,18 @@ def read_run_blocks(
         if reader.stopped:
             return
     reader.finish(warnings)
+
+
+def _by_row(read_blocks: Callable[P, Iterator[RunColumns]]) -> Callable[P, Iterator[RunRow]]:
+    def read_rows(*args: P.args, **kwargs: P.kwargs) -> Iterator[RunRow]:
+        make = tuple.__new__  # a RunRow without the Python-level namedtuple constructor
+        for block in read_blocks(*args, **kwargs):
+            yield from map(make, repeat(RunRow), zip(*block, strict=True))
+    return read_rows
+
+
+# `read_run_blocks`'s rows one at a time, each a RunRow (pooling's reader), with its arguments.
+read_run = _by_row(read_run_blocks)
 
 
 BLOCK = 1 << 16  # bytes of a block of lines (about 1,800 rows of a TREC run)

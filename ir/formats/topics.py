@@ -5,11 +5,11 @@ and JSONL (one topic a line, with optional micro-topics). `read_topic_file` tell
 nothing while there is a problem."""
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+from ir.formats.jsonl import json_objects
 from ir.formats.kinds import TOPICS_JSONL, TOPICS_TREC, TOPICS_TSV, looks_like, stream_kind
 from ir.formats.textio import field_problem, iter_lines, shown, text_problem
 from ir.formats.topics_xml import EXPECTED, TopicRecord, read_topics
@@ -115,20 +115,7 @@ def read_jsonl_topics(stream: BinaryIO, problems: Problems) -> Iterator[TopicRec
     """One topic a line: {"id", "title", "description"?, "narrative"?, "prelude"?, "micro_topics"?}; a topic with
     micro-topics ([{"id"?, "text", "description"?, "narrative"?}]) gives one topic per micro-topic (ids `301.1`,
     `301.2`, ... unless given), each with its parent's id, title and prelude, and none for the parent itself."""
-    for line, text in iter_lines(stream, problems):
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.add(line, f"invalid JSON: {exc.msg} (column {exc.colno})")
-            continue
-        except RecursionError:
-            problems.add(line, "invalid JSON: nested too deeply")
-            continue
-        if not isinstance(obj, dict):
-            problems.add(line, "not a JSON object")
-            continue
+    for line, obj in json_objects(stream, problems):
         errors: list[str] = []
         records = _json_topic(line, obj, errors)
         problems.add_all(line, errors)

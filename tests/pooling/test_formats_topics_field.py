@@ -114,6 +114,13 @@ def test_bad_jsonl_lines_are_reported_by_line():
     ]
 
 
+def test_a_jsonl_topic_with_an_integer_of_thousands_of_digits_is_a_problem_of_its_line():
+    data = b'{"id": "1", "title": "ok"}\n{"id": ' + b"9" * 5000 + b', "title": "t"}\n'
+    topics, problems = read(data)
+    assert [t.topic_id for t in topics] == ["1"]
+    assert problems == ["topics:line 2: invalid JSON: an integer of 5,000 digits (at most 64)"]
+
+
 def test_the_formats_are_told_by_shape_and_refused_for_task_2():
     assert head_kind(TREC) == "topics-trec" and head_kind(JSONL) == "topics-jsonl"
     assert head_kind(b"1\tcheap flights\n") == "topics-tsv"
