@@ -6,8 +6,8 @@ from django import forms
 from core.bounds import column_bounds
 from ir.grades import PRESETS
 
-from .models import Campaign, Collection, Run
-from .services import RUN_KINDS
+from .models import Campaign, Collection, Run, Topic
+from .services import RUN_KINDS, TOPIC_TEXT
 
 
 class CampaignForm(forms.Form):
@@ -116,6 +116,9 @@ class CampaignSettingsForm(forms.ModelForm):
     force = forms.BooleanField(required=False, label="Rebuild the pools with the new pooling settings",
                                help_text="the pools are built: a new depth, instance count, selection or seed "
                                          "changes only with a rebuild (every judgment is kept)")
+    scheme = forms.ChoiceField(required=False, label="Judging scheme",
+                               help_text="the grades assessors give (docs/judging.md, Judging schemes); changes only "
+                                         "until judging starts")
 
     class Meta:
         model = Campaign
@@ -135,6 +138,12 @@ class CampaignSettingsForm(forms.ModelForm):
             self.initial.setdefault("collection", self.instance.collection.name)
         # Shown but fixed once runs are in (they were checked against the collection); the service says so too.
         self.fields["collection"].disabled = has_runs
+        # A preset by name; a custom scheme (from a file or the API) is kept unless a preset replaces it.
+        current = self.instance.judging_scheme.name
+        scheme = self.fields["scheme"]
+        assert isinstance(scheme, forms.ChoiceField)
+        scheme.choices = ([] if current in PRESETS else [("", f"{current} (as it is)")]) + [(n, n) for n in PRESETS]
+        self.initial.setdefault("scheme", current if current in PRESETS else "")
 
 
 class RunFactsForm(forms.ModelForm):
@@ -196,3 +205,12 @@ class PoolPlanForm(forms.Form):
 
     def problems(self) -> list[str]:
         return [str(problem) for problems in self.errors.values() for problem in problems]
+
+
+class TopicTextForm(forms.ModelForm):
+    """A topic's text, as an organizer corrects it; `services.topic_update` saves it."""
+
+    class Meta:
+        model = Topic
+        fields = list(TOPIC_TEXT)
+        widgets = {name: forms.Textarea(attrs={"rows": 2 if name == "title" else 5}) for name in TOPIC_TEXT}

@@ -12,4 +12,4 @@ router.register(r"campaigns/(?P<pk>[0-9]+)/runs", apis.RunViewSet, basename="cam
 router.register("collections", apis.CollectionViewSet, basename="collection")
 router.register("jobs", apis.JobViewSet, basename="job")
 urlpatterns = router.urls + [
-    path("campaigns/<int:pk>/topics/<str:topic_id>/", topic_apis.TopicDeleteApi.as_view(), name="api-topic")]
+    path("campaigns/<int:pk>/topics/<str:topic_id>/", topic_apis.TopicApi.as_view(), name="api-topic")]

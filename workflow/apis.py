@@ -103,7 +103,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         values = data.validated_data
         campaign, after = assessor_services.campaign_update(
             campaign=campaign, name=values.get("name"), collection_name=values.get("collection"),
-            force=values.get("force", False), **services.campaign_settings(values))
+            force=values.get("force", False),
+            scheme=scheme_given(values["scheme"], campaign.task) if "scheme" in values else None,
+            **services.campaign_settings(values))
         return Response({"campaign": CampaignSerializer(campaign).data, "pools": pools_after_data(after)})
 
     @extend_schema(responses={202: JobSerializer, 400: OpenApiResponse(

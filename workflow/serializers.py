@@ -6,7 +6,7 @@ from rest_framework import serializers
 from core.bounds import column_bounds
 from ir.grades import PRESETS
 from pooling.models import Campaign, Collection, Job, Run, Topic
-from pooling.services import RUN_KINDS
+from pooling.services import RUN_KINDS, TOPIC_TEXT
 from workflow.job_pages import job_progress
 
 if TYPE_CHECKING:
@@ -61,11 +61,14 @@ class CampaignUpdateSerializer(serializers.ModelSerializer):
                                        help_text="only while the campaign has no run")
     force = serializers.BooleanField(default=False, help_text="change pooling settings of built pools: the pools "
                                                               "are rebuilt at once, every judgment kept")
+    scheme = serializers.JSONField(required=False, help_text=f"the judging scheme: a preset's name "
+                                                             f"({', '.join(PRESETS)}) or a custom scheme's object; "
+                                                             "only until judging starts")
 
     class Meta:
         model = Campaign
         fields = ["name", "collection", "primary_depth", "alternate_depth", "instances", "selection", "seed",
-                  "max_depth", "relevance_level", "force"]
+                  "max_depth", "relevance_level", "force", "scheme"]
 
 
 class PoolsAfterSerializer(serializers.Serializer):
@@ -91,6 +94,14 @@ class TopicSerializer(serializers.ModelSerializer):
         model = Topic
         fields = ["id", "topic_id", "position", "title", "question", "tags", "formula_id", "latex", "description",
                   "narrative", "prelude", "parent", "parent_title"]
+
+
+class TopicTextSerializer(serializers.ModelSerializer):
+    """PATCH of a topic: any of its text fields."""
+
+    class Meta:
+        model = Topic
+        fields = list(TOPIC_TEXT)
 
 
 class RunSerializer(serializers.ModelSerializer):

@@ -1,5 +1,5 @@
-"""The organizer's page for deleting a topic (docs/pooling.md, "Undoing a mistake"): a GET that says what goes, or
-why the topic is kept, and a POST that deletes it."""
+"""The organizer's pages for a topic: editing its text, and deleting it (docs/pooling.md, "Undoing a mistake"): a
+GET that says what goes, or why the topic is kept, and a POST that deletes it."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -12,7 +12,25 @@ from assessor.selectors import topic_work
 from core.permissions import organizer_required
 from ir.problems import InputError
 from pooling import services
+from pooling.forms import TopicTextForm
 from pooling.models import Topic
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def topic_edit(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
+    topic = get_object_or_404(Topic.objects.select_related("campaign"), pk=topic_pk, campaign_id=pk)
+    form = TopicTextForm(request.POST or None, instance=topic)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.topic_update(campaign=topic.campaign, topic_id=topic.topic_id, **form.cleaned_data)
+        except InputError as exc:
+            exc.add_to_form(form)
+        else:
+            messages.success(request, f"Topic {topic.topic_id} was saved.")
+            return redirect("pooling:campaign", pk=pk)
+    return render(request, "pooling/topic_edit.html", {"campaign": topic.campaign, "topic": topic, "form": form},
+                  status=400 if form.errors else 200)
 
 
 @organizer_required

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
 from core.permissions import organizer_required
-from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS
+from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, preset
 from ir.problems import InputError
 from pooling import services
 from pooling.forms import CampaignSettingsForm, RunReplaceForm
@@ -91,7 +91,9 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             campaign, after = assessor_services.campaign_update(
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
-                force=bool(data.get("force")), **services.campaign_settings(data))
+                force=bool(data.get("force")),
+                scheme=preset(data["scheme"], campaign.task) if data["scheme"] else None,
+                **services.campaign_settings(data))
         except InputError as exc:
             exc.add_to_form(form)
         else:

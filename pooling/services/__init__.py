@@ -36,7 +36,7 @@ from .runs import (
     run_kind,
     run_options,
 )
-from .topics import TopicContents, topic_contents, topic_delete
+from .topics import TOPIC_TEXT, TopicContents, topic_contents, topic_delete, topic_update
 from .undo import (
     CampaignContents,
     PoolsAfter,
@@ -61,6 +61,7 @@ __all__ = [
     "PoolsAfter",
     "RUN_KINDS",
     "RunIngestOptions",
+    "TOPIC_TEXT",
     "TopicContents",
     "TopicsIngestResult",
     "campaign_contents",
@@ -92,6 +93,7 @@ __all__ = [
     "run_replace",
     "topic_contents",
     "topic_delete",
+    "topic_update",
     "topics_ingest",
     "unpooled_warnings",
 ]

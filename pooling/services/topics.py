@@ -1,6 +1,7 @@
-"""Deleting a topic of a campaign (a topic uploaded by mistake) while nothing is judged on it, with its pool items and
-the rows the runs gave it. Told what is judged, as the other undo services are (services/undo.py): the caller is the
-judging app's assessor/services/topics.py, which also removes the topic's assignments that hold no work."""
+"""Editing a topic's text, and deleting a topic of a campaign (a topic uploaded by mistake) while nothing is judged
+on it, with its pool items and the rows the runs gave it. Told what is judged, as the other undo services are
+(services/undo.py): the caller is the judging app's assessor/services/topics.py, which also removes the topic's
+assignments that hold no work."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,6 +13,26 @@ from ir.problems import InputError
 
 from ..models import Campaign, PoolItem, Run, RunEntry, Topic
 from .pools import JudgedItems, campaign_lock
+
+TOPIC_TEXT = ("title", "question", "description", "narrative", "prelude")  # what an organizer may edit
+
+
+@transaction.atomic
+def topic_update(*, campaign: Campaign, topic_id: str, **fields: str) -> Topic:
+    """Changes a topic's text (TOPIC_TEXT: its title, question, description, narrative, prelude); a field not
+    given stays as it is. Its id, position and what pooling reads (a formula's id and LaTeX) never change here."""
+    unknown = sorted(set(fields) - set(TOPIC_TEXT))
+    if unknown:
+        raise InputError(f"a topic's {', '.join(unknown)} cannot be edited: only {', '.join(TOPIC_TEXT)}")
+    campaign_lock(campaign=campaign)
+    topic = Topic.objects.filter(campaign=campaign, topic_id=topic_id).first()
+    if topic is None:
+        raise InputError(f"topic '{topic_id}' is not a topic of campaign '{campaign.name}'")
+    for name, value in fields.items():
+        setattr(topic, name, value)
+    if fields:
+        topic.save(update_fields=list(fields))
+    return topic
 
 
 @dataclass(frozen=True)

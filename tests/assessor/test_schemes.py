@@ -12,6 +12,7 @@ from ir import grades
 from ir.problems import InputError
 from pooling.models import Campaign, PoolItem
 from tests.commands import command_output, rejected
+from tests.pooling.undo_data import token_client
 
 from .fixtures import assign
 
@@ -214,3 +215,48 @@ def test_kappa_is_given_per_facet_and_on_the_combined_grade(answers, ada, bob):
     assert rows[("ada", "bob", "facet:totality")] == ["1.0000", "3"]
     assert rows[("ada", "bob", "facet:directness")] == ["-0.5000", "3"]
     assert rows[("ada", "bob", "graded")] == ["0.5000", "3"]
+
+
+def _judge_one(answers, ada):
+    services.judgment_submit(assignment_pk=assign(answers, ada, "A.1").pk, item_id="10", user=ada,
+                             grades=[services.GradeInput(grade="0")])
+
+
+def test_the_settings_page_changes_the_scheme_until_judging_starts(answers, ada, client, organizer):
+    client.force_login(organizer)
+    url = f"/campaigns/{answers.pk}/settings/"
+    assert '<option value="arqmath" selected>' in client.get(url).content.decode()
+    form = {"name": "answers", "primary_depth": answers.primary_depth, "alternate_depth": answers.alternate_depth,
+            "seed": answers.seed, "max_depth": answers.max_depth}
+    assert client.post(url, {**form, "scheme": "trec-binary"}).status_code == 302
+    answers.refresh_from_db()
+    assert answers.judging_scheme == grades.preset("trec-binary") and answers.relevance_level == 1
+    _judge_one(answers, ada)
+    response = client.post(url, {**form, "scheme": "trec-4"})
+    assert "the judging scheme cannot change: judging has started" in response.content.decode()
+    assert Campaign.objects.get(pk=answers.pk).judging_scheme == grades.preset("trec-binary")
+
+
+def test_a_custom_scheme_is_kept_by_the_settings_page_unless_a_preset_replaces_it(answers, client, organizer):
+    _use(answers, "custom")
+    client.force_login(organizer)
+    url = f"/campaigns/{answers.pk}/settings/"
+    assert '<option value="" selected>custom (as it is)</option>' in client.get(url).content.decode()
+    form = {"name": "renamed", "primary_depth": answers.primary_depth, "alternate_depth": answers.alternate_depth,
+            "seed": answers.seed, "max_depth": answers.max_depth, "scheme": ""}
+    assert client.post(url, form).status_code == 302
+    assert Campaign.objects.get(pk=answers.pk).judging_scheme == _scheme("custom")
+
+
+def test_the_api_patch_changes_the_scheme_until_judging_starts(answers, ada, organizer):
+    api = token_client(organizer)
+    response = api.patch(f"/api/campaigns/{answers.pk}/", {"scheme": "trec-3"}, format="json")
+    assert response.status_code == 200 and response.json()["campaign"]["scheme"]["name"] == "trec-3"
+    response = api.patch(f"/api/campaigns/{answers.pk}/", {"scheme": CUSTOM}, format="json")
+    assert response.status_code == 200 and Campaign.objects.get(pk=answers.pk).judging_scheme == _scheme("custom")
+    assert api.patch(f"/api/campaigns/{answers.pk}/", {"scheme": "nope"}, format="json").status_code == 400
+    _judge_one(answers, ada)
+    response = api.patch(f"/api/campaigns/{answers.pk}/", {"scheme": "trec-4"}, format="json")
+    assert response.status_code == 400 and response.json()["problems"] == [
+        "the judging scheme cannot change: judging has started (its grades are read in it)"]
+    assert Campaign.objects.get(pk=answers.pk).judging_scheme == _scheme("custom")
