@@ -16,7 +16,9 @@ from django.core.files import File
 from django.db import transaction
 
 from assessor.demo import demo_assign, demo_delete
+from assessor.services import assignments_create
 from core.permissions import ORGANIZERS
+from ir.grades import preset
 from pooling import services
 from pooling.demo.generate import DemoFiles, generate_demo
 from pooling.models import Campaign, Collection, Job
@@ -29,6 +31,8 @@ CAMPAIGNS = {
     "answers": "ARQMath-3 Task 1 demo",
     "formulas": "ARQMath-3 Task 2 demo",
 }
+# Issue 25's campaign of its own scheme: MathOverflow-style topics (preludes, micro-topics), candidates, mo-facets.
+MATHOVERFLOW = "Demo MathOverflow"
 ORGANIZER = "organizer"
 ASSESSORS = ("assessor1", "assessor2", "assessor3")
 
@@ -64,8 +68,9 @@ def demo_load(*, out_dir: Path, passwords_file: Path, reset: bool = False, seed:
 
 @transaction.atomic
 def _demo_delete() -> None:
-    demo_delete(campaigns=list(Campaign.objects.filter(name__in=CAMPAIGNS.values())))
-    Campaign.objects.filter(name__in=CAMPAIGNS.values()).delete()
+    names = [*CAMPAIGNS.values(), MATHOVERFLOW]
+    demo_delete(campaigns=list(Campaign.objects.filter(name__in=names)))
+    Campaign.objects.filter(name__in=names).delete()
     Collection.objects.filter(name=COLLECTION).delete()
 
 
@@ -99,6 +104,26 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
                        f"{len(pools['sizes'])} topics")
     # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
     demo_assign(campaigns=campaigns, assessors=assessors, say=report.say)
+    _demo_mathoverflow(files, report, seed, assessors)
+
+
+def _demo_mathoverflow(files: DemoFiles, report: DemoReport, seed: int, assessors: list) -> None:
+    """The MathOverflow-style campaign: JSONL topics with preludes and micro-topics, the answers their questions cite
+    as candidates instead of runs, pooled, judged with the mo-facets scheme; the first demo assessor has every
+    micro-topic."""
+    campaign = services.campaign_create(name=MATHOVERFLOW, task=Campaign.Task.ANSWERS, collection_name=COLLECTION,
+                                        scheme=preset("mo-facets", Campaign.Task.ANSWERS), seed=seed)
+    loaded = _demo_job(TopicsIngestParams(upload=_stored(files.mo_topics), filename=Path(files.mo_topics).name),
+                       campaign=campaign)
+    candidates = services.candidates_ingest(campaign=campaign, path=files.mo_candidates)
+    report.say(f"campaign '{campaign.name}': {loaded['total']} micro-topics, {candidates} candidates")
+    pools = _demo_job(PoolBuildParams(), campaign=campaign)
+    report.say(f"campaign '{campaign.name}': pools built, {pools['items']} answers to judge in "
+               f"{len(pools['sizes'])} micro-topics")
+    if assessors:
+        topic_ids = list(campaign.topics.order_by("position").values_list("topic_id", flat=True))
+        created = assignments_create(campaign=campaign, assessors=assessors[:1], topic_ids=topic_ids).created
+        report.say(f"campaign '{campaign.name}': {len(created)} micro-topics assigned to {assessors[0].username}")
 
 
 def _stored(path: str | os.PathLike) -> str:

@@ -2,6 +2,7 @@
 topics and runs of both tasks, in the real file formats. Standard library only; same arguments, same bytes."""
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -35,6 +36,8 @@ class DemoFiles:
     formulas: Path
     task1_topics: Path
     task2_topics: Path
+    mo_topics: Path  # the MathOverflow-style campaign's topics (JSONL, preludes and micro-topics)
+    mo_candidates: Path  # and its candidates: answers of the collection its questions cite
     task1_runs: list[tuple[Path, bool]] = field(default_factory=list)  # (path, alternate)
     task2_runs: list[tuple[Path, bool]] = field(default_factory=list)
     task3_runs: list[tuple[Path, bool]] = field(default_factory=list)  # ARQMath-3 Task 3, for the Task 1 campaign
@@ -48,13 +51,14 @@ def generate_demo(
     questions: int = 3000,
     run_depth: int = 100,
 ) -> DemoFiles:
-    """Writes the demo collection, both topic files, 6 runs per task and 2 Task 3 runs under out_dir."""
+    """Writes the demo collection, both topic files, 6 runs per task, 2 Task 3 runs and the MathOverflow-style
+    campaign's topics and candidates under out_dir."""
     if topics_per_task is not None and topics_per_task < 1:
         raise ValueError("topics_per_task must be at least 1")
     if questions < 1 or run_depth < 1:
         raise ValueError("questions and run_depth must be at least 1")
     out_dir = Path(out_dir)
-    for sub in ("topics", "runs/task1", "runs/task2", "runs/task3"):
+    for sub in ("topics", "candidates", "runs/task1", "runs/task2", "runs/task3"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     files = DemoFiles(
         posts=out_dir / "Posts.xml",
@@ -62,6 +66,8 @@ def generate_demo(
         formulas=out_dir / "formula_index.tsv",
         task1_topics=out_dir / "topics" / TASK1_TOPICS,
         task2_topics=out_dir / "topics" / TASK2_TOPICS,
+        mo_topics=out_dir / "topics" / "mathoverflow.jsonl",
+        mo_candidates=out_dir / "candidates" / "mathoverflow.tsv",
     )
     subjects = load_subjects()
     # One stream for the whole collection and none of the run settings in it: the collection does not
@@ -87,7 +93,39 @@ def generate_demo(
     )
     files.task3_runs = write_task3_runs(out_dir / "runs" / "task3", seed=seed, topics=task1, subjects=subjects,
                                         posts=posts)
+    write_mathoverflow(files.mo_topics, files.mo_candidates, seed=seed, posts=posts)
     return files
+
+
+# The MathOverflow-style campaign: 5 synthetic questions, each a prelude and 1-3 micro-topics (docs/formats.md).
+MO_TOPICS = (
+    ("MO1", "Sums of reciprocals of primes", "Let p_n be the n-th prime and S(x) the sum of 1/p over p <= x.",
+     ("Does S(x) - log log x converge?", "What is the best known error term?")),
+    ("MO2", "Eigenvalues of a perturbed matrix", "A is a real symmetric matrix and E a small symmetric perturbation.",
+     ("How far can the eigenvalues of A + E move?",)),
+    ("MO3", "Integrals of Gaussian type", "Consider the integral of exp(-a x^2 + b x) over the real line.",
+     ("What is its closed form?", "Does it hold for complex a?", "How does it extend to n dimensions?")),
+    ("MO4", "Cardinality of a quotient group", "G is a finite group and H a normal subgroup of G.",
+     ("Is |G/H| = |G|/|H| for every such H?", "What fails when H is not normal?")),
+    ("MO5", "Convergence of power series on the boundary", "A power series has radius of convergence 1.",
+     ("Can it converge at every point of the unit circle?", "Can it diverge at every point?")),
+)
+MO_SOURCE = "cited-in-question"
+
+
+def write_mathoverflow(topics: Path, candidates: Path, *, seed: int, posts: list) -> None:
+    """The MathOverflow-style topics (JSONL) and, for each micro-topic, 3-6 answers of the collection its question
+    cites (a candidates file: topic, item, source, note); same seed, same bytes."""
+    rng = random.Random(f"{seed}/mathoverflow")
+    answers = [post.id for post in posts if post.parent]
+    with topics.open("w", encoding="utf-8") as t, candidates.open("w", encoding="utf-8") as c:
+        for number, title, prelude, micro in MO_TOPICS:
+            micro_topics = [{"id": f"{number}.{n}", "text": text} for n, text in enumerate(micro, 1)]
+            t.write(json.dumps({"id": number, "title": title, "prelude": prelude, "micro_topics": micro_topics})
+                    + "\n")
+            for topic in micro_topics:
+                for item in rng.sample(answers, rng.randint(3, 6)):
+                    c.write(f"{topic['id']}\t{item}\t{MO_SOURCE}\tcited in the question\n")
 
 
 def write_topics(source: Path, target: Path, limit: int | None) -> list[str]:

@@ -6,9 +6,10 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
+from assessor.models import Assignment
 from core.permissions import is_organizer
-from pooling.models import Campaign, Collection, PoolInstance, PoolItem, Run
-from workflow.demo import CAMPAIGNS, COLLECTION
+from pooling.models import Campaign, Candidate, Collection, PoolInstance, PoolItem, Run
+from workflow.demo import CAMPAIGNS, COLLECTION, MATHOVERFLOW
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +42,23 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
     # Every Task 3 answer is in the Task 1 pools, among the posts.
     answers = PoolItem.objects.filter(campaign__name=CAMPAIGNS["answers"], item_id__startswith="d_")
     assert answers.values("topic").distinct().count() == 100 and answers.count() >= 100
+    # The MathOverflow-style campaign: the mo-facets scheme, 5 questions of 1-3 micro-topics each, no runs, its
+    # candidates (answers of the demo collection) pooled, and assessor1 given every micro-topic.
+    mo = Campaign.objects.get(name=MATHOVERFLOW)
+    assert mo.collection == collection and mo.scheme["name"] == "mo-facets" and not mo.runs.exists()
+    parents = {}
+    for topic in mo.topics.all():
+        parents.setdefault(topic.parent, []).append(topic.topic_id)
+    assert len(parents) == 5 and all(1 <= len(micro) <= 3 for micro in parents.values())
+    assert all(topic.prelude for topic in mo.topics.all())
+    candidates = set(Candidate.objects.filter(campaign=mo).values_list("topic__topic_id", "item_id"))
+    pooled = set(PoolItem.objects.filter(campaign=mo).values_list("topic__topic_id", "item_id"))
+    assert candidates and pooled == candidates
+    assert {item for _, item in pooled} <= {str(pk) for pk in collection.posts.values_list("post_id", flat=True)}
+    assigned = Assignment.objects.filter(campaign=mo)
+    assert {a.assessor.username for a in assigned} == {"assessor1"}
+    assert sorted(assigned.values_list("topic__topic_id", flat=True)) == sorted(
+        mo.topics.values_list("topic_id", flat=True))
     passwords = dict(line.split()[2:5:2] for line in text.splitlines() if " password " in line)
     organizer = authenticate(username="organizer", password=passwords["organizer"])
     assert organizer is not None and is_organizer(organizer)

@@ -20,7 +20,7 @@ from assessor.models import (
 )
 from assessor.rounds import training_round_create
 from assessor.services import GradeInput, assignment_withdraw, characterisation_submit, judgment_submit
-from pooling.models import Campaign, PoolItem, Run
+from pooling.models import Campaign, Candidate, PoolItem, Run
 from workflow.demo import CAMPAIGNS
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +51,7 @@ def _everything() -> dict:
         "samples": list(SampleItem.objects.order_by("pk").values()),
         "characterisations": list(CharacterisationAnswer.objects.order_by("pk").values()),
         "runs": Run.objects.count(),
+        "candidates": list(Candidate.objects.order_by("pk").values()),
         "pool items": PoolItem.objects.count(),
     }
 
