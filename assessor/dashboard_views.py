@@ -314,7 +314,7 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     """Per assessor and topic: judged of total, seconds per judgment (server and active time), judgments per hour
     and the projected finish date."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    measured = progress_reports.judging_time(campaign)  # a walk over the campaign's visits: once per request
+    measured = progress_reports.judging_time(campaign)  # one aggregate query over the campaign's visits
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
         "seconds": measured[0] if measured else None,

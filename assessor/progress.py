@@ -6,8 +6,8 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
-from django.db.models import Avg, Count, F, Q, QuerySet, Value
-from django.db.models.functions import Least, TruncDate
+from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce, Least, TruncDate
 from django.utils import timezone
 
 from core.aggregates import Median, Seconds
@@ -64,14 +64,19 @@ class ProgressReport:
     timed: int = 0   # judged items of the rows with a measured time (server or active); imported ones have none
 
 
+def _timed() -> tuple[Q, Least, Q]:
+    """(the visits whose server time counts, that time capped at MAX_ACTIVE_SECONDS, the visits with active time)."""
+    return (Q(skipped_at__isnull=True, completed_at__gt=F("first_shown_at")),
+            Least(Seconds("first_shown_at", "completed_at"), Value(float(MAX_ACTIVE_SECONDS))),
+            Q(active_seconds__gt=0))
+
+
 def visit_timing(visits: QuerySet[ItemVisit], *group: str) -> dict[tuple, dict]:
     """Means and medians of the completed visits' server and active seconds, their days and timed items, by the
     values of the `group` fields (one query; the database does the sums). Server time leaves out skipped items (the
     gap is not work) and items submitted without having been shown (imports, an API client that never asked for the
     item), and is capped at MAX_ACTIVE_SECONDS."""
-    server_kept = Q(skipped_at__isnull=True, completed_at__gt=F("first_shown_at"))
-    server = Least(Seconds("first_shown_at", "completed_at"), Value(float(MAX_ACTIVE_SECONDS)))
-    active_kept = Q(active_seconds__gt=0)
+    server_kept, server, active_kept = _timed()
     sums = {"server_mean": Avg(server, filter=server_kept), "server_median": Median(server, filter=server_kept),
             "active_mean": Avg("active_seconds", filter=active_kept),
             "active_median": Median("active_seconds", filter=active_kept),
@@ -81,10 +86,6 @@ def visit_timing(visits: QuerySet[ItemVisit], *group: str) -> dict[tuple, dict]:
     if not group:
         return {(): completed.aggregate(**sums)}
     return {tuple(row.pop(name) for name in group): row for row in completed.values(*group).annotate(**sums)}
-
-
-def _seconds(visit_first: dt.datetime, completed: dt.datetime) -> float:
-    return min(max((completed - visit_first).total_seconds(), 0.0), MAX_ACTIVE_SECONDS)
 
 
 def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date | None:
@@ -137,17 +138,16 @@ def judging_time(campaign: Campaign) -> tuple[float, int] | None:
     formulas: one per instance, which is what the planner counts). None before anything is judged. The pages that
     show the planner give it to pooling.selectors.plan_seconds_per_judgment, which decides whether the sample is
     large enough."""
-    visits = ItemVisit.objects.filter(assignment__campaign=campaign, completed_at__isnull=False)
-    timed = [(pk, item, a) for pk, item, a in
-             visits.filter(active_seconds__gt=0).values_list("assignment_id", "item_id", "active_seconds")]
-    if not timed:
-        timed = [(pk, item, _seconds(first, done)) for pk, item, first, done in visits.filter(
-            skipped_at__isnull=True).values_list("assignment_id", "item_id", "first_shown_at", "completed_at")
-            if done is not None and done > first]  # done: never None (completed_at__isnull=False)
-    if not timed:
-        return None
-    counts = {(pk, item): n for pk, item, n in Judgment.objects.filter(assignment__campaign=campaign).order_by()
-              .values_list("assignment_id", "item_id").annotate(n=Count("id")).values_list("assignment_id",
-                                                                                          "item_id", "n")}
-    judgments = sum(counts.get((pk, item), 1) for pk, item, _ in timed)
-    return sum(seconds for _, _, seconds in timed) / judgments, judgments
+    # The judgments each visit's item holds (at least one: an item judged with none recorded counts as one).
+    held = (Judgment.objects.filter(assignment_id=OuterRef("assignment_id"), item_id=OuterRef("item_id"))
+            .order_by().values("assignment_id", "item_id").annotate(n=Count("*")).values("n"))
+    judgments = Coalesce(Subquery(held, output_field=IntegerField()), Value(1))
+    server_kept, server, active_kept = _timed()
+    sums = (ItemVisit.objects.filter(assignment__campaign=campaign, completed_at__isnull=False).order_by()
+            .aggregate(active=Sum("active_seconds", filter=active_kept), active_n=Sum(judgments, filter=active_kept),
+                       server=Sum(server, filter=server_kept), server_n=Sum(judgments, filter=server_kept)))
+    # Active time where any page reported it, else server time.
+    for seconds, n in ((sums["active"], sums["active_n"]), (sums["server"], sums["server_n"])):
+        if n:
+            return seconds / n, n
+    return None

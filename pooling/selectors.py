@@ -186,17 +186,16 @@ def _run_contributions(campaign: Campaign) -> dict[str, Contribution]:
     """Per run named in the pools' provenance: the items it pooled and those no other run pooled, counted by the
     database over the provenance's [run, rank] pairs (a run may name an item more than once: formulas, one pair per
     instance)."""
-    qn = connection.ops.quote_name
-    table = qn(PoolItem._meta.db_table)
+    table = connection.ops.quote_name(PoolItem._meta.db_table)
     if connection.vendor == "postgresql":
-        pairs, run, runs_of_item = "jsonb_array_elements(i.provenance) p", "p ->> 0", (
-            "(SELECT count(DISTINCT q ->> 0) FROM jsonb_array_elements(i.provenance) q)")
+        pairs, run = "jsonb_array_elements(i.provenance) p", "p ->> 0"
     else:
-        pairs, run, runs_of_item = "json_each(i.provenance) p", "json_extract(p.value, '$[0]')", (
-            "(SELECT count(DISTINCT json_extract(q.value, '$[0]')) FROM json_each(i.provenance) q)")
+        pairs, run = "json_each(i.provenance) p", "json_extract(p.value, '$[0]')"
+    # Each item's distinct runs once, then how many runs pooled it by a window over them (not a walk per pair).
     sql = (f"SELECT run, count(*), sum(CASE WHEN runs = 1 THEN 1 ELSE 0 END) FROM ("
-           f"SELECT DISTINCT i.id, {run} AS run, {runs_of_item} AS runs FROM {table} i, {pairs} "
-           f"WHERE i.campaign_id = %s) AS pooled GROUP BY run")
+           f"SELECT run, count(*) OVER (PARTITION BY id) AS runs FROM ("
+           f"SELECT DISTINCT i.id AS id, {run} AS run FROM {table} i, {pairs} WHERE i.campaign_id = %s) AS pairs"
+           f") AS pooled GROUP BY run")
     with connection.cursor() as cursor:
         cursor.execute(sql, [campaign.pk])
         return {name: Contribution(contributed, unique) for name, contributed, unique in cursor.fetchall()}
