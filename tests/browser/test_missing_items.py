@@ -19,6 +19,7 @@ def test_a_missing_answer_offers_only_sf_and_dk_with_the_reason(page, live_serve
     position = PoolItem.objects.get(topic=a.topic, item_id="99").position
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(f"{live_server.url}/assess/assignments/{a.pk}/items/{position}/")
+    page.wait_for_selector(".item-view[data-bound='1']")  # judge.js has bound the keys (a slow machine loads it late)
     buttons = page.locator("#judge-form .grade-buttons label")
     expect(buttons).to_have_count(2)
     assert buttons.all_inner_texts() == ["f System failure", "d Do not know"]
@@ -31,6 +32,7 @@ def test_a_missing_answer_offers_only_sf_and_dk_with_the_reason(page, live_serve
     page.fill("textarea[name=comment]", "post 99 is not in the collection")
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press("Enter")
+    expect(page.locator("#sync-status")).to_have_text("Saved", timeout=20000)  # the server answered the submit
     expect(page.locator("#sync-status")).to_have_attribute("data-outbox", "0", timeout=20000)
     assert Judgment.objects.get(item_id="99").grade == "SF"
 
