@@ -12,21 +12,37 @@ from tests.browser.test_organizer_pages import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_an_assessor_judges_with_the_scheme_s_keys_only(page, live_server, answers, ada, organizer, screenshot):
-    answers.scheme = grades.preset("trec-4").to_json()
+SHOWN = "#item-pane .item-view:not(.parked)"
+
+
+def _judging(page, live_server, answers, ada, scheme: str) -> list[str]:
+    """The campaign judged with `scheme`, ada's first item open with its keys bound; the topic's items in order."""
+    answers.scheme = grades.preset(scheme).to_json()
     answers.save()
     a = assign(answers, ada, "A.1")
     order = list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
-    shown = "#item-pane .item-view:not(.parked)"
+    _bound(page, order[0])
+    return order
+
+
+def _bound(page, item_id: str) -> None:
+    """Waits until `item_id` is the item shown and judge.js has bound its keys (not for a fixed time)."""
+    page.wait_for_selector(f"{SHOWN}[data-item-id='{item_id}'][data-bound='1']")
+
+
+def test_an_assessor_judges_with_the_scheme_s_keys_only(page, live_server, answers, ada, organizer, screenshot):
+    order = _judging(page, live_server, answers, ada, "trec-4")
+    shown = SHOWN
     expect(page.locator(f"{shown} .grade-buttons label")).to_have_count(4)
     expect(page.locator(f"{shown} .grade-buttons")).to_contain_text("Perfectly relevant")
     screenshot(page, "judge-scheme-trec-4.png")
-    for key in ("3", "1", "0"):
+    for n, key in enumerate(("3", "1", "0")):
         page.keyboard.press(key)
         page.keyboard.press("Enter")
-        page.wait_for_timeout(300)
+        if n + 1 < len(order):
+            _bound(page, order[n + 1])
     page.wait_for_url(f"{live_server.url}/assess/")   # the last item judged: the start page, all sent
     assert dict(Judgment.objects.values_list("item_id", "grade")) == dict(zip(order, ["3", "1", "0"], strict=True))
 
@@ -39,21 +55,17 @@ def test_an_assessor_judges_with_the_scheme_s_keys_only(page, live_server, answe
 
 
 def test_an_assessor_judges_with_two_facets_using_only_the_keyboard(page, live_server, answers, ada, screenshot):
-    answers.scheme = grades.preset("mo-facets").to_json()
-    answers.save()
-    a = assign(answers, ada, "A.1")
-    order = list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
-    log_in(page, live_server, "ada", "assessor-pass-1")
-    page.goto(f"{live_server.url}/assess/assignments/{a.pk}/")
-    shown = "#item-pane .item-view:not(.parked)"
+    order = _judging(page, live_server, answers, ada, "mo-facets")
+    shown = SHOWN
     expect(page.locator(f"{shown} fieldset.facet")).to_have_count(2)
     page.keyboard.press("p")   # totality: partial
     page.keyboard.press("r")   # directness: direct
     screenshot(page, "judge-facets.png")
-    for keys in (("Enter",), ("t", "i", "Enter"), ("o", "i", "Enter")):
+    for n, keys in enumerate((("Enter",), ("t", "i", "Enter"), ("o", "i", "Enter"))):
         for key in keys:
             page.keyboard.press(key)
-        page.wait_for_timeout(300)
+        if n + 1 < len(order):
+            _bound(page, order[n + 1])
     page.wait_for_url(f"{live_server.url}/assess/")   # the last item judged: the start page, all sent
     assert sorted(Judgment.objects.values_list("item_id", "grade", "facets")) == sorted([
         (order[0], "2", {"totality": "partial", "directness": "direct"}),
