@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from ir import grades
+from llm.models import LlmGrade
 from pooling.models import Campaign, Topic
 
 
@@ -124,6 +125,12 @@ class Judgment(Revised):
     first_shown_at = models.DateTimeField(null=True, blank=True)
     # A scheme with facets: the option chosen for each facet, which `grade` is mapped from (null: none asked).
     facets = models.JSONField(null=True, blank=True, help_text="facet name -> option, when the scheme has facets")
+    # A campaign in the LLM's suggest mode (issue 26): the LLM grade on screen when this judgment was last submitted
+    # (null with `suggested` unset: none was shown).
+    suggested = models.BooleanField(default=False, db_default=False,
+                                    help_text="an LLM grade was on screen at the last submission")
+    suggestion = models.ForeignKey(LlmGrade, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                                   help_text="the LLM grade that was on screen")
 
     class Meta:
         ordering = ["assignment", "item_id", "formula_id"]
@@ -146,6 +153,9 @@ class JudgmentRevision(Revision):
     comment = models.TextField(blank=True)
     active_seconds = models.FloatField(default=0.0, help_text="active time the page reported with this submission")
     source = models.CharField(max_length=10, default="web", help_text="web, api or import")
+    suggested = models.BooleanField(default=False, db_default=False,
+                                    help_text="an LLM grade was on screen at this submission")
+    suggestion = models.ForeignKey(LlmGrade, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
 
     class Meta:
         ordering = ["judgment", "number"]

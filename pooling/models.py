@@ -129,7 +129,15 @@ class Formula(models.Model):
         return f"formula {self.formula_id}"
 
 
+class JudgingOrder(models.TextChoices):
+    RANDOM = "random", "random (ARQMath's)"
+    MOVE_TO_FRONT = "move-to-front", "move-to-front (Cormack et al. 1998)"
+    BANDIT = "bandit", "bandit (Losada et al.'s MM-NS)"
+
+
 class Campaign(models.Model):
+    JudgingOrder = JudgingOrder
+
     class Task(models.TextChoices):
         ANSWERS = "answers", "Answer retrieval (Task 1)"
         FORMULAS = "formulas", "Formula retrieval (Task 2)"
@@ -172,6 +180,19 @@ class Campaign(models.Model):
     pool_plan = models.JSONField(default=dict, blank=True,
                                  help_text="the planner's rows as the last pool build computed them, with what they "
                                            "were computed from")
+    # The order each assessor's next item is chosen in (issue 27, docs/pooling.md "Judging order"), and its guards.
+    judging_order = models.CharField(max_length=16, choices=JudgingOrder.choices, default=JudgingOrder.RANDOM,
+                                     help_text="the order of each assessor's items: random (ARQMath's), "
+                                               "move-to-front or bandit")
+    warm_up = models.PositiveSmallIntegerField(default=5, validators=[MaxValueValidator(1000)],
+                                               help_text="the first items of each assignment come in random order, "
+                                                         "so the assessor learns the topic")
+    min_depth = models.PositiveIntegerField(default=0, validators=[MaxValueValidator(INT_MAX)],
+                                            help_text="every run's top items to this rank are always judged "
+                                                      "(0: no minimum)")
+    topic_budget = models.PositiveIntegerField(null=True, blank=True, validators=COUNT_VALIDATORS,
+                                               help_text="the most items judged per topic and assignment (empty: "
+                                                         "the whole pool)")
 
     class Meta:
         ordering = ["-created_at", "name"]
@@ -225,7 +246,7 @@ class Run(models.Model):
         GENERATE = "generate", "generated"
 
     # What the overview paper says of a run (issue 18): read from an ARQMath-style name at ingest, editable.
-    FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type")
+    FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type", "fused", "llm_model")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=200)
@@ -239,6 +260,12 @@ class Run(models.Model):
     answer_type = models.CharField(max_length=8, choices=AnswerType.choices, blank=True,
                                    help_text="Task 3: answers extracted from the collection or generated")
     format = models.CharField(max_length=10, choices=Format.choices)
+    fused = models.BooleanField(default=False, help_text="made by fusing other runs (fuse_runs)")
+    fused_from = models.JSONField(default=dict, blank=True,
+                                  help_text="the fused run's method and sources: {method, k, norm, runs: [...]}")
+    llm_model = models.CharField(max_length=200, blank=True,
+                                 help_text="the LLM the run reranks or generates with, as its team declared it "
+                                           "(empty: none)")
     depth = models.PositiveIntegerField(
         null=True, blank=True,
         help_text="pool this run to this depth instead of the campaign's primary/alternate depth")
@@ -350,6 +377,7 @@ class Job(models.Model):
         POOL_BUILD = "pool_build", "pool build"
         CAMPAIGN_DELETE = "campaign_delete", "campaign delete"
         JUDGMENTS_IMPORT = "judgments_import", "judgments import"
+        LLM_JUDGE = "llm_judge", "LLM judging"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

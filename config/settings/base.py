@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "mathjax",
     "core",
     "pooling",
+    "llm",
     "assessor",
     "evaluation",
     "people",
