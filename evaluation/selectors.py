@@ -17,7 +17,7 @@ from assessor.official import official_overrides as _official_overrides
 from assessor.official import unit_grades as _unit_grades
 from ir.grades import MARK_NUMBERS, is_relevant
 from ir.prime import TOP, Qrels, natural_key
-from pooling.models import AnswerText, Campaign, Formula, Run, RunAnswer, RunEntry, Topic
+from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
 
 VISUAL, INSTANCE = "visual", "instance"
@@ -228,3 +228,13 @@ def task3_answers(*, runs: Sequence[Run]) -> dict[str, dict[str, tuple[str, str]
                                         .values_list("run__name", "topic__topic_id", "answer__answer_id", "text")):
         found[run][topic] = (answer_id, text)
     return found
+
+
+def pool_units(*, campaign: Campaign, level: str = VISUAL) -> set[tuple[str, str]]:
+    """(topic id, unit) of every item in the campaign's pools, as qrels name them: posts (answers), visual ids
+    (formulas), or the selected instances' formula ids (formulas at the instance level). What the combined qrels
+    may fill with an LLM's grade."""
+    if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
+        return set(PoolInstance.objects.filter(item__campaign=campaign, selected=True)
+                   .values_list("item__topic__topic_id", "formula_id"))
+    return set(PoolItem.objects.filter(campaign=campaign).values_list("topic__topic_id", "item_id"))
