@@ -25,8 +25,8 @@ from ir.problems import InputError
 from pooling import selectors as pooling_selectors
 from pooling.models import AnswerText, Campaign, Post, Topic
 
+from . import llm_review, reports, rounds
 from . import progress as progress_reports
-from . import reports, rounds
 from .forms import GroupKeyForm
 from .models import Adjudication, TrainingRound
 from .rendering import collection_safe
@@ -147,6 +147,34 @@ def _problem_page(request, campaign, exc: InputError) -> HttpResponse:
                   status=400)
 
 
+def _llm_context(campaign: Campaign) -> dict[str, Any]:
+    """The LLM section of the agreement page: each model's row (against the official qrels, its mean with the
+    assessors), its pairs, the confusion matrix against the official qrels and the canaries' flip rates."""
+    models = []
+    for a in llm_review.llm_agreement(campaign=campaign):
+        official = a.official
+        models.append({
+            "a": a, "official": official,
+            "pairs": [{"other": p.other, "c": p.comparison,
+                       "kappas": [llm_review.kappa_of(p.comparison, scale) for scale in llm_review.SCALES]}
+                      for p in a.pairs],
+            "means": [a.means[scale] for scale in llm_review.SCALES],
+            "confusion": ([{"grade": g, "cells": row, "total": sum(row)}
+                           for g, row in zip(official.categories, official.confusion, strict=True)]
+                          if official is not None and official.items else [])})
+    return {"llm_models": models, "scheme": campaign.judging_scheme}
+
+
+def _facet_rows(group: reports.AgreementGroup) -> list[dict[str, Any]]:
+    """Issue 25: a scheme's facets, kappa per facet for each pair of assessors (each pair once)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in group.facet_pairs:
+        if p.assessor < p.other:
+            rows.setdefault((p.assessor, p.other), {"assessor": p.assessor, "other": p.other, "facets": []})[
+                "facets"].append((p.scale.removeprefix("facet:"), p.kappa))
+    return list(rows.values())
+
+
 @organizer_required
 def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     """Kappa per assessor as grouped bars, the pairwise matrix and the numbers, for one round or the dual
@@ -156,7 +184,7 @@ def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         groups, key = _group(request, campaign)
     except InputError as exc:
         return _problem_page(request, campaign, exc)
-    context = {"campaign": campaign, "groups": groups, "key": key}
+    context = {"campaign": campaign, "groups": groups, "key": key, **_llm_context(campaign)}
     if key is not None:
         group = reports.agreement_of_group(campaign=campaign, key=key)
         gold = {(r.assessor, r.scale): r.kappa for r in group.gold}
@@ -168,12 +196,14 @@ def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         matrix = [{"name": a, "cells": [None if a == b else {
             "graded": group.pair(a, b, "graded"), "binary": group.pair(a, b, "binary")} for b in group.assessors]}
             for a in group.assessors]
-        context.update(group=group, assessors=assessors, matrix=matrix, chart=kappa_bars(
+        context.update(group=group, assessors=assessors, matrix=matrix, facet_rows=_facet_rows(group),
+                       facet_names=[f.name for f in campaign.judging_scheme.facets], chart=kappa_bars(
             [(a["name"], a["graded"].value, a["binary"].value) for a in assessors]))
     return render(request, "assessor/agreement.html", context)
 
 
 CSV_HEADER = (*reports.AGREEMENT_HEADER, "reason")
+
 
 
 @organizer_required
@@ -182,7 +212,7 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     try:
         kind, number = GroupKeyForm(request.GET).key()
-        groups = reports.agreement_compute(campaign=campaign, kind=kind, round=number)
+        groups, llms = llm_review.agreement_with_llm(campaign=campaign, kind=kind, round=number)
     except InputError as exc:
         return HttpResponse("\n".join(exc.messages()) + "\n", status=400, content_type="text/plain")
     reasons: dict[tuple[str, ...], str] = {}  # (kind, round, assessor, other, scale) -> why n/a
@@ -192,12 +222,19 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
+    for a in llms:
+        for pair in a.pairs:
+            for scale in llm_review.SCALES:
+                reasons[(llm_review.LLM, "-", a.name, pair.other, scale)] = llm_review.kappa_of(pair.comparison,
+                                                                                                 scale).reason
+        for scale, mean in a.means.items():
+            reasons[(llm_review.LLM, "-", a.name, "mean", scale)] = mean.reason
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = attachment("agreement", campaign.name, kind or "",
                                                  str(number) if number is not None else "", extension="csv")
     writer = csv.writer(response)
     writer.writerow(CSV_HEADER)
-    for row in reports.agreement_rows(groups):
+    for row in [*reports.agreement_rows(groups), *llm_review.llm_agreement_rows(llms)]:
         writer.writerow([spreadsheet_safe(cell) if cell != "-" else cell for cell in (*row, reasons.get(row[:5], ""))])
     return response
 

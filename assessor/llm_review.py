@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from ir import agreement as ag
 from ir.grades import is_relevant
 from ir.prime import natural_key
+from ir.problems import InputError
 from llm import selectors as llm_selectors
 from llm.models import LlmGrade
 from pooling.models import Campaign
 
+from . import reports
 from .models import Assignment, Judgment
 from .official import official_unit_grades
 
@@ -84,7 +86,8 @@ class LlmAgreement:
         return next((p.comparison for p in self.pairs if p.other == OFFICIAL_QRELS), None)
 
 
-def _kappa_of(comparison: ag.Comparison, scale: str) -> ag.Kappa:
+def kappa_of(comparison: ag.Comparison, scale: str) -> ag.Kappa:
+    """One of SCALES' measures of a comparison, as a Kappa (alpha too: its value, units and reason)."""
     if scale == "alpha":
         a = comparison.alpha
         return ag.Kappa(a.value, a.units, a.reason)
@@ -95,7 +98,7 @@ def _means(model: str, pairs: list[LlmPair], items: int) -> dict[str, ag.MeanRow
     people = [p for p in pairs if p.other != OFFICIAL_QRELS]
     result = {}
     for scale in SCALES:
-        values = [k.value for p in people if (k := _kappa_of(p.comparison, scale)).value is not None]
+        values = [k.value for p in people if (k := kappa_of(p.comparison, scale)).value is not None]
         if values:
             result[scale] = ag.MeanRow(llm_selectors.llm_name(model), scale, sum(values) / len(values), items,
                                        len(values))
@@ -162,7 +165,7 @@ def llm_agreement_rows(agreements: list[LlmAgreement]) -> list[tuple[str, ...]]:
     for a in agreements:
         for pair in a.pairs:
             for scale in SCALES:
-                kappa = _kappa_of(pair.comparison, scale)
+                kappa = kappa_of(pair.comparison, scale)
                 rows.append((LLM, "-", a.name, pair.other, scale, kappa.text(), str(kappa.items)))
         for scale in SCALES:
             mean = a.means[scale]
@@ -182,7 +185,7 @@ def llm_agreement_json(agreements: list[LlmAgreement]) -> list[dict]:
         out.append({
             "kind": LLM, "assessor": a.name, "model": a.model, "graded": a.graded, "failures": a.failures,
             "categories": list(a.categories),
-            "pairs": [{"other": p.other, **{scale: _measure_json((k := _kappa_of(p.comparison, scale)).value,
+            "pairs": [{"other": p.other, **{scale: _measure_json((k := kappa_of(p.comparison, scale)).value,
                                                                  k.items, k.reason) for scale in SCALES},
                        "confusion": {"rows": "llm", "columns": p.other, "grades": list(p.comparison.categories),
                                      "matrix": p.comparison.confusion}}
@@ -193,6 +196,18 @@ def llm_agreement_json(agreements: list[LlmAgreement]) -> list[dict]:
                           "flipped": f.flipped, "flip_rate": f.rate} for f in a.flips],
         })
     return out
+
+
+def agreement_with_llm(*, campaign: Campaign, kind: str | None, round: int | None
+                       ) -> tuple[list[reports.AgreementGroup], list[LlmAgreement]]:
+    """What `agreement --kind K --round R` reads: the groups asked, and the LLMs' agreement with kind llm or when no
+    kind and no round is asked."""
+    if kind == LLM:
+        if round is not None:
+            raise InputError("a round is given for training rounds only, not for the LLM's agreement")
+        return [], llm_agreement(campaign=campaign)
+    groups = reports.agreement_compute(campaign=campaign, kind=kind, round=round)
+    return groups, (llm_agreement(campaign=campaign) if kind is None and round is None else [])
 
 
 # -- disagreements to people (issue 26, point 7)

@@ -1,6 +1,9 @@
 """The LLM co-assessor against people (issue 26, points 5 and 6): `agreement --kind llm` (TSV and JSON), the LLM rows
 of the agreement dashboard and its API, the canaries' flip rate, and issue 25's facet kappa on the dashboard."""
+import csv
+import io
 import json
+import re
 
 import krippendorff
 import numpy as np
@@ -181,3 +184,81 @@ def test_the_endpoint_model_names_the_default_when_several_graded(judged):
     Endpoint.objects.filter(campaign=judged).delete()
     with pytest.raises(Exception, match="several models"):
         selectors.llm_model_chosen(campaign=judged)
+
+
+# -- the dashboard, its CSV and the API
+
+
+def test_dashboard_shows_the_llm_rows_confusion_and_flip_rate(judged, client, organizer):
+    a1 = judged.topics.get(topic_id="A.1")
+    canary = CanaryFactory(topic=a1, source_item_id="12", kind="instruction")
+    LlmGradeFactory(topic=a1, item_id="12", canary=canary, grade=3)
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{judged.pk}/agreement/?kind=dual").content.decode()
+    section = page[page.index('id="llm-agreement"'):]
+    assert "llm:qwen2.5:7b" in section
+    common = ["10", "11", "12", "20"]
+    kappa = cohen_kappa_score([LLM[i] for i in common], [int(ADA[i]) for i in common])
+    official_row = re.search(r'<tr class="llm-official">(.*?)</tr>', section, re.S).group(1)
+    assert f"{kappa:.4f}" in official_row and "official qrels" in official_row
+    # The confusion matrix against the official qrels: LLM 2 / official 0 is item 12.
+    confusion = re.search(r'<table class="data matrix confusion".*?</table>', section, re.S).group(0)
+    llm_2 = re.search(r"<th scope=\"row\">LLM 2</th>(.*?)</tr>", confusion, re.S).group(1)
+    assert re.findall(r">(\d+)</td>", llm_2) == ["1", "0", "0", "0", "1"]
+    flips = re.search(r'<table class="data flips".*?</table>', section, re.S).group(0)
+    assert "planted instruction" in flips and '<td class="num flip-rate">1.00</td>' in flips
+
+
+def test_dashboard_of_a_campaign_with_only_llm_grades_shows_them(answers, client, organizer):
+    grade_all(answers, {"10": 3})
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{answers.pk}/agreement/").content.decode()
+    assert "No training round and no dual assessment yet" not in page
+    assert 'id="llm-rows"' in page and "no item graded by both" in page
+
+
+def test_csv_and_api_carry_the_llm_rows(judged, client, organizer):
+    client.force_login(organizer)
+    csv_text = client.get(f"/campaigns/{judged.pk}/agreement.csv?kind=llm").content.decode()
+    rows = list(csv.reader(io.StringIO(csv_text)))
+    assert rows[0][-1] == "reason" and {r[0] for r in rows[1:]} == {"llm"}
+    assert ["llm", "-", "llm:qwen2.5:7b", "qrels:official", "weighted"] in [r[:5] for r in rows]
+    everything = client.get(f"/campaigns/{judged.pk}/agreement.csv").content.decode()
+    assert "dual," in everything and "llm:qwen2.5:7b" in everything
+    api = client.get(f"/api/campaigns/{judged.pk}/agreement/", {"kind": "llm"}).json()
+    assert api["groups"] == [] and api["llm"][0]["assessor"] == "llm:qwen2.5:7b"
+    assert api["llm"][0]["pairs"][0]["confusion"]["matrix"][2][0] == 1
+    assert client.get(f"/api/campaigns/{judged.pk}/agreement/", {"kind": "llm", "round": "1"}).status_code == 400
+
+
+def test_assessors_never_reach_the_llm_agreement(judged, client):
+    from tests.factories import UserFactory
+
+    client.force_login(UserFactory(username="cy"))
+    assert client.get(f"/campaigns/{judged.pk}/agreement/").status_code == 403
+    assert client.get(f"/api/campaigns/{judged.pk}/agreement/", {"kind": "llm"}).status_code == 403
+
+
+def test_dashboard_shows_kappa_per_facet(answers, client, organizer):
+    from assessor.models import Assignment
+    from ir import grades
+    from tests.factories import UserFactory
+
+    answers.scheme = grades.preset("mo-facets").to_json()
+    answers.save()
+    ada, bob = UserFactory(username="ada"), UserFactory(username="bob")
+    topic = answers.topics.get(topic_id="A.1")
+    official = Assignment.objects.create(campaign=answers, topic=topic, assessor=ada, kind="official")
+    dual = Assignment.objects.create(campaign=answers, topic=topic, assessor=bob, kind="dual")
+    given = {ada: [("total", "direct"), ("partial", "direct"), ("none", "indirect")],
+             bob: [("total", "indirect"), ("partial", "direct"), ("none", "direct")]}
+    for user, a in ((ada, official), (bob, dual)):
+        for item, (totality, directness) in zip(("10", "11", "12"), given[user], strict=True):
+            services.judgment_submit(assignment_pk=a.pk, item_id=item, user=user, grades=[services.GradeInput(
+                grade="", facets={"totality": totality, "directness": directness})])
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{answers.pk}/agreement/?kind=dual").content.decode()
+    table = re.search(r'<table class="data" id="facet-kappas">.*?</table>', page, re.S).group(0)
+    assert re.search(r'data-facet="totality">1\.0000 <small>\(3 items\)', table)
+    assert re.search(r'data-facet="directness">-0\.5000 <small>\(3 items\)', table)
+    assert table.count("<tr>") == 2  # the header, and the pair once

@@ -3,7 +3,6 @@ import json
 
 from assessor import llm_review, reports
 from core.commands import ServiceCommand
-from ir.problems import InputError
 from pooling.selectors import campaign_named
 
 
@@ -22,12 +21,7 @@ class Command(ServiceCommand):
 
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
-        llm_only = o["kind"] == llm_review.LLM
-        if llm_only and o["round"] is not None:
-            raise InputError("a round is given for training rounds only, not for the LLM's agreement")
-        groups = [] if llm_only else reports.agreement_compute(campaign=campaign, kind=o["kind"], round=o["round"])
-        every = o["kind"] is None and o["round"] is None
-        llms = llm_review.llm_agreement(campaign=campaign) if llm_only or every else []
+        groups, llms = llm_review.agreement_with_llm(campaign=campaign, kind=o["kind"], round=o["round"])
         if o["format"] == "json":
             self.stdout.write(json.dumps(reports.agreement_json(groups) + llm_review.llm_agreement_json(llms),
                                          indent=2))
