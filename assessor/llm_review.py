@@ -245,3 +245,46 @@ def llm_disagreements(*, campaign: Campaign, model: str, topic: str | None = Non
              and is_relevant(llm[(t, i, f)], level) != is_relevant(official[(t, i, f)], level)]
     return sorted(found, key=lambda d: (not d.relevant_by_llm, natural_key(d.topic), natural_key(d.item_id),
                                         natural_key(d.formula_id)))
+
+
+@dataclass
+class LlmReview:
+    """The LLM disagreements section of the review: the model shown, the models there are, the units listed (at most
+    `limit`, relevant-by-LLM first) of `count`, and per item what check assignments hold: who was sent it, and the
+    grades they gave (unit -> [(assessor, grade)])."""
+    model: str
+    models: list[str]
+    items: list[LlmDisagreement]
+    count: int
+    sent: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    checked: dict[Unit, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+LLM_REVIEW_ITEMS = 200  # units listed at once; the rest by topic (the list is for a meeting, not for export)
+
+
+def llm_review(*, campaign: Campaign, model: str | None = None, topic: str | None = None,
+               limit: int = LLM_REVIEW_ITEMS) -> LlmReview | None:
+    """The review's LLM section for one model (the one named, else the campaign's default, else the first), or None
+    when no model graded the campaign. InputError for a model that graded nothing."""
+    models = llm_selectors.llm_models(campaign=campaign)
+    if not models:
+        return None
+    if not model:
+        try:
+            model = llm_selectors.llm_model_chosen(campaign=campaign)
+        except InputError:  # several models and no endpoint: the first, the page offers the others
+            model = models[0]
+    model = llm_selectors.llm_model_chosen(campaign=campaign, model=model)
+    found = llm_disagreements(campaign=campaign, model=model, topic=topic)
+    shown = found[:limit]
+    review = LlmReview(model=model, models=models, items=shown, count=len(found))
+    checks = Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.CHECK, withdrawn_at__isnull=True)
+    for topic_id, item_id, name in checks.values_list("topic__topic_id", "check_items__item_id",
+                                                      "assessor__username"):
+        if item_id is not None:
+            review.sent.setdefault((topic_id, item_id), []).append(name)
+    for topic_id, item_id, formula_id, name, grade in Judgment.objects.filter(assignment__in=checks).values_list(
+            "assignment__topic__topic_id", "item_id", "formula_id", "assignment__assessor__username", "grade"):
+        review.checked.setdefault((topic_id, item_id, formula_id), []).append((name, grade))
+    return review
