@@ -140,11 +140,14 @@ def llm_agreement(*, campaign: Campaign, models: list[str] | None = None) -> lis
     """Each model's (every model that graded the campaign, or those given) agreement with the official qrels and with
     each assessor over their units in common: kappa on the scheme's grades and binary (relevant at the campaign's
     relevance level), linear-weighted kappa, ordinal alpha and the confusion matrix; and its canaries' flip rate."""
+    models = llm_selectors.llm_models(campaign=campaign) if models is None else models
+    if not models:  # most campaigns: no judgment is read for nothing
+        return []
     people = people_grades(campaign=campaign)
     official = official_grades(campaign=campaign)
     level = campaign.relevance_level
     result = []
-    for model in (llm_selectors.llm_models(campaign=campaign) if models is None else models):
+    for model in models:
         llm = llm_selectors.llm_grades(campaign=campaign, model=model)
         categories = tuple(sorted(set(scheme_values(campaign).values()) | set(llm.values())))
         pairs = [LlmPair(OFFICIAL_QRELS, ag.compare(llm, official, level, categories))]

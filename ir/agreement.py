@@ -244,15 +244,26 @@ def compare(first: Mapping[Unit, int], second: Mapping[Unit, int], relevance_lev
             categories: Sequence[int] = GRADE_VALUES) -> Comparison:
     """Every measure of two raters' agreement (an LLM and a person, or an LLM and the official qrels) over their
     units in common."""
-    common = sorted(first.keys() & second.keys(), key=repr)
-    pairs = [(first[u], second[u]) for u in common]
+    pairs = [(first[u], second[u]) for u in first.keys() & second.keys()]  # every measure is blind to the order
     return Comparison(
         graded=cohen_kappa(pairs), binary=cohen_kappa([(binary(a, relevance_level), binary(b, relevance_level))
                                                        for a, b in pairs]),
-        weighted=weighted_kappa(pairs, categories),
-        alpha=krippendorff_alpha({"first": {u: first[u] for u in common}, "second": {u: second[u] for u in common}},
-                                 GRADED, relevance_level, categories),
+        weighted=weighted_kappa(pairs, categories), alpha=_pair_alpha(pairs, categories),
         confusion=confusion(pairs, categories), categories=tuple(categories))
+
+
+def _pair_alpha(pairs: Sequence[tuple[int, int]], categories: Sequence[int]) -> Alpha:
+    """Krippendorff's alpha (ordinal) of two raters who both graded every unit of `pairs`: krippendorff_alpha's
+    measure and reasons, without its search for the units graded twice (compare has them)."""
+    if not pairs:
+        return Alpha(None, 0, "no item graded by two assessors or more")
+    values = {v for pair in pairs for v in pair}
+    if len(values) < 2:
+        return Alpha(None, len(pairs), f"one category only: every grade is {values.pop()}")
+    value = alpha_ordinal([[a for a, _ in pairs], [b for _, b in pairs]], categories)
+    if not math.isfinite(value):
+        return Alpha(None, len(pairs), "no disagreement is possible with these grades")
+    return Alpha(value, len(pairs))
 
 
 @dataclass(frozen=True)
