@@ -299,6 +299,8 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
+        for p in g.facet_pairs:  # issue 25: a scheme's facets
+            reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
     for a in llms:
         for pair in a.pairs:
             for scale in llm_review.SCALES:

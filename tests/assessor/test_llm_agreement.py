@@ -262,3 +262,24 @@ def test_dashboard_shows_kappa_per_facet(answers, client, organizer):
     assert re.search(r'data-facet="totality">1\.0000 <small>\(3 items\)', table)
     assert re.search(r'data-facet="directness">-0\.5000 <small>\(3 items\)', table)
     assert table.count("<tr>") == 2  # the header, and the pair once
+
+
+def test_facet_rows_of_the_csv_carry_their_reason(answers, client, organizer):
+    from assessor.models import Assignment
+    from ir import grades
+    from tests.factories import UserFactory
+
+    answers.scheme = grades.preset("mo-facets").to_json()
+    answers.save()
+    ada, bob = UserFactory(username="ada"), UserFactory(username="bob")
+    topic = answers.topics.get(topic_id="A.1")
+    for user, kind in ((ada, "official"), (bob, "dual")):
+        a = Assignment.objects.create(campaign=answers, topic=topic, assessor=user, kind=kind)
+        for item in ("10", "11"):  # both answer "total" every time: totality's kappa is undefined
+            services.judgment_submit(assignment_pk=a.pk, item_id=item, user=user, grades=[services.GradeInput(
+                grade="", facets={"totality": "total", "directness": "direct" if item == "10" else "indirect"})])
+    client.force_login(organizer)
+    rows = list(csv.reader(io.StringIO(client.get(f"/campaigns/{answers.pk}/agreement.csv?kind=dual")
+                                       .content.decode())))
+    totality = next(r for r in rows if r[2] == "ada" and r[4] == "facet:totality")
+    assert totality[5] == "n/a" and "one category only" in totality[7]
