@@ -13,7 +13,7 @@ from ir.problems import InputError, Problems
 from pooling.models import Campaign, PoolItem
 
 from ..models import Assignment, CheckItem
-from .assignments import assignments_create
+from .assignments import _campaign_topics, _pairs_create
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,10 @@ def check_items_send(*, campaign: Campaign, assessor: User, items: Sequence[tupl
             problems.add(None, f"item {item_id[:64]} is not in the pool of topic {topic_id[:64]}")
     problems.raise_if_any()
     topics = list(dict.fromkeys(t for t, _ in wanted))
-    result = assignments_create(campaign=campaign, assessors=[assessor], topic_ids=topics,
-                                kind=Assignment.Kind.CHECK, user=user)
+    # assignments_create refuses the kind (rules.kind_and_round): a check assignment is made here, with its items.
+    by_id = _campaign_topics(campaign=campaign, topic_ids=topics)
+    result = _pairs_create(campaign=campaign, pairs=[(assessor, by_id[t]) for t in topics],
+                           kind=Assignment.Kind.CHECK, round_=0, user=user)
     by_topic = {a.topic.topic_id: a for a in [*result.created, *result.existing]}
     held = set(CheckItem.objects.filter(assignment__in=list(by_topic.values()))
                .values_list("assignment_id", "item_id"))

@@ -120,3 +120,14 @@ def test_the_review_of_a_campaign_without_llm_grades_has_no_llm_section(answers,
     client.force_login(organizer)
     page = client.get(f"/campaigns/{answers.pk}/disagreements/").content.decode()
     assert 'id="llm-disagreements"' not in page
+
+
+def test_a_check_assignment_is_not_made_by_assigning_or_importing(review, bob, tmp_path):
+    from tests.commands import rejected
+
+    assert any("made by sending items" in line for line in rejected(
+        "assign_topics", "--campaign", "answers", "--assessor", "bob", "--kind", "check", "A.1"))
+    (tmp_path / "j.tsv").write_text("bob\tA.1\t10\t3\t\tcheck\n")
+    assert any("made by sending items" in line for line in rejected(
+        "import_judgments", "--campaign", "answers", str(tmp_path / "j.tsv")))
+    assert not Assignment.objects.filter(kind="check").exists()
