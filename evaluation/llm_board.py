@@ -38,7 +38,8 @@ def llm_qrels(*, campaign: Campaign, model: str) -> Qrels:
                                                                 grade__isnull=False)
                                         .order_by("created_at", "pk")
                                         .values_list("topic__topic_id", "item_id", "formula_id", "grade")):
-        latest[(topic, item, formula)] = int(grade)  # never None: failures are filtered out above
+        if grade is not None:  # failures are filtered out above
+            latest[(topic, item, formula)] = grade
     units: dict[str, dict[str, int]] = {}
     for (topic, item, _formula), grade in latest.items():
         found = units.setdefault(topic, {})
