@@ -12,6 +12,7 @@ from scipy import stats
 from evaluation import llm_board, snapshots
 from ir import rankings
 from ir.statistics import ranking, tau_ap
+from tests.evaluation.test_campaign import judged_formulas  # noqa: F401 (fixture)
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,
@@ -24,6 +25,7 @@ from tests.factories import (
     TopicFactory,
     UserFactory,
 )
+from tests.pooling.run_files import ingest
 
 # --- the maths ----------------------------------------------------------------------------------------------------
 
@@ -236,3 +238,22 @@ def test_an_endpoint_without_grades_says_so(llm_campaign, client, organizer):
     page = _page(client, organizer, llm_campaign)
     assert "judge-7b has graded no pool item yet" in page and 'id="llm-leaderboard"' not in page
     assert snapshots.leaderboard(campaign=llm_campaign).llm.problem == "judge-7b has graded no pool item yet"
+
+
+def test_a_formula_campaign_is_ranked_by_the_llms_grades_of_its_visual_ids(judged_formulas, tmp_path):  # noqa: F811
+    """People: visual id 100 high (its instances 1 low, 2 high), 400 not relevant. The LLM: 100 low at best, 300 medium,
+    400 high. f1 puts 100 first, f2 puts 400 first: the LLM turns the ranking over."""
+    ingest(judged_formulas, tmp_path, "f2", [("B.1", "4", "40", "1", "9", "f2"), ("B.1", "3", "30", "2", "8", "f2"),
+                                              ("B.1", "1", "20", "3", "7", "f2")])
+    LlmEndpointFactory(campaign=judged_formulas, model="judge-7b")
+    topic = judged_formulas.topics.get()
+    for formula_id, visual_id, grade in (("1", "100", 0), ("2", "100", 1), ("3", "300", 2), ("4", "400", 3)):
+        LlmGradeFactory(topic=topic, item_id=visual_id, formula_id=formula_id, grade=grade)
+    assert llm_board.llm_qrels(campaign=judged_formulas, model="judge-7b") == {"B.1": {"100": 1, "300": 2, "400": 3}}
+    found = snapshots.leaderboard(campaign=judged_formulas)
+    people = {run.name: run.means["ndcg_prime"] for run in found.value.runs}
+    llm = {run.name: run.means["ndcg_prime"] for run in found.llm.runs}
+    assert people["f1"] > people["f2"] and llm["f2"] > llm["f1"] and found.llm.judgments == 3
+    ndcg = found.llm.correlations[0]
+    assert (ndcg.measure, ndcg.runs, ndcg.topics, ndcg.kendall_tau, ndcg.tau_ap) == ("ndcg_prime", 2, 1, -1.0, -1.0)
+    assert math.isnan(ndcg.tau_low)  # one topic: nothing to resample
