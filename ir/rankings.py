@@ -32,8 +32,8 @@ def tau_b(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     upper = np.triu_indices(count, 1)
     result = np.full(first.shape[0], math.nan)
     for start, stop in _blocks(first.shape[0], count):
-        x = np.sign(first[start:stop, :, None] - first[start:stop, None, :])[:, upper[0], upper[1]].astype(np.int8)
-        y = np.sign(second[start:stop, :, None] - second[start:stop, None, :])[:, upper[0], upper[1]].astype(np.int8)
+        x = np.sign(first[start:stop, upper[0]] - first[start:stop, upper[1]]).astype(np.int8)  # each pair once
+        y = np.sign(second[start:stop, upper[0]] - second[start:stop, upper[1]]).astype(np.int8)
         score = (x.astype(np.int32) * y).sum(axis=1)
         untied = np.count_nonzero(x, axis=1).astype(float) * np.count_nonzero(y, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
