@@ -11,10 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from ir.prime import MEASURES, Qrels, RunScores, natural_key
-from ir.problems import InputError
 from ir.rankings import RankCorrelation, rank_correlation
 from llm.models import Endpoint, LlmGrade
 from pooling.models import Campaign, Run
@@ -34,9 +33,7 @@ def llm_qrels(*, campaign: Campaign, model: str) -> Qrels:
     of several grades of one item or instance (prompt versions), the latest; a formula's visual id takes the highest
     grade of its graded instances, as the official qrels do. Topics and items in natural order."""
     latest: dict[tuple[str, str, str], int] = {}
-    for topic, item, formula, grade in (LlmGrade.objects.filter(campaign=campaign, model=model, canary=None,
-                                                                grade__isnull=False)
-                                        .order_by("created_at", "pk")
+    for topic, item, formula, grade in (graded(campaign=campaign, model=model).order_by("created_at", "pk")
                                         .values_list("topic__topic_id", "item_id", "formula_id", "grade")):
         if grade is not None:  # failures are filtered out above
             latest[(topic, item, formula)] = grade
@@ -46,6 +43,11 @@ def llm_qrels(*, campaign: Campaign, model: str) -> Qrels:
         found[item] = max(found.get(item, grade), grade)
     return {topic: dict(sorted(units[topic].items(), key=lambda row: natural_key(row[0])))
             for topic in sorted(units, key=natural_key)}
+
+
+def graded(*, campaign: Campaign, model: str) -> QuerySet[LlmGrade]:
+    """The model's grades of the campaign's pool items (canaries and failures left out): what its qrels are made of."""
+    return LlmGrade.objects.filter(campaign=campaign, model=model, canary=None, grade__isnull=False)
 
 
 def declared_models(*, campaign: Campaign) -> dict[str, str]:
@@ -95,11 +97,11 @@ def llm_board(*, campaign: Campaign, people: services.Evaluation) -> LlmBoard:
         return LlmBoard(model="", problem=NO_ENDPOINT)
     qrels = llm_qrels(campaign=campaign, model=model)
     declared = declared_models(campaign=campaign)
-    try:
-        judged = services.evaluate_campaign(campaign=campaign, all_topics=people.all_topics, qrels=qrels,
-                                            relevance_level=people.relevance_level)
-    except InputError:
+    if not qrels:
         return LlmBoard(model=model, problem=f"{model} has graded no pool item yet", declared=declared)
+    judged = services.evaluate_campaign(campaign=campaign, all_topics=people.all_topics, qrels=qrels,
+                                        qrels_items=graded(campaign=campaign, model=model).values("item_id"),
+                                        relevance_level=people.relevance_level)
     topics = [topic for topic in people.topics if topic in qrels]
     found = LlmBoard(model=model, runs=judged.runs, qrels_topics=judged.qrels_topics, judgments=judged.judgments,
                      topics=topics, declared=declared)

@@ -9,10 +9,11 @@ import pytest
 from django.urls import reverse
 from scipy import stats
 
-from evaluation import llm_board, snapshots
+from evaluation import llm_board, services, snapshots
 from ir import rankings
 from ir.statistics import ranking, tau_ap
-from tests.evaluation.test_campaign import judged_formulas  # noqa: F401 (fixture)
+from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
+from tests.evaluation.test_campaign_rows import RUNS as CASES
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,
@@ -257,3 +258,36 @@ def test_a_formula_campaign_is_ranked_by_the_llms_grades_of_its_visual_ids(judge
     ndcg = found.llm.correlations[0]
     assert (ndcg.measure, ndcg.runs, ndcg.topics, ndcg.kendall_tau, ndcg.tau_ap) == ("ndcg_prime", 2, 1, -1.0, -1.0)
     assert math.isnan(ndcg.tau_low)  # one topic: nothing to resample
+
+
+@pytest.mark.parametrize("all_topics", [False, True])
+def test_runs_scored_with_the_llms_qrels_read_only_the_rows_they_need_and_score_as_files(judged_answers, tmp_path,  # noqa: F811
+                                                                                          all_topics):
+    """The LLM's qrels go through the database's cut of the rows (the graded posts and each topic's top 10), as the
+    official ones do: the same scores as whole runs, and as the run files against the LLM's qrels as a file. The runs
+    are the official cut's own hard cases (ranks against scores, ties at the 10th place, sparse tops, odd ids)."""
+    (tmp_path / "runs").mkdir()
+    for name, rows in CASES.items():
+        ingest(judged_answers, tmp_path / "runs", name, [(*row, name) for row in rows], allow_missing=True)
+    topics = {topic.topic_id: topic for topic in judged_answers.topics.all()}
+    graded = {"A.1": {"10": 1, "12": 3, "101": 2, "299": 2, "a\\b": 1, "400": 3}, "A.2": {"20": 0, "402": 3}}
+    for topic_id, items in graded.items():
+        for item, grade in items.items():
+            LlmGradeFactory(topic=topics[topic_id], item_id=item, grade=grade)
+    qrels = llm_board.llm_qrels(campaign=judged_answers, model="judge-7b")
+    assert qrels == graded
+    cut = services.evaluate_campaign(campaign=judged_answers, all_topics=all_topics, qrels=qrels,
+                                     qrels_items=llm_board.graded(campaign=judged_answers, model="judge-7b"))
+    whole = services.evaluate_campaign(campaign=judged_answers, all_topics=all_topics, qrels=qrels)
+    path = tmp_path / "llm-qrels.txt"
+    path.write_text("".join(f"{topic}\t0\t{item}\t{grade}\n" for topic, items in graded.items()
+                            for item, grade in items.items()))
+    files = services.evaluate_files(qrels_path=path, run_paths=sorted((tmp_path / "runs").glob("*.tsv")),
+                                    all_topics=all_topics)
+    assert _scores(cut) == _scores(whole)
+    assert [row for row in _scores(cut) if row[0] != "r1"] == _scores(files)
+    assert _scores(cut) != _scores(services.evaluate_campaign(campaign=judged_answers, all_topics=all_topics))
+
+
+def _scores(result):
+    return [(s.name.removesuffix(".tsv"), s.per_topic, s.means, s.topics) for s in result.runs]
