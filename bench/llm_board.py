@@ -1,5 +1,6 @@
 """The leaderboard's LLM part (issue 26): what it adds to the scores' background recompute, on the demo's Task 1
-campaign (loaded once into a database of its own, as bench/judging.py does) with an LLM grade for every pool item.
+campaign (loaded once into a database of its own, as bench/judging.py does), every pool item judged (the demo's
+judgments, and made-up ones for the topics it left unjudged) and graded by a made-up LLM.
 
 Timed in this process, in the same run: `evaluate_campaign` (the people's scores, what the recompute computed
 before), and `llm_board.llm_board` (the LLM's qrels read, every run scored with them on whole runs, six rank
@@ -20,16 +21,34 @@ DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_llm_boar
 MODEL = "bench-judge"
 
 
+def judge_pool(campaign) -> None:
+    """Official judgments for every pool item of the topics the demo left unjudged (made up, seeded), once: the
+    people's qrels then hold every topic, as the LLM's do, and the two scorings do the same work."""
+    from assessor.models import Assignment
+    from assessor.services import judgments_import
+    from evaluation.selectors import campaign_qrels
+
+    judged = set(campaign_qrels(campaign=campaign))
+    assessors = dict(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL, withdrawn_at=None)
+                     .values_list("topic__topic_id", "assessor__username"))  # a topic's official assessor judges it
+    rng = random.Random(27)
+    lines = [f"{assessors.get(item.topic.topic_id, 'bench-assessor')}\t{item.topic.topic_id}\t{item.item_id}\t"
+             f"{rng.choice('0001123')}\t"
+             for item in campaign.pool_items.select_related("topic") if item.topic.topic_id not in judged]
+    if lines:
+        note(f"judging {len(lines)} pool items (once)")
+        judgments_import(campaign=campaign, lines=lines)
+
+
 def grade_pool(campaign) -> int:
     """An LLM grade for every pool item (made up: the official grade, one in five moved by one; unjudged items at
-    random), written once."""
+    random), written again each run."""
     from evaluation.selectors import campaign_qrels
     from llm.models import Endpoint, LlmGrade, Prompt
 
     Endpoint.objects.update_or_create(campaign=campaign, defaults={"base_url": "http://127.0.0.1:9/v1",
                                                                    "model": MODEL})
-    if LlmGrade.objects.filter(campaign=campaign, model=MODEL).exists():
-        return LlmGrade.objects.filter(campaign=campaign, model=MODEL).count()
+    LlmGrade.objects.filter(campaign=campaign, model=MODEL).delete()
     prompt, _ = Prompt.objects.get_or_create(name="bench", version=1, defaults={"task": "answers", "text": "x"})
     qrels, rng = campaign_qrels(campaign=campaign), random.Random(26)
     rows = []
@@ -55,6 +74,7 @@ def main(argv: list[str]) -> int:
     from evaluation.services import evaluate_campaign
 
     campaign = judging.demo_campaign()
+    judge_pool(campaign)
     graded = grade_pool(campaign)
     runs = campaign.runs.count()
     note(f"{campaign.name}: {runs} runs, {campaign.topics.count()} topics, {graded} LLM grades")
