@@ -291,3 +291,11 @@ def test_runs_scored_with_the_llms_qrels_read_only_the_rows_they_need_and_score_
 
 def _scores(result):
     return [(s.name.removesuffix(".tsv"), s.per_topic, s.means, s.topics) for s in result.runs]
+
+
+def test_the_main_table_marks_the_runs_that_declare_an_llm(llm_campaign, client, organizer):
+    table = _rows(_page(client, organizer, llm_campaign), "leaderboard")
+    row = {run: table[table.index(f'data-run="{run}"'):].split("</tr>")[0] for run in ("r1", "r2", "r3")}
+    assert "⚑ judge's LLM" in row["r1"] and 'title="declares it uses the LLM judge-7b: the judge' in row["r1"]
+    assert ">LLM</span>" in row["r3"] and "llama-3-70b" in row["r3"] and "⚑" not in row["r3"]
+    assert "LLM" not in row["r2"]
