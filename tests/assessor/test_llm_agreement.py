@@ -13,9 +13,16 @@ from sklearn.metrics import cohen_kappa_score
 from assessor import llm_review, services
 from llm.models import Endpoint
 from tests.commands import command_output, rejected
-from tests.factories import CanaryFactory, LlmGradeFactory, PromptFactory
+from tests.factories import CanaryFactory, LlmGradeFactory, LlmPromptFactory
 
 pytestmark = pytest.mark.django_db
+
+MODEL = "qwen2.5:7b"  # a model name with a colon, as Ollama's are: llm:qwen2.5:7b
+
+
+def llm_grade(**fields):
+    """An LLM grade by MODEL unless another model is named."""
+    return LlmGradeFactory(**{"model": MODEL, **fields})
 
 TOPIC = {"10": "A.1", "11": "A.1", "12": "A.1", "20": "A.2", "99": "A.2"}
 # ada judges both topics officially, bob A.1 as its dual assessor. 99 is DK: left out of every comparison.
@@ -34,7 +41,7 @@ def judge(campaign, name, grades, kind):
 def grade_all(campaign, grades, model="qwen2.5:7b", prompt=None):
     topics = {t.topic_id: t for t in campaign.topics.all()}
     for item, grade in grades.items():
-        LlmGradeFactory(topic=topics[TOPIC[item]], item_id=item, grade=grade, model=model,
+        llm_grade(topic=topics[TOPIC[item]], item_id=item, grade=grade, model=model,
                         **({"prompt": prompt} if prompt else {}))
 
 
@@ -108,14 +115,14 @@ def test_an_undefined_kappa_is_na_with_its_reason(answers):
 
 def test_failures_canaries_and_older_prompt_versions_are_not_grades(judged):
     topic = judged.topics.get(topic_id="A.1")
-    old = PromptFactory(version=1)
-    new = PromptFactory(version=2)
+    old = LlmPromptFactory(version=1)
+    new = LlmPromptFactory(version=2)
     # The same model graded 10 with an older prompt version first: 0. The later grade (3, from the fixture) counts.
-    LlmGradeFactory(topic=topic, item_id="10", grade=0, prompt=new, model="other")
-    LlmGradeFactory(topic=topic, item_id="10", grade=3, prompt=old, model="other")
-    LlmGradeFactory(topic=topic, item_id="11", grade=None, failure="no grade in the reply", model="other")
+    llm_grade(topic=topic, item_id="10", grade=0, prompt=new, model="other")
+    llm_grade(topic=topic, item_id="10", grade=3, prompt=old, model="other")
+    llm_grade(topic=topic, item_id="11", grade=None, failure="no grade in the reply", model="other")
     canary = CanaryFactory(topic=topic, source_item_id="12")
-    LlmGradeFactory(topic=topic, item_id="12", canary=canary, grade=3, model="other")
+    llm_grade(topic=topic, item_id="12", canary=canary, grade=3, model="other")
     [other] = llm_review.llm_agreement(campaign=judged, models=["other"])
     assert (other.graded, other.failures) == (1, 1)
     assert other.official is not None and other.official.items == 1
@@ -130,7 +137,7 @@ def test_canaries_flip_rate_per_kind(judged):
                                 ("12", "stuffed", 2), ("20", "stuffed", None)]:
         canary = CanaryFactory(topic=a1 if source != "20" else a2, source_item_id=source, kind=kind)
         if grade is not None:
-            LlmGradeFactory(topic=canary.topic, item_id=source, canary=canary, grade=grade)
+            llm_grade(topic=canary.topic, item_id=source, canary=canary, grade=grade)
     out, _ = command_output("agreement", "--campaign", "answers", "--kind", "llm", "--format", "json")
     flips = {f["kind"]: f for f in json.loads(out)[0]["canaries"]}
     assert flips["instruction"] == {"kind": "instruction", "canaries": 3, "graded": 3, "source_not_relevant": 2,
@@ -167,7 +174,7 @@ def test_formula_campaign_compares_instances(formulas):
     assert Judgment.objects.filter(assignment__campaign=formulas).count() == len(instances)
     topics = {t.topic_id: t for t in formulas.topics.all()}
     for n, (t, visual, f) in enumerate(instances):
-        LlmGradeFactory(topic=topics[t], item_id=visual, formula_id=f, grade=3 if n % 2 else 0)
+        llm_grade(topic=topics[t], item_id=visual, formula_id=f, grade=3 if n % 2 else 0)
     [llm] = llm_review.llm_agreement(campaign=formulas)
     assert llm.official is not None
     assert llm.official.items == len(instances)
@@ -192,7 +199,7 @@ def test_the_endpoint_model_names_the_default_when_several_graded(judged):
 def test_dashboard_shows_the_llm_rows_confusion_and_flip_rate(judged, client, organizer):
     a1 = judged.topics.get(topic_id="A.1")
     canary = CanaryFactory(topic=a1, source_item_id="12", kind="instruction")
-    LlmGradeFactory(topic=a1, item_id="12", canary=canary, grade=3)
+    llm_grade(topic=a1, item_id="12", canary=canary, grade=3)
     client.force_login(organizer)
     page = client.get(f"/campaigns/{judged.pk}/agreement/?kind=dual").content.decode()
     section = page[page.index('id="llm-agreement"'):]

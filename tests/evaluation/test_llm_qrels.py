@@ -11,13 +11,20 @@ from tests.factories import CanaryFactory, LlmGradeFactory
 
 pytestmark = pytest.mark.django_db
 
+MODEL = "qwen2.5:7b"  # a model name with a colon, as Ollama's are: llm:qwen2.5:7b
+
+
+def llm_grade(**fields):
+    """An LLM grade by MODEL unless another model is named."""
+    return LlmGradeFactory(**{"model": MODEL, **fields})
+
 TOPIC = {"10": "A.1", "11": "A.1", "12": "A.1", "20": "A.2", "99": "A.2", "55": "A.1"}
 
 
 def grade(campaign, grades, model="qwen2.5:7b"):
     topics = {t.topic_id: t for t in campaign.topics.all()}
     for item, value in grades.items():
-        LlmGradeFactory(topic=topics[TOPIC[item]], item_id=item, grade=value, model=model)
+        llm_grade(topic=topics[TOPIC[item]], item_id=item, grade=value, model=model)
 
 
 @pytest.fixture
@@ -29,7 +36,7 @@ def mixed(answers):
     grade(answers, {"10": 1, "11": 3, "12": 2, "20": 0, "99": 1, "55": 3})
     a1 = answers.topics.get(topic_id="A.1")
     canary = CanaryFactory(topic=a1, source_item_id="12")
-    LlmGradeFactory(topic=a1, item_id="12", canary=canary, grade=3)  # a canary is never a qrels line
+    llm_grade(topic=a1, item_id="12", canary=canary, grade=3)  # a canary is never a qrels line
     return answers
 
 
@@ -101,9 +108,9 @@ def test_combined_needs_a_place_for_its_sources(mixed):
 
 def test_formula_llm_qrels_take_the_highest_grade_of_the_instances(formulas):
     b1 = formulas.topics.get(topic_id="B.1")
-    LlmGradeFactory(topic=b1, item_id="100", formula_id="1", grade=1)
-    LlmGradeFactory(topic=b1, item_id="100", formula_id="2", grade=3)
-    LlmGradeFactory(topic=b1, item_id="300", formula_id="3", grade=0)
+    llm_grade(topic=b1, item_id="100", formula_id="1", grade=1)
+    llm_grade(topic=b1, item_id="100", formula_id="2", grade=3)
+    llm_grade(topic=b1, item_id="300", formula_id="3", grade=0)
     visual, _ = command_output("export_qrels", "--campaign", "formulas", "--source", "llm")
     assert visual.splitlines() == ["B.1\t0\t100\t3", "B.1\t0\t300\t0"]
     instance, _ = command_output("export_qrels", "--campaign", "formulas", "--source", "llm", "--level", "instance")
