@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict
 
 from django.http import StreamingHttpResponse
@@ -19,6 +20,7 @@ from core.downloads import attachment
 from core.forms import form_values
 from ir.prime import MEASURES, REPORTED, finite, score_lines
 from ir.problems import InputError
+from ir.qrels import QrelsSummary
 from ir.rankings import RankCorrelation
 from ir.statistics import Comparison
 from ir.task3_measures import TASK3_REPORTED
@@ -43,20 +45,34 @@ class QrelsApi(APIView):
                                                                        "X-Topics-Left-Out header"),
                     OpenApiParameter("complete", bool, description="write System failure and Do not know as grades 5 "
                                                                    "and 6 instead of leaving them out (ARQMath-3's "
-                                                                   "complete qrels)")],
+                                                                   "complete qrels)"),
+                    OpenApiParameter("source", str, description="official or people (default), llm, llm:MODEL "
+                                                                "(an LLM's grades alone) or combined (people's, and "
+                                                                "the LLM's for pool items no person judged)"),
+                    OpenApiParameter("sources", bool, description="instead of the qrels, the TSV naming each "
+                                                                  "line's source (topic, item_id, source)")],
         responses={(200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="topic<TAB>0<TAB>item<TAB>grade, as `export_qrels` writes it")})
     def get(self, request, pk: int):
         """Downloads the campaign's qrels from its official judgments (SF and DK left out, or 5 and 6 with
-        `complete`), streamed."""
+        `complete`), streamed; or from another `source` (an LLM's grades, or people's combined with the LLM's)."""
         campaign = get_object_or_404(Campaign, pk=pk)
         level = request.query_params.get("level", selectors.VISUAL)
         minimum = form_values(MinRelevantForm(request.query_params))["min_relevant"]
-        lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum,
-                                            complete=flag(request.query_params.get("complete")))
+        options = {"campaign": campaign, "level": level, "min_relevant": minimum,
+                   "complete": flag(request.query_params.get("complete")),
+                   "source": request.query_params.get("source", services.OFFICIAL)}
+        official = services.qrels_source_parse(options["source"]).kind == services.OFFICIAL
+        summary = QrelsSummary()
+        lines: Iterable[str] = (services.qrels_sources_lines(**options) if flag(request.query_params.get("sources"))
+                                else services.qrels_export_lines(**options, summary=summary))
+        if not official:  # the topics left out are known once every line is made: another source's are few
+            lines = list(lines)
         response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
-        if minimum is not None:
+        if minimum is not None and not official:
+            response["X-Topics-Left-Out"] = ",".join(topic for topic, _relevant in summary.left_out)
+        elif minimum is not None:
             left_out = [topic for topic, _judged, relevant in
                         selectors.qrels_topic_counts(campaign=campaign, level=level) if relevant < minimum]
             response["X-Topics-Left-Out"] = ",".join(left_out)

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
-from ir.prime import MEASURES, Qrels, RunScores, natural_key
+from ir.prime import MEASURES, Qrels, RunScores
 from ir.rankings import RankCorrelation, rank_correlation
+from llm import selectors as llm_selectors
 from llm.models import Endpoint, LlmGrade
 from pooling.models import Campaign, Run
 
@@ -31,18 +32,9 @@ def judge_model(*, campaign: Campaign) -> str:
 def llm_qrels(*, campaign: Campaign, model: str) -> Qrels:
     """topic -> item -> grade of the model's grades of the campaign's pool items (canaries and failures left out):
     of several grades of one item or instance (prompt versions), the latest; a formula's visual id takes the highest
-    grade of its graded instances, as the official qrels do. Topics and items in natural order."""
-    latest: dict[tuple[str, str, str], int] = {}
-    for topic, item, formula, grade in (graded(campaign=campaign, model=model).order_by("created_at", "pk")
-                                        .values_list("topic__topic_id", "item_id", "formula_id", "grade")):
-        if grade is not None:  # failures are filtered out above
-            latest[(topic, item, formula)] = grade
-    units: dict[str, dict[str, int]] = {}
-    for (topic, item, _formula), grade in latest.items():
-        found = units.setdefault(topic, {})
-        found[item] = max(found.get(item, grade), grade)
-    return {topic: dict(sorted(units[topic].items(), key=lambda row: natural_key(row[0])))
-            for topic in sorted(units, key=natural_key)}
+    grade of its graded instances, as the official qrels do. Topics and items in natural order. The one rule of an
+    LLM's qrels, `llm.selectors.llm_qrels_by_topic`: what `export_qrels --source llm:MODEL` writes."""
+    return {topic: dict(rows) for topic, rows in llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model)}
 
 
 def graded(*, campaign: Campaign, model: str) -> QuerySet[LlmGrade]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from io import StringIO
 from pathlib import Path
 
 from django.db.models import QuerySet
@@ -14,7 +15,7 @@ from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import qrels_by_topic
 from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run_blocks
 from ir.formats.textio import TextSink, iter_lines, open_binary
-from ir.grades import MARKS, RELEVANCE_LEVEL, is_relevant
+from ir.grades import MARK_NUMBERS, MARKS, RELEVANCE_LEVEL, is_relevant
 from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from ir.prime import (
     REPORTED,
@@ -31,6 +32,7 @@ from ir.prime import (
 )
 from ir.problems import InputError, Problems
 from ir.qrels import QrelsSummary, qrels_lines
+from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
@@ -38,18 +40,73 @@ NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 
 
 OFFICIAL, ADJUDICATED = "official", "adjudicated"
-SOURCES = (OFFICIAL, ADJUDICATED)
+# Issue 26: "people" is the official judgments (the name beside the LLM's); "llm" or "llm:MODEL" a model's grades
+# alone; "combined" people's grades and, for pool items no official judgment covers, the LLM's.
+PEOPLE, LLM, COMBINED = "people", "llm", "combined"
+SOURCES = (OFFICIAL, ADJUDICATED, PEOPLE, LLM, COMBINED)
+SOURCES_HELP = "official (or people), adjudicated, llm, llm:MODEL or combined"
 
 
-def _source_rows(campaign: Campaign, source: str, round: int | None, level: str, complete: bool):
+@dataclass(frozen=True)
+class QrelsSource:
+    """A qrels source as asked: its kind (OFFICIAL for "people" too) and, for the LLM's, the model (None: the
+    campaign's default model)."""
+    kind: str
+    model: str | None = None
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.kind in (LLM, COMBINED)
+
+
+def qrels_source_parse(source: str) -> QrelsSource:
+    """"official", "people", "adjudicated", "llm", "llm:MODEL" or "combined" (also "combined:MODEL"); InputError
+    otherwise."""
+    kind, _, model = source.partition(":")
+    if kind == PEOPLE:
+        kind = OFFICIAL
+    if kind not in SOURCES or (model and kind not in (LLM, COMBINED)) or (_ and not model):
+        raise InputError(f"unknown source '{source[:60]}'; expected {SOURCES_HELP}")
+    return QrelsSource(kind, model or None)
+
+
+def _combined_rows(campaign: Campaign, model: str, level: str, complete: bool,
+                   sources: dict[tuple[str, str], str] | None):
+    """People's official qrels, and for the pool items (formulas at the instance level: the selected instances)
+    without any official judgment (SF and DK count as judged: a person looked), the model's grade. `sources` gets
+    (topic, item) -> "people" or "llm:MODEL" for every row."""
+    people = dict(selectors.qrels_by_topic(campaign=campaign, level=level, complete=True))
+    llm = dict(llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level))
+    pooled = selectors.pool_units(campaign=campaign, level=level)
+    name = llm_selectors.llm_name(model)
+    for topic in sorted(people.keys() | llm.keys(), key=natural_key):
+        judged = dict(people.get(topic, []))
+        filled = {item: grade for item, grade in llm.get(topic, []) if item not in judged
+                  and (topic, item) in pooled}
+        kept = {item: grade for item, grade in judged.items() if complete or grade not in MARK_NUMBERS.values()}
+        rows = sorted([*kept.items(), *filled.items()], key=lambda row: natural_key(row[0]))
+        if sources is not None:
+            sources.update({(topic, item): PEOPLE for item in kept})
+            sources.update({(topic, item): name for item in filled})
+        if rows:
+            yield topic, rows
+
+
+def _source_rows(campaign: Campaign, source: str, round: int | None, level: str, complete: bool,
+                 sources: dict[tuple[str, str], str] | None = None):
     """The (topic, rows) a source gives: the official judgments (with the dual assessment's official adjudicated
-    grades), or the adjudicated grades of training round `round` (of the dual assessment without a round)."""
-    if source not in SOURCES:
-        raise InputError(f"unknown source '{source[:20]}'; expected one of {', '.join(SOURCES)}")
-    if source == OFFICIAL:
-        if round is not None:
-            raise InputError("a round is given with the adjudicated source only (--source adjudicated --round N)")
+    grades), the adjudicated grades of training round `round` (of the dual assessment without a round), a model's
+    grades, or people's with the model's where no person judged (`sources` gets each row's source)."""
+    asked = qrels_source_parse(source)
+    if round is not None and asked.kind != ADJUDICATED:
+        raise InputError("a round is given with the adjudicated source only (--source adjudicated --round N)")
+    if asked.kind == OFFICIAL:
         return selectors.qrels_by_topic(campaign=campaign, level=level, complete=complete)
+    if asked.uses_llm:
+        model = llm_selectors.llm_model_chosen(campaign=campaign, model=asked.model)
+        if asked.kind == LLM:
+            return llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level)
+        return _combined_rows(campaign, model, level, complete, sources)
     kind = assessor_reports.TRAINING if round is not None else assessor_reports.DUAL
     groups = assessor_reports.group_select(campaign=campaign, kind=kind, round=round)
     if not groups:
@@ -61,11 +118,14 @@ def _source_rows(campaign: Campaign, source: str, round: int | None, level: str,
 
 def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
                        summary: QrelsSummary | None = None, complete: bool = False, source: str = OFFICIAL,
-                       round: int | None = None) -> Iterator[str]:
+                       round: int | None = None, sources: dict[tuple[str, str], str] | None = None
+                       ) -> Iterator[str]:
     """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
     SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
-    `source`: the official judgments (default), or the organizer's adjudicated grades of training round `round`
-    (of the dual assessment when no round is given; docs/agreement.md). `min_relevant` counts the items relevant at
+    `source`: the official judgments (default, also "people"), the organizer's adjudicated grades of training round
+    `round` (of the dual assessment when no round is given; docs/agreement.md), an LLM's grades ("llm" for the
+    campaign's model, "llm:MODEL"), or "combined": people's, and the LLM's for pool items no official judgment
+    covers, each row's source going to `sources` (docs/formats.md). `min_relevant` counts the items relevant at
     the campaign's relevance level. The arguments are checked before the first line; `summary` fills in as the lines
     go."""
     if level not in selectors.LEVELS:
@@ -74,7 +134,7 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
         raise InputError("the instance level is for formula campaigns; answer qrels are by post")
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
-    return qrels_lines(_source_rows(campaign, source, round, level, complete), min_relevant=min_relevant,
+    return qrels_lines(_source_rows(campaign, source, round, level, complete, sources), min_relevant=min_relevant,
                        relevance_level=campaign.relevance_level, summary=summary)
 
 
@@ -93,13 +153,35 @@ def facets_export(*, campaign: Campaign, out: TextSink) -> int:
 
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
                  min_relevant: int | None = None, complete: bool = False, source: str = OFFICIAL,
-                 round: int | None = None) -> QrelsSummary:
-    """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
+                 round: int | None = None, sources_out: TextSink | None = None) -> QrelsSummary:
+    """Writes the campaign's qrels to `out`; returns what was written and which topics were left out. With
+    `sources_out`, also the source of every line written (the combined source's side file, docs/formats.md)."""
     summary = QrelsSummary()
+    sources: dict[tuple[str, str], str] = {}
+    single = ""  # the one source of every line of an export that is not combined
+    if sources_out is not None:
+        asked = qrels_source_parse(source)
+        single = (PEOPLE if asked.kind == OFFICIAL else asked.kind if asked.kind != LLM
+                  else llm_selectors.llm_name(llm_selectors.llm_model_chosen(campaign=campaign, model=asked.model)))
+        sources_out.write("topic\titem_id\tsource\n")
     for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary,
-                                   complete=complete, source=source, round=round):
+                                   complete=complete, source=source, round=round, sources=sources):
         out.write(line)
+        if sources_out is not None:
+            topic, _zero, item, _grade = line.rstrip("\n").split("\t")
+            sources_out.write(f"{topic}\t{item}\t{sources.get((topic, item), single)}\n")
     return summary
+
+
+def qrels_sources_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
+                        complete: bool = False, source: str = COMBINED) -> list[str]:
+    """The side file of an export alone (the web download's and the API's ?sources=1): its header, then topic, item
+    id and source of every line the same export writes. Made whole before it is sent, so that a rejected request is
+    a 400, not a cut download."""
+    qrels, side = StringIO(), StringIO()
+    qrels_export(campaign=campaign, out=qrels, level=level, min_relevant=min_relevant, complete=complete,
+                 source=source, sources_out=side)
+    return side.getvalue().splitlines(keepends=True)
 
 
 @dataclass

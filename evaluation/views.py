@@ -18,6 +18,7 @@ from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
 from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
+from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run, Topic
 
 from . import board, llm_board, selectors, services, snapshots, topic_info
@@ -99,6 +100,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "snapshot": snapshot,
         "topic_counts": counts,
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
+        "llm_models": llm_selectors.llm_models(campaign=campaign),  # the qrels download's LLM sources
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "measure": measure,
         "measure_typed": typed,  # the field keeps what was typed, even a measure refused (issue 22, point 9)
@@ -257,18 +259,28 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
 
 @organizer_required
 def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+    """The qrels file (?source= official|people, adjudicated, llm, llm:MODEL, combined); ?sources=1: instead, the side
+    file naming each line's source."""
     campaign = get_object_or_404(Campaign, pk=pk)
     source = request.GET.get("source", services.OFFICIAL)
+    side = flag(request.GET.get("sources"))
     try:
         values = form_values(QrelsQueryForm(request.GET))
-        lines = services.qrels_export_lines(campaign=campaign, level=request.GET.get("level", selectors.VISUAL),
-                                            min_relevant=values["min_relevant"],
-                                            complete=flag(request.GET.get("complete")), source=source,
-                                            round=values["round"])
+        options = {"campaign": campaign, "level": request.GET.get("level", selectors.VISUAL),
+                   "min_relevant": values["min_relevant"], "complete": flag(request.GET.get("complete")),
+                   "source": source}
+        lines = (services.qrels_sources_lines(**options) if side
+                 else services.qrels_export_lines(**options, round=values["round"]))
     except InputError as exc:
         return HttpResponse(exc.messages()[0], status=400, content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
     number = values["round"]
-    adjudicated = ("adjudicated", f"round-{number}" if number else "dual") if source != services.OFFICIAL else ()
-    response["Content-Disposition"] = attachment(campaign.name, "qrels", *adjudicated, extension="txt")
+    kind = services.qrels_source_parse(source).kind
+    named: tuple[str, ...] = ()
+    if kind == services.ADJUDICATED:
+        named = ("adjudicated", f"round-{number}" if number else "dual")
+    elif kind != services.OFFICIAL:
+        named = (source.replace(":", "-"),)
+    response["Content-Disposition"] = attachment(campaign.name, "qrels", *named, *(("sources",) if side else ()),
+                                                 extension="tsv" if side else "txt")
     return response
