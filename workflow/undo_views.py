@@ -93,7 +93,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
                 force=bool(data.get("force")),
                 scheme=preset(data["scheme"], campaign.task) if data["scheme"] else None,
-                **services.campaign_settings(data))
+                **form.settings())
         except InputError as exc:
             exc.add_to_form(form)
         else:
