@@ -37,10 +37,10 @@ def next_items(policy: str, pool: Pool, judged: Mapping[str, bool], *, seed: int
         judging.record(item, relevant)
     chosen: list[str] = []
     while len(chosen) < count:
-        item = judging.take()
-        if item is None:
+        taken = judging.take()
+        if taken is None:
             break
-        chosen.append(item)
+        chosen.append(taken)
     return chosen
 
 
