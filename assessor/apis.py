@@ -57,7 +57,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         if assignment.kind == Assignment.Kind.CHARACTERISATION:
             raise InputError(f"assignment {assignment.pk} asks yes/no questions of a sample: GET "
                              f"/api/characterisations/next/?assignment={assignment.pk}")
-        if not assignment.read_only and budgets.budget_close(assignment=assignment).spent:
+        if budgets.budget_close(assignment=assignment).spent:
             return Response(status=status.HTTP_204_NO_CONTENT)  # the budget is spent: the assignment is closed
         item = selectors.next_item(assignment=assignment)
         if item is None:

@@ -91,9 +91,10 @@ def assignment_budget(*, assignment: Assignment) -> Budget:
 
 def budget_close(*, assignment: Assignment) -> Budget:
     """Closes the assignment when its budget is spent (read-only from then on, as a topic the organizer closed; the
-    organizer reopens it by reopening the topic). Returns the budget."""
+    organizer reopens it by reopening the topic, after raising the budget). A withdrawn or closed assignment stays
+    as it is. Returns the budget."""
     budget = assignment_budget(assignment=assignment)
-    if budget.spent and assignment.closed_at is None:
+    if budget.spent and not assignment.read_only:
         assignment.closed_at = timezone.now()
         Assignment.objects.filter(pk=assignment.pk, closed_at__isnull=True).update(closed_at=assignment.closed_at)
     return budget

@@ -66,11 +66,10 @@ def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) 
     """A redirect to the next unjudged item after position `after` (in the campaign's judging order), else to the
     start page with a thank-you; the start page, saying so, when the assignment's budget is spent (budgets.py: it
     closes)."""
-    if not assignment.read_only:
-        budget = budgets.budget_close(assignment=assignment)
-        if budget.spent:
-            messages.info(request, budgets.budget_message(assignment, budget))
-            return redirect("assessor:home")
+    budget = budgets.budget_close(assignment=assignment)
+    if budget.spent:
+        messages.info(request, budgets.budget_message(assignment, budget))
+        return redirect("assessor:home")
     item = selectors.next_item(assignment=assignment, after=after)
     if item is None:
         messages.info(request, f"Topic {assignment.topic.topic_id}: every item is judged. Thank you!")

@@ -168,3 +168,39 @@ class JudgmentFactory(factory.django.DjangoModelFactory):
     grade = "2"
     submitted_at = factory.LazyFunction(timezone.now)
     updated_at = factory.SelfAttribute("submitted_at")
+
+
+class PromptFactory(factory.django.DjangoModelFactory):
+    """A Task 1 prompt template for the LLM co-assessor (issue 26)."""
+
+    class Meta:
+        model = "llm.Prompt"
+
+    name = factory.Sequence(lambda n: f"prompt-{n}")
+    task = "answers"
+    text = "Grade the passage for the query: {query}\n{passage}\n##final score:"
+
+
+class EndpointFactory(factory.django.DjangoModelFactory):
+    """A campaign's LLM endpoint (a local address: tests never reach another host)."""
+
+    class Meta:
+        model = "llm.Endpoint"
+
+    campaign = factory.SubFactory(CampaignFactory)
+    base_url = "http://127.0.0.1:9/v1"
+    model = "local-model"
+
+
+class LlmGradeFactory(factory.django.DjangoModelFactory):
+    """What the LLM said of one item of a topic: grade 0 unless given (`grade=None, failure=...` for a failure)."""
+
+    class Meta:
+        model = "llm.LlmGrade"
+
+    topic = factory.SubFactory(TopicFactory)
+    campaign = factory.SelfAttribute("topic.campaign")
+    item_id = factory.Sequence(lambda n: str(100 + n))
+    model = "local-model"
+    prompt = factory.SubFactory(PromptFactory)
+    grade = 0
