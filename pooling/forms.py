@@ -138,7 +138,8 @@ class CampaignSettingsForm(forms.ModelForm):
             del self.fields["instances"], self.fields["selection"]
         if not pools_built:
             del self.fields["force"]
-        self.fields["relevance_level"].required = False  # left empty: as it is (the service's None)
+        for name in ("relevance_level", "judging_order", "warm_up", "min_depth", "budget_spread"):
+            self.fields[name].required = False  # left empty (or not sent): as it is (the service's None)
         if self.instance.collection_id:
             self.initial.setdefault("collection", self.instance.collection.name)
         # Shown but fixed once runs are in (they were checked against the collection); the service says so too.
@@ -151,10 +152,11 @@ class CampaignSettingsForm(forms.ModelForm):
         self.initial.setdefault("scheme", current if current in PRESETS else "")
 
     def settings(self) -> CampaignSettings:
-        """The settings chosen, for the service: an empty budget is no budget (services.NO_BUDGET), where an empty
-        relevance level leaves it as it is."""
+        """The settings chosen, for the service: a budget sent empty is no budget (services.NO_BUDGET), where an
+        empty relevance level leaves it as it is."""
         data = self.cleaned_data
-        return campaign_settings({**data, **{key: NO_BUDGET for key in BUDGETS if data.get(key) is None}})
+        return campaign_settings({**data, **{key: NO_BUDGET for key in BUDGETS
+                                             if key in self.data and data.get(key) is None}})
 
 
 class RunFactsForm(forms.ModelForm):
