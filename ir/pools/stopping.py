@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
-FEATURES = 4
 PENALTY = 1.0  # a Gaussian prior on the coefficients (L2), so that a handful of judgments, or none relevant, fit
 
 # The knee rule, adapted to pools of ~450 items (C&G 2016: slope ratio >= 6 after >= 150 documents reviewed, on
@@ -56,44 +55,48 @@ def unfound_estimate(pool: Mapping[str, Sequence[tuple[str, int]]], judged: Mapp
     regression corrects for what the order chose, where one rate over the judged items would not (bench/adaptive.py
     measures it). The estimate is the sum of the unjudged items' chances; the 95% interval adds the fit's own
     uncertainty (delta method over the coefficients) to the items' variation (Poisson binomial)."""
-    unjudged = [prov for item, prov in pool.items() if item not in judged]
-    labelled = [(pool[item], relevant) for item, relevant in judged.items() if item in pool]
-    if not unjudged:
+    if all(item in judged for item in pool):
         return Unfound(0.0, 0, 0)
     import numpy as np  # only when estimating: pages and commands start without it
 
-    runs: dict[str, list[int]] = {}
-    for prov, relevant in labelled:
-        for run, _ in prov:
-            count = runs.setdefault(run, [0, 0])
-            count[0] += relevant
-            count[1] += 1
-    x_left = np.array([_features(prov, runs) for prov in unjudged])
-    x_judged = np.array([_features(prov, runs) for prov, _ in labelled]).reshape(-1, FEATURES)
-    y = np.array([float(rel) for _, rel in labelled])
+    # The provenance as flat arrays, an entry per (item, run): the features are sums over them (numpy's bincount).
+    provs = list(pool.values())
+    entries = [entry for prov in provs for entry in prov]
+    runs: dict[str, int] = {}
+    run_idx = np.array([runs.setdefault(run, len(runs)) for run, _ in entries])
+    rank = np.array([r for _, r in entries], dtype=float)
+    lengths = np.array([len(prov) for prov in provs])
+    item_idx = np.repeat(np.arange(len(provs)), lengths)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    judged_mask = np.array([item in judged for item in pool])
+    y_all = np.array([bool(judged.get(item)) for item in pool], dtype=float)
+    n_items = len(pool)
+    # Each run's precision over the judged items it pooled (Jeffreys' prior), the same for a judged and an unjudged
+    # item of the run: a property of the runs, so no item's own label leaks into its features.
+    entry_judged = judged_mask[item_idx].astype(float)
+    run_relevant = np.bincount(run_idx, weights=entry_judged * y_all[item_idx], minlength=len(runs))
+    run_judged = np.bincount(run_idx, weights=entry_judged, minlength=len(runs))
+    precision = (run_relevant + 0.5) / (run_judged + 1)
+    votes = np.bincount(item_idx, minlength=n_items).astype(float)
+    mean_precision = np.bincount(item_idx, weights=precision[run_idx], minlength=n_items) / votes
+    features = np.column_stack([
+        np.log(votes), np.log(np.minimum.reduceat(rank, starts)),
+        np.log(np.bincount(item_idx, weights=1 / rank, minlength=n_items)),
+        np.log(mean_precision / (1 - mean_precision))])
+    x_left = features[~judged_mask]
     mean = x_left.mean(axis=0)
     spread = x_left.std(axis=0)
-    scale = np.where(spread > 0, spread, 1.0)
-    design = np.hstack([np.ones((len(y), 1)), (x_judged - mean) / scale])
-    left = np.hstack([np.ones((len(x_left), 1)), (x_left - mean) / scale])
-    beta, covariance = _logistic_fit(design, y)
+    scaled = np.hstack([np.ones((n_items, 1)), (features - mean) / np.where(spread > 0, spread, 1.0)])
+    # The judged items in the pool, whatever judged holds besides (an item of an earlier pool).
+    beta, covariance = _logistic_fit(scaled[judged_mask], y_all[judged_mask])
+    left = scaled[~judged_mask]
     p = 1 / (1 + np.exp(-(left @ beta)))
     expected = float(p.sum())
     gradient = (p * (1 - p)) @ left
     variance = float(gradient @ covariance @ gradient) + float((p * (1 - p)).sum())
     margin = Z95 * math.sqrt(variance)
     return Unfound(expected=expected, low=max(0, math.floor(expected - margin)),
-                   high=min(len(unjudged), math.ceil(expected + margin)))
-
-
-def _features(prov: Sequence[tuple[str, int]], runs: Mapping[str, list[int]]) -> tuple[float, float, float, float]:
-    """log(runs), log(best rank), log(sum of 1/rank), and the logit of the mean precision of its runs over the
-    judged items (the same value for a judged and an unjudged item of the same runs: a property of the runs, so no
-    item's own label leaks into its features more than into its neighbours')."""
-    ranks = [rank for _, rank in prov]
-    precision = sum((runs.get(run, (0, 0))[0] + 0.5) / (runs.get(run, (0, 0))[1] + 1) for run, _ in prov) / len(prov)
-    return (math.log(len(ranks)), math.log(min(ranks)), math.log(sum(1 / r for r in ranks)),
-            math.log(precision / (1 - precision)))
+                   high=min(len(left), math.ceil(expected + margin)))
 
 
 def _logistic_fit(design: Any, y: Any) -> tuple[Any, Any]:
