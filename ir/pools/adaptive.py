@@ -8,7 +8,6 @@ a warm-up of random items while the assessor learns the topic, and a minimum dep
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from fractions import Fraction
 
 from ir.pools.ids import id_order_key, seeded_rng
 from ir.pools.order import display_order
@@ -164,7 +163,7 @@ class Judging:
                 if item is not None:
                     return run, item
             return None, None
-        best: tuple[Fraction, int] | None = None
+        best: tuple[float, int] | None = None
         choice: tuple[str | None, str | None] = (None, None)
         for run in self.tie:
             item = self._head(run, must_phase)
@@ -175,6 +174,10 @@ class Judging:
                 best, choice = key, (run, item)
         return choice
 
-    def posterior_mean(self, run: str) -> Fraction:
-        """The mean of the run's Beta(1 + relevant, 1 + non-relevant) posterior over its precision: MM's value."""
-        return Fraction(1 + self.relevant[run], 2 + self.relevant[run] + self.non_relevant[run])
+    def posterior_mean(self, run: str) -> float:
+        """The mean of the run's Beta(1 + relevant, 1 + non-relevant) posterior over its precision: MM's value.
+
+        A float is exact enough to tell ties: division is correctly rounded, so equal fractions (1/2, 2/4) give the
+        same float, and two different fractions with denominators below 10^6 differ by far more than a rounding."""
+        relevant = self.relevant[run]
+        return (1 + relevant) / (2 + relevant + self.non_relevant[run])
