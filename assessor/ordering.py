@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ir import grades
 from ir.pools.adaptive import next_items
@@ -37,6 +38,12 @@ def demoted_items(*, campaign: Campaign, topic_id: int) -> set[str]:
     return {item_id for item_id, grade in best.items() if grade == grades.NOT_RELEVANT}
 
 
+class Pooled(NamedTuple):
+    pk: int
+    position: int
+    provenance: list
+
+
 @dataclass
 class Queue:
     """What an assignment's next items are chosen from: its topic's pool (with provenance), its items complete and
@@ -44,18 +51,29 @@ class Queue:
     filter mode's demoted items."""
 
     topic_id: str
-    items: dict[str, PoolItem]
+    items: dict[str, Pooled]
     judged: dict[str, bool]
     skipped: list[str]
     demoted: set[str]
+
+    def pool_item(self, item_id: str) -> PoolItem:
+        """The chosen item as a PoolItem (made from the row read, not read again)."""
+        pk, position, provenance = self.items[item_id]
+        return PoolItem(pk=pk, topic_id=self.topic_pk, campaign_id=self.campaign_pk, item_id=item_id,
+                        position=position, provenance=provenance)
+
+    topic_pk: int = 0
+    campaign_pk: int = 0
 
 
 def queue_of(*, assignment: Assignment, campaign: Campaign) -> Queue:
     """One query for the pool (its provenance read once), one for the visits, one for the grades (and the filter
     mode's). An item complete counts as relevant when a grade of it (Task 2: of any instance) reaches the campaign's
     relevance level; SF and DK count as not relevant (docs/pooling.md)."""
-    items = {item.item_id: item for item in PoolItem.objects.filter(topic_id=assignment.topic_id)
-             .only("pk", "topic_id", "item_id", "position", "provenance").order_by("position")}
+    # Plain rows, not models: a pool of 450 items made into models took longer than the policy's choice.
+    items = {item_id: Pooled(pk, position, provenance) for pk, item_id, position, provenance in
+             PoolItem.objects.filter(topic_id=assignment.topic_id).order_by("position")
+             .values_list("pk", "item_id", "position", "provenance")}
     completed: list[tuple[datetime, str]] = []
     skipped: list[tuple[datetime, int, str]] = []
     for item_id, completed_at, skipped_at in (ItemVisit.objects.filter(assignment=assignment)
@@ -68,7 +86,8 @@ def queue_of(*, assignment: Assignment, campaign: Campaign) -> Queue:
     relevant = {item_id for item_id, grade in Judgment.objects.filter(assignment=assignment)
                 .values_list("item_id", "grade")
                 if grade in values and grades.is_relevant(values[grade], campaign.relevance_level)}
-    return Queue(topic_id=assignment.topic.topic_id, items=items,
+    return Queue(topic_id=assignment.topic.topic_id, topic_pk=assignment.topic_id, campaign_pk=campaign.pk,
+                 items=items,
                  judged={item_id: item_id in relevant for _, item_id in sorted(completed)},
                  skipped=[item_id for *_, item_id in sorted(skipped)],
                  demoted=demoted_items(campaign=campaign, topic_id=assignment.topic_id))
@@ -79,7 +98,7 @@ def policy_choices(*, campaign: Campaign, queue: Queue, judged: Mapping[str, boo
     """The policy's next `count` items given `judged`, never a skipped or excluded one; the filter mode's demoted
     items come after every other (the policy's choice among the rest first: a stable partition), and then the
     skipped ones, skipped longest ago first, as in the random order."""
-    pool = {item_id: [(run, rank) for run, rank in item.provenance] for item_id, item in queue.items.items()}
+    pool = {item_id: item.provenance for item_id, item in queue.items.items()}  # [run, rank] pairs as stored
     left_out = {*queue.skipped, *excluding}
     chosen: list[str] = []
     for exclude in (left_out | queue.demoted, left_out):
@@ -89,4 +108,4 @@ def policy_choices(*, campaign: Campaign, queue: Queue, judged: Mapping[str, boo
                                  exclude=exclude | set(chosen), topic_id=queue.topic_id)
     chosen += [item_id for item_id in queue.skipped
                if item_id not in judged and item_id not in excluding][:max(0, count - len(chosen))]
-    return [queue.items[item_id] for item_id in chosen]
+    return [queue.pool_item(item_id) for item_id in chosen]

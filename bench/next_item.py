@@ -15,6 +15,7 @@ goal is under 50 ms of server time for the next item. Results land in docs/bench
 from __future__ import annotations
 
 import random
+import statistics
 import sys
 
 import harness
@@ -73,15 +74,25 @@ def campaign_of(pool: int, runs: int, depth: int, judged: int):
     return campaign, assignment
 
 
-def measure(call, rounds: int) -> tuple[dict[str, float], int]:
+def measure(call, rounds: int, *, request: bool) -> tuple[dict[str, float], float, int | None]:
+    """Wall ms (spread), this process's median CPU ms (the Python side, which a loaded machine's waits do not
+    inflate as much) and the SQL queries of one call (None for a request: the test client's request resets the
+    query log Django keeps)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     call()
-    with CaptureQueriesContext(connection) as queries:
-        call()
-    seconds, _ = harness.rounds(rounds, call, warmup=1)
-    return harness.spread(seconds, 1000.0), len(queries)
+    queries = None
+    if not request:
+        with CaptureQueriesContext(connection) as captured:
+            call()
+        queries = len(captured)
+    walls, cpus = [], []
+    for _ in range(rounds):
+        wall, cpu, _result = harness.timed(call)
+        walls.append(wall)
+        cpus.append(cpu)
+    return harness.spread(walls, 1000.0), 1000.0 * statistics.median(cpus), queries
 
 
 def main(argv: list[str]) -> None:
@@ -117,18 +128,21 @@ def main(argv: list[str]) -> None:
         a = fresh()
         position = selectors.next_item(assignment=a).position
         kinds = {"next_item": lambda: selectors.next_item(assignment=fresh()),
-                 "ahead_of": lambda: selectors.ahead_of(assignment=fresh(), position=position, count=3),
+                 "ahead_of": lambda at=position: selectors.ahead_of(assignment=fresh(), position=at, count=3),
                  "continue (302)": lambda: client.get(f"/assess/assignments/{assignment.pk}/")}
         for kind, call in kinds.items():
-            spread, queries = measure(call, args.rounds)
+            spread, cpu, queries = measure(call, args.rounds, request=kind.startswith("continue"))
             if order == "random":
                 reference[kind] = spread["median"]
             ratio = spread["median"] / reference[kind]
-            figures["orders"].setdefault(order, {})[kind] = {**spread, "queries": queries, "ratio": ratio}
-            rows.append([order, kind, f"{spread['median']:.1f}", f"{spread['p95']:.1f}", queries, f"{ratio:.2f}"])
+            figures["orders"].setdefault(order, {})[kind] = {**spread, "cpu_ms": cpu, "queries": queries,
+                                                             "ratio": ratio}
+            rows.append([order, kind, f"{spread['median']:.1f}", f"{spread['p95']:.1f}", f"{cpu:.1f}",
+                         "-" if queries is None else queries, f"{ratio:.2f}"])
     print(f"One topic of {args.pool} items from {args.runs} runs at depth {args.depth}, {args.judged} judged; "
           f"{args.rounds} rounds; load {figures['load']}\n")
-    print(harness.table(["order", "request", "median ms", "p95 ms", "queries", "x random"], rows, left=2))
+    print(harness.table(["order", "request", "median ms", "p95 ms", "CPU ms", "queries", "x random"], rows,
+                        left=2))
     harness.save("next_item", figures, args.out)
 
 
