@@ -99,13 +99,15 @@ def policy_choices(*, campaign: Campaign, queue: Queue, judged: Mapping[str, boo
     items come after every other (the policy's choice among the rest first: a stable partition), and then the
     skipped ones, skipped longest ago first, as in the random order."""
     pool = {item_id: item.provenance for item_id, item in queue.items.items()}  # [run, rank] pairs as stored
-    left_out = {*queue.skipped, *excluding}
+    # Judged items are never chosen again; given as excluded too, the policy would take them for items it never
+    # chose, and move-to-front would not move on from a run whose item was not relevant.
+    left_out = {*queue.skipped, *excluding} - judged.keys()
     chosen: list[str] = []
     for exclude in (left_out | queue.demoted, left_out):
         if len(chosen) < count:
             chosen += next_items(campaign.judging_order, pool, judged, seed=campaign.seed,
                                  warm_up=campaign.warm_up, min_depth=campaign.min_depth, count=count - len(chosen),
-                                 exclude=exclude | set(chosen), topic_id=queue.topic_id)
+                                 exclude=(exclude | set(chosen)) - judged.keys(), topic_id=queue.topic_id)
     chosen += [item_id for item_id in queue.skipped
                if item_id not in judged and item_id not in excluding][:max(0, count - len(chosen))]
     return [queue.pool_item(item_id) for item_id in chosen]

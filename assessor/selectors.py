@@ -122,9 +122,23 @@ def next_item(*, assignment: Assignment, after: int | None = None, excluding: It
     campaign = assignment.campaign
     if campaign.judging_order != Campaign.JudgingOrder.RANDOM:
         queue = ordering.queue_of(assignment=assignment, campaign=campaign)
-        chosen = ordering.policy_choices(campaign=campaign, queue=queue, judged=queue.judged, count=1,
-                                         excluding=set(excluding))
-        return chosen[0] if chosen else None
+        # "Next unjudged" from an item not judged yet moves on from it, as the random order does: that item again
+        # only when nothing else is left.
+        passed = {i for i, item in queue.items.items() if item.position == after} if after is not None else set()
+        for left_out in ({*excluding, *passed}, set(excluding)):
+            chosen = ordering.policy_choices(campaign=campaign, queue=queue, judged=queue.judged, count=1,
+                                             excluding=left_out)
+            if chosen:
+                return chosen[0]
+        return None
+    return _next_in_position_order(
+        assignment=assignment, after=after, excluding=excluding,
+        demoted=ordering.demoted_items(campaign=campaign, topic_id=assignment.topic_id))
+
+
+def _next_in_position_order(*, assignment: Assignment, after: int | None, excluding: Iterable[str],
+                            demoted: set[str]) -> PoolItem | None:
+    """next_item in the random order, the filter mode's `demoted` items after the others."""
     visits = ItemVisit.objects.filter(assignment=assignment, item_id=OuterRef("item_id"))
     left = (PoolItem.objects.filter(topic_id=assignment.topic_id)
             .exclude(Exists(visits.filter(completed_at__isnull=False)))
@@ -133,7 +147,6 @@ def next_item(*, assignment: Assignment, after: int | None = None, excluding: It
     if judged_here:
         left = left.exclude(item_id__in=judged_here)
     unskipped = left.filter(skipped_at__isnull=True).order_by("position")
-    demoted = ordering.demoted_items(campaign=campaign, topic_id=assignment.topic_id)
     for part in ((unskipped.exclude(item_id__in=demoted), unskipped.filter(item_id__in=demoted)) if demoted
                  else (unskipped,)):
         item = (part.filter(position__gt=after).first() if after is not None else None) or part.first()
@@ -179,8 +192,9 @@ def ahead_of(*, assignment: Assignment, position: int, count: int) -> Ahead:
         return Ahead(items, relevant[0] if relevant and items and relevant[0].pk != items[0].pk else None)
     excluding = list(current)
     ahead: list[PoolItem] = []
+    demoted = ordering.demoted_items(campaign=campaign, topic_id=assignment.topic_id)  # read once for them all
     while len(ahead) < count:
-        item = next_item(assignment=assignment, after=position, excluding=excluding)
+        item = _next_in_position_order(assignment=assignment, after=position, excluding=excluding, demoted=demoted)
         if item is None:
             break
         ahead.append(item)

@@ -176,6 +176,18 @@ def test_skipped_items_come_last_in_an_adaptive_order(client):
     assert rest[-1] == top and len(rest) == 3        # the skipped one after every other
 
 
+def test_next_unjudged_moves_on_from_the_item_shown_and_comes_back_to_it_last(client):
+    campaign, topic, _ = hand_made("move-to-front", runs={"a": ["a1"], "b": ["b1"]})
+    a = AssignmentFactory(topic=topic)
+    client.force_login(a.assessor)
+    top = first(client, a)
+    position = PoolItem.objects.get(topic=topic, item_id=top).position
+    other = item_at(a, client.get(f"/assess/assignments/{a.pk}/?after={position}").url)
+    assert other != top
+    judge(client, a, other, "0")
+    assert item_at(a, client.get(f"/assess/assignments/{a.pk}/?after={position}").url) == top
+
+
 def test_the_api_next_is_the_policys_choice(client):
     campaign, topic, _ = hand_made("bandit")
     a = AssignmentFactory(topic=topic)
@@ -255,6 +267,15 @@ def test_filter_mode_puts_the_llms_0_last_in_an_adaptive_order_too_and_blind_mod
     campaign.llm_endpoint.save()
     fresh = AssignmentFactory(topic=topic, kind=Assignment.Kind.DUAL)
     assert selectors.next_item(assignment=fresh).item_id in ("a1", "b1")
+
+
+def test_when_the_llm_graded_every_item_0_the_policy_still_moves_on(client):
+    campaign, topic, _ = hand_made("move-to-front")
+    _filtered(campaign, topic, [item for items in RUNS.values() for item in items])
+    a = AssignmentFactory(topic=topic)
+    client.force_login(a.assessor)
+    top = first(client, a)
+    assert judge(client, a, top, "0") == ("b1" if run_of(top) == "a" else "a1")
 
 
 # -- budgets
