@@ -75,6 +75,27 @@ def topic_budgets(campaign: Campaign) -> dict[int, int]:
     return spread
 
 
+@dataclass(frozen=True)
+class HoursSpread:
+    """What the settings page says of an hours budget: the items it buys, at how many seconds per judgment (measured
+    or the default), and each topic's share now."""
+
+    items: int
+    seconds: float
+    measured: bool
+    topics: list[tuple[str, int]]
+
+
+def hours_spread(campaign: Campaign) -> HoursSpread | None:
+    if campaign.hours_budget is None:
+        return None
+    time = plan_seconds_per_judgment(measured=judging_time(campaign))
+    spread = topic_budgets(campaign)
+    return HoursSpread(items=hours_items(campaign), seconds=time.seconds, measured=time.measured,
+                       topics=[(topic.topic_id, spread[topic.pk]) for topic in campaign.topics.order_by("position")
+                               if topic.pk in spread])
+
+
 def assignment_budget(*, assignment: Assignment) -> Budget:
     """The assignment's budget: the least of the campaign's budget per topic and its topic's share of the hours
     budget; None for a characterisation (its sample is its budget) or a campaign without budgets."""

@@ -410,3 +410,7 @@ def test_the_settings_page_and_the_api_change_the_order_and_the_budgets(client):
     assert refused.status_code == 400 and "0.01" in refused.content.decode()
     campaign.refresh_from_db()
     assert campaign.judging_order == "move-to-front" and campaign.hours_budget is None
+    with override_settings(POOL_PLAN_SECONDS_PER_JUDGMENT=60.0):
+        client.patch(f"/api/campaigns/{campaign.pk}/", {"hours_budget": 0.05}, content_type="application/json")
+        page = client.get(f"/campaigns/{campaign.pk}/settings/").content.decode()
+    assert "buy 3 items at 60.0 s per judgment (assumed" in page and "A.1: 3" in page
