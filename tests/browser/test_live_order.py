@@ -72,3 +72,25 @@ def test_the_item_after_enter_is_move_to_fronts_choice_for_the_grade_given(page,
         page.wait_for_timeout(50)
     assert dict(Judgment.objects.filter(assignment=a).values_list("item_id", "grade")) == {
         RUNS[x][0]: "3", RUNS[x][1]: "2", RUNS[x][2]: "0"}
+
+
+def test_the_settings_page_sets_the_order_and_shows_the_hours_budget_spread(page, live_server, hand_made, organizer,
+                                                                             screenshot, settings):
+    settings.POOL_PLAN_SECONDS_PER_JUDGMENT = 60.0
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{hand_made.pk}/settings/")
+    page.select_option("#id_judging_order", "bandit")
+    page.fill("#id_warm_up", "2")
+    page.fill("#id_hours_budget", "0.05")
+    page.select_option("#id_budget_spread", "found")
+    with page.expect_navigation():
+        page.click("button:has-text('Save settings')")
+    hand_made.refresh_from_db()
+    assert (hand_made.judging_order, hand_made.warm_up, hand_made.hours_budget, hand_made.budget_spread) == (
+        "bandit", 2, 0.05, "found")
+    page.goto(f"{live_server.url}/campaigns/{hand_made.pk}/settings/")
+    expect(page.locator("#hours-spread")).to_contain_text("buy 3 items at 60.0 s per judgment")
+    expect(page.locator("#hours-spread .topic-budgets")).to_have_text("A.9: 3")
+    page.set_viewport_size({"width": 1280, "height": 1060})  # the order's fields and the hours' spread below them
+    page.evaluate("document.getElementById('id_judging_order').closest('.field').scrollIntoView({block: 'start'})")
+    screenshot(page, "campaign-settings-order.png")
