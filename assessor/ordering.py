@@ -108,6 +108,11 @@ def policy_choices(*, campaign: Campaign, queue: Queue, judged: Mapping[str, boo
             chosen += next_items(campaign.judging_order, pool, judged, seed=campaign.seed,
                                  warm_up=campaign.warm_up, min_depth=campaign.min_depth, count=count - len(chosen),
                                  exclude=(exclude | set(chosen)) - judged.keys(), topic_id=queue.topic_id)
+    if len(chosen) < count:
+        # An item no run retrieved (no provenance) is in no run's list: the policies reach it only in their random
+        # warm-up. Never "every item is judged" while one is left: those come in display order, before the skipped.
+        taken = {*chosen, *left_out, *judged}
+        chosen += [item_id for item_id in queue.items if item_id not in taken][:count - len(chosen)]
     chosen += [item_id for item_id in queue.skipped
                if item_id not in judged and item_id not in excluding][:max(0, count - len(chosen))]
     return [queue.pool_item(item_id) for item_id in chosen]

@@ -188,6 +188,15 @@ def test_next_unjudged_moves_on_from_the_item_shown_and_comes_back_to_it_last(cl
     assert item_at(a, client.get(f"/assess/assignments/{a.pk}/?after={position}").url) == top
 
 
+def test_an_item_no_run_retrieved_is_still_judged_before_the_topic_is_done(client):
+    campaign, topic, _ = hand_made("bandit", runs={"a": ["a1"]})
+    PoolItemFactory(topic=topic, item_id="z", position=5, provenance=[])
+    a = AssignmentFactory(topic=topic)
+    client.force_login(a.assessor)
+    assert first(client, a) == "a1"
+    assert judge(client, a, "a1", "0") == "z"
+
+
 def test_the_api_next_is_the_policys_choice(client):
     campaign, topic, _ = hand_made("bandit")
     a = AssignmentFactory(topic=topic)
