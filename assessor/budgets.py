@@ -60,17 +60,19 @@ def topic_budgets(campaign: Campaign) -> dict[int, int]:
     cached = cache.get(key)
     if cached is not None:
         return cached
-    pools = {str(topic): n for topic, n in PoolItem.objects.filter(campaign=campaign).order_by()
-             .values_list("topic_id").annotate(n=Count("*"))}
+    pks: dict[str, int] = {}
+    pools: dict[str, int] = {}
+    for pk, topic_id, n in (PoolItem.objects.filter(campaign=campaign).order_by()
+                            .values_list("topic_id", "topic__topic_id").annotate(n=Count("*"))):
+        pks[topic_id], pools[topic_id] = pk, n
     found: dict[str, int] = {}
     if campaign.budget_spread == Campaign.BudgetSpread.FOUND:
         values = campaign.judging_scheme.grade_values
         relevant = [grade for grade, value in values.items() if grades.is_relevant(value, campaign.relevance_level)]
-        for topic, n in (Judgment.objects.filter(assignment__campaign=campaign, grade__in=relevant).order_by()
-                         .values_list("assignment__topic_id").annotate(n=Count("item_id", distinct=True))):
-            found[str(topic)] = n
-    spread = {int(topic): items for topic, items in budget_spread(hours_items(campaign), pools, found,
-                                                                  spread=campaign.budget_spread).items()}
+        found = dict(Judgment.objects.filter(assignment__campaign=campaign, grade__in=relevant).order_by()
+                     .values_list("assignment__topic__topic_id").annotate(n=Count("item_id", distinct=True)))
+    spread = {pks[topic_id]: items for topic_id, items in budget_spread(hours_items(campaign), pools, found,
+                                                                        spread=campaign.budget_spread).items()}
     cache.set(key, spread, SPREAD_CACHE_SECONDS)
     return spread
 

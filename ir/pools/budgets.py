@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from ir.pools.ids import id_order_key
+from ir.prime import natural_key
 
 SPREADS = ("even", "found")
 
@@ -16,12 +16,12 @@ def budget_spread(total: int, pools: Mapping[str, int], found: Mapping[str, int]
     """Items per topic, `total` in all (less when the pools hold less): each topic's share is in proportion to its
     weight (1 each when even; 1 + its relevant items found so far with `found`, so that a topic with none found yet
     keeps a share), a topic whose pool is smaller than its share gets its pool and the rest is shared again among the
-    others; the items a whole share leaves go to the largest remainders (ties in topic id order)."""
+    others; the items a whole share leaves go to the largest remainders (ties in topic order, A.2 before A.10)."""
     if spread not in SPREADS:
         raise ValueError(f"unknown budget spread {spread!r}: one of {', '.join(SPREADS)}")
     weights = {topic: 1 + (found.get(topic, 0) if spread == "found" else 0) for topic in pools}
     budgets: dict[str, int] = {}
-    left, open_ = max(0, total), sorted(pools, key=id_order_key)
+    left, open_ = max(0, total), sorted(pools, key=natural_key)
     while open_:
         weight = sum(weights[t] for t in open_)
         shares = {t: Fraction(left * weights[t], weight) for t in open_}
