@@ -131,5 +131,10 @@ def judging_simulation_task(campaign_pk: int, qrels: dict, qrels_name: str, para
     except (InputError, Campaign.DoesNotExist) as exc:
         stored |= {"state": "failed", "problem": "; ".join(exc.messages()) if isinstance(exc, InputError)
                    else "the campaign was deleted"}
+    except Exception:
+        # The page must not say "computing" for ever: it says what happened, and the worker's log has the rest.
+        cache.set(simulation_key(campaign_pk), stored | {"state": "failed", "problem": "an internal error (see the "
+                                                         "worker's log)"}, SIMULATION_SECONDS)
+        raise
     stored["computed_at"] = timezone.now().isoformat()
     cache.set(simulation_key(campaign_pk), stored, SIMULATION_SECONDS)
