@@ -6,7 +6,8 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
-from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.core.cache import cache
+from django.db.models import Avg, Count, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, Least, TruncDate
 from django.utils import timezone
 
@@ -163,11 +164,43 @@ class StoppingRow:
     stopping: TopicStopping | None  # None: nothing judged yet
 
 
+STOPPING_CACHE_SECONDS = 7 * 24 * 3600
+
+
 def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
     """Per topic with a pool, in topic order: the judged items of its official assignment (the one not withdrawn),
     relevant at the campaign's relevance level (a formula: any of its instances), in the order first judged, against
-    its pool's provenance. Two queries; the estimates are plain arithmetic per topic (docs/pooling.md, "Knowing when
-    to stop")."""
+    its pool's provenance (docs/pooling.md, "Knowing when to stop"). The 78 regressions of a full campaign take a
+    tenth of a second or more, so the report is kept in the cache beside a stamp of everything it reads (one query);
+    a judgment, a revision, a withdrawal, a rebuilt pool or a changed setting makes the next view compute it again."""
+    stamp = _stopping_stamp(campaign)
+    key = f"stopping-report:{campaign.pk}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    rows = _stopping_rows(campaign)
+    cache.set(key, (stamp, rows), STOPPING_CACHE_SECONDS)
+    return rows
+
+
+def _stopping_stamp(campaign: Campaign) -> tuple:
+    official = Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
+    pool = PoolItem.objects.filter(campaign=campaign)
+    assignments = campaign_assignments(campaign=campaign).filter(kind=Assignment.Kind.OFFICIAL)
+    row = Campaign.objects.filter(pk=campaign.pk).values_list(
+        Subquery(official.order_by().values("assignment__campaign").annotate(n=Count("*")).values("n")[:1]),
+        Subquery(official.order_by().values("assignment__campaign").annotate(latest=Max("updated_at"))
+                 .values("latest")[:1]),
+        Subquery(pool.order_by().values("campaign").annotate(n=Count("*")).values("n")[:1]),
+        Subquery(pool.order_by().values("campaign").annotate(last=Max("pk")).values("last")[:1]),
+        Subquery(assignments.order_by().values("campaign").annotate(n=Count("pk", filter=Q(withdrawn_at__isnull=True)))
+                 .values("n")[:1]),
+        Subquery(assignments.order_by().values("campaign").annotate(latest=Max("withdrawn_at")).values("latest")[:1]),
+    ).get()
+    return (*row, campaign.judging_order, campaign.warm_up, campaign.relevance_level)
+
+
+def _stopping_rows(campaign: Campaign) -> list[StoppingRow]:
     pools: dict[int, dict[str, list[tuple[str, int]]]] = {}
     names: dict[int, str] = {}
     for topic_pk, topic_id, item_id, provenance in (

@@ -28,7 +28,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--topics", type=int, default=78)
     parser.add_argument("--runs", type=int, default=33)
-    parser.add_argument("--depth", type=int, default=25, help="pool depth (25 from 33 runs: pools of ~450)")
+    parser.add_argument("--depth", type=int, default=40, help="pool depth (40 from 33 runs: pools of ~430)")
     parser.add_argument("--judged", type=float, default=0.85)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)

@@ -62,9 +62,9 @@ def unfound_estimate(pool: Mapping[str, Sequence[tuple[str, int]]], judged: Mapp
     # The provenance as flat arrays, an entry per (item, run): the features are sums over them (numpy's bincount).
     provs = list(pool.values())
     entries = [entry for prov in provs for entry in prov]
-    runs: dict[str, int] = {}
-    run_idx = np.array([runs.setdefault(run, len(runs)) for run, _ in entries])
-    rank = np.array([r for _, r in entries], dtype=float)
+    names, rank_list = zip(*entries, strict=True)
+    run_names, run_idx = np.unique(np.array(names), return_inverse=True)
+    rank = np.array(rank_list, dtype=float)
     lengths = np.array([len(prov) for prov in provs])
     item_idx = np.repeat(np.arange(len(provs)), lengths)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -74,8 +74,8 @@ def unfound_estimate(pool: Mapping[str, Sequence[tuple[str, int]]], judged: Mapp
     # Each run's precision over the judged items it pooled (Jeffreys' prior), the same for a judged and an unjudged
     # item of the run: a property of the runs, so no item's own label leaks into its features.
     entry_judged = judged_mask[item_idx].astype(float)
-    run_relevant = np.bincount(run_idx, weights=entry_judged * y_all[item_idx], minlength=len(runs))
-    run_judged = np.bincount(run_idx, weights=entry_judged, minlength=len(runs))
+    run_relevant = np.bincount(run_idx, weights=entry_judged * y_all[item_idx], minlength=len(run_names))
+    run_judged = np.bincount(run_idx, weights=entry_judged, minlength=len(run_names))
     precision = (run_relevant + 0.5) / (run_judged + 1)
     votes = np.bincount(item_idx, minlength=n_items).astype(float)
     mean_precision = np.bincount(item_idx, weights=precision[run_idx], minlength=n_items) / votes

@@ -44,9 +44,25 @@ def test_a_random_order_leaves_the_target_rule_to_the_estimate(answers, ada):
     assert s.target.stop is None and s.target.reason == "random order: see the estimate"
 
 
-def test_a_revised_grade_changes_what_is_found(answers, ada):
+def a_1(campaign):
+    return {row.topic: row.stopping for row in progress.stopping_report(campaign=campaign)}["A.1"]
+
+
+def test_a_new_judgment_a_revision_or_a_withdrawal_is_seen_at_once_though_the_report_is_kept(answers, ada, bob):
     a = assign(answers, ada, "A.1")
     judge(a, ada, "10", "3")
-    judge(a, ada, "10", "0")
-    s = {row.topic: row.stopping for row in progress.stopping_report(campaign=answers)}["A.1"]
-    assert (s.judged, s.found) == (1, 0)
+    assert (a_1(answers).judged, a_1(answers).found) == (1, 1)
+    judge(a, ada, "10", "0")   # a revision
+    assert (a_1(answers).judged, a_1(answers).found) == (1, 0)
+    judge(a, ada, "11", "2")
+    assert (a_1(answers).judged, a_1(answers).found) == (2, 1)
+    answers.judging_order = JudgingOrder.MOVE_TO_FRONT
+    answers.save()
+    assert a_1(answers).target.reason != "random order: see the estimate"
+    # Withdrawn, the assessor's judgments no longer stand for the topic: nothing judged, until bob takes it over.
+    assert services.assignment_withdraw(assignment=a) == "withdrawn"
+    assert {row.topic: row.stopping for row in progress.stopping_report(campaign=answers)}["A.1"] is None
+    b = assign(answers, bob, "A.1")
+    judge(b, bob, "12", "3")
+    assert (a_1(answers).judged, a_1(answers).found) == (1, 1)
+
