@@ -11,10 +11,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core.forms import form_values
+from ir.grades import is_relevant
 from ir.problems import InputError
 from pooling.models import PoolItem
 
-from . import selectors, services
+from . import budgets, selectors, services
 from .forms import AheadForm, ShownForm
 from .judge_page import judge_context, own_assignment
 from .models import Assignment
@@ -28,7 +29,7 @@ AHEAD = 3
 @login_required
 @require_GET
 def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
-    """The items the assessor will judge after the one at `position` (selectors.items_ahead: the server's order),
+    """The items the assessor will judge after the one at `position` (selectors.ahead_of: the campaign's order),
     each as the judging page renders it, and recorded as shown by nobody: fetching an item is not showing it.
     `?have=` lists the pool items the page holds already (comma-separated): those come without their HTML. A pool
     rebuild gives its items new pool item numbers, so a page holding an old one gets the new one in full."""
@@ -39,20 +40,43 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     # Every item stamped with the time the request came in (not the moment its own page was rendered, later): the
     # first-shown time the page reports is then at most the network's delay after the true moment.
     asked = time.time()
-    items = []
+    # Within the assignment's budget (budgets.py): the item shown is one of the items left, so no further item comes
+    # after the last one the budget allows (the continue page then says the budget is spent).
+    left = budgets.assignment_budget(assignment=assignment).left
+    count = AHEAD if left is None else min(AHEAD, max(0, left - 1))
+    if count == 0:
+        return JsonResponse({"items": []})
+    ahead = selectors.ahead_of(assignment=assignment, position=position, count=count)
     progress = None  # the assignment's, counted once for every item sent in full
-    for item in selectors.items_ahead(assignment=assignment, position=position, count=AHEAD):
-        entry = {"position": item.position, "pool_item": item.pk,
-                 "url": reverse("assessor:judge", args=[pk, item.position])}
+
+    def entry_of(item: PoolItem) -> dict | None:
+        nonlocal progress
+        entry: dict = {"position": item.position, "pool_item": item.pk,
+                       "url": reverse("assessor:judge", args=[pk, item.position])}
         if item.pk not in have:
             progress = progress or selectors.assignment_progress(assignment=assignment)
             page = selectors.judging_page_of(assignment=assignment, position=item.position, progress=progress)
             if page is None or page.item.pk != item.pk:  # the pools were rebuilt a moment ago: fetched next time
-                break
+                return None
             context = judge_context(page, [], rendered_at=asked)
             entry["html"] = render_to_string("assessor/_judge_item.html", context, request=request)
+        return entry
+
+    items = []
+    for item in ahead.items:
+        entry = entry_of(item)
+        if entry is None:
+            break
         items.append(entry)
-    return JsonResponse({"items": items})
+    answer: dict = {"items": items}
+    # An adaptive order: the item that comes next instead when the item shown is judged relevant (judge-ahead.js
+    # swaps it in); the page is never told why.
+    if ahead.if_relevant is not None and items and (relevant := entry_of(ahead.if_relevant)) is not None:
+        answer["if_relevant"] = relevant
+        campaign = assignment.campaign
+        answer["relevant_grades"] = [grade for grade, value in campaign.judging_scheme.grade_values.items()
+                                     if is_relevant(value, campaign.relevance_level)]
+    return JsonResponse(answer)
 
 
 @login_required

@@ -21,7 +21,7 @@ from ir.problems import InputError
 from people.selectors import accounts_named
 from pooling.models import Campaign, PoolInstance, PoolItem
 
-from . import rounds, selectors, services
+from . import budgets, rounds, selectors, services
 from .models import Assignment
 from .serializers import (
     AssignmentSerializer,
@@ -51,11 +51,14 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(responses={200: NextItemSerializer, 204: None})
     @action(detail=True, methods=["get"])
     def next(self, request, pk=None):
-        """The next item to judge (recorded as shown now), or 204 when every item is judged."""
+        """The next item to judge in the campaign's judging order (recorded as shown now), or 204 when every item is
+        judged or the assignment's budget is spent (it is then closed: `closed_at`)."""
         assignment = self.get_object()
         if assignment.kind == Assignment.Kind.CHARACTERISATION:
             raise InputError(f"assignment {assignment.pk} asks yes/no questions of a sample: GET "
                              f"/api/characterisations/next/?assignment={assignment.pk}")
+        if budgets.budget_close(assignment=assignment).spent:
+            return Response(status=status.HTTP_204_NO_CONTENT)  # the budget is spent: the assignment is closed
         item = selectors.next_item(assignment=assignment)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

@@ -429,11 +429,12 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
 @organizer_required
 def progress(request: HttpRequest, pk: int) -> HttpResponse:
     """Per assessor and topic: judged of total, seconds per judgment (server and active time), judgments per hour
-    and the projected finish date."""
+    and the projected finish date; per topic, the relevant items left and when to stop."""
     campaign = get_object_or_404(Campaign, pk=pk)
     measured = progress_reports.judging_time(campaign)  # one aggregate query over the campaign's visits
     return render(request, "assessor/progress.html", {
         "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
+        "stopping": progress_reports.stopping_report(campaign=campaign),
         "seconds": measured[0] if measured else None,
         "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=measured),
         "plan_min_judgments": pooling_selectors.PLAN_MIN_JUDGMENTS,

@@ -6,14 +6,17 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
-from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.core.cache import cache
+from django.db.models import Avg, Count, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, Least, TruncDate
 from django.utils import timezone
 
 from core.aggregates import Median, Seconds
-from pooling.models import Campaign
+from ir.grades import is_relevant
+from ir.pools.stopping import TopicStopping, topic_stopping
+from pooling.models import Campaign, JudgingOrder, PoolItem
 
-from .models import ItemVisit, Judgment
+from .models import GRADE_VALUES, Assignment, ItemVisit, Judgment
 from .selectors import campaign_assignments
 from .services import MAX_ACTIVE_SECONDS
 
@@ -151,3 +154,70 @@ def judging_time(campaign: Campaign) -> tuple[float, int] | None:
         if n:
             return seconds / n, n
     return None
+
+
+@dataclass
+class StoppingRow:
+    """One topic's estimate of the relevant items left and the stopping rules' advice (ir/pools/stopping.py)."""
+
+    topic: str
+    stopping: TopicStopping | None  # None: nothing judged yet
+
+
+STOPPING_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
+    """Per topic with a pool, in topic order: the judged items of its official assignment (the one not withdrawn),
+    relevant at the campaign's relevance level (a formula: any of its instances), in the order first judged, against
+    its pool's provenance (docs/pooling.md, "Knowing when to stop"). The 78 regressions of a full campaign take a
+    tenth of a second or more, so the report is kept in the cache beside a stamp of everything it reads (one query);
+    a judgment, a revision, a withdrawal, a rebuilt pool or a changed setting makes the next view compute it again."""
+    stamp = _stopping_stamp(campaign)
+    key = f"stopping-report:{campaign.pk}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    rows = _stopping_rows(campaign)
+    cache.set(key, (stamp, rows), STOPPING_CACHE_SECONDS)
+    return rows
+
+
+def _stopping_stamp(campaign: Campaign) -> tuple:
+    official = Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
+    pool = PoolItem.objects.filter(campaign=campaign)
+    assignments = campaign_assignments(campaign=campaign).filter(kind=Assignment.Kind.OFFICIAL)
+    row = Campaign.objects.filter(pk=campaign.pk).values_list(
+        Subquery(official.order_by().values("assignment__campaign").annotate(n=Count("*")).values("n")[:1]),
+        Subquery(official.order_by().values("assignment__campaign").annotate(latest=Max("updated_at"))
+                 .values("latest")[:1]),
+        Subquery(pool.order_by().values("campaign").annotate(n=Count("*")).values("n")[:1]),
+        Subquery(pool.order_by().values("campaign").annotate(last=Max("pk")).values("last")[:1]),
+        Subquery(assignments.order_by().values("campaign").annotate(n=Count("pk", filter=Q(withdrawn_at__isnull=True)))
+                 .values("n")[:1]),
+        Subquery(assignments.order_by().values("campaign").annotate(latest=Max("withdrawn_at")).values("latest")[:1]),
+    ).get()
+    return (*row, campaign.judging_order, campaign.warm_up, campaign.relevance_level)
+
+
+def _stopping_rows(campaign: Campaign) -> list[StoppingRow]:
+    pools: dict[int, dict[str, list[tuple[str, int]]]] = {}
+    names: dict[int, str] = {}
+    for topic_pk, topic_id, item_id, provenance in (
+            PoolItem.objects.filter(campaign=campaign).order_by("topic__position", "position")
+            .values_list("topic_id", "topic__topic_id", "item_id", "provenance").iterator(chunk_size=5000)):
+        pools.setdefault(topic_pk, {})[item_id] = [(run, rank) for run, rank in provenance]
+        names[topic_pk] = topic_id
+    judged: dict[int, dict[str, bool]] = {}
+    for topic_pk, item_id, grade in (
+            Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
+                                    assignment__withdrawn_at__isnull=True)
+            .order_by("assignment__topic_id", "submitted_at", "pk")
+            .values_list("assignment__topic_id", "item_id", "grade").iterator(chunk_size=5000)):
+        relevant = is_relevant(GRADE_VALUES.get(grade, 0), campaign.relevance_level)
+        items = judged.setdefault(topic_pk, {})
+        items[item_id] = items.get(item_id, False) or relevant
+    adaptive = campaign.judging_order != JudgingOrder.RANDOM
+    return [StoppingRow(topic=names[pk], stopping=topic_stopping(pool, judged[pk], warm_up=campaign.warm_up,
+                                                                 adaptive=adaptive) if judged.get(pk) else None)
+            for pk, pool in pools.items()]

@@ -14,6 +14,7 @@ from core.permissions import is_organizer
 from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 from pooling.selectors import posts_not_in_collection
 
+from . import ordering
 from .models import Assignment, CharacterisationAnswer, CheckItem, ItemVisit, Judgment, SampleItem
 
 if TYPE_CHECKING:
@@ -117,9 +118,32 @@ def visits_by_item(*, assignment_pks: Iterable[int]) -> dict[tuple[int, str], Vi
 
 
 def next_item(*, assignment: Assignment, after: int | None = None, excluding: Iterable[str] = ()) -> PoolItem | None:
-    """The item to judge next: the first unjudged, unskipped item after position `after` (from the start when
-    None, wrapping around); when only skipped items are left, the one skipped longest ago. Items whose ids are in
-    `excluding` count as judged (items_ahead)."""
+    """The item to judge next in the campaign's judging order (docs/pooling.md, "Live order and budgets"); items
+    whose ids are in `excluding` count as judged (items_ahead). Random (ARQMath's): the first unjudged, unskipped item
+    after position `after` (from the start when None, wrapping around). Move-to-front or bandit: the policy's choice
+    given this assignment's judgments so far (`after` plays no part). Either way, when only skipped items are left,
+    the one skipped longest ago; in the LLM's filter mode, items it graded 0 come after every other unskipped one."""
+    campaign = assignment.campaign
+    # A check assignment judges the few items sent to it, in pool order.
+    if campaign.judging_order != Campaign.JudgingOrder.RANDOM and assignment.kind != Assignment.Kind.CHECK:
+        queue = ordering.queue_of(assignment=assignment, campaign=campaign)
+        # "Next unjudged" from an item not judged yet moves on from it, as the random order does: that item again
+        # only when nothing else is left.
+        passed = {i for i, item in queue.items.items() if item.position == after} if after is not None else set()
+        for left_out in ({*excluding, *passed}, set(excluding)):
+            chosen = ordering.policy_choices(campaign=campaign, queue=queue, judged=queue.judged, count=1,
+                                             excluding=left_out)
+            if chosen:
+                return chosen[0]
+        return None
+    return _next_in_position_order(
+        assignment=assignment, after=after, excluding=excluding,
+        demoted=ordering.demoted_items(campaign=campaign, topic_id=assignment.topic_id))
+
+
+def _next_in_position_order(*, assignment: Assignment, after: int | None, excluding: Iterable[str],
+                            demoted: set[str]) -> PoolItem | None:
+    """next_item in the random order, the filter mode's `demoted` items after the others."""
     visits = ItemVisit.objects.filter(assignment=assignment, item_id=OuterRef("item_id"))
     left = (_assignment_items(assignment)
             .exclude(Exists(visits.filter(completed_at__isnull=False)))
@@ -128,8 +152,21 @@ def next_item(*, assignment: Assignment, after: int | None = None, excluding: It
     if judged_here:
         left = left.exclude(item_id__in=judged_here)
     unskipped = left.filter(skipped_at__isnull=True).order_by("position")
-    return ((unskipped.filter(position__gt=after).first() if after is not None else None) or unskipped.first()
-            or left.order_by("skipped_at", "position").first())
+    for part in ((unskipped.exclude(item_id__in=demoted), unskipped.filter(item_id__in=demoted)) if demoted
+                 else (unskipped,)):
+        item = (part.filter(position__gt=after).first() if after is not None else None) or part.first()
+        if item is not None:
+            return item
+    return left.order_by("skipped_at", "position").first()
+
+
+@dataclass
+class Ahead:
+    """The items the judging page fetches ahead: `items` in turn as each is judged (the item shown judged not
+    relevant, in an adaptive order), and `if_relevant`, the one that comes next instead when the item shown is
+    judged relevant (None: the same as items[0], as in the random order)."""
+    items: list[PoolItem]
+    if_relevant: PoolItem | None = None
 
 
 def _assignment_items(assignment: Assignment) -> QuerySet[PoolItem]:
@@ -141,21 +178,42 @@ def _assignment_items(assignment: Assignment) -> QuerySet[PoolItem]:
 
 
 def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[PoolItem]:
-    """The items "next item" will open after the item at `position`, in turn, as each is judged: next_item after
-    that item with it judged, then next_item after that one with both judged, and so on (up to `count`). What the
-    judging page fetches ahead; an empty list when nothing is left to judge after it."""
-    current = PoolItem.objects.filter(topic_id=assignment.topic_id, position=position).values_list("item_id",
-                                                                                                   flat=True)
+    """ahead_of's items: what "next item" will open after the item at `position`, in turn."""
+    return ahead_of(assignment=assignment, position=position, count=count).items
+
+
+def ahead_of(*, assignment: Assignment, position: int, count: int) -> Ahead:
+    """The items "next item" will open after the item at `position`, in turn, as each is judged (up to `count`): in
+    the random order, next_item after that item with it judged, then next_item after that one with both judged, and
+    so on; in an adaptive order, the policy's next choices with the item shown judged, read once. What the judging
+    page fetches ahead; no items when nothing is left to judge after it."""
+    campaign = assignment.campaign
+    current = list(PoolItem.objects.filter(topic_id=assignment.topic_id, position=position).values_list("item_id",
+                                                                                                      flat=True))
+    if campaign.judging_order != Campaign.JudgingOrder.RANDOM and assignment.kind != Assignment.Kind.CHECK:
+        queue = ordering.queue_of(assignment=assignment, campaign=campaign)
+        if not current or current[0] in queue.judged:  # a revision, or no such item: the order as it stands
+            return Ahead(ordering.policy_choices(campaign=campaign, queue=queue, judged=queue.judged, count=count,
+                                                 excluding=current))
+        # The item shown is judged next: the choices after it as it turns out not relevant (most are), and the one
+        # after it should it be relevant, so that the page swaps the right one in at once.
+        shown = current[0]
+        items = ordering.policy_choices(campaign=campaign, queue=queue, judged={**queue.judged, shown: False},
+                                        count=count)
+        relevant = ordering.policy_choices(campaign=campaign, queue=queue, judged={**queue.judged, shown: True},
+                                           count=1)
+        return Ahead(items, relevant[0] if relevant and items and relevant[0].pk != items[0].pk else None)
     excluding = list(current)
     ahead: list[PoolItem] = []
+    demoted = ordering.demoted_items(campaign=campaign, topic_id=assignment.topic_id)  # read once for them all
     while len(ahead) < count:
-        item = next_item(assignment=assignment, after=position, excluding=excluding)
+        item = _next_in_position_order(assignment=assignment, after=position, excluding=excluding, demoted=demoted)
         if item is None:
             break
         ahead.append(item)
         excluding.append(item.item_id)
         position = item.position
-    return ahead
+    return Ahead(ahead)
 
 
 def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:

@@ -20,7 +20,7 @@ from people import services as people_services
 from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
 
-from . import selectors, services
+from . import budgets, selectors, services
 from .forms import AssessorCreateForm, AssignForm, ContinueForm, TopicSearchForm, grades_posted
 from .judge_page import judge_context, own_assignment
 from .models import Assignment
@@ -63,7 +63,13 @@ def position_after(request: HttpRequest) -> int | None:
 
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
-    """A redirect to the next unjudged item after position `after`, else to the start page with a thank-you."""
+    """A redirect to the next unjudged item after position `after` (in the campaign's judging order), else to the
+    start page with a thank-you; the start page, saying so, when the assignment's budget is spent (budgets.py: it
+    closes)."""
+    budget = budgets.budget_close(assignment=assignment)
+    if budget.spent:
+        messages.info(request, budgets.budget_message(assignment, budget))
+        return redirect("assessor:home")
     item = selectors.next_item(assignment=assignment, after=after)
     if item is None:
         messages.info(request, f"Topic {assignment.topic.topic_id}: every item is judged. Thank you!")
@@ -124,7 +130,7 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         messages.info(request, "Saved. Grade every instance to complete this formula.")
         return redirect("assessor:judge", pk=pk, position=position)
     # Straight to the next item, as the continue URL would send the browser: one round trip less.
-    return _next_item(request, Assignment.objects.select_related("topic").get(pk=pk), position)
+    return _next_item(request, Assignment.objects.select_related("topic", "campaign").get(pk=pk), position)
 
 
 def _judge_page(request: HttpRequest, page: selectors.JudgingPage, errors: list[str] | None = None,

@@ -111,3 +111,38 @@ def difference_bars(rows: Sequence[tuple[str, float]], *, step: float = 0.2) -> 
     return {"width": width, "height": HEIGHT, "left": LEFT, "right": width - RIGHT, "top": TOP,
             "zero": round(zero, 1), "label_y": HEIGHT - BOTTOM + 16, "bars": bars, "ticks": ticks,
             "labels": len(rows) <= DIFF_LABELS_MAX}
+
+
+# -- the judging-order simulator's curves: relevant found against pool judged, one line per policy (issue 27)
+
+FOUND_CHART = {"width": 640, "height": 320, "left": 56, "right": 150, "top": 20, "bottom": 48}
+# Colour and dash per policy, told apart without colour too (the dash), in POLICIES' order.
+FOUND_STYLES = (("#6b7280", "6 4"), ("#2563eb", "2 3"), ("#dc2626", ""))
+
+
+def found_curves(series: Sequence[tuple[str, Sequence[tuple[float, float]]]]) -> dict:
+    """series: (policy, [(judged fraction, found fraction), ...]) as ir.pools.simulate gives them. Both axes run
+    from 0 to 100%; a dashed line marks 90% found."""
+    c = FOUND_CHART
+    plot_w = c["width"] - c["left"] - c["right"]
+    plot_h = c["height"] - c["top"] - c["bottom"]
+    right = c["left"] + plot_w
+    base = c["top"] + plot_h
+
+    def x(value: float) -> float:
+        return round(c["left"] + value * plot_w, 1)
+
+    def y(value: float) -> float:
+        return round(base - value * plot_h, 1)
+
+    lines = []
+    for i, (policy, points) in enumerate(series):
+        colour, dash = FOUND_STYLES[i % len(FOUND_STYLES)]
+        last = points[-1] if points else (0.0, 0.0)
+        lines.append({"policy": policy, "colour": colour, "dash": dash,
+                      "points": " ".join(f"{x(px)},{y(py)}" for px, py in points),
+                      "legend_y": c["top"] + 14 + 18 * i, "end_x": x(last[0]), "end_y": y(last[1])})
+    ticks = [{"label": f"{k * 20}%", "x": x(k / 5), "y": y(k / 5)} for k in range(6)]
+    return {**c, "lines": lines, "ticks": ticks, "base": base, "plot_right": right, "target_y": y(0.9),
+            "legend_x": right + 16, "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8,
+            "tick_y": base + 16}

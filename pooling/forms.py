@@ -7,7 +7,7 @@ from core.bounds import column_bounds
 from ir.grades import PRESETS
 
 from .models import Campaign, Collection, Run, Topic
-from .services import RUN_KINDS, TOPIC_TEXT
+from .services import BUDGETS, NO_BUDGET, RUN_KINDS, TOPIC_TEXT, CampaignSettings, campaign_settings
 
 
 class CampaignForm(forms.Form):
@@ -126,9 +126,14 @@ class CampaignSettingsForm(forms.ModelForm):
     class Meta:
         model = Campaign
         fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth",
-                  "relevance_level"]
-        labels = {"max_depth": "Maximum run depth"}
-        help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in"}
+                  "relevance_level", "judging_order", "warm_up", "min_depth", "topic_budget", "hours_budget",
+                  "budget_spread"]
+        labels = {"max_depth": "Maximum run depth", "judging_order": "Judging order", "warm_up": "Warm-up items",
+                  "min_depth": "Minimum depth per run", "topic_budget": "Budget per topic (items)",
+                  "hours_budget": "Budget of the campaign (assessor hours)", "budget_spread": "Hours spread"}
+        help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in",
+                      "judging_order": "the order of each assessor's next items (docs/pooling.md, Live order and "
+                                       "budgets); it may change at any time: it decides only the items to come"}
 
     def __init__(self, *args, pools_built: bool = False, has_runs: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -136,7 +141,8 @@ class CampaignSettingsForm(forms.ModelForm):
             del self.fields["instances"], self.fields["selection"]
         if not pools_built:
             del self.fields["force"]
-        self.fields["relevance_level"].required = False  # left empty: as it is (the service's None)
+        for name in ("relevance_level", "judging_order", "warm_up", "min_depth", "budget_spread"):
+            self.fields[name].required = False  # left empty (or not sent): as it is (the service's None)
         if self.instance.collection_id:
             self.initial.setdefault("collection", self.instance.collection.name)
         # Shown but fixed once runs are in (they were checked against the collection); the service says so too.
@@ -147,6 +153,13 @@ class CampaignSettingsForm(forms.ModelForm):
         assert isinstance(scheme, forms.ChoiceField)
         scheme.choices = ([] if current in PRESETS else [("", f"{current} (as it is)")]) + [(n, n) for n in PRESETS]
         self.initial.setdefault("scheme", current if current in PRESETS else "")
+
+    def settings(self) -> CampaignSettings:
+        """The settings chosen, for the service: a budget sent empty is no budget (services.NO_BUDGET), where an
+        empty relevance level leaves it as it is."""
+        data = self.cleaned_data
+        return campaign_settings({**data, **{key: NO_BUDGET for key in BUDGETS
+                                             if key in self.data and data.get(key) is None}})
 
 
 class RunFactsForm(forms.ModelForm):

@@ -135,8 +135,14 @@ class JudgingOrder(models.TextChoices):
     BANDIT = "bandit", "bandit (Losada et al.'s MM-NS)"
 
 
+class BudgetSpread(models.TextChoices):
+    EVEN = "even", "evenly over the topics"
+    FOUND = "found", "in proportion to the relevant items found (Losada et al.)"
+
+
 class Campaign(models.Model):
     JudgingOrder = JudgingOrder
+    BudgetSpread = BudgetSpread
 
     class Task(models.TextChoices):
         ANSWERS = "answers", "Answer retrieval (Task 1)"
@@ -193,6 +199,15 @@ class Campaign(models.Model):
     topic_budget = models.PositiveIntegerField(null=True, blank=True, validators=COUNT_VALIDATORS,
                                                help_text="the most items judged per topic and assignment (empty: "
                                                          "the whole pool)")
+    # A budget for the whole campaign (issue 27, docs/pooling.md "Live order and budgets"): assessor hours, turned
+    # into items through the planner's seconds per judgment and spread over the topics.
+    hours_budget = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.01),
+                                                                         MaxValueValidator(1_000_000)],
+                                     help_text="assessor hours for the campaign's judging, spread over its topics "
+                                               "(empty: no campaign budget)")
+    budget_spread = models.CharField(max_length=8, choices=BudgetSpread.choices, default=BudgetSpread.EVEN,
+                                     help_text="how the hours are spread over the topics: evenly, or in proportion "
+                                               "to each topic's relevant items found so far")
 
     class Meta:
         ordering = ["-created_at", "name"]

@@ -6,11 +6,12 @@ from rest_framework import serializers
 from core.bounds import column_bounds
 from ir.grades import PRESETS
 from pooling.models import Campaign, Collection, Job, Run, Topic
-from pooling.services import RUN_KINDS, TOPIC_TEXT
+from pooling.services import NO_BUDGET, RUN_KINDS, TOPIC_TEXT
 from workflow.job_pages import job_progress
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+    from django.utils.functional import _StrPromise
 
 
 class CollectionSerializer(serializers.ModelSerializer):
@@ -20,6 +21,39 @@ class CollectionSerializer(serializers.ModelSerializer):
         read_only_fields = ["created_at"]
 
 
+# The judging order, its guards and the budgets (issue 27): read, created and changed like the other settings.
+ORDER_FIELDS = ["judging_order", "warm_up", "min_depth", "topic_budget", "hours_budget", "budget_spread"]
+
+
+def _budget_field(help_text: "str | _StrPromise",
+                  field: type[serializers.IntegerField | serializers.FloatField]) -> serializers.Field:
+    """A budget as the API takes it: 0 or null takes it away (services.NO_BUDGET); the model's validators check the
+    rest, as for the pages and the commands."""
+    return field(min_value=NO_BUDGET, required=False, allow_null=True,
+                 help_text=f"{help_text}; 0 or null: none")
+
+
+class OrderSettings(serializers.Serializer):
+    """The order settings of a create or an update; a budget of null is none (NO_BUDGET), not "unchanged"."""
+
+    judging_order = serializers.ChoiceField(choices=Campaign.JudgingOrder.choices, required=False,
+                                            help_text=Campaign._meta.get_field("judging_order").help_text)
+    warm_up = serializers.IntegerField(**column_bounds(Campaign, "warm_up"), required=False,
+                                       help_text=Campaign._meta.get_field("warm_up").help_text)
+    min_depth = serializers.IntegerField(**column_bounds(Campaign, "min_depth"), required=False,
+                                         help_text=Campaign._meta.get_field("min_depth").help_text)
+    topic_budget = _budget_field(Campaign._meta.get_field("topic_budget").help_text, serializers.IntegerField)
+    hours_budget = _budget_field(Campaign._meta.get_field("hours_budget").help_text, serializers.FloatField)
+    budget_spread = serializers.ChoiceField(choices=Campaign.BudgetSpread.choices, required=False,
+                                            help_text=Campaign._meta.get_field("budget_spread").help_text)
+
+    def validate_topic_budget(self, value: int | None) -> int:
+        return NO_BUDGET if value is None else value
+
+    def validate_hours_budget(self, value: float | None) -> float:
+        return NO_BUDGET if value is None else value
+
+
 class CampaignSerializer(serializers.ModelSerializer):
     collection: "serializers.SlugRelatedField[Collection]" = serializers.SlugRelatedField(
         slug_field="name", read_only=True, allow_null=True)
@@ -27,7 +61,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["id", "name", "task", "collection", "primary_depth", "alternate_depth", "instances", "selection",
-                  "seed", "max_depth", "relevance_level", "scheme", "deleting", "created_at"]
+                  "seed", "max_depth", "relevance_level", *ORDER_FIELDS, "scheme", "deleting", "created_at"]
         read_only_fields = ["deleting"]
 
     scheme = serializers.SerializerMethodField(help_text="the judging scheme, as a scheme file writes it")
@@ -36,7 +70,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         return campaign.judging_scheme.to_json()
 
 
-class CampaignCreateSerializer(serializers.Serializer):
+class CampaignCreateSerializer(OrderSettings):
     name = serializers.CharField(max_length=100)
     task = serializers.ChoiceField(choices=Campaign.Task.choices)
     collection = serializers.CharField(max_length=100, required=False, allow_blank=True)
@@ -54,7 +88,7 @@ class CampaignCreateSerializer(serializers.Serializer):
                                                              "scheme's object (docs/judging.md, Judging schemes)")
 
 
-class CampaignUpdateSerializer(serializers.ModelSerializer):
+class CampaignUpdateSerializer(OrderSettings, serializers.ModelSerializer):
     """PATCH of a campaign: any of these; ranges from the model's validators, as the create form and command."""
 
     collection = serializers.CharField(max_length=100, required=False, allow_blank=True,
@@ -68,7 +102,7 @@ class CampaignUpdateSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = ["name", "collection", "primary_depth", "alternate_depth", "instances", "selection", "seed",
-                  "max_depth", "relevance_level", "force", "scheme"]
+                  "max_depth", "relevance_level", *ORDER_FIELDS, "force", "scheme"]
 
 
 class PoolsAfterSerializer(serializers.Serializer):

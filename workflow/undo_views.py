@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from assessor import budgets
 from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
 from core.permissions import organizer_required
@@ -93,7 +94,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
                 campaign=campaign, name=data["name"], collection_name=data["collection"],
                 force=bool(data.get("force")),
                 scheme=preset(data["scheme"], campaign.task) if data["scheme"] else None,
-                **services.campaign_settings(data))
+                **form.settings())
         except InputError as exc:
             exc.add_to_form(form)
         else:
@@ -104,7 +105,8 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     marks = [{"value": m, "label": MARK_LABELS[m], "key": MARK_KEYS[m], "definition": MARK_DEFINITIONS[m]}
              for m in scheme.marks]
     return render(request, "pooling/campaign_settings.html", {**context, "form": form, "marks": marks,
-                                                              "table": list(scheme.table.items())})
+                                                              "table": list(scheme.table.items()),
+                                                              "hours": budgets.hours_spread(campaign)})
 
 
 @organizer_required

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from workflow import judgment_views, topic_views, undo_views, views
+from workflow import judgment_views, simulation_views, topic_views, undo_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -11,6 +11,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/judgments/import/", judgment_views.judgments_upload, name="judgments_upload"),
     path("campaigns/<int:pk>/pools/", views.pool_detail, name="pools"),
     path("campaigns/<int:pk>/pools/build/", views.pool_build, name="pool_build"),
+    path("campaigns/<int:pk>/pools/simulation/", simulation_views.pool_simulation, name="pool_simulation"),
     path("campaigns/<int:pk>/pools/topics/<int:topic_pk>/", views.pool_topic, name="pool_topic"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/depth/", views.run_depth, name="run_depth"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/delete/", undo_views.run_delete, name="run_delete"),

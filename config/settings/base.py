@@ -190,7 +190,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
                                    "unacked_restore_throttle": 1}
-CELERY_IMPORTS = ["workflow.jobs", "evaluation.snapshots"]  # tasks beside what they serve
+CELERY_IMPORTS = ["workflow.jobs", "evaluation.snapshots", "evaluation.simulation"]  # tasks beside what they serve
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
 # The leaderboard's and reusability's recomputes (evaluation/snapshots.py): a low-priority queue of their own when named
 # (serve it with a worker of its own, `celery -A config worker -Q scores`, whose niced process then runs nothing

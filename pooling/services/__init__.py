@@ -5,6 +5,8 @@ The writes that could take judged items out of the pools are told what is judged
 the judging app's services (assessor/services/pools.py), which read it: pooling imports no app above it
 (docs/architecture.md, "Which app imports which")."""
 from .campaigns import (
+    BUDGETS,
+    NO_BUDGET,
     CampaignSettings,
     TopicsIngestResult,
     campaign_create,
@@ -51,6 +53,8 @@ from .undo import (
 )
 
 __all__ = [
+    "BUDGETS",
+    "NO_BUDGET",
     "candidates_ingest",
     "CampaignContents",
     "CampaignSettings",

@@ -43,11 +43,31 @@ class CampaignSettings(TypedDict, total=False):
     max_depth: int | None
     relevance_level: int | None
     candidate_notes: bool | None
+    # The judging order and its guards, and the budgets (issue 27, docs/pooling.md "Live order and budgets"): they
+    # change at any time, even while judging (they decide only the items still to come). A budget given as 0
+    # (NO_BUDGET) is taken away.
+    judging_order: str | None
+    warm_up: int | None
+    min_depth: int | None
+    topic_budget: int | None
+    hours_budget: float | None
+    budget_spread: str | None
+
+
+# A budget set to this is removed (the whole pool is judged): None already means "not given".
+NO_BUDGET = 0
+BUDGETS = ("topic_budget", "hours_budget")
 
 
 def campaign_settings(values: Mapping[str, Any]) -> CampaignSettings:
     """The settings among other values: a form's cleaned data, a serializer's validated data, a command's options."""
     return cast(CampaignSettings, given_keys(CampaignSettings, values))
+
+
+def settings_chosen(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings given (None and an empty choice: not given), a budget of NO_BUDGET as None (no budget)."""
+    return {key: None if key in BUDGETS and value == NO_BUDGET else value for key, value in settings.items()
+            if value is not None and value != ""}
 
 
 @transaction.atomic
@@ -66,8 +86,9 @@ def campaign_create(
     if task not in Campaign.Task.values:
         raise InputError(f"task must be one of {', '.join(Campaign.Task.values)}, not '{task}'")
     primary_depth, alternate_depth = Campaign.DEFAULT_DEPTHS[task]
-    # A given 0 is a value, out of range like any other; an empty selection is the form's "default".
-    given = {key: value for key, value in settings.items() if value is not None and value != ""}
+    # A given 0 is a value, out of range like any other (a budget's 0 is none); an empty selection is the form's
+    # "default".
+    given = settings_chosen(settings)
     chosen = {} if scheme is None or scheme.name == "arqmath" else {
         "scheme": scheme.to_json(), "relevance_level": scheme.relevance_level}
     if scheme is not None and scheme.facets and task != Campaign.Task.ANSWERS:

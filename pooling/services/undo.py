@@ -22,7 +22,7 @@ from ir.grades import Scheme
 from ir.problems import InputError, Problem
 
 from ..models import Campaign, Collection, Job, PoolItem, Run, RunEntry
-from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label
+from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label, settings_chosen
 from .common import Progress
 from .corpus import missing_documents_warnings
 from .pools import (
@@ -148,7 +148,7 @@ def campaign_update(
     only rises once runs are in (they were read against it)."""
     campaign_lock(campaign=campaign)
     campaign.refresh_from_db()
-    changed: dict[str, object] = {k: v for k, v in settings.items() if v is not None and v != getattr(campaign, k)}
+    changed: dict[str, object] = {k: v for k, v in settings_chosen(settings).items() if v != getattr(campaign, k)}
     if name is not None and name.strip() != campaign.name:
         changed["name"] = name.strip()
     problems: list[str] = []

@@ -2,6 +2,7 @@
 from core.commands import ServiceCommand
 from ir.grades import PRESETS, scheme_chosen
 from pooling import services
+from pooling.campaign_options import add_order_arguments, order_summary
 from pooling.models import Campaign
 
 
@@ -19,6 +20,7 @@ class Command(ServiceCommand):
         parser.add_argument("--max-depth", type=int, help="most rows a run may have per topic (default 1000)")
         parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
                                                                "measures count relevant (1-3, default 2)")
+        add_order_arguments(parser)
         parser.add_argument("--collection")
         parser.add_argument("--scheme", help=f"the judging scheme: {', '.join(PRESETS)} (default arqmath), or a "
                                              "custom scheme's file FILE.json (docs/judging.md, Judging schemes)")
@@ -32,4 +34,4 @@ class Command(ServiceCommand):
             f"{campaign.alternate_depth} alternate, {campaign.instances} instances, {campaign.selection}, "
             f"seed {campaign.seed}, relevance level {campaign.relevance_level}"
             + (f", collection '{campaign.collection}'" if campaign.collection else "")
-            + (f", scheme {campaign.judging_scheme.name}" if campaign.scheme else ""))
+            + (f", scheme {campaign.judging_scheme.name}" if campaign.scheme else "") + order_summary(campaign))

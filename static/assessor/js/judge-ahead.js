@@ -19,6 +19,8 @@
   const suffix = document.title.slice(document.title.indexOf(" · "));
   const label = document.getElementById("item-label");
   let order = [];              // positions of the items after the one shown, in the server's order
+  let branch = null;           // an adaptive order's {position, grades}: next instead when the item shown is given
+                               // one of these grades (ahead_views.ahead's if_relevant)
   let listed = 0;              // when the server gave `order` for the item shown (0: carried over from the last one)
   let pending = null;          // {view, promise}: the request for the list, in flight
   let waiting = null;          // the view whose next item is awaited (nothing fetched, the network down)
@@ -124,7 +126,18 @@
           if (!held.has(entry.position) && !(entry.html && adopt(entry, asked))) break;
           next.push(entry.position);
         }
-        held.forEach((item, position) => { if (!item.shown && !next.includes(position)) drop(position); });
+        branch = null;
+        const alt = body.if_relevant;
+        if (alt) {
+          const item = held.get(alt.position);
+          if (item && item.view.dataset.poolItem !== String(alt.pool_item)) drop(alt.position);
+          if (held.has(alt.position) || (alt.html && adopt(alt, asked))) {
+            branch = {position: alt.position, grades: body.relevant_grades || []};
+          }
+        }
+        held.forEach((item, position) => {
+          if (!item.shown && !next.includes(position) && !(branch && branch.position === position)) drop(position);
+        });
         order = next;
         listed = Date.now();
         if (waiting === view) { waiting = null; next_(view); }
@@ -151,6 +164,7 @@
     const at = order.indexOf(position);
     order = at >= 0 ? order.slice(at + 1) : [from].concat(order).filter((p) => p !== position && !done.has(p));
     listed = 0;
+    branch = null;
     document.title = item.view.dataset.title + suffix;
     label.textContent = item.view.dataset.label;
     document.querySelectorAll("#errors, main > .messages").forEach((el) => el.remove());
@@ -166,10 +180,17 @@
 
   // After a complete submit of `view`: the next item of the list, at once when it is here; when the server has
   // nothing after it, the continue page (the server's thank-you, or an item skipped earlier).
+  // Whether the item in `view` was given one of `grades` (any instance of a formula): facets' answers are not grades.
+  function given(view, grades) {
+    return Array.from(view.querySelectorAll("input[type=radio]:checked"))
+      .some((input) => !input.name.startsWith("facet-") && grades.includes(input.value));
+  }
+
   async function next_(view) {
     done.add(positionOf(view));
     for (;;) {
-      const position = order.find((p) => !done.has(p) && held.has(p));
+      const relevant = branch && !done.has(branch.position) && held.has(branch.position) && given(view, branch.grades);
+      const position = relevant ? branch.position : order.find((p) => !done.has(p) && held.has(p));
       if (position !== undefined) {
         await held.get(position).ready;
         if (current() === view) show(position, true);

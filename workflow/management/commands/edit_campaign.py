@@ -3,6 +3,7 @@ from assessor.services import campaign_update
 from core.commands import ServiceCommand
 from ir.grades import scheme_chosen
 from pooling import services
+from pooling.campaign_options import add_order_arguments, order_summary
 from pooling.models import Campaign
 from pooling.selectors import campaign_named
 from workflow.management.commands._undo import report_pools
@@ -26,6 +27,7 @@ class Command(ServiceCommand):
                                                                "measures count relevant (1-3)")
         parser.add_argument("--candidate-notes", choices=["on", "off"],
                             help="judging: show a candidate's note beside it (issue 25)")
+        add_order_arguments(parser)
         parser.add_argument("--collection", help="only while the campaign has no run")
         parser.add_argument("--scheme", help="the judging scheme (a preset's name or FILE.json; until judging starts)")
         parser.add_argument("--force", action="store_true",
@@ -43,5 +45,5 @@ class Command(ServiceCommand):
             f"seed {campaign.seed}, maximum run depth {campaign.max_depth}, relevance level {campaign.relevance_level}"
             + (", candidate notes shown" if campaign.candidate_notes else "")
             + (f", collection '{campaign.collection}'" if campaign.collection else "")
-            + (f", scheme {campaign.judging_scheme.name}" if campaign.scheme else ""))
+            + (f", scheme {campaign.judging_scheme.name}" if campaign.scheme else "") + order_summary(campaign))
         report_pools(self, after)

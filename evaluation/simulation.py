@@ -1,0 +1,140 @@
+"""`simulate_judging` and the planner's curves: judging orders replayed on an earlier edition's qrels and runs
+(ir/pools/simulate.py), the files read as `evaluate` and `reusability` read them."""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from celery import shared_task
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from ir.pools.adaptive import POLICIES
+from ir.pools.simulate import PolicyResult, simulate
+from ir.prime import Qrels, answer_lists
+from ir.problems import InputError, Problems
+from ir.statistics import RankedRun
+from pooling.models import Campaign
+
+from . import selectors, services
+from .reusability import ranked, ranked_runs
+
+
+def check_simulation(*, depth: int, policies: Sequence[str], relevance_level: int, warm_up: int, min_depth: int,
+                     budget: int | None) -> None:
+    problems = []
+    if depth < 1:
+        problems.append(f"the depth must be at least 1, not {depth}")
+    if not policies:
+        problems.append(f"no policy given: one or more of {', '.join(POLICIES)}")
+    for policy in policies:
+        if policy not in POLICIES:
+            problems.append(f"unknown policy '{policy}': one of {', '.join(POLICIES)}")
+    if warm_up < 0 or min_depth < 0:
+        problems.append("the warm-up and the minimum depth must not be negative")
+    if budget is not None and budget < 1:
+        problems.append(f"the budget must be at least 1 item per topic, not {budget}")
+    if problems:
+        raise InputError(problems)
+    services.check_level(relevance_level)
+
+
+def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], depth: int,
+                   policies: Sequence[str], seed: int = 0, relevance_level: int = services.RELEVANCE_LEVEL,
+                   warm_up: int = 0, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
+    """Each policy replayed on the pools of the run files (Task 1 answer runs, named by their file names) at `depth`,
+    with the qrels file as the assessor. Any problem in any file rejects all."""
+    check_simulation(depth=depth, policies=policies, relevance_level=relevance_level, warm_up=warm_up,
+                     min_depth=min_depth, budget=budget)
+    if not run_paths:
+        raise InputError("no run files given")
+    if services.task_of(run_paths[0]) != services.ANSWERS:
+        raise InputError(f"{Path(run_paths[0]).name}: a formula run; the simulator pools answer runs (Task 1)")
+    problems: list[Problems] = []
+    qrels = services.read_qrels_file(qrels_path, problems)
+    runs: dict[str, RankedRun] = {}
+    for path in run_paths:
+        name = Path(path).name
+        if name in runs:
+            problems.append(services.file_problem(name, "two runs have this file name; their rows could not be told "
+                                                        "apart"))
+            continue
+        runs[name] = ranked(services.run_lists(services.ANSWERS, services.read_run_columns(
+            path, services.ANSWERS, problems), qrels, None))
+    services.raise_problems(problems)
+    if not qrels:
+        raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
+    return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=relevance_level,
+                    warm_up=warm_up, min_depth=min_depth, budget=budget)
+
+
+# --- the planner's curves: the campaign's own runs replayed against an earlier edition's qrels --------------------
+
+SIMULATION_SECONDS = 30 * 24 * 3600  # how long a result stays (in the cache: a what-if, computed again on request)
+
+
+def simulation_key(campaign_pk: int) -> str:
+    return f"judging-simulation:{campaign_pk}"
+
+
+def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies: Sequence[str], seed: int = 0,
+                      warm_up: int = 0, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
+    """The campaign's answer runs (read whole from the database) pooled at `depth` and judged in each policy's order
+    by a qrels of another edition (the topics both share), at the campaign's relevance level."""
+    check_simulation(depth=depth, policies=policies, relevance_level=campaign.relevance_level, warm_up=warm_up,
+                     min_depth=min_depth, budget=budget)
+    if campaign.task != Campaign.Task.ANSWERS:
+        raise InputError("the simulator replays answer runs (Task 1); this campaign judges formulas")
+    topic_ids = selectors.campaign_topic_ids(campaign=campaign)
+    shared = set(topic_ids.values()) & set(qrels)
+    if not shared:
+        raise InputError("the qrels judge none of the campaign's topics: upload the qrels of the edition whose runs "
+                         "(and topic ids) the campaign holds")
+    qrels = {topic: qrels[topic] for topic in shared}
+    runs: dict[str, RankedRun] = {run.name: ranked(answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids),
+                                                                 qrels))
+                                  for run in ranked_runs(campaign)}
+    if not runs:
+        raise InputError("the campaign has no runs to pool")
+    return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=campaign.relevance_level,
+                    warm_up=warm_up, min_depth=min_depth, budget=budget)
+
+
+def simulation_request(*, campaign: Campaign, qrels: Qrels, qrels_name: str, params: dict) -> None:
+    """Marks the campaign's simulation as computing and hands it to a worker (in this process without a broker)."""
+    check_simulation(depth=params["depth"], policies=params["policies"], relevance_level=campaign.relevance_level,
+                     warm_up=params["warm_up"], min_depth=params["min_depth"], budget=params["budget"])
+    cache.set(simulation_key(campaign.pk), {"state": "computing", "params": params, "qrels_name": qrels_name,
+                                            "asked_at": timezone.now().isoformat()}, SIMULATION_SECONDS)
+    campaign_pk = campaign.pk
+    transaction.on_commit(lambda: judging_simulation_task.delay(campaign_pk, qrels, qrels_name, params))
+
+
+def simulation_result(*, campaign: Campaign) -> dict | None:
+    """The campaign's last simulation: state computing, done (with each policy's curve, judged_for_90 and
+    tau_at_budget) or failed (with the problem); None when none was asked for."""
+    return cache.get(simulation_key(campaign.pk))
+
+
+@shared_task
+def judging_simulation_task(campaign_pk: int, qrels: dict, qrels_name: str, params: dict) -> None:
+    stored = {"params": params, "qrels_name": qrels_name, "computed_at": timezone.now().isoformat()}
+    try:
+        campaign = Campaign.objects.get(pk=campaign_pk)
+        results = simulate_campaign(campaign=campaign, qrels=qrels, **params)
+        stored |= {"state": "done", "results": [
+            {"policy": r.policy, "curve": r.curve, "judged_for_90": r.judged_for_90,
+             "tau_at_budget": r.tau_at_budget, "topics": len(r.orders),
+             "pool": sum(len(order) for order in r.orders.values())} for r in results]}
+    except (InputError, Campaign.DoesNotExist) as exc:
+        stored |= {"state": "failed", "problem": "; ".join(exc.messages()) if isinstance(exc, InputError)
+                   else "the campaign was deleted"}
+    except Exception:
+        # The page must not say "computing" for ever: it says what happened, and the worker's log has the rest.
+        cache.set(simulation_key(campaign_pk), stored | {"state": "failed", "problem": "an internal error (see the "
+                                                         "worker's log)"}, SIMULATION_SECONDS)
+        raise
+    stored["computed_at"] = timezone.now().isoformat()
+    cache.set(simulation_key(campaign_pk), stored, SIMULATION_SECONDS)

@@ -1,0 +1,68 @@
+"""The progress page's "When to stop" (issue 27): per topic, from the stored judgments of its official assignment,
+the estimate of what is left and the knee and target rules' advice."""
+from assessor import progress, services
+from pooling.models import JudgingOrder
+from tests.assessor.fixtures import assign
+
+
+def judge(assignment, user, item_id, grade):
+    services.judgment_submit(assignment_pk=assignment.pk, item_id=item_id, user=user,
+                             grades=[services.GradeInput(grade=grade)])
+
+
+def test_the_progress_page_says_per_topic_what_is_left_and_what_the_rules_advise(client, organizer, answers, ada,
+                                                                                bob):
+    answers.judging_order = JudgingOrder.BANDIT
+    answers.warm_up = 1
+    answers.save()
+    a = assign(answers, ada, "A.1")
+    judge(a, ada, "10", "2")   # the warm-up's one item, relevant: the target, at r1's rank 1, so reached at once
+    judge(a, ada, "11", "0")
+    # A training judgment of another assessor does not count: only the official assignment's.
+    training = assign(answers, bob, "A.1", kind="training")
+    judge(training, bob, "12", "3")
+    rows = {row.topic: row.stopping for row in progress.stopping_report(campaign=answers)}
+    assert rows["A.2"] is None
+    s = rows["A.1"]
+    assert (s.judged, s.pool, s.found) == (2, 3, 1)
+    assert 0 <= s.unfound.low <= s.unfound.expected <= s.unfound.high <= 1
+    # 40% of a pool of 3 is 2 judged: the knee rule looks, and sees no bend in two judgments.
+    assert s.target.stop is True and s.knee.stop is False
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{answers.pk}/progress/").content.decode()
+    table = page.split('id="stopping-table"', 1)[1].split("</table>", 1)[0]
+    a_1 = table.split("<td>A.1</td>", 1)[1].split("</tr>", 1)[0]
+    assert "2 / 3" in a_1 and "stop: all 1 target reached" in a_1
+    assert f"({s.unfound.low}–{s.unfound.high})" in a_1
+    assert "nothing judged yet" in table.split("<td>A.2</td>", 1)[1].split("</tr>", 1)[0]
+
+
+def test_a_random_order_leaves_the_target_rule_to_the_estimate(answers, ada):
+    a = assign(answers, ada, "A.1")
+    judge(a, ada, "10", "3")
+    s = {row.topic: row.stopping for row in progress.stopping_report(campaign=answers)}["A.1"]
+    assert s.target.stop is None and s.target.reason == "random order: see the estimate"
+
+
+def a_1(campaign):
+    return {row.topic: row.stopping for row in progress.stopping_report(campaign=campaign)}["A.1"]
+
+
+def test_a_new_judgment_a_revision_or_a_withdrawal_is_seen_at_once_though_the_report_is_kept(answers, ada, bob):
+    a = assign(answers, ada, "A.1")
+    judge(a, ada, "10", "3")
+    assert (a_1(answers).judged, a_1(answers).found) == (1, 1)
+    judge(a, ada, "10", "0")   # a revision
+    assert (a_1(answers).judged, a_1(answers).found) == (1, 0)
+    judge(a, ada, "11", "2")
+    assert (a_1(answers).judged, a_1(answers).found) == (2, 1)
+    answers.judging_order = JudgingOrder.MOVE_TO_FRONT
+    answers.save()
+    assert a_1(answers).target.reason != "random order: see the estimate"
+    # Withdrawn, the assessor's judgments no longer stand for the topic: nothing judged, until bob takes it over.
+    assert services.assignment_withdraw(assignment=a) == "withdrawn"
+    assert {row.topic: row.stopping for row in progress.stopping_report(campaign=answers)}["A.1"] is None
+    b = assign(answers, bob, "A.1")
+    judge(b, bob, "12", "3")
+    assert (a_1(answers).judged, a_1(answers).found) == (1, 1)
+

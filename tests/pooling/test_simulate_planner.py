@@ -1,0 +1,72 @@
+"""The planner's judging-order curves (issue 27): an organizer uploads an earlier edition's qrels, a worker replays
+the campaign's runs in each order, and the page draws the curves from the stored result."""
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from evaluation import simulation
+from ir.pools.simulate import simulate
+from tests.factories import CampaignFactory, TopicFactory
+from tests.pooling.run_files import ingest, task1_lines
+
+# Two runs of topic A.1: r1 ranks the three relevant answers first, r2 ranks them last.
+R1 = ["1", "2", "3", "4", "5", "6"]
+R2 = ["6", "5", "4", "3", "2", "1"]
+QRELS = "A.1\t0\t1\t3\nA.1\t0\t2\t2\nA.1\t0\t3\t2\nA.1\t0\t4\t0\nA.1\t0\t5\t0\nA.1\t0\t6\t1\nA.9\t0\t7\t3\n"
+
+
+def campaign_with_runs(tmp_path):
+    campaign = CampaignFactory(name="replay", primary_depth=6, alternate_depth=6, seed=3)
+    TopicFactory(campaign=campaign, topic_id="A.1", position=0)
+    ingest(campaign, tmp_path, "r1", task1_lines("A.1", R1, "r1"))
+    ingest(campaign, tmp_path, "r2", task1_lines("A.1", R2, "r2"))
+    return campaign
+
+
+def post(client, campaign, qrels=QRELS, **fields):
+    data = {"depth": 6, "policies": ["random", "move-to-front", "bandit"], "warm_up": 0, "min_depth": 0,
+            "budget": 3, "qrels": SimpleUploadedFile("qrels-2020.txt", qrels.encode())} | fields
+    return client.post(f"/campaigns/{campaign.pk}/pools/simulation/", data)
+
+
+def test_the_planner_draws_each_orders_curve_from_an_uploaded_qrels(client, organizer, tmp_path,
+                                                                   django_capture_on_commit_callbacks):
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(organizer)
+    assert "pools/simulation/" in client.get(f"/campaigns/{campaign.pk}/pools/").content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client, campaign)
+    assert response.status_code == 302
+    result = simulation.simulation_result(campaign=campaign)
+    assert result["state"] == "done" and [r["policy"] for r in result["results"]] == ["random", "move-to-front",
+                                                                                       "bandit"]
+    # The same replay as the simulator's on the same lists (A.9 is not a campaign topic: left out).
+    expected = simulate({"r1": {"A.1": R1}, "r2": {"A.1": R2}}, {"A.1": {"1": 3, "2": 2, "3": 2, "4": 0, "5": 0,
+                                                                        "6": 1}},
+                        depth=6, policies=["random", "move-to-front", "bandit"], seed=3, budget=3)
+    for got, want in zip(result["results"], expected, strict=True):
+        assert [tuple(point) for point in got["curve"]] == want.curve
+        assert got["judged_for_90"] == want.judged_for_90 and got["tau_at_budget"] == want.tau_at_budget
+    page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
+    assert page.count('class="curve"') == 3 and 'data-state="done"' in page and "qrels-2020.txt" in page
+    assert f"{round(100 * expected[2].judged_for_90, 1)}%" in page
+
+
+def test_a_qrels_of_other_topics_or_a_bad_line_is_refused_with_its_reason(client, organizer, tmp_path,
+                                                                          django_capture_on_commit_callbacks):
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(organizer)
+    response = post(client, campaign, qrels="A.1\t0\t1\tthree\n")
+    assert response.status_code == 400 and "line 1" in response.content.decode()
+    assert simulation.simulation_result(campaign=campaign) is None
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, campaign, qrels="B.7\t0\t1\t3\n")
+    result = simulation.simulation_result(campaign=campaign)
+    assert result["state"] == "failed" and "none of the campaign's topics" in result["problem"]
+    page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
+    assert "failed:" in page
+
+
+def test_assessors_cannot_open_the_simulator(client, ada, tmp_path):
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(ada)
+    assert client.get(f"/campaigns/{campaign.pk}/pools/simulation/").status_code in (302, 403)
+
