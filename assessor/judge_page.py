@@ -27,6 +27,12 @@ def _grades(scheme: Scheme, missing: bool = False) -> list[dict]:
                      for mark in scheme.marks if not missing or mark in rules.GRADES_OF_MISSING]
 
 
+def comment_hint(scheme: Scheme) -> str:
+    """What the comment box says of itself: required for the scheme's marks that need one, else optional."""
+    needing = [MARK_LABELS[mark] for mark in scheme.marks if mark in GRADES_NEEDING_COMMENT]
+    return f"required for {' and '.join(needing)}" if needing else "optional"
+
+
 def _render(template: str, scheme: Scheme, **context) -> str:
     # The output of an autoescaped template.
     return mark_safe(render_to_string(template, {**context, "grades": _grades(scheme, context.get("missing", False))}))
@@ -116,7 +122,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "saved_label": scheme.label(page.judgment.grade) if page.judgment else "",
         "buttons": _grade_buttons(scheme, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only, missing=missing),
-        "missing": missing,
+        "missing": missing, "comment_hint": comment_hint(scheme),
         "instances": instances, "grade_forms": grade_forms,
         "definitions": _render("assessor/_definitions.html", scheme, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
