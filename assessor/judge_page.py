@@ -10,7 +10,7 @@ from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, Scheme
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
-from . import rules, selectors, services
+from . import rules, selectors, services, suggestions
 from .forms import grade_formset
 from .models import GRADES_NEEDING_COMMENT, Assignment
 from .rendering import judging_safe_fragments, thread_url
@@ -86,6 +86,14 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         i.post is None for i in page.shown.instances)
     has_posts = (collection_pk is not None and lacking
                  and pooling_selectors.collection_has_posts(collection_id=collection_pk))
+    # Suggest mode: the LLM's grade of the item (of each instance), sent back with the grades; blind: none at all.
+    shown = suggestions.suggestions_shown(campaign=campaign, topic=topic, item_ids=[page.item.item_id])
+
+    def suggestion(formula_id: str) -> dict | None:
+        grade = shown.get((page.item.item_id, formula_id))
+        return None if grade is None else {"pk": grade.pk, "grade": grade.grade,
+                                           "label": scheme.label(str(grade.grade))}
+
     instances = []
     # A formula's instances are graded in one formset: the names of its fields and its management form.
     grade_forms = grade_formset(formula_ids=[i.formula_id for i in page.shown.instances])
@@ -99,6 +107,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
             "current": current, "missing": missing,
             "saved_label": scheme.label(instance.judgment.grade) if instance.judgment else "",
             "post_id": instance.post_id, "formula": instance.formula,
+            "suggestion": suggestion(instance.formula_id), "suggestion_name": form["suggestion"].html_name,
             "buttons": _grade_buttons(scheme, unit=n, legend="Grade of this instance", grade_name=grade_name,
                                       current=current, read_only=read_only, missing=missing),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
@@ -122,7 +131,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "saved_label": scheme.label(page.judgment.grade) if page.judgment else "",
         "buttons": _grade_buttons(scheme, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only, missing=missing),
-        "missing": missing, "comment_hint": comment_hint(scheme),
+        "missing": missing, "comment_hint": comment_hint(scheme), "suggestion": suggestion(""),
         "instances": instances, "grade_forms": grade_forms,
         "definitions": _render("assessor/_definitions.html", scheme, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
