@@ -12,7 +12,7 @@ from pooling.models import Campaign
 
 from . import rules, selectors, services, suggestions
 from .forms import grade_formset
-from .models import GRADES_NEEDING_COMMENT, Assignment
+from .models import GRADES_NEEDING_COMMENT, Assignment, JudgmentRevision
 from .rendering import judging_safe_fragments, thread_url
 from .stamps import item_stamp
 
@@ -144,3 +144,25 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
                             at=rendered_at),
     }
+
+
+def history_context(assignment: Assignment, item) -> dict:
+    """An item's judgment history as its assessor sees it (the history page): every revision of their judgments of
+    it (Task 2: of each instance), oldest first, with the grade's label, the facets answered at that submission by
+    their questions' and options' labels, and the LLM grade that was on screen, if one was."""
+    scheme = assignment.campaign.judging_scheme
+    facets = {f.name: (f.question, {o.value: o.label for o in f.options}) for f in scheme.facets}
+    revisions = (JudgmentRevision.objects.filter(judgment__assignment=assignment, judgment__item_id=item.item_id)
+                 .select_related("judgment", "suggestion").order_by("judgment__formula_id", "number"))
+    rows = []
+    for r in revisions:
+        given = r.facets or {}
+        answered = [(question, options.get(given[name], given[name]))
+                    for name, (question, options) in facets.items() if name in given]
+        rows.append({"revision": r, "formula_id": r.judgment.formula_id, "label": scheme.label(r.grade),
+                     "old_label": scheme.label(r.old_grade) if r.old_grade else "", "facets": answered,
+                     "suggestion": scheme.label(str(r.suggestion.grade)) if r.suggestion and
+                     r.suggestion.grade is not None else "" if not r.suggested else "(a grade since deleted)"})
+    return {"assignment": assignment, "topic": assignment.topic, "item": item, "rows": rows,
+            "formulas": assignment.campaign.task == Campaign.Task.FORMULAS, "facets": bool(scheme.facets),
+            "suggested": any(r.suggested for r in revisions)}
