@@ -135,6 +135,7 @@ def _judge_page(request: HttpRequest, page: selectors.JudgingPage, errors: list[
 
 
 @login_required
+@require_http_methods(["GET"])
 def judgment_history(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     """Every revision of the assessor's judgments of one item: grade, comment, facets, the LLM grade on screen."""
     assignment = own_assignment(request, pk)
