@@ -33,6 +33,18 @@ def comment_hint(scheme: Scheme) -> str:
     return f"required for {' and '.join(needing)}" if needing else "optional"
 
 
+def missing_hint(scheme: Scheme) -> str:
+    """What an assessor gives an item the collection lacks, in the scheme's words (rules.GRADES_OF_MISSING: the marks
+    it offers; a scheme without them takes any grade)."""
+    marks = [mark for mark in scheme.marks if mark in rules.GRADES_OF_MISSING]
+    if not marks:
+        return ("This scheme has no System failure or Do not know: give the grade that fits an item you cannot see "
+                "and say in the comment that it is missing")
+    named = " or ".join(MARK_LABELS[mark] + (" (say so in the comment)" if n == 0 else "")
+                        for n, mark in enumerate(marks))
+    return f"Grade it {named}; the other grades are not offered"
+
+
 def _render(template: str, scheme: Scheme, **context) -> str:
     # The output of an autoescaped template.
     return mark_safe(render_to_string(template, {**context, "grades": _grades(scheme, context.get("missing", False))}))
@@ -46,7 +58,8 @@ def _grade_buttons(scheme: Scheme, *, unit, legend: str, grade_name: str, curren
              for f in scheme.facets] if unit == "" and not missing else []
     return _render("assessor/_grade_buttons.html", scheme, unit=unit, legend="Or" if asked else legend,
                    grade_name=grade_name, checked=shown if shown in scheme.values else "", read_only=read_only,
-                   missing=missing, facets=asked)
+                   missing=missing, facets=asked, missing_hint=missing_hint(scheme) if missing else "",
+                   missing_only=" or ".join(MARK_LABELS[m] for m in scheme.marks if m in rules.GRADES_OF_MISSING))
 
 
 def own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -132,6 +145,9 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "buttons": _grade_buttons(scheme, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only, missing=missing),
         "missing": missing, "comment_hint": comment_hint(scheme), "suggestion": suggestion(""),
+        "missing_hint": missing_hint(scheme),
+        "missing_note": "the run names a post the collection does not have, so there is nothing to judge. "
+                        + missing_hint(scheme),
         "instances": instances, "grade_forms": grade_forms,
         "definitions": _render("assessor/_definitions.html", scheme, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
