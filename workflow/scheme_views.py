@@ -55,8 +55,9 @@ FacetRows = forms.formset_factory(FacetRow, extra=0, min_num=FACETS, max_num=FAC
 
 
 def _number(text: str) -> int | str:
-    """A whole number as an int; other text as it is, for the scheme's rule to name."""
-    return int(text) if text.strip().isascii() and text.strip().isdigit() else text.strip()
+    """A whole number (of a few digits: a grade's) as an int; other text as it is, for the scheme's rule to name."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text[:20]
 
 
 def scheme_posted(form: SchemeForm, grades: Any, facets: Any) -> dict[str, Any]:

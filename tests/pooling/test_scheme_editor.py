@@ -81,6 +81,9 @@ def test_a_preset_is_a_starting_point(answers, olga):
      ["facets to grade, line 2: 2 options (one per facet) and a grade, not 2 words"]),
     ([("2", "A", "2", ""), ("1", "B", "1", ""), ("0", "C", "0", "")], FACETS, "all yes 2\nall no 1\nsome yes 1", "",
      ["table: some + no needs one of the grades (2, 1, 0)"]),
+    ([("2", "A", "2", ""), ("1", "B", "1", ""), ("0", "C", "0", "")], FACETS,
+     "all yes 2\nall no 1\nsome yes 1\nsome no " + "9" * 5000, "",
+     ["table: some + no needs one of the grades (2, 1, 0)"]),
 ])
 def test_a_scheme_that_breaks_a_rule_is_refused_with_every_problem_and_nothing_changes(
         answers, olga, rows, facets, table, level, expected):
