@@ -1,9 +1,13 @@
 """The facets answered at each submission (issue 25): kept on every revision of a judgment, shown on the item's
 history page by their questions' and options' labels beside the LLM grade that was on screen, and in the API's
 judgment detail."""
+from importlib import import_module
+
 import pytest
+from django.apps import apps
 from rest_framework.authtoken.models import Token
 
+from assessor import services
 from assessor.models import JudgmentRevision
 from ir import grades
 from pooling.models import PoolItem
@@ -55,3 +59,18 @@ def test_each_revision_keeps_its_facets_and_the_history_page_shows_them(answers,
     client.force_login(bob)
     assert client.get(f"{url}history/").status_code == 404
     assert client.get(f"/api/judgments/{judgment.pk}/").status_code in (401, 403, 404)
+
+
+def test_the_migration_gives_each_judgment_s_latest_revision_its_facets(answers, ada):
+    answers.scheme = grades.preset("mo-facets").to_json()
+    answers.save()
+    a = assign(answers, ada, "A.1")
+    for facets in ({"totality": "partial", "directness": "direct"}, {"totality": "total", "directness": "direct"}):
+        services.judgment_submit(assignment_pk=a.pk, item_id="10", user=ada,
+                                 grades=[services.GradeInput(grade="", facets=facets)])
+    services.judgment_submit(assignment_pk=a.pk, item_id="11", user=ada, grades=[services.GradeInput(grade="SF",
+                                                                                                     comment="x")])
+    JudgmentRevision.objects.update(facets=None)   # as the rows were before the migration
+    import_module("assessor.migrations.0009_revision_facets").latest_revisions_take_their_judgments_facets(apps, None)
+    assert sorted(JudgmentRevision.objects.values_list("judgment__item_id", "number", "facets")) == [
+        ("10", 1, None), ("10", 2, {"totality": "total", "directness": "direct"}), ("11", 1, None)]
