@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from itertools import groupby
 from operator import itemgetter
 
-from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, Subquery, Value, When
+from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from assessor.models import GRADE_VALUES, Adjudication, Assignment, Judgment
 from ir.grades import MARK_NUMBERS, is_relevant
@@ -188,8 +188,8 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
     return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
 
 
-def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str]
-                         ) -> dict[int, dict[str, dict[str, float]]]:
+def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str],
+                         judged_items: QuerySet | None = None) -> dict[int, dict[str, dict[str, float]]]:
     """Per answer run (by pk), topic id -> post id -> score of the rows enough for the prime filter: every row of a
     post with an official judgment, and each topic's first 10 by score (score descending, then post id descending,
     as trec_eval orders them), for its Unjudged@10. The rule is `ir.prime.prime_answers`; this is its cut done in the
@@ -201,13 +201,20 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     the best score of each topic's rows ranked below 10. A topic whose rows ranked below 10 all score under its 10th
     best row read (a run whose ranks follow its scores, as nearly all do) has its first 10 among the rows read; any
     other topic (ranks against the scores, a tie at the 10th place, fewer than 10 rows ranked 1 to 10) is read
-    whole."""
-    judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
-    adjudicated = official_adjudications(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
+    whole.
+
+    `judged_items`: the items of another source's qrels (a `values("item_id")` query, as the LLM's grades: issue 26)
+    instead of the official judgments: the same cut, for the same reason."""
+    if judged_items is None:
+        judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
+        adjudicated = (official_adjudications(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by()
+                       .values("item_id"))
+        kept = Q(item_id__in=Subquery(judged)) | Q(item_id__in=Subquery(adjudicated))
+    else:
+        kept = Q(item_id__in=Subquery(judged_items.order_by().values("item_id")))
     entries = RunEntry.objects.filter(run__in=runs)
     found: dict[tuple[int, int], dict[str, float]] = {}  # (run, topic) -> post -> score
-    for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | Q(item_id__in=Subquery(judged))
-                                                           | Q(item_id__in=Subquery(adjudicated))
+    for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | kept
                                                            ).values_list("run_id", "topic_id", "item_id", "score"):
         found.setdefault((run_pk, topic_pk), {})[item_id] = score
     for row in entries.filter(rank__gt=TOP).values("run_id", "topic_id").annotate(best=Max("score")).order_by():

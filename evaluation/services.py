@@ -6,6 +6,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.db.models import QuerySet
+
 from assessor import reports as assessor_reports
 from evaluation import selectors, task3
 from ir.formats.formula_tsv import read_formula_index
@@ -122,20 +124,26 @@ class Evaluation:
 
 
 def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
-                      measures: Sequence[str] = (), relevance_level: int | None = None) -> Evaluation:
+                      measures: Sequence[str] = (), relevance_level: int | None = None,
+                      qrels: Qrels | None = None, qrels_items: QuerySet | None = None) -> Evaluation:
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
     (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval, at
     the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
     prime ones, on whole runs (`selectors.answer_run_rows`), and `ar`/`p1` of an answer run's first result.
-    An answers campaign's Task 3 runs are scored apart, on their answers (`answer_runs`: AR, P@1, LO)."""
+    An answers campaign's Task 3 runs are scored apart, on their answers (`answer_runs`: AR, P@1, LO).
+    `qrels` given (another source's, as the LLM's: evaluation/llm_board.py) are scored against instead of the
+    official judgments; `qrels_items`, the query of their items (`values("item_id")`), lets an answers campaign read
+    only the rows `answer_rows_to_score` needs, as for the official qrels; without it, runs are read whole."""
     level = campaign.relevance_level if relevance_level is None else relevance_level
     check_level(level)
     extra = parse_measures(measures, relevance_level=level)
     first = campaign.task == ANSWERS and first_result_asked(measures)
-    complete = selectors.campaign_qrels(campaign=campaign, complete=True)
+    official = qrels is None
+    complete = selectors.campaign_qrels(campaign=campaign, complete=True) if qrels is None else qrels
     qrels = task3.kept(complete, lambda _item, grade: grade not in MARKS)  # SF and DK are unjudged (SPEC 6.1)
     if not qrels:
-        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        raise InputError(f"campaign '{campaign.name}' has no {'official judgments' if official else 'grades'} yet: "
+                         "there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     answer_runs = [run for run in runs if run.format == Run.Format.ARQMATH_TASK3]
@@ -145,8 +153,9 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     posts = task3.post_qrels(qrels, answer_ids)
     evaluator = _evaluator(posts, level, extra, first)
     scores: list[RunScores] = []
-    if campaign.task == ANSWERS and not extra:
-        found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
+    if campaign.task == ANSWERS and not extra and (official or qrels_items is not None):
+        found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids,
+                                               judged_items=qrels_items)
         for run in runs:
             rows = found.pop(run.pk)  # each run's rows freed once it is scored
             scores.append(evaluator.scores(run.name, prime_answers(
@@ -164,7 +173,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade, level)))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
-                 if campaign.task == FORMULAS else None)
+                 if campaign.task == FORMULAS and official else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
                       judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
                       measures=evaluator.measures, topics=list(posts), relevance_level=level,

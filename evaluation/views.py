@@ -16,10 +16,11 @@ from ir.charts import difference_bars
 from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
+from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign, Run, Topic
 
-from . import board, selectors, services, snapshots, topic_info
+from . import board, llm_board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
 from .services import Evaluation
 
@@ -105,6 +106,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     }
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
+        context.update(_llm(request, snapshot.llm, rows))
     context["problems"] = problems
     return render(request, "evaluation/leaderboard.html", context, status=400 if problems else 200)
 
@@ -144,6 +146,54 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
             found.update(chart=difference_bars(differences), run_a=run_a, run_b=run_b,
                          wins=sum(1 for _t, d in differences if d > 0), losses=sum(1 for _t, d in differences if d < 0))
     return found
+
+
+@dataclass
+class LlmRow:
+    """A run's line of the leaderboard's LLM part: its prime means under the people's qrels and under the judge's,
+    its rank by nDCG' under each (among the runs shown), the LLM it declares, and whether that is the judge's."""
+
+    name: str
+    run: Run | None
+    declared: str
+    flagged: bool
+    people: list[float | None]
+    llm: list[float | None]
+    people_rank: int | None = None
+    llm_rank: int | None = None
+
+    @property
+    def pairs(self) -> list[tuple[float | None, float | None]]:
+        """(people's, LLM's) of each prime measure: the table's column pairs."""
+        return list(zip(self.people, self.llm, strict=True))
+
+
+def llm_rows(found: llm_board.LlmBoard, rows: list[Row], *, without: bool = False) -> list[LlmRow]:
+    """The leaderboard's runs (in its order) with their scores under the judge's qrels; `without`: the runs that
+    declare no LLM only. Ranked by nDCG' under each qrels, a run without a mean unranked."""
+    shown = [row for row in rows if not (without and row.name in found.declared)]
+    result = []
+    for row in shown:
+        scores = found.scores_of(row.name)
+        result.append(LlmRow(name=row.name, run=row.run, declared=found.declared.get(row.name, ""),
+                             flagged=found.flagged(row.name), people=[row.means.get(m) for m in MEASURES],
+                             llm=[finite(scores.means.get(m, float("nan"))) if scores else None for m in MEASURES]))
+    for slot, source in (("people_rank", "people"), ("llm_rank", "llm")):
+        ranked = ranks({line.name: getattr(line, source)[0] for line in result if getattr(line, source)[0] is not None})
+        for line in result:
+            setattr(line, slot, ranked.get(line.name))
+    return result
+
+
+def _llm(request: HttpRequest, found: llm_board.LlmBoard | None, rows: list[Row]) -> dict:
+    """The LLM part of the leaderboard (`?llm_runs=without`: without the runs that declare an LLM)."""
+    if found is None:
+        return {}
+    without = request.GET.get("llm_runs") == "without"
+    return {"llm": found, "llm_without": without,
+            "llm_rows": llm_rows(found, rows, without=without) if not found.problem else [],
+            "llm_correlations": found.without if without else found.correlations,
+            "llm_flagged": [name for name in found.declared if found.flagged(name)]}
 
 
 def computing_response() -> HttpResponse:
