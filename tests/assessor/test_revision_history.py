@@ -10,8 +10,10 @@ from rest_framework.authtoken.models import Token
 from assessor import services
 from assessor.models import JudgmentRevision
 from ir import grades
+from llm.models import Mode
 from pooling.models import PoolItem
-from tests.llm_rows import llm_endpoint, llm_grade, llm_prompt
+from tests.factories import LlmEndpointFactory, LlmPromptFactory
+from tests.llm_rows import llm_grade
 
 from .fixtures import assign
 
@@ -21,8 +23,8 @@ pytestmark = pytest.mark.django_db
 def test_each_revision_keeps_its_facets_and_the_history_page_shows_them(answers, ada, bob, client):
     answers.scheme = grades.preset("mo-facets").to_json()
     answers.save()
-    prompt = llm_prompt()
-    llm_endpoint(answers, prompt=prompt)
+    prompt = LlmPromptFactory()
+    LlmEndpointFactory(campaign=answers, mode=Mode.SUGGEST, prompt=prompt)
     suggested = llm_grade(answers, "A.1", "10", 3, prompt=prompt)
     a = assign(answers, ada, "A.1")
     at = PoolItem.objects.get(topic=a.topic, item_id="10").position

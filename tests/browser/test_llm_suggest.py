@@ -10,7 +10,8 @@ from pooling.models import PoolItem
 from tests.assessor.fixtures import assign
 from tests.browser.test_judging import sent
 from tests.browser.test_organizer_pages import log_in
-from tests.llm_rows import llm_endpoint, llm_grade, llm_prompt
+from tests.factories import LlmEndpointFactory, LlmPromptFactory
+from tests.llm_rows import llm_grade
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,8 +20,8 @@ LLM_GRADES = {"10": 3, "11": 0, "12": 2}
 
 
 def _graded(answers, ada, mode):
-    prompt = llm_prompt()
-    llm_endpoint(answers, mode=mode, prompt=prompt)
+    prompt = LlmPromptFactory()
+    LlmEndpointFactory(campaign=answers, mode=mode, prompt=prompt)
     grades = {item: llm_grade(answers, "A.1", item, grade, prompt=prompt) for item, grade in LLM_GRADES.items()}
     a = assign(answers, ada, "A.1")
     order = list(PoolItem.objects.filter(topic=a.topic).order_by("position").values_list("item_id", flat=True))
