@@ -177,6 +177,10 @@ def test_each_formula_instance_shows_and_records_its_own_suggestion(formulas, ad
     ada_client.post(f"/assess/assignments/{a.pk}/items/{item.position}/", post)
     assert sorted(Judgment.objects.values_list("formula_id", "grade", "suggested", "suggestion_id")) == [
         ("1", "3", True, one.pk), ("2", "1", False, None)]
+    history = ada_client.get(f"/assess/assignments/{a.pk}/items/{item.position}/history/").content.decode()
+    rows = [re.sub(r"\s+", " ", row) for row in history.split("<tr>")[2:]]
+    assert len(rows) == 2 and "<td>1</td><td>1</td>" in rows[0] and "<td>1</td><td>2</td>" in rows[1]
+    assert "<td>High</td>" in rows[0] and "<td>none</td>" in rows[1]   # the LLM grade on screen, per instance
     # instance 2 cannot take instance 1's grade
     post.update({"instance-1-grade": "2", "instance-1-suggestion": str(one.pk)})
     answer = ada_client.post(f"/assess/assignments/{a.pk}/items/{item.position}/", post,
