@@ -21,12 +21,13 @@ from ir.problems import InputError
 from people.selectors import accounts_named
 from pooling.models import Campaign, PoolInstance, PoolItem
 
-from . import budgets, rounds, selectors, services
+from . import budgets, rounds, selectors, services, suggestions
 from .models import Assignment
 from .serializers import (
     AssignmentSerializer,
     AssignResultSerializer,
     AssignSerializer,
+    JudgmentDetailSerializer,
     JudgmentSerializer,
     NextItemSerializer,
     SubmitResultSerializer,
@@ -67,9 +68,14 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         instances = PoolInstance.objects.filter(item=item, selected=True).order_by("-vote", "formula_id")
         judgments = selectors.assessor_judgments(user=request.user, assignment=assignment).filter(
             item_id=item.item_id)
+        shown = suggestions.suggestions_shown(campaign=assignment.campaign, topic=assignment.topic,
+                                              item_ids=[item.item_id])
+        scheme = assignment.campaign.judging_scheme
         return Response(NextItemSerializer({
             "position": item.position, "item_id": item.item_id,
             "instances": [{"formula_id": i.formula_id, "post_id": i.post_id} for i in instances],
+            "suggestions": [{"formula_id": g.formula_id, "pk": g.pk, "grade": g.grade,
+                             "label": scheme.label(str(g.grade))} for g in shown.values()],
             "judgments": judgments}).data)
 
 
@@ -78,10 +84,15 @@ class JudgmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     permission_classes = [IsAuthenticated]
     serializer_class = JudgmentSerializer
 
+    def get_serializer_class(self):
+        return JudgmentDetailSerializer if self.action == "retrieve" else JudgmentSerializer
+
     def get_queryset(self):
         user = self.request.user
         assert user.is_authenticated  # IsAuthenticated
         judgments = selectors.assessor_judgments(user=user)
+        if self.action == "retrieve":
+            judgments = judgments.prefetch_related("revisions")
         assignment = assignment_of_query(self.request.query_params)
         return judgments if assignment is None else judgments.filter(assignment_id=assignment)
 

@@ -8,6 +8,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from core.bounds import column_bounds
 from core.forms import WholeNumberField, form_values
 from ir.problems import InputError
+from llm.models import LlmGrade
 from pooling.models import PoolItem
 
 from . import rules
@@ -99,6 +100,11 @@ class GradeForm(forms.Form):
     formula_id = _SentText(widget=forms.HiddenInput)
     grade = _SentText()
     comment = _SentText()
+    # Suggest mode: the LLM grade that was on screen (its id); the service checks it is one of this item's.
+    suggestion = WholeNumberField(
+        **column_bounds(LlmGrade, "id", min_value=1), required=False, widget=forms.HiddenInput,
+        error_messages=dict.fromkeys(("invalid", "min_value", "max_value"),
+                                     "suggestion '%(value)s' is no LLM grade's id"))
 
 
 # More instances than any campaign judges per formula: a bound on the forms read.
@@ -122,7 +128,8 @@ def grades_posted(data) -> list[GradeInput]:
         values = form_values(GradeForm(data))
         # A scheme's facets (answers): one group of options per facet, named facet-NAME.
         facets = {name[len("facet-"):]: str(data.get(name))[:64] for name in data if name.startswith("facet-")}
-        return [GradeInput(grade=values["grade"], comment=values["comment"], facets=facets)]
+        return [GradeInput(grade=values["grade"], comment=values["comment"], facets=facets,
+                           suggestion=values["suggestion"])]
     formset = grade_formset(data=data)
     if not formset.is_valid() and formset.non_form_errors():
         raise InputError([str(e) for e in formset.non_form_errors()])
@@ -131,7 +138,8 @@ def grades_posted(data) -> list[GradeInput]:
         values = form_values(form)  # {} for a form the page added empty, which grades nothing
         grade, comment = values.get("grade", ""), values.get("comment", "")
         if grade or comment.strip():
-            grades.append(GradeInput(grade=grade, comment=comment, formula_id=values["formula_id"]))
+            grades.append(GradeInput(grade=grade, comment=comment, formula_id=values["formula_id"],
+                                     suggestion=values.get("suggestion")))
     return grades
 
 

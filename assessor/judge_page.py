@@ -10,9 +10,9 @@ from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, Scheme
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
-from . import rules, selectors, services
+from . import rules, selectors, services, suggestions
 from .forms import grade_formset
-from .models import GRADES_NEEDING_COMMENT, Assignment
+from .models import GRADES_NEEDING_COMMENT, Assignment, JudgmentRevision
 from .rendering import judging_safe_fragments, thread_url
 from .stamps import item_stamp
 
@@ -25,6 +25,24 @@ def _grades(scheme: Scheme, missing: bool = False) -> list[dict]:
     return grades + [{"value": mark, "label": MARK_LABELS[mark], "meaning": MARK_DEFINITIONS[mark],
                       "key": MARK_KEYS[mark], "needs_comment": mark in GRADES_NEEDING_COMMENT}
                      for mark in scheme.marks if not missing or mark in rules.GRADES_OF_MISSING]
+
+
+def comment_hint(scheme: Scheme) -> str:
+    """What the comment box says of itself: required for the scheme's marks that need one, else optional."""
+    needing = [MARK_LABELS[mark] for mark in scheme.marks if mark in GRADES_NEEDING_COMMENT]
+    return f"required for {' and '.join(needing)}" if needing else "optional"
+
+
+def missing_hint(scheme: Scheme) -> str:
+    """What an assessor gives an item the collection lacks, in the scheme's words (rules.GRADES_OF_MISSING: the marks
+    it offers; a scheme without them takes any grade)."""
+    marks = [mark for mark in scheme.marks if mark in rules.GRADES_OF_MISSING]
+    if not marks:
+        return ("This scheme has no System failure or Do not know: give the grade that fits an item you cannot see "
+                "and say in the comment that it is missing")
+    named = " or ".join(MARK_LABELS[mark] + (" (say so in the comment)" if n == 0 else "")
+                        for n, mark in enumerate(marks))
+    return f"Grade it {named}; the other grades are not offered"
 
 
 def _render(template: str, scheme: Scheme, **context) -> str:
@@ -40,7 +58,8 @@ def _grade_buttons(scheme: Scheme, *, unit, legend: str, grade_name: str, curren
              for f in scheme.facets] if unit == "" and not missing else []
     return _render("assessor/_grade_buttons.html", scheme, unit=unit, legend="Or" if asked else legend,
                    grade_name=grade_name, checked=shown if shown in scheme.values else "", read_only=read_only,
-                   missing=missing, facets=asked)
+                   missing=missing, facets=asked, missing_hint=missing_hint(scheme) if missing else "",
+                   missing_only=" or ".join(MARK_LABELS[m] for m in scheme.marks if m in rules.GRADES_OF_MISSING))
 
 
 def own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -80,6 +99,14 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         i.post is None for i in page.shown.instances)
     has_posts = (collection_pk is not None and lacking
                  and pooling_selectors.collection_has_posts(collection_id=collection_pk))
+    # Suggest mode: the LLM's grade of the item (of each instance), sent back with the grades; blind: none at all.
+    shown = suggestions.suggestions_shown(campaign=campaign, topic=topic, item_ids=[page.item.item_id])
+
+    def suggestion(formula_id: str) -> dict | None:
+        grade = shown.get((page.item.item_id, formula_id))
+        return None if grade is None else {"pk": grade.pk, "grade": grade.grade,
+                                           "label": scheme.label(str(grade.grade))}
+
     instances = []
     # A formula's instances are graded in one formset: the names of its fields and its management form.
     grade_forms = grade_formset(formula_ids=[i.formula_id for i in page.shown.instances])
@@ -93,6 +120,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
             "current": current, "missing": missing,
             "saved_label": scheme.label(instance.judgment.grade) if instance.judgment else "",
             "post_id": instance.post_id, "formula": instance.formula,
+            "suggestion": suggestion(instance.formula_id), "suggestion_name": form["suggestion"].html_name,
             "buttons": _grade_buttons(scheme, unit=n, legend="Grade of this instance", grade_name=grade_name,
                                       current=current, read_only=read_only, missing=missing),
             "title": safe[f"title-{n}"], "body": safe[f"body-{n}"], "comment": safe[f"comment-{n}"],
@@ -116,7 +144,10 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "saved_label": scheme.label(page.judgment.grade) if page.judgment else "",
         "buttons": _grade_buttons(scheme, unit="", legend="Relevance of this answer", grade_name="grade",
                                   current=current, read_only=read_only, missing=missing),
-        "missing": missing,
+        "missing": missing, "comment_hint": comment_hint(scheme), "suggestion": suggestion(""),
+        "missing_hint": missing_hint(scheme),
+        "missing_note": "the run names a post the collection does not have, so there is nothing to judge. "
+                        + missing_hint(scheme),
         "instances": instances, "grade_forms": grade_forms,
         "definitions": _render("assessor/_definitions.html", scheme, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
@@ -129,3 +160,25 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
                             at=rendered_at),
     }
+
+
+def history_context(assignment: Assignment, item) -> dict:
+    """An item's judgment history as its assessor sees it (the history page): every revision of their judgments of
+    it (Task 2: of each instance), oldest first, with the grade's label, the facets answered at that submission by
+    their questions' and options' labels, and the LLM grade that was on screen, if one was."""
+    scheme = assignment.campaign.judging_scheme
+    facets = {f.name: (f.question, {o.value: o.label for o in f.options}) for f in scheme.facets}
+    revisions = (JudgmentRevision.objects.filter(judgment__assignment=assignment, judgment__item_id=item.item_id)
+                 .select_related("judgment", "suggestion").order_by("judgment__formula_id", "number"))
+    rows = []
+    for r in revisions:
+        given = r.facets or {}
+        answered = [(question, options.get(given[name], given[name]))
+                    for name, (question, options) in facets.items() if name in given]
+        rows.append({"revision": r, "formula_id": r.judgment.formula_id, "label": scheme.label(r.grade),
+                     "old_label": scheme.label(r.old_grade) if r.old_grade else "", "facets": answered,
+                     "suggestion": scheme.label(str(r.suggestion.grade)) if r.suggestion and
+                     r.suggestion.grade is not None else "" if not r.suggested else "(a grade since deleted)"})
+    return {"assignment": assignment, "topic": assignment.topic, "item": item, "rows": rows,
+            "formulas": assignment.campaign.task == Campaign.Task.FORMULAS, "facets": bool(scheme.facets),
+            "suggested": any(r.suggested for r in revisions)}

@@ -156,6 +156,8 @@ class JudgmentRevision(Revision):
     comment = models.TextField(blank=True)
     active_seconds = models.FloatField(default=0.0, help_text="active time the page reported with this submission")
     source = models.CharField(max_length=10, default="web", help_text="web, api or import")
+    # A scheme with facets: the options chosen at this submission (the grade is mapped from them); null: none asked.
+    facets = models.JSONField(null=True, blank=True, help_text="facet name -> option chosen at this submission")
     suggested = models.BooleanField(default=False, db_default=False,
                                     help_text="an LLM grade was on screen at this submission")
     suggestion = models.ForeignKey(LlmGrade, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")

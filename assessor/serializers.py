@@ -2,8 +2,9 @@
 from rest_framework import serializers
 
 from core.bounds import column_bounds
+from llm.models import LlmGrade
 
-from .models import Assignment, CharacterisationAnswer, Judgment, TrainingRound
+from .models import Assignment, CharacterisationAnswer, Judgment, JudgmentRevision, TrainingRound
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -27,8 +28,24 @@ class JudgmentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Judgment
-        fields = ["id", "assignment", "topic", "item_id", "formula_id", "post_id", "grade", "comment", "revision",
-                  "first_shown_at", "submitted_at", "updated_at"]
+        fields = ["id", "assignment", "topic", "item_id", "formula_id", "post_id", "grade", "comment", "facets",
+                  "suggested", "suggestion", "revision", "first_shown_at", "submitted_at", "updated_at"]
+
+
+class JudgmentRevisionSerializer(serializers.ModelSerializer):
+    """One submission that changed a judgment: the value before and after, the facets answered and the LLM grade on
+    screen at that submission."""
+    class Meta:
+        model = JudgmentRevision
+        fields = ["number", "at", "old_grade", "old_comment", "grade", "comment", "facets", "suggested", "suggestion",
+                  "active_seconds", "source"]
+
+
+class JudgmentDetailSerializer(JudgmentSerializer):
+    revisions = JudgmentRevisionSerializer(many=True, read_only=True, help_text="every change, the first first")
+
+    class Meta(JudgmentSerializer.Meta):
+        fields = [*JudgmentSerializer.Meta.fields, "revisions"]
 
 
 class GradeSerializer(serializers.Serializer):
@@ -40,6 +57,10 @@ class GradeSerializer(serializers.Serializer):
                                        help_text="formulas: the instance judged")
     facets = serializers.DictField(child=serializers.CharField(max_length=64), required=False, default=dict,
                                    help_text="a scheme with facets: facet name -> option (the grade is mapped)")
+    suggestion = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                          **column_bounds(LlmGrade, "id", min_value=1),
+                                          help_text="suggest mode: the id of the LLM grade that was on screen (the "
+                                                    "next item's `suggestions`); another item's is refused")
 
 
 class SubmitSerializer(serializers.Serializer):
@@ -62,10 +83,20 @@ class InstanceSerializer(serializers.Serializer):
     post_id = serializers.CharField()
 
 
+class SuggestionSerializer(serializers.Serializer):
+    """An LLM grade on screen in suggest mode (docs/judging.md): send its id back as the grade's `suggestion`."""
+    formula_id = serializers.CharField(help_text="formulas: the instance it grades ('' for an answer)")
+    suggestion = serializers.IntegerField(source="pk", help_text="the LLM grade's id")
+    grade = serializers.IntegerField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
+
+
 class NextItemSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     item_id = serializers.CharField()
     instances = InstanceSerializer(many=True, help_text="formulas: the instances to judge")
+    suggestions = SuggestionSerializer(many=True, help_text="suggest mode: the LLM's grades to show with the item "
+                                                            "(always empty in blind mode)")
     judgments = JudgmentSerializer(many=True, help_text="your judgments of this item so far")
 
 

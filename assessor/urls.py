@@ -9,6 +9,7 @@ urlpatterns = [
     path("assess/assignments/<int:pk>/topic/", views.topic_view, name="topic"),
     path("assess/assignments/<int:pk>/items/<int:position>/", views.judge, name="judge"),
     path("assess/assignments/<int:pk>/items/<int:position>/skip/", views.skip, name="skip"),
+    path("assess/assignments/<int:pk>/items/<int:position>/history/", views.judgment_history, name="history"),
     path("assess/assignments/<int:pk>/items/<int:position>/ahead/", ahead_views.ahead, name="ahead"),
     path("assess/assignments/<int:pk>/items/<int:position>/shown/", ahead_views.shown, name="shown"),
     path("assess/characterisations/<int:pk>/", characterisation_views.characterise_continue,

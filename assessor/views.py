@@ -22,7 +22,7 @@ from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import budgets, selectors, services
 from .forms import AssessorCreateForm, AssignForm, ContinueForm, TopicSearchForm, grades_posted
-from .judge_page import judge_context, own_assignment
+from .judge_page import history_context, judge_context, own_assignment
 from .models import Assignment
 from .rendering import collection_safe
 
@@ -138,6 +138,15 @@ def _judge_page(request: HttpRequest, page: selectors.JudgingPage, errors: list[
     return render(request, "assessor/judge.html", judge_context(page, errors or [], posted),
                   status=400 if errors else 200)
 
+
+
+@login_required
+@require_http_methods(["GET"])
+def judgment_history(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    """Every revision of the assessor's judgments of one item: grade, comment, facets, the LLM grade on screen."""
+    assignment = own_assignment(request, pk)
+    item = get_object_or_404(PoolItem, topic_id=assignment.topic_id, position=position)
+    return render(request, "assessor/history.html", history_context(assignment, item))
 
 
 @login_required

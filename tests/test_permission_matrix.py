@@ -33,7 +33,8 @@ PUBLIC = {"login", "logout", "healthz", "api-token"}
 # small: every other route is an organizer's.
 ASSESSOR_ROUTES = {
     "home", "assessor:home", "assessor:continue", "assessor:topic", "assessor:judge",
-    "assessor:skip", "assessor:ahead", "assessor:shown", "assessor:thread", "password_change", "password_change_done",
+    "assessor:skip", "assessor:ahead", "assessor:shown", "assessor:thread", "assessor:history", "password_change",
+    "password_change_done",
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
     "assessor:characterise_continue", "assessor:characterise", "characterisation-list", "characterisation-next",
 }

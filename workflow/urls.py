@@ -1,6 +1,6 @@
 from django.urls import path
 
-from workflow import judgment_views, simulation_views, topic_views, undo_views, views
+from workflow import judgment_views, scheme_views, simulation_views, topic_views, undo_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -17,6 +17,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/runs/<int:run_pk>/delete/", undo_views.run_delete, name="run_delete"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/replace/", undo_views.run_replace, name="run_replace"),
     path("campaigns/<int:pk>/settings/", undo_views.campaign_settings, name="campaign_settings"),
+    path("campaigns/<int:pk>/scheme/", scheme_views.scheme_edit, name="scheme_edit"),
     path("campaigns/<int:pk>/delete/", undo_views.campaign_delete, name="campaign_delete"),
     path("campaigns/<int:pk>/topics/<int:topic_pk>/edit/", topic_views.topic_edit, name="topic_edit"),
     path("campaigns/<int:pk>/topics/<int:topic_pk>/delete/", topic_views.topic_delete, name="topic_delete"),

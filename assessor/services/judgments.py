@@ -20,7 +20,7 @@ from ir.problems import InputError
 from pooling.bulk import bulk_insert, copy_text
 from pooling.models import Campaign, PoolInstance, PoolItem
 
-from .. import rules, selectors
+from .. import rules, selectors, suggestions
 from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 
 # Longest active time one submission may report: a page left open over a weekend is not a day of work.
@@ -82,6 +82,7 @@ class GradeInput:
     comment: str = ""
     formula_id: str = ""
     facets: dict[str, str] = field(default_factory=dict)  # a scheme with facets: facet name -> option chosen
+    suggestion: int | None = None  # suggest mode: the id of the LLM grade that was on screen for this unit
 
 
 @dataclass
@@ -139,7 +140,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     # write, two submissions for instances of one formula both see each other when they decide "complete", and
     # the active time adds up. Every write of a judgment goes through here, so under this lock the judgments read
     # below stay as read until the commit. Only the assignment's row: no FOR UPDATE across the joined campaign.
-    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign")
+    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign", "topic")
                   .get(pk=assignment_pk, assessor=user))
     if key:
         if not SUBMIT_KEY.fullmatch(key):
@@ -165,6 +166,9 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     problems = _check_grades(grades, instances, missing, scheme)
     if problems:
         raise InputError(problems[0] if len(problems) == 1 else "; ".join(problems))
+    shown = suggestions.suggestions_checked(campaign=assignment.campaign, topic=assignment.topic, item_id=item_id,
+                                            given={g.formula_id: g.suggestion for g in grades
+                                                   if g.suggestion is not None})
 
     now = timezone.now()
     existing = selectors.item_judgments(assignment=assignment, item_id=item_id)
@@ -203,12 +207,29 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     judgments_save(new=made, revised=revised, assessors={assignment.pk: user.pk}, at=now, active_seconds=active,
                    source=source)
     result.created, result.revised = len(new), len(revised)
-    if scheme.facets and (new or revised):  # answers only: one unit, formula id ""
-        Judgment.objects.filter(assignment=assignment, item_id=item_id).update(facets=grades[0].facets or None)
+    _record_context(assignment, item_id, grades, new={unit[0] for unit in new},
+                    revised={j.formula_id: j for j, *_ in revised}, shown=shown, at=now)
     if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
                                      revised=result.revised, unchanged=result.unchanged, complete=result.complete)
     return result
+
+
+def _record_context(assignment: Assignment, item_id: str, grades: Sequence[GradeInput], *, new: set[str],
+                    revised: Mapping[str, Judgment], shown: Mapping[str, object], at: datetime) -> None:
+    """What each unit made or revised was submitted with besides its grade, on the judgment and on the revision just
+    made: the facets answered (a scheme with facets) and whether an LLM grade was on screen, and which (suggest
+    mode). Nothing to write (no facets nor suggestion now, none on the judgment before): no query."""
+    for g in grades:
+        before = revised.get(g.formula_id)
+        if g.formula_id not in new and before is None:
+            continue  # unchanged
+        if not (g.facets or g.formula_id in shown or before is not None and (before.facets or before.suggested)):
+            continue
+        values = {"facets": g.facets or None, "suggested": g.formula_id in shown, "suggestion_id": g.suggestion}
+        unit = {"assignment": assignment, "item_id": item_id, "formula_id": g.formula_id}
+        Judgment.objects.filter(**unit).update(**values)
+        JudgmentRevision.objects.filter(judgment__in=Judgment.objects.filter(**unit), at=at).update(**values)
 
 
 def judgments_save(*, new: Sequence[NewJudgment], revised: Sequence[tuple[Judgment, str, str]],

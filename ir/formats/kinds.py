@@ -19,12 +19,16 @@ TOPICS_TASK2 = "topics-task2"
 TOPICS_TREC = "topics-trec"
 TOPICS_TSV = "topics-tsv"
 TOPICS_JSONL = "topics-jsonl"
+# A TSV topic file's header: an id column, a text column, and for micro-topics a parent column (and a prelude).
+TSV_ID_COLUMNS = frozenset({"id", "qid", "topic", "topic_id", "query_id"})
+TSV_TEXT_COLUMNS = frozenset({"title", "query", "text"})
+TSV_MICRO_COLUMNS = ("parent", "prelude")
 RUN_KINDS = ("run-task1", "run-task2", "run-trec", "run-task3")
 NAMES = {
     TOPICS_TASK1: "an ARQMath Task 1 (or Task 3) topic file",
     TOPICS_TASK2: "an ARQMath Task 2 topic file (its topics have a Formula_Id)",
     TOPICS_TREC: "a TREC topic file (<top> <num> <title> <desc> <narr>)",
-    TOPICS_TSV: "a TSV topic file (topic_id query)",
+    TOPICS_TSV: "a TSV topic file (topic_id query [parent prelude])",
     TOPICS_JSONL: "a JSONL topic file (id title ...)",
     "run-task1": "an ARQMath Task 1 run file (topic post_id rank score run_tag)",
     "run-task2": "an ARQMath Task 2 run file (topic formula_id post_id rank score run_tag)",
@@ -61,7 +65,7 @@ def head_kind(head: bytes) -> str | None:
         return "topic-info"
     fields = first.split("\t") if "\t" in first else first.split()
     fields = [field.strip() for field in fields]
-    if len(fields) == 2 and "\t" in first:
+    if len(fields) == 2 and "\t" in first or is_tsv_topics_header(columns):
         return TOPICS_TSV
     if len(fields) == 4 and parse_int(fields[1]) is not None and parse_int(fields[3]) is not None:
         return "qrels"
@@ -75,6 +79,13 @@ def head_kind(head: bytes) -> str | None:
         if parse_int(fields[3]) is not None and _number(fields[4]):
             return "run-task2"
     return None
+
+
+def is_tsv_topics_header(columns: list[str]) -> bool:
+    """Whether a TSV line's lowered, stripped fields are a topic file's header: id, text, then parent and prelude
+    (each optional, in that order)."""
+    return (len(columns) >= 2 and columns[0] in TSV_ID_COLUMNS and columns[1] in TSV_TEXT_COLUMNS
+            and tuple(columns[2:]) == TSV_MICRO_COLUMNS[:len(columns) - 2])
 
 
 def stream_kind(stream: BinaryIO) -> str | None:

@@ -37,6 +37,7 @@ def test_an_assessor_judges_with_the_scheme_s_keys_only(page, live_server, answe
     shown = SHOWN
     expect(page.locator(f"{shown} .grade-buttons label")).to_have_count(4)
     expect(page.locator(f"{shown} .grade-buttons")).to_contain_text("Perfectly relevant")
+    expect(page.locator(f"{shown} .comment-label")).to_contain_text("Comment (optional)")  # trec-4 has no SF/DK
     screenshot(page, "judge-scheme-trec-4.png")
     for n, key in enumerate(("3", "1", "0")):
         page.keyboard.press(key)
@@ -58,7 +59,11 @@ def test_an_assessor_judges_with_two_facets_using_only_the_keyboard(page, live_s
     order = _judging(page, live_server, answers, ada, "mo-facets")
     shown = SHOWN
     expect(page.locator(f"{shown} fieldset.facet")).to_have_count(2)
+    expect(page.locator(f"{shown} .comment-label")).to_contain_text("required for System failure and Do not know")
     page.keyboard.press("p")   # totality: partial
+    page.keyboard.press("Enter")   # too soon: the page names the question left
+    expect(page.locator(f"{shown} .item-sync")).to_have_text(
+        "Answer “Does it answer directly?” first (or choose a mark).")
     page.keyboard.press("r")   # directness: direct
     screenshot(page, "judge-facets.png")
     for n, keys in enumerate((("Enter",), ("t", "i", "Enter"), ("o", "i", "Enter"))):

@@ -151,6 +151,18 @@
       || (facets.length && facets.every((set) => set.querySelector("input[type=radio]:checked")));
   }
 
+  // What is missing before a first submit: the questions of a scheme with facets left unanswered (by their
+  // wording), else a grade.
+  function unanswered() {
+    const unit = formulas ? instances[current] : form;
+    const open = Array.from(unit.querySelectorAll("fieldset.facet"))
+      .filter((set) => !set.querySelector("input[type=radio]:checked"))
+      .map((set) => `“${set.querySelector("legend").textContent.trim()}”`);
+    if (!open.length) return "Choose a grade first.";
+    const marks = unit.querySelector("fieldset.grades:not(.facet) input[type=radio]") ? " (or choose a mark)" : "";
+    return `Answer ${open.join(" and ")} first${marks}.`;
+  }
+
   function readiness() {
     const units = formulas ? instances : [form];
     const graded = units.filter(answered);
@@ -182,10 +194,10 @@
     if (form.elements.active_seconds) form.elements.active_seconds.value = (active / 1000).toFixed(1);
     if (!fast) { plainSubmit(form); return; }
     const state = readiness();
-    if (state === "nothing") { Ahead.tell(view, "Choose a grade first."); return; }
+    if (state === "nothing") { Ahead.tell(view, unanswered()); return; }
     if (state === "incomplete") {
       if (navigator.onLine) plainSubmit(form);   // the server says what is missing, or keeps part of a formula
-      else Ahead.tell(view, "Offline: grade every instance (with a comment for System failure and Do not know) to keep it in this browser.");
+      else Ahead.tell(view, "Offline: grade every instance (with a comment where one is required) to keep it in this browser.");
       return;
     }
     const fields = Array.from(new FormData(form), ([name, value]) => [name, String(value)])

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('assessor', '0007_judgment_llm_suggestion'),
+        ('assessor', '0008_revision_facets'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,27 @@
+"""The scheme editor in the browser (issue 25): an organizer opens it from the campaign's settings, starts from the
+MathOverflow preset, renames an option and saves; the settings page then shows the scheme as assessors will see it."""
+import pytest
+from playwright.sync_api import expect
+
+from pooling.models import Campaign
+from tests.browser.test_organizer_pages import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_organizer_edits_the_scheme_from_a_preset(page, live_server, answers, organizer, screenshot):
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{answers.pk}/settings/")
+    page.click("#scheme-edit-link")
+    page.click("text=mo-facets")
+    expect(page.locator("[name=facet-0-options]")).to_have_value("total t Total\npartial p Partial\nnone o None")
+    page.fill("[name=name]", "mo-facets, our words")
+    page.fill("[name=facet-0-options]", "total t Total\npartial p Part of it\nnone o None")
+    page.locator("h2:has-text('Grades')").evaluate("e => e.scrollIntoView()")
+    screenshot(page, "scheme-editor.png")
+    page.click("button:has-text('Save the scheme')")
+    expect(page.locator("#scheme")).to_contain_text("Judging scheme: mo-facets, our words")
+    expect(page.locator("#scheme fieldset.facet").first).to_contain_text("Part of it")
+    scheme = Campaign.objects.get(pk=answers.pk).judging_scheme
+    assert [o.label for o in scheme.facets[0].options] == ["Total", "Part of it", "None"]
+    assert scheme.table[("partial", "direct")] == 2
