@@ -16,12 +16,13 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import TracebackType
-
-import openai
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING
 
 from ir.llm_replies import majority, reply_grade
 from ir.problems import InputError
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 # Local servers (Ollama, vLLM, llama.cpp) want no key; the client wants one.
 PLACEHOLDER_KEY = "no-key"
@@ -99,6 +100,8 @@ class Judge:
         self._client, self._slots = asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
 
     async def _open(self) -> tuple[AsyncOpenAI, asyncio.Semaphore]:
+        from openai import AsyncOpenAI  # seconds to import: only commands and jobs that judge pay for it
+
         s = self.settings
         client = AsyncOpenAI(base_url=s.base_url, api_key=self._key, timeout=s.timeout, max_retries=s.retries)
         return client, asyncio.Semaphore(s.concurrency)
@@ -141,6 +144,8 @@ class Judge:
         return verdict
 
     async def _ask(self, prompt: str) -> _Reply:
+        import openai
+
         s = self.settings
         async with self._slots:
             started = time.perf_counter()
