@@ -455,10 +455,13 @@ class _Run:
         self.window = judge.settings.concurrency * 2 + 2
 
     def run(self, work: Iterator[tuple[Unit, Prompt, str | None]]) -> None:
+        """Sends the work, writes what comes back at least every BATCH verdicts or BATCH_SECONDS, and asks
+        `cancelled` as often (also while a slow model keeps every request waiting): once cancelled, what came back
+        is written and the prompts still out are dropped (the next run sends them again)."""
         in_flight: dict[Future[Verdict], tuple[Unit, Prompt]] = {}
         done: list[tuple[Unit, Prompt, Verdict]] = []
         exhausted = False
-        written_at = time.monotonic()
+        written_at = checked_at = time.monotonic()
         try:
             while True:
                 while not exhausted and len(in_flight) < self.window:
@@ -476,19 +479,25 @@ class _Run:
                     finished, _ = wait(in_flight, timeout=BATCH_SECONDS, return_when=FIRST_COMPLETED)
                     done += [(*in_flight.pop(future), future.result()) for future in finished]
                 last = exhausted and not in_flight
-                if done and (last or len(done) >= BATCH or time.monotonic() - written_at >= BATCH_SECONDS):
+                now = time.monotonic()
+                if done and (last or len(done) >= BATCH or now - written_at >= BATCH_SECONDS):
                     self._write(done)
-                    done, written_at = [], time.monotonic()
-                    if not last and self.cancelled is not None and self.cancelled():
-                        self.result.cancelled = True
-                        return
+                    done, written_at = [], now
                 if last:
                     return
+                if self.cancelled is not None and now - checked_at >= BATCH_SECONDS:
+                    checked_at = now
+                    if self.cancelled():
+                        self._write(done)
+                        self.result.cancelled = True
+                        return
         finally:
             for future in in_flight:  # cancelled (or an error): prompts not answered yet are left for the next run
                 future.cancel()
 
     def _write(self, done: list[tuple[Unit, Prompt, Verdict]]) -> None:
+        if not done:
+            return
         _store(self.campaign, self.result.model, done)
         for _unit, _prompt, verdict in done:
             if verdict.grade is None:

@@ -199,14 +199,12 @@ def test_no_key_named_sends_a_placeholder(answers):
 
 
 def test_cancel_stops_between_batches_and_keeps_what_was_judged(answers, monkeypatch):
-    monkeypatch.setattr(services, "BATCH", 1)
-    asked = []
+    monkeypatch.setattr(services, "BATCH_SECONDS", 0.05)
 
-    def cancelled():
-        asked.append(1)
-        return len(asked) >= 2
+    def cancelled():  # the organizer cancels once the first grades are stored
+        return LlmGrade.objects.exists()
 
-    with ChatServer() as server:
+    with ChatServer(lambda prompt, n: Answer(delay=0.1)) as server:
         result = services.llm_judge(campaign=answers, settings=settings_for(server, concurrency=1),
                                     cancelled=cancelled)
     assert result.cancelled

@@ -83,14 +83,14 @@ def test_a_queued_job_is_cancelled_at_once_and_a_finished_one_is_not(answers, dj
 @pytest.mark.django_db(transaction=True)
 def test_cancel_stops_a_running_job_between_batches(answers, monkeypatch):
     from llm import services
-    monkeypatch.setattr(services, "BATCH", 1)
+    monkeypatch.setattr(services, "BATCH_SECONDS", 0.05)
     job = Job.objects.create(kind=Job.Kind.LLM_JUDGE, campaign=answers, params=LlmJudgeParams().to_json())
 
     def answer(prompt, n):
         if n == 1:  # the organizer presses Cancel while the second item is being judged
             Job.objects.filter(pk=job.pk).update(cancel_requested=True)
             connection.close()
-        return Answer()
+        return Answer(delay=0.1)
 
     with ChatServer(answer) as server:
         Endpoint.objects.create(campaign=answers, base_url=server.url, model="m", retries=0, concurrency=1)
