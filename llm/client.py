@@ -68,7 +68,8 @@ def api_key(env_name: str) -> str:
     if not env_name:
         return PLACEHOLDER_KEY
     if not ENV_NAME.fullmatch(env_name):
-        raise InputError(f"'{env_name}' is not the name of an environment variable (letters, digits and _): give the "
+        # Not quoted back: what was given may be the key itself.
+        raise InputError("the key's environment variable must be a variable's name (letters, digits and _): give the "
                          "name of the variable that holds the key, never the key")
     value = os.environ.get(env_name, "")
     if not value:

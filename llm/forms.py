@@ -29,7 +29,8 @@ def key_fields_refused(data: Any) -> list[str]:
 def clean_api_key_env(value: str) -> str:
     value = (value or "").strip()
     if value and (_KEY_LIKE.search(value) or not ENV_NAME.fullmatch(value)):
-        raise forms.ValidationError(f"'{value[:4]}…' is not the name of an environment variable: {KEY_REFUSED}")
+        # Not quoted back: what was typed may be the key itself.
+        raise forms.ValidationError(f"this is not the name of an environment variable: {KEY_REFUSED}")
     return value
 
 

@@ -60,8 +60,9 @@ def job_retry(*, job: Job) -> Job:
     if not job.retryable:
         raise InputError(job_pages.retry_refusal(job=job))
     job.status, job.attempts, job.progress, job.result, job.warnings = Job.Status.QUEUED, 0, 0.0, {}, []
-    job.finished_at, job.message = None, "queued again (retry)"
-    job.save(update_fields=["status", "attempts", "progress", "result", "warnings", "finished_at", "message"])
+    job.finished_at, job.message, job.cancel_requested = None, "queued again (retry)", False
+    job.save(update_fields=["status", "attempts", "progress", "result", "warnings", "finished_at", "message",
+                            "cancel_requested"])
     _send(job)
     return job
 

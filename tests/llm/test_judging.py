@@ -9,6 +9,7 @@ import pytest
 from django.core import serializers
 from django.db import connection
 
+from ir.problems import InputError
 from llm import services
 from llm.client import EndpointSettings
 from llm.models import Canary, LlmGrade, Prompt
@@ -190,6 +191,13 @@ def test_a_key_named_but_not_set_sends_nothing(answers, monkeypatch):
     with ChatServer() as server, pytest.raises(Exception, match="UNSET_LLM_KEY.*not set"):
         services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="UNSET_LLM_KEY"))
     assert server.requests == 0 and not LlmGrade.objects.exists()
+
+
+def test_a_key_given_instead_of_its_variable_is_refused_and_not_repeated(answers):
+    with ChatServer() as server, pytest.raises(InputError) as info:
+        services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="sk-pasted-key-value"))
+    assert server.requests == 0 and "sk-pasted" not in " ".join(info.value.messages())
+    assert "must be a variable's name" in info.value.messages()[0]
 
 
 def test_no_key_named_sends_a_placeholder(answers):
