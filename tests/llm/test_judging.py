@@ -253,3 +253,29 @@ def test_unknown_topics_and_prompts_are_refused(answers):
     with pytest.raises(Exception, match="formulas prompt|Task 2 formulas prompt"):
         services.llm_judge(campaign=answers, settings=EndpointSettings(base_url="http://127.0.0.1:9/v1", model="m"),
                            prompt=services.prompt_default(task="formulas"))
+
+
+def test_formula_canaries_copy_the_post_of_a_zero_graded_formula(formulas):
+    with ChatServer(lambda prompt, n: Answer("##final score: 0")) as server:
+        result = services.llm_judge(campaign=formulas, settings=settings_for(server), canaries=1)
+    assert result.canary_sources == {"B.1": "llm"} and result.canaries_created == 2
+    source = Canary.objects.first().source_item_id
+    graded = LlmGrade.objects.filter(canary__isnull=False)
+    assert graded.count() == 2 and {g.item_id for g in graded} == {source}
+    instance = PoolInstance.objects.filter(item__campaign=formulas, item__item_id=source, selected=True).order_by(
+        "-vote", "formula_id").first()
+    assert {g.formula_id for g in graded} == {instance.formula_id}
+    planted = [prompt for prompt in server.prompts if "perfectly relevant" in prompt]
+    assert len(planted) == 1 and "Candidate formula: $x$" in planted[0]
+
+
+def test_a_prompt_version_is_chosen_by_name_at_version(answers):
+    first = services.prompt_default(task="answers")
+    second = services.prompt_edit(prompt=first, text="{query} {passage} ##final score: N")
+    assert services.prompt_named(name="umbrela-bing") == second
+    assert services.prompt_named(name="umbrela-bing@1") == first
+    assert services.prompt_edit(prompt=first, text=second.text) == second  # the same text makes nothing new
+    with pytest.raises(InputError, match="no prompt named 'umbrela-bing@7'"):
+        services.prompt_named(name="umbrela-bing@7")
+    with pytest.raises(InputError, match=re.escape("must name {passage}")):
+        services.prompt_edit(prompt=first, text="only {query}")
