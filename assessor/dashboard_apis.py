@@ -9,23 +9,26 @@ from rest_framework.views import APIView
 from core.permissions import IsOrganizer
 from pooling.models import Campaign
 
-from . import progress, reports
+from . import llm_review, progress, reports
 from .forms import GroupKeyForm
 
 
 class AgreementApi(APIView):
     """Pairwise Cohen's kappa (graded and binary), per-assessor means, Krippendorff's alpha and the kappas against a
-    round's gold qrels; an undefined kappa is null with its reason. Organizers only."""
+    round's gold qrels; each LLM's agreement with the official qrels and the assessors (`llm`: kappas, weighted kappa,
+    alpha, confusion matrices, canaries' flip rates); an undefined kappa is null with its reason. Organizers only."""
     permission_classes = [IsOrganizer]
 
     @extend_schema(parameters=[
-        OpenApiParameter("kind", str, enum=["training", "dual"], description="default: both"),
+        OpenApiParameter("kind", str, enum=["training", "dual", "llm"],
+                         description="default: all (llm: each LLM against the official qrels and the assessors)"),
         OpenApiParameter("round", int, description="one training round")], responses={200: OpenApiTypes.OBJECT})
     def get(self, request, pk: int):
         campaign = get_object_or_404(Campaign, pk=pk)
         kind, number = GroupKeyForm(request.query_params).key()
-        groups = reports.agreement_compute(campaign=campaign, kind=kind, round=number)
-        return Response({"campaign": campaign.name, "groups": reports.agreement_json(groups)})
+        groups, llms = llm_review.agreement_with_llm(campaign=campaign, kind=kind, round=number)
+        return Response({"campaign": campaign.name, "groups": reports.agreement_json(groups),
+                         "llm": llm_review.llm_agreement_json(llms)})
 
 
 class ProgressApi(APIView):

@@ -25,19 +25,26 @@ from ir.problems import InputError
 from pooling import selectors as pooling_selectors
 from pooling.models import AnswerText, Campaign, Post, Topic
 
+from . import llm_review, reports, rounds
 from . import progress as progress_reports
-from . import reports, rounds
 from .forms import GroupKeyForm
 from .models import Adjudication, TrainingRound
 from .rendering import collection_safe
 from .rendering import thread_url as _post_url
 from .rules import MAX_COMMENT
 from .services.adjudication import adjudication_record
+from .services.checks import check_items_send
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 REVIEW_PAGE_ITEMS = 20  # items per page of the disagreement review
+
+
+def _assessor_choices():
+    """Who may be given judging work: active accounts that are not organizers."""
+    return (get_user_model().objects.filter(is_active=True).exclude(groups__name=ORGANIZERS)
+            .exclude(is_superuser=True).order_by("username"))
 
 
 class TrainingRoundForm(forms.Form):
@@ -57,9 +64,7 @@ class TrainingRoundForm(forms.Form):
         assert isinstance(topics_field, forms.MultipleChoiceField)
         assert isinstance(assessors_field, forms.ModelMultipleChoiceField)
         topics_field.choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
-        assessors_field.queryset = (get_user_model().objects.filter(is_active=True)
-                                    .exclude(groups__name=ORGANIZERS).exclude(is_superuser=True)
-                                    .order_by("username"))
+        assessors_field.queryset = _assessor_choices()
 
 
 class AdjudicationForm(forms.Form):
@@ -81,6 +86,78 @@ class AdjudicationForm(forms.Form):
         assert isinstance(grade, forms.ChoiceField)
         grade.choices = [("", "choose…"), *((str(g.value), g.label) for g in scheme.grades),
                          *((mark, MARK_LABELS[mark]) for mark in scheme.marks)]
+
+
+class LlmCheckForm(forms.Form):
+    """Items of the LLM disagreements (each a unit's key: topic, item and instance joined by tabs) to send to an
+    assessor as a check assignment."""
+    units = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple,
+                                      error_messages={"required": "choose the items to send"})
+    assessor: forms.ModelChoiceField[User] = forms.ModelChoiceField(queryset=None, empty_label="choose…")
+
+    def __init__(self, *args, units: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        units_field, assessor_field = self.fields["units"], self.fields["assessor"]
+        assert isinstance(units_field, forms.MultipleChoiceField)
+        assert isinstance(assessor_field, forms.ModelChoiceField)
+        units_field.choices = [(u, u) for u in units]
+        assessor_field.queryset = _assessor_choices()
+
+    def items(self) -> list[tuple[str, str]]:
+        """(topic id, item id) of the units chosen: a formula's instances are sent as their visual id."""
+        pairs = []
+        for unit in self.cleaned_data["units"]:
+            topic_id, _, rest = unit.partition("\t")
+            pairs.append((topic_id, rest.partition("\t")[0]))
+        return list(dict.fromkeys(pairs))
+
+
+def _llm_review_context(request: HttpRequest, campaign: Campaign, form: LlmCheckForm | None = None
+                        ) -> dict[str, Any]:
+    """The LLM disagreements section of the review (its own include, _llm_disagreements.html): ?llm_model= names the
+    model, ?topic= a topic."""
+    try:
+        review = llm_review.llm_review(campaign=campaign, model=request.GET.get("llm_model") or None,
+                                       topic=request.GET.get("topic") or None)
+    except InputError as exc:
+        return {"llm_problems": exc.messages()}
+    if review is None:
+        return {}
+    scheme = campaign.judging_scheme
+    rows = [{"d": d, "llm_label": scheme.label(str(d.llm)), "official_label": scheme.label(str(d.official)),
+             "sent": review.sent.get((d.topic, d.item_id), []),
+             "checked": [(name, grade, scheme.label(grade)) for name, grade in
+                         review.checked.get((d.topic, d.item_id, d.formula_id), [])]}
+            for d in review.items]
+    return {"llm_review": review, "llm_rows": rows,
+            "llm_form": form or LlmCheckForm(units=[d.key for d in review.items])}
+
+
+@organizer_required
+@require_http_methods(["POST"])
+def llm_checks_send(request: HttpRequest, pk: int) -> HttpResponse:
+    """Sends the chosen items of the LLM disagreements to an assessor as a check assignment (services.checks)."""
+    campaign = get_object_or_404(Campaign, pk=pk)
+    # Any unit may be posted: the service sends only items in the campaign's pools.
+    form = LlmCheckForm(request.POST, units=request.POST.getlist("units"))
+    back = reverse("assessor:disagreements", args=[pk]) + "?" + request.GET.urlencode()
+    if form.is_valid():
+        assert request.user.is_authenticated  # organizer_required let only a signed-in organizer in
+        try:
+            sent = check_items_send(campaign=campaign, assessor=form.cleaned_data["assessor"], items=form.items(),
+                                    user=request.user)
+        except InputError as exc:
+            exc.add_to_form(form)
+        else:
+            topics = len(sent.assignments)
+            messages.info(request, f"Sent {sent.sent} item{pluralize(sent.sent)} to {form.cleaned_data['assessor']} "
+                                   f"as a check assignment ({topics} topic{pluralize(topics)})"
+                                   + (f"; {sent.already} had been sent already" if sent.already else "") + ".")
+            return redirect(back + "#llm-disagreements")
+    for errors in form.errors.values():
+        for error in errors:
+            messages.error(request, f"Nothing was sent: {error}")
+    return redirect(back + "#llm-disagreements")
 
 
 @organizer_required
@@ -147,6 +224,34 @@ def _problem_page(request, campaign, exc: InputError) -> HttpResponse:
                   status=400)
 
 
+def _llm_context(campaign: Campaign) -> dict[str, Any]:
+    """The LLM section of the agreement page: each model's row (against the official qrels, its mean with the
+    assessors), its pairs, the confusion matrix against the official qrels and the canaries' flip rates."""
+    models = []
+    for a in llm_review.llm_agreement(campaign=campaign):
+        official = a.official
+        models.append({
+            "a": a, "official": official,
+            "pairs": [{"other": p.other, "c": p.comparison,
+                       "kappas": [llm_review.kappa_of(p.comparison, scale) for scale in llm_review.SCALES]}
+                      for p in a.pairs],
+            "means": [a.means[scale] for scale in llm_review.SCALES],
+            "confusion": ([{"grade": g, "cells": row, "total": sum(row)}
+                           for g, row in zip(official.categories, official.confusion, strict=True)]
+                          if official is not None and official.items else [])})
+    return {"llm_models": models, "scheme": campaign.judging_scheme}
+
+
+def _facet_rows(group: reports.AgreementGroup) -> list[dict[str, Any]]:
+    """Issue 25: a scheme's facets, kappa per facet for each pair of assessors (each pair once)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in group.facet_pairs:
+        if p.assessor < p.other:
+            rows.setdefault((p.assessor, p.other), {"assessor": p.assessor, "other": p.other, "facets": []})[
+                "facets"].append((p.scale.removeprefix("facet:"), p.kappa))
+    return list(rows.values())
+
+
 @organizer_required
 def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     """Kappa per assessor as grouped bars, the pairwise matrix and the numbers, for one round or the dual
@@ -156,7 +261,7 @@ def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         groups, key = _group(request, campaign)
     except InputError as exc:
         return _problem_page(request, campaign, exc)
-    context = {"campaign": campaign, "groups": groups, "key": key}
+    context = {"campaign": campaign, "groups": groups, "key": key, **_llm_context(campaign)}
     if key is not None:
         group = reports.agreement_of_group(campaign=campaign, key=key)
         gold = {(r.assessor, r.scale): r.kappa for r in group.gold}
@@ -168,12 +273,14 @@ def agreement_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         matrix = [{"name": a, "cells": [None if a == b else {
             "graded": group.pair(a, b, "graded"), "binary": group.pair(a, b, "binary")} for b in group.assessors]}
             for a in group.assessors]
-        context.update(group=group, assessors=assessors, matrix=matrix, chart=kappa_bars(
+        context.update(group=group, assessors=assessors, matrix=matrix, facet_rows=_facet_rows(group),
+                       facet_names=[f.name for f in campaign.judging_scheme.facets], chart=kappa_bars(
             [(a["name"], a["graded"].value, a["binary"].value) for a in assessors]))
     return render(request, "assessor/agreement.html", context)
 
 
 CSV_HEADER = (*reports.AGREEMENT_HEADER, "reason")
+
 
 
 @organizer_required
@@ -182,7 +289,7 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     try:
         kind, number = GroupKeyForm(request.GET).key()
-        groups = reports.agreement_compute(campaign=campaign, kind=kind, round=number)
+        groups, llms = llm_review.agreement_with_llm(campaign=campaign, kind=kind, round=number)
     except InputError as exc:
         return HttpResponse("\n".join(exc.messages()) + "\n", status=400, content_type="text/plain")
     reasons: dict[tuple[str, ...], str] = {}  # (kind, round, assessor, other, scale) -> why n/a
@@ -192,12 +299,21 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
+        for p in g.facet_pairs:  # issue 25: a scheme's facets
+            reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
+    for a in llms:
+        for pair in a.pairs:
+            for scale in llm_review.SCALES:
+                reasons[(llm_review.LLM, "-", a.name, pair.other, scale)] = llm_review.kappa_of(pair.comparison,
+                                                                                                 scale).reason
+        for scale, mean in a.means.items():
+            reasons[(llm_review.LLM, "-", a.name, "mean", scale)] = mean.reason
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = attachment("agreement", campaign.name, kind or "",
                                                  str(number) if number is not None else "", extension="csv")
     writer = csv.writer(response)
     writer.writerow(CSV_HEADER)
-    for row in reports.agreement_rows(groups):
+    for row in [*reports.agreement_rows(groups), *llm_review.llm_agreement_rows(llms)]:
         writer.writerow([spreadsheet_safe(cell) if cell != "-" else cell for cell in (*row, reasons.get(row[:5], ""))])
     return response
 
@@ -306,7 +422,8 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         "topic_filter": topic_filter, "projector": projector,
         "formulas": campaign.task == Campaign.Task.FORMULAS, "dual": dual, "recorded": recorded,
         "download": download, "gold_name": reports.gold_of_group(campaign=campaign, key=key)[0] if key else "",
-        "rejected": rejected}, status=400 if rejected is not None else 200)
+        "rejected": rejected, **(_llm_review_context(request, campaign) if not projector else {})},
+        status=400 if rejected is not None else 200)
 
 
 @organizer_required

@@ -34,8 +34,10 @@ class _AssessorsTopicsForm(forms.Form):
 
 
 class AssignForm(_AssessorsTopicsForm):
-    # Characterisation assignments take a sample size: the Characterisation page makes them.
-    kind = forms.ChoiceField(choices=[c for c in Assignment.Kind.choices if c[0] != Assignment.Kind.CHARACTERISATION],
+    # Characterisation assignments take a sample size: the Characterisation page makes them; check assignments take
+    # their items: the disagreement review's LLM section makes them.
+    kind = forms.ChoiceField(choices=[c for c in Assignment.Kind.choices if c[0] not in (
+        Assignment.Kind.CHARACTERISATION, Assignment.Kind.CHECK)],
                              initial=Assignment.Kind.OFFICIAL)
     round = forms.IntegerField(**column_bounds(Assignment, "round", min_value=1), required=False,
                                help_text="training round (default 1)")

@@ -21,6 +21,9 @@ class Assignment(models.Model):
         DUAL = "dual"
         # Asks the campaign's yes/no questions of a sample of the topic's pool items instead of grades.
         CHARACTERISATION = "characterisation"
+        # Grades only the items an organizer sent (CheckItem: where the LLM and the official judgment differ); a
+        # second opinion, never in the qrels.
+        CHECK = "check"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="assignments")
     topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="assignments")
@@ -263,6 +266,24 @@ class SampleItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_id} in the sample of assignment {self.assignment_id}"
+
+
+class CheckItem(models.Model):
+    """One pool item a check assignment asks its assessor to judge (issue 26, point 7: sent from the LLM
+    disagreements of the review), by its id as judgments name items."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="check_items")
+    item_id = models.CharField(max_length=64)
+    sent_at = models.DateTimeField(auto_now_add=True)
+    sent_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                related_name="+")
+
+    class Meta:
+        ordering = ["assignment", "item_id"]
+        constraints = [models.UniqueConstraint(fields=["assignment", "item_id"], name="check_item_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} to check in assignment {self.assignment_id}"
 
 
 class CharacterisationAnswer(Revised):

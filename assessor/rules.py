@@ -63,6 +63,9 @@ def kind_and_round(kind: str, round_: int | None) -> tuple[str, int]:
     kinds have round 0. InputError for an unknown kind or a round that does not fit it."""
     if kind not in KINDS:
         raise InputError(f"unknown kind '{kind}': use official, training, dual or characterisation")
+    if kind == Assignment.Kind.CHECK:  # its items are what it is: services.checks makes it with them
+        raise InputError("a check assignment is made by sending items from the disagreement review's LLM list, "
+                         "not by assigning a topic")
     if kind == Assignment.Kind.TRAINING:
         round_ = 1 if round_ is None else round_
         if not 1 <= round_ <= ROUND_MAX:

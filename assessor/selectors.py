@@ -14,7 +14,7 @@ from core.permissions import is_organizer
 from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 from pooling.selectors import posts_not_in_collection
 
-from .models import Assignment, CharacterisationAnswer, ItemVisit, Judgment, SampleItem
+from .models import Assignment, CharacterisationAnswer, CheckItem, ItemVisit, Judgment, SampleItem
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -33,13 +33,17 @@ def _subquery_count(queryset) -> Coalesce:
 def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, _Counts]]:
     """The one count of an assignment's progress: each annotated with `total` (the items of its topic's pool) and
     `done` (the items it completed, ItemVisit.completed_at); for a characterisation assignment, the items of its
-    sample and those with every question answered (SampleItem.completed_at)."""
+    sample and those with every question answered (SampleItem.completed_at); for a check assignment, the items sent to
+    it (CheckItem)."""
     items = PoolItem.objects.filter(topic=OuterRef("topic")).values("topic")
     done = ItemVisit.objects.filter(assignment=OuterRef("pk"), completed_at__isnull=False).values("assignment")
     sample = SampleItem.objects.filter(assignment=OuterRef("pk")).values("assignment")
+    checks = PoolItem.objects.filter(topic=OuterRef("topic"), item_id__in=CheckItem.objects.filter(
+        assignment=OuterRef(OuterRef("pk"))).values("item_id")).values("topic")
     characterising = Q(kind=Assignment.Kind.CHARACTERISATION)
     return assignments.annotate(
-        total=Case(When(characterising, then=_subquery_count(sample)), default=_subquery_count(items)),
+        total=Case(When(characterising, then=_subquery_count(sample)),
+                   When(kind=Assignment.Kind.CHECK, then=_subquery_count(checks)), default=_subquery_count(items)),
         done=Case(When(characterising, then=_subquery_count(sample.filter(completed_at__isnull=False))),
                   default=_subquery_count(done)))
 
@@ -117,7 +121,7 @@ def next_item(*, assignment: Assignment, after: int | None = None, excluding: It
     None, wrapping around); when only skipped items are left, the one skipped longest ago. Items whose ids are in
     `excluding` count as judged (items_ahead)."""
     visits = ItemVisit.objects.filter(assignment=assignment, item_id=OuterRef("item_id"))
-    left = (PoolItem.objects.filter(topic_id=assignment.topic_id)
+    left = (_assignment_items(assignment)
             .exclude(Exists(visits.filter(completed_at__isnull=False)))
             .alias(skipped_at=Subquery(visits.values("skipped_at")[:1])))
     judged_here = list(excluding)
@@ -126,6 +130,14 @@ def next_item(*, assignment: Assignment, after: int | None = None, excluding: It
     unskipped = left.filter(skipped_at__isnull=True).order_by("position")
     return ((unskipped.filter(position__gt=after).first() if after is not None else None) or unskipped.first()
             or left.order_by("skipped_at", "position").first())
+
+
+def _assignment_items(assignment: Assignment) -> QuerySet[PoolItem]:
+    """The pool items an assignment judges: its topic's, or for a check assignment only those sent to it."""
+    items = PoolItem.objects.filter(topic_id=assignment.topic_id)
+    if assignment.kind == Assignment.Kind.CHECK:
+        items = items.filter(item_id__in=CheckItem.objects.filter(assignment=assignment).values("item_id"))
+    return items
 
 
 def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[PoolItem]:
@@ -248,8 +260,7 @@ def judging_page_of(*, assignment: Assignment, position: int, progress: Progress
     """judging_page of an assignment already fetched as its user's own (with its campaign and topic) and its
     progress: the items fetched ahead (ahead_views) share both. None when the topic has no item at `position`."""
     # The item and the one before it, in one query.
-    items = list(PoolItem.objects.filter(topic_id=assignment.topic_id, position__lte=position)
-                 .order_by("-position")[:2])
+    items = list(_assignment_items(assignment).filter(position__lte=position).order_by("-position")[:2])
     if not items or items[0].position != position:
         return None
     item, *before = items

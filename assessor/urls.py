@@ -26,5 +26,6 @@ urlpatterns = [
     path("campaigns/<int:pk>/agreement/", dashboard_views.agreement_dashboard, name="agreement"),
     path("campaigns/<int:pk>/agreement.csv", dashboard_views.agreement_csv, name="agreement_csv"),
     path("campaigns/<int:pk>/disagreements/", dashboard_views.disagreements, name="disagreements"),
+    path("campaigns/<int:pk>/disagreements/llm-checks/", dashboard_views.llm_checks_send, name="llm_checks_send"),
     path("campaigns/<int:pk>/progress/", dashboard_views.progress, name="progress"),
 ]

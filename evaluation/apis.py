@@ -1,6 +1,10 @@
 """REST API for organizers: a campaign's qrels (TSV download) and the scores of its runs."""
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+from dataclasses import asdict
+
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -14,13 +18,15 @@ from assessor.characterisation import characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from core.forms import form_values
-from ir.prime import MEASURES, REPORTED, score_lines
+from ir.prime import MEASURES, REPORTED, finite, score_lines
 from ir.problems import InputError
+from ir.qrels import QrelsSummary
+from ir.rankings import RankCorrelation
 from ir.statistics import Comparison
 from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign
 
-from . import board, selectors, services, snapshots, topic_info
+from . import board, llm_board, selectors, services, snapshots, topic_info
 from .characterisation import characterisation_lines
 from .forms import MinRelevantForm
 from .snapshots import Snapshot
@@ -39,20 +45,34 @@ class QrelsApi(APIView):
                                                                        "X-Topics-Left-Out header"),
                     OpenApiParameter("complete", bool, description="write System failure and Do not know as grades 5 "
                                                                    "and 6 instead of leaving them out (ARQMath-3's "
-                                                                   "complete qrels)")],
+                                                                   "complete qrels)"),
+                    OpenApiParameter("source", str, description="official or people (default), llm, llm:MODEL "
+                                                                "(an LLM's grades alone) or combined (people's, and "
+                                                                "the LLM's for pool items no person judged)"),
+                    OpenApiParameter("sources", bool, description="instead of the qrels, the TSV naming each "
+                                                                  "line's source (topic, item_id, source)")],
         responses={(200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="topic<TAB>0<TAB>item<TAB>grade, as `export_qrels` writes it")})
     def get(self, request, pk: int):
         """Downloads the campaign's qrels from its official judgments (SF and DK left out, or 5 and 6 with
-        `complete`), streamed."""
+        `complete`), streamed; or from another `source` (an LLM's grades, or people's combined with the LLM's)."""
         campaign = get_object_or_404(Campaign, pk=pk)
         level = request.query_params.get("level", selectors.VISUAL)
         minimum = form_values(MinRelevantForm(request.query_params))["min_relevant"]
-        lines = services.qrels_export_lines(campaign=campaign, level=level, min_relevant=minimum,
-                                            complete=flag(request.query_params.get("complete")))
+        options = {"campaign": campaign, "level": level, "min_relevant": minimum,
+                   "complete": flag(request.query_params.get("complete")),
+                   "source": request.query_params.get("source", services.OFFICIAL)}
+        official = services.qrels_source_parse(options["source"]).kind == services.OFFICIAL
+        summary = QrelsSummary()
+        lines: Iterable[str] = (services.qrels_sources_lines(**options) if flag(request.query_params.get("sources"))
+                                else services.qrels_export_lines(**options, summary=summary))
+        if not official:  # the topics left out are known once every line is made: another source's are few
+            lines = list(lines)
         response = StreamingHttpResponse(lines, content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "qrels", extension="txt")
-        if minimum is not None:
+        if minimum is not None and not official:
+            response["X-Topics-Left-Out"] = ",".join(topic for topic, _relevant in summary.left_out)
+        elif minimum is not None:
             left_out = [topic for topic, _judged, relevant in
                         selectors.qrels_topic_counts(campaign=campaign, level=level) if relevant < minimum]
             response["X-Topics-Left-Out"] = ",".join(left_out)
@@ -91,6 +111,62 @@ class AnswerRunScoresSerializer(serializers.Serializer):
     per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
 
 
+class RankCorrelationSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    runs = serializers.IntegerField()
+    topics = serializers.IntegerField(help_text="the topics both qrels hold: the rankings compare the runs' means "
+                                                "over them")
+    kendall_tau = serializers.FloatField(allow_null=True, help_text="Kendall's tau-b; null when undefined")
+    tau_low = serializers.FloatField(allow_null=True)
+    tau_high = serializers.FloatField(allow_null=True)
+    tau_ap = serializers.FloatField(allow_null=True, help_text="AP correlation of the LLM's ranking against the "
+                                                               "people's (Yilmaz et al. 2008)")
+    tau_ap_low = serializers.FloatField(allow_null=True)
+    tau_ap_high = serializers.FloatField(allow_null=True)
+    resamples = serializers.IntegerField(help_text="bootstrap resamples of the topics (seeded)")
+    level = serializers.FloatField(help_text="the intervals' confidence level (percentile bootstrap)")
+
+
+class LlmRunSerializer(serializers.Serializer):
+    run = serializers.CharField()
+    declared_llm = serializers.CharField(help_text="the LLM the run declares it reranks or generates with (a run "
+                                                   "fact); empty: none")
+    flagged = serializers.BooleanField(help_text="the declared LLM is the judge's own model")
+    ndcg_prime = serializers.FloatField(allow_null=True)
+    map_prime = serializers.FloatField(allow_null=True)
+    p10_prime = serializers.FloatField(allow_null=True)
+    unjudged_10 = serializers.FloatField(allow_null=True, help_text="unjudged by the LLM")
+
+
+class LlmBoardSerializer(serializers.Serializer):
+    model = serializers.CharField(help_text="the judge: the model of the campaign's LLM endpoint")
+    problem = serializers.CharField(help_text="why there is no comparison (no grade yet); empty otherwise")
+    judgments = serializers.IntegerField(help_text="the items the LLM's qrels hold")
+    qrels_topics = serializers.IntegerField()
+    runs = LlmRunSerializer(many=True, help_text="the Task 1 runs scored with the LLM's qrels")
+    correlations = RankCorrelationSerializer(many=True, help_text="per prime measure, every run")
+    without = RankCorrelationSerializer(many=True, help_text="per prime measure, without the runs that declare an "
+                                                             "LLM")
+
+
+def _llm(found: llm_board.LlmBoard | None) -> dict | None:
+    """The leaderboard's LLM part as the API gives it; None without an endpoint."""
+    if found is None or not found.model:
+        return None
+
+    def correlation(row: RankCorrelation) -> dict:
+        return {key: finite(value) if isinstance(value, float) else value for key, value in asdict(row).items()}
+
+    return {"model": found.model, "problem": found.problem, "judgments": found.judgments,
+            "qrels_topics": found.qrels_topics,
+            "runs": [{"run": scores.name, "declared_llm": found.declared.get(scores.name, ""),
+                      "flagged": found.flagged(scores.name), **{m: finite(scores.means.get(m, math.nan))
+                                                                for m in REPORTED}}
+                     for scores in found.runs],
+            "correlations": [correlation(row) for row in found.correlations],
+            "without": [correlation(row) for row in found.without]}
+
+
 class EvaluationSerializer(serializers.Serializer):
     judgments = serializers.IntegerField(help_text="what the qrels hold, as exported: judged posts (answers) or "
                                                    "visual ids (formulas); SF and DK are unjudged and left out")
@@ -107,6 +183,9 @@ class EvaluationSerializer(serializers.Serializer):
                                                          "count grades from this one up (the campaign's setting)")
     runs = RunScoresSerializer(many=True)
     answer_runs = AnswerRunScoresSerializer(many=True, help_text="an answers campaign's ARQMath-3 Task 3 runs")
+    llm = LlmBoardSerializer(allow_null=True, help_text="the runs scored with the qrels of the campaign's LLM judge "
+                                                        "and how that ranking agrees with the people's (Kendall's tau, "
+                                                        "tau_ap, bootstrap intervals); null without an LLM endpoint")
 
 
 def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Snapshot:
@@ -172,7 +251,7 @@ class EvaluationApi(APIView):
                 "computed_at": snapshot.computed_at, "updating": snapshot.updating,
                 "qrels_topics": evaluation.qrels_topics, "all_topics": all_topics,
                 "relevance_level": evaluation.relevance_level,
-                "runs": described(False), "answer_runs": described(True)}
+                "runs": described(False), "answer_runs": described(True), "llm": _llm(snapshot.llm)}
         return Response(EvaluationSerializer(data).data)
 
 

@@ -4,27 +4,25 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
 from itertools import groupby
 from operator import itemgetter
 
-from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, Subquery, Value, When
+from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
-from assessor.models import GRADE_VALUES, Adjudication, Assignment, Judgment
+from assessor.models import GRADE_VALUES, Adjudication, Assignment
+
+# Which grade of a unit is official is assessor's rule (the LLM's agreement with the official qrels reads it too).
+from assessor.official import official_adjudications, official_judgments
+from assessor.official import official_overrides as _official_overrides
+from assessor.official import unit_grades as _unit_grades
 from ir.grades import MARK_NUMBERS, is_relevant
 from ir.prime import TOP, Qrels, natural_key
-from pooling.models import AnswerText, Campaign, Formula, Run, RunAnswer, RunEntry, Topic
+from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
 
 VISUAL, INSTANCE = "visual", "instance"
 LEVELS = (VISUAL, INSTANCE)
 CHUNK = 20_000
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def official_judgments(*, campaign: Campaign):
-    """Every judgment of the campaign's official assignments, withdrawn ones included (see `qrels_by_topic`)."""
-    return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
 
 
 def official_facets(*, campaign: Campaign) -> list[tuple[str, str, dict[str, str], str]]:
@@ -33,33 +31,6 @@ def official_facets(*, campaign: Campaign) -> list[tuple[str, str, dict[str, str
     rows = (official_judgments(campaign=campaign).filter(facets__isnull=False)
             .values_list("assignment__topic__position", "assignment__topic__topic_id", "item_id", "facets", "grade"))
     return [row[1:] for row in sorted(rows, key=lambda row: (row[0], natural_key(row[2])))]
-
-
-def official_adjudications(*, campaign: Campaign):
-    """The dual assessment's adjudicated grades recorded as official: each one is its unit's grade in the official
-    qrels, in place of the official assessor's (whose judgment stays as it was)."""
-    return Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL, official=True)
-
-
-def _official_overrides(campaign: Campaign) -> dict[int, dict[tuple[str, str], str]]:
-    """topic pk -> (item, instance) -> the official adjudicated grade."""
-    overrides: dict[int, dict[tuple[str, str], str]] = {}
-    for topic_pk, item_id, formula_id, grade in official_adjudications(campaign=campaign).values_list(
-            "topic_id", "item_id", "formula_id", "grade"):
-        overrides.setdefault(topic_pk, {})[(item_id, formula_id)] = grade
-    return overrides
-
-
-def _unit_grades(rows) -> dict[tuple[str, str], str]:
-    """(item, instance) -> grade, the topic's current official assessor first: a unit they judged (even SF or DK)
-    is theirs; a unit only withdrawn assessors judged keeps the grade of the latest withdrawn one."""
-    chosen: dict[tuple[str, str], tuple[tuple, str]] = {}
-    for withdrawn_at, item_id, formula_id, grade in rows:
-        rank = (withdrawn_at is None, withdrawn_at or EPOCH)
-        unit = (item_id, formula_id)
-        if unit not in chosen or rank > chosen[unit][0]:
-            chosen[unit] = (rank, grade)
-    return {unit: grade for unit, (_rank, grade) in chosen.items()}
 
 
 def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = False
@@ -188,8 +159,8 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
     return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
 
 
-def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str]
-                         ) -> dict[int, dict[str, dict[str, float]]]:
+def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str],
+                         judged_items: QuerySet | None = None) -> dict[int, dict[str, dict[str, float]]]:
     """Per answer run (by pk), topic id -> post id -> score of the rows enough for the prime filter: every row of a
     post with an official judgment, and each topic's first 10 by score (score descending, then post id descending,
     as trec_eval orders them), for its Unjudged@10. The rule is `ir.prime.prime_answers`; this is its cut done in the
@@ -201,13 +172,20 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     the best score of each topic's rows ranked below 10. A topic whose rows ranked below 10 all score under its 10th
     best row read (a run whose ranks follow its scores, as nearly all do) has its first 10 among the rows read; any
     other topic (ranks against the scores, a tie at the 10th place, fewer than 10 rows ranked 1 to 10) is read
-    whole."""
-    judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
-    adjudicated = official_adjudications(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
+    whole.
+
+    `judged_items`: the items of another source's qrels (a `values("item_id")` query, as the LLM's grades: issue 26)
+    instead of the official judgments: the same cut, for the same reason."""
+    if judged_items is None:
+        judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
+        adjudicated = (official_adjudications(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by()
+                       .values("item_id"))
+        kept = Q(item_id__in=Subquery(judged)) | Q(item_id__in=Subquery(adjudicated))
+    else:
+        kept = Q(item_id__in=Subquery(judged_items.order_by().values("item_id")))
     entries = RunEntry.objects.filter(run__in=runs)
     found: dict[tuple[int, int], dict[str, float]] = {}  # (run, topic) -> post -> score
-    for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | Q(item_id__in=Subquery(judged))
-                                                           | Q(item_id__in=Subquery(adjudicated))
+    for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | kept
                                                            ).values_list("run_id", "topic_id", "item_id", "score"):
         found.setdefault((run_pk, topic_pk), {})[item_id] = score
     for row in entries.filter(rank__gt=TOP).values("run_id", "topic_id").annotate(best=Max("score")).order_by():
@@ -257,3 +235,13 @@ def task3_answers(*, runs: Sequence[Run]) -> dict[str, dict[str, tuple[str, str]
                                         .values_list("run__name", "topic__topic_id", "answer__answer_id", "text")):
         found[run][topic] = (answer_id, text)
     return found
+
+
+def pool_units(*, campaign: Campaign, level: str = VISUAL) -> set[tuple[str, str]]:
+    """(topic id, unit) of every item in the campaign's pools, as qrels name them: posts (answers), visual ids
+    (formulas), or the selected instances' formula ids (formulas at the instance level). What the combined qrels
+    may fill with an LLM's grade."""
+    if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE:
+        return set(PoolInstance.objects.filter(item__campaign=campaign, selected=True)
+                   .values_list("item__topic__topic_id", "formula_id"))
+    return set(PoolItem.objects.filter(campaign=campaign).values_list("topic__topic_id", "item_id"))

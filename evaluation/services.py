@@ -4,7 +4,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from io import StringIO
 from pathlib import Path
+
+from django.db.models import QuerySet
 
 from assessor import reports as assessor_reports
 from evaluation import selectors, task3
@@ -12,7 +15,7 @@ from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import qrels_by_topic
 from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run_blocks
 from ir.formats.textio import TextSink, iter_lines, open_binary
-from ir.grades import MARKS, RELEVANCE_LEVEL, is_relevant
+from ir.grades import MARK_NUMBERS, MARKS, RELEVANCE_LEVEL, is_relevant
 from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
 from ir.prime import (
     REPORTED,
@@ -29,6 +32,7 @@ from ir.prime import (
 )
 from ir.problems import InputError, Problems
 from ir.qrels import QrelsSummary, qrels_lines
+from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
@@ -36,18 +40,73 @@ NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 
 
 OFFICIAL, ADJUDICATED = "official", "adjudicated"
-SOURCES = (OFFICIAL, ADJUDICATED)
+# Issue 26: "people" is the official judgments (the name beside the LLM's); "llm" or "llm:MODEL" a model's grades
+# alone; "combined" people's grades and, for pool items no official judgment covers, the LLM's.
+PEOPLE, LLM, COMBINED = "people", "llm", "combined"
+SOURCES = (OFFICIAL, ADJUDICATED, PEOPLE, LLM, COMBINED)
+SOURCES_HELP = "official (or people), adjudicated, llm, llm:MODEL or combined"
 
 
-def _source_rows(campaign: Campaign, source: str, round: int | None, level: str, complete: bool):
+@dataclass(frozen=True)
+class QrelsSource:
+    """A qrels source as asked: its kind (OFFICIAL for "people" too) and, for the LLM's, the model (None: the
+    campaign's default model)."""
+    kind: str
+    model: str | None = None
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.kind in (LLM, COMBINED)
+
+
+def qrels_source_parse(source: str) -> QrelsSource:
+    """"official", "people", "adjudicated", "llm", "llm:MODEL" or "combined" (also "combined:MODEL"); InputError
+    otherwise."""
+    kind, _, model = source.partition(":")
+    if kind == PEOPLE:
+        kind = OFFICIAL
+    if kind not in SOURCES or (model and kind not in (LLM, COMBINED)) or (_ and not model):
+        raise InputError(f"unknown source '{source[:60]}'; expected {SOURCES_HELP}")
+    return QrelsSource(kind, model or None)
+
+
+def _combined_rows(campaign: Campaign, model: str, level: str, complete: bool,
+                   sources: dict[tuple[str, str], str] | None):
+    """People's official qrels, and for the pool items (formulas at the instance level: the selected instances)
+    without any official judgment (SF and DK count as judged: a person looked), the model's grade. `sources` gets
+    (topic, item) -> "people" or "llm:MODEL" for every row."""
+    people = dict(selectors.qrels_by_topic(campaign=campaign, level=level, complete=True))
+    llm = dict(llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level))
+    pooled = selectors.pool_units(campaign=campaign, level=level)
+    name = llm_selectors.llm_name(model)
+    for topic in sorted(people.keys() | llm.keys(), key=natural_key):
+        judged = dict(people.get(topic, []))
+        filled = {item: grade for item, grade in llm.get(topic, []) if item not in judged
+                  and (topic, item) in pooled}
+        kept = {item: grade for item, grade in judged.items() if complete or grade not in MARK_NUMBERS.values()}
+        rows = sorted([*kept.items(), *filled.items()], key=lambda row: natural_key(row[0]))
+        if sources is not None:
+            sources.update({(topic, item): PEOPLE for item in kept})
+            sources.update({(topic, item): name for item in filled})
+        if rows:
+            yield topic, rows
+
+
+def _source_rows(campaign: Campaign, source: str, round: int | None, level: str, complete: bool,
+                 sources: dict[tuple[str, str], str] | None = None):
     """The (topic, rows) a source gives: the official judgments (with the dual assessment's official adjudicated
-    grades), or the adjudicated grades of training round `round` (of the dual assessment without a round)."""
-    if source not in SOURCES:
-        raise InputError(f"unknown source '{source[:20]}'; expected one of {', '.join(SOURCES)}")
-    if source == OFFICIAL:
-        if round is not None:
-            raise InputError("a round is given with the adjudicated source only (--source adjudicated --round N)")
+    grades), the adjudicated grades of training round `round` (of the dual assessment without a round), a model's
+    grades, or people's with the model's where no person judged (`sources` gets each row's source)."""
+    asked = qrels_source_parse(source)
+    if round is not None and asked.kind != ADJUDICATED:
+        raise InputError("a round is given with the adjudicated source only (--source adjudicated --round N)")
+    if asked.kind == OFFICIAL:
         return selectors.qrels_by_topic(campaign=campaign, level=level, complete=complete)
+    if asked.uses_llm:
+        model = llm_selectors.llm_model_chosen(campaign=campaign, model=asked.model)
+        if asked.kind == LLM:
+            return llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level)
+        return _combined_rows(campaign, model, level, complete, sources)
     kind = assessor_reports.TRAINING if round is not None else assessor_reports.DUAL
     groups = assessor_reports.group_select(campaign=campaign, kind=kind, round=round)
     if not groups:
@@ -59,11 +118,14 @@ def _source_rows(campaign: Campaign, source: str, round: int | None, level: str,
 
 def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
                        summary: QrelsSummary | None = None, complete: bool = False, source: str = OFFICIAL,
-                       round: int | None = None) -> Iterator[str]:
+                       round: int | None = None, sources: dict[tuple[str, str], str] | None = None
+                       ) -> Iterator[str]:
     """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
     SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
-    `source`: the official judgments (default), or the organizer's adjudicated grades of training round `round`
-    (of the dual assessment when no round is given; docs/agreement.md). `min_relevant` counts the items relevant at
+    `source`: the official judgments (default, also "people"), the organizer's adjudicated grades of training round
+    `round` (of the dual assessment when no round is given; docs/agreement.md), an LLM's grades ("llm" for the
+    campaign's model, "llm:MODEL"), or "combined": people's, and the LLM's for pool items no official judgment
+    covers, each row's source going to `sources` (docs/formats.md). `min_relevant` counts the items relevant at
     the campaign's relevance level. The arguments are checked before the first line; `summary` fills in as the lines
     go."""
     if level not in selectors.LEVELS:
@@ -72,7 +134,7 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
         raise InputError("the instance level is for formula campaigns; answer qrels are by post")
     if min_relevant is not None and min_relevant < 0:
         raise InputError(f"the minimum of relevant items must be 0 or more, not {min_relevant}")
-    return qrels_lines(_source_rows(campaign, source, round, level, complete), min_relevant=min_relevant,
+    return qrels_lines(_source_rows(campaign, source, round, level, complete, sources), min_relevant=min_relevant,
                        relevance_level=campaign.relevance_level, summary=summary)
 
 
@@ -91,13 +153,35 @@ def facets_export(*, campaign: Campaign, out: TextSink) -> int:
 
 def qrels_export(*, campaign: Campaign, out: TextSink, level: str = selectors.VISUAL,
                  min_relevant: int | None = None, complete: bool = False, source: str = OFFICIAL,
-                 round: int | None = None) -> QrelsSummary:
-    """Writes the campaign's qrels to `out`; returns what was written and which topics were left out."""
+                 round: int | None = None, sources_out: TextSink | None = None) -> QrelsSummary:
+    """Writes the campaign's qrels to `out`; returns what was written and which topics were left out. With
+    `sources_out`, also the source of every line written (the combined source's side file, docs/formats.md)."""
     summary = QrelsSummary()
+    sources: dict[tuple[str, str], str] = {}
+    single = ""  # the one source of every line of an export that is not combined
+    if sources_out is not None:
+        asked = qrels_source_parse(source)
+        single = (PEOPLE if asked.kind == OFFICIAL else asked.kind if asked.kind != LLM
+                  else llm_selectors.llm_name(llm_selectors.llm_model_chosen(campaign=campaign, model=asked.model)))
+        sources_out.write("topic\titem_id\tsource\n")
     for line in qrels_export_lines(campaign=campaign, level=level, min_relevant=min_relevant, summary=summary,
-                                   complete=complete, source=source, round=round):
+                                   complete=complete, source=source, round=round, sources=sources):
         out.write(line)
+        if sources_out is not None:
+            topic, _zero, item, _grade = line.rstrip("\n").split("\t")
+            sources_out.write(f"{topic}\t{item}\t{sources.get((topic, item), single)}\n")
     return summary
+
+
+def qrels_sources_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min_relevant: int | None = None,
+                        complete: bool = False, source: str = COMBINED) -> list[str]:
+    """The side file of an export alone (the web download's and the API's ?sources=1): its header, then topic, item
+    id and source of every line the same export writes. Made whole before it is sent, so that a rejected request is
+    a 400, not a cut download."""
+    qrels, side = StringIO(), StringIO()
+    qrels_export(campaign=campaign, out=qrels, level=level, min_relevant=min_relevant, complete=complete,
+                 source=source, sources_out=side)
+    return side.getvalue().splitlines(keepends=True)
 
 
 @dataclass
@@ -122,20 +206,26 @@ class Evaluation:
 
 
 def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Sequence[Run] | None = None,
-                      measures: Sequence[str] = (), relevance_level: int | None = None) -> Evaluation:
+                      measures: Sequence[str] = (), relevance_level: int | None = None,
+                      qrels: Qrels | None = None, qrels_items: QuerySet | None = None) -> Evaluation:
     """Scores the campaign's runs (or the given ones) against its official judgments, from their stored rows
     (`selectors.answer_rows_to_score`, `selectors.formula_run_rows`) through the prime filter and pytrec_eval, at
     the campaign's relevance level unless another is given; `measures` (ir_measures names) are computed beside the
     prime ones, on whole runs (`selectors.answer_run_rows`), and `ar`/`p1` of an answer run's first result.
-    An answers campaign's Task 3 runs are scored apart, on their answers (`answer_runs`: AR, P@1, LO)."""
+    An answers campaign's Task 3 runs are scored apart, on their answers (`answer_runs`: AR, P@1, LO).
+    `qrels` given (another source's, as the LLM's: evaluation/llm_board.py) are scored against instead of the
+    official judgments; `qrels_items`, the query of their items (`values("item_id")`), lets an answers campaign read
+    only the rows `answer_rows_to_score` needs, as for the official qrels; without it, runs are read whole."""
     level = campaign.relevance_level if relevance_level is None else relevance_level
     check_level(level)
     extra = parse_measures(measures, relevance_level=level)
     first = campaign.task == ANSWERS and first_result_asked(measures)
-    complete = selectors.campaign_qrels(campaign=campaign, complete=True)
+    official = qrels is None
+    complete = selectors.campaign_qrels(campaign=campaign, complete=True) if qrels is None else qrels
     qrels = task3.kept(complete, lambda _item, grade: grade not in MARKS)  # SF and DK are unjudged (SPEC 6.1)
     if not qrels:
-        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        raise InputError(f"campaign '{campaign.name}' has no {'official judgments' if official else 'grades'} yet: "
+                         "there is nothing to score")
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
     answer_runs = [run for run in runs if run.format == Run.Format.ARQMATH_TASK3]
@@ -145,8 +235,9 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     posts = task3.post_qrels(qrels, answer_ids)
     evaluator = _evaluator(posts, level, extra, first)
     scores: list[RunScores] = []
-    if campaign.task == ANSWERS and not extra:
-        found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids)
+    if campaign.task == ANSWERS and not extra and (official or qrels_items is not None):
+        found = selectors.answer_rows_to_score(campaign=campaign, runs=runs, topic_ids=topic_ids,
+                                               judged_items=qrels_items)
         for run in runs:
             rows = found.pop(run.pk)  # each run's rows freed once it is scored
             scores.append(evaluator.scores(run.name, prime_answers(
@@ -164,7 +255,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade, level)))
               for topic, items in qrels.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
-                 if campaign.task == FORMULAS else None)
+                 if campaign.task == FORMULAS and official else None)
     return Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics, topic_counts=counts,
                       judgments=sum(judged for _topic, judged, _relevant in counts), instances=instances,
                       measures=evaluator.measures, topics=list(posts), relevance_level=level,

@@ -24,7 +24,7 @@ from ir.problems import InputError
 from ir.statistics import RankAgreement, Reusability
 from pooling.models import Campaign
 
-from . import reusability, selectors, services
+from . import llm_board, reusability, selectors, services
 from .models import ScoreRefresh, ScoreSnapshot
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
@@ -42,6 +42,7 @@ class Snapshot:
     problem: str
     computed_at: datetime | None
     updating: bool
+    llm: llm_board.LlmBoard | None = None  # the leaderboard's LLM part, computed with the scores
 
     @property
     def computing(self) -> bool:
@@ -53,7 +54,13 @@ def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Seque
     level. An unknown measure is refused (InputError)."""
     parse_measures(measures, relevance_level=campaign.relevance_level)
     asked = {"all_topics": bool(all_topics), "measures": list(measures), "relevance_level": campaign.relevance_level}
-    return _read(campaign, LEADERBOARD, asked, selectors.scores_version(campaign=campaign)[1])
+    return _read(campaign, LEADERBOARD, asked, leaderboard_version(campaign))
+
+
+def leaderboard_version(campaign: Campaign) -> str:
+    """The judgments stamp, and the LLM part's (the judge's model, its grades, the runs' declared models)."""
+    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)[1]}|{llm_board.llm_stamp(campaign=campaign)}"
+                          .encode()).hexdigest()[:32]
 
 
 def reusability_scores(*, campaign: Campaign, depth: int | None = None) -> Snapshot:
@@ -86,8 +93,10 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
     value = None if snapshot.computed_at is None or "problem" in payload else _decode(kind, payload)
     if value is not None and kind == LEADERBOARD:
         value.version = snapshot.version
+    llm = (llm_board.board_of(payload["llm"], _run_scores)
+           if value is not None and kind == LEADERBOARD and "llm" in payload else None)
     return Snapshot(value=value, problem=payload.get("problem", ""), computed_at=snapshot.computed_at,
-                    updating=snapshot.version != version)
+                    updating=snapshot.version != version, llm=llm)
 
 
 def refresh_claim(*, campaign_pk: int) -> bool:
@@ -107,7 +116,7 @@ def scores_refresh(*, campaign_pk: int) -> int:
         campaign = Campaign.objects.filter(pk=campaign_pk).first()
         while campaign is not None:
             ScoreRefresh.objects.filter(campaign_id=campaign_pk).update(queued_at=timezone.now())  # alive
-            versions = {LEADERBOARD: selectors.scores_version(campaign=campaign)[1],
+            versions = {LEADERBOARD: leaderboard_version(campaign),
                         REUSABILITY: reusability_version(campaign)}
             stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(
                         campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
@@ -129,9 +138,9 @@ def scores_refresh(*, campaign_pk: int) -> int:
 def _compute(campaign: Campaign, kind: str, asked: dict) -> dict:
     try:
         if kind == LEADERBOARD:
-            return _plain(asdict(services.evaluate_campaign(
-                campaign=campaign, all_topics=asked["all_topics"], measures=asked["measures"],
-                relevance_level=asked["relevance_level"])))
+            people = services.evaluate_campaign(campaign=campaign, all_topics=asked["all_topics"],
+                                                measures=asked["measures"], relevance_level=asked["relevance_level"])
+            return _plain({**asdict(people), "llm": asdict(llm_board.llm_board(campaign=campaign, people=people))})
         return _plain(asdict(reusability.reusability_campaign(campaign=campaign, depth=asked["depth"])))
     except InputError as exc:  # no judgments yet is an answer too
         return {"problem": "; ".join(exc.messages())}
@@ -161,6 +170,7 @@ def _run_scores(found: dict) -> RunScores:
 
 def _decode(kind: str, payload: dict) -> Any:
     if kind == LEADERBOARD:
+        payload = {key: value for key, value in payload.items() if key != "llm"}
         return services.Evaluation(**{**payload, "runs": [_run_scores(run) for run in payload["runs"]],
                                       "answer_runs": [_run_scores(run) for run in payload["answer_runs"]],
                                       "topic_counts": [tuple(counts) for counts in payload["topic_counts"]]})

@@ -16,10 +16,12 @@ from ir.charts import difference_bars
 from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
+from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
+from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run, Topic
 
-from . import board, selectors, services, snapshots, topic_info
+from . import board, llm_board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
 from .services import Evaluation
 
@@ -98,6 +100,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "snapshot": snapshot,
         "topic_counts": counts,
         "few_relevant": [topic for topic, _judged, relevant in counts if relevant < 2],
+        "llm_models": llm_selectors.llm_models(campaign=campaign),  # the qrels download's LLM sources
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "measure": measure,
         "measure_typed": typed,  # the field keeps what was typed, even a measure refused (issue 22, point 9)
@@ -105,6 +108,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     }
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
+        context.update(_llm(request, snapshot.llm, rows))
     context["problems"] = problems
     return render(request, "evaluation/leaderboard.html", context, status=400 if problems else 200)
 
@@ -144,6 +148,54 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
             found.update(chart=difference_bars(differences), run_a=run_a, run_b=run_b,
                          wins=sum(1 for _t, d in differences if d > 0), losses=sum(1 for _t, d in differences if d < 0))
     return found
+
+
+@dataclass
+class LlmRow:
+    """A run's line of the leaderboard's LLM part: its prime means under the people's qrels and under the judge's,
+    its rank by nDCG' under each (among the runs shown), the LLM it declares, and whether that is the judge's."""
+
+    name: str
+    run: Run | None
+    declared: str
+    flagged: bool
+    people: list[float | None]
+    llm: list[float | None]
+    people_rank: int | None = None
+    llm_rank: int | None = None
+
+    @property
+    def pairs(self) -> list[tuple[float | None, float | None]]:
+        """(people's, LLM's) of each prime measure: the table's column pairs."""
+        return list(zip(self.people, self.llm, strict=True))
+
+
+def llm_rows(found: llm_board.LlmBoard, rows: list[Row], *, without: bool = False) -> list[LlmRow]:
+    """The leaderboard's runs (in its order) with their scores under the judge's qrels; `without`: the runs that
+    declare no LLM only. Ranked by nDCG' under each qrels, a run without a mean unranked."""
+    shown = [row for row in rows if not (without and row.name in found.declared)]
+    result = []
+    for row in shown:
+        scores = found.scores_of(row.name)
+        result.append(LlmRow(name=row.name, run=row.run, declared=found.declared.get(row.name, ""),
+                             flagged=found.flagged(row.name), people=[row.means.get(m) for m in MEASURES],
+                             llm=[finite(scores.means.get(m, float("nan"))) if scores else None for m in MEASURES]))
+    for slot, source in (("people_rank", "people"), ("llm_rank", "llm")):
+        ranked = ranks({line.name: getattr(line, source)[0] for line in result if getattr(line, source)[0] is not None})
+        for line in result:
+            setattr(line, slot, ranked.get(line.name))
+    return result
+
+
+def _llm(request: HttpRequest, found: llm_board.LlmBoard | None, rows: list[Row]) -> dict:
+    """The LLM part of the leaderboard (`?llm_runs=without`: without the runs that declare an LLM)."""
+    if found is None:
+        return {}
+    without = request.GET.get("llm_runs") == "without"
+    return {"llm": found, "llm_without": without,
+            "llm_rows": llm_rows(found, rows, without=without) if not found.problem else [],
+            "llm_correlations": found.without if without else found.correlations,
+            "llm_flagged": [name for name in found.declared if found.flagged(name)]}
 
 
 def computing_response() -> HttpResponse:
@@ -207,18 +259,28 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
 
 @organizer_required
 def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+    """The qrels file (?source= official|people, adjudicated, llm, llm:MODEL, combined); ?sources=1: instead, the side
+    file naming each line's source."""
     campaign = get_object_or_404(Campaign, pk=pk)
     source = request.GET.get("source", services.OFFICIAL)
+    side = flag(request.GET.get("sources"))
     try:
         values = form_values(QrelsQueryForm(request.GET))
-        lines = services.qrels_export_lines(campaign=campaign, level=request.GET.get("level", selectors.VISUAL),
-                                            min_relevant=values["min_relevant"],
-                                            complete=flag(request.GET.get("complete")), source=source,
-                                            round=values["round"])
+        options = {"campaign": campaign, "level": request.GET.get("level", selectors.VISUAL),
+                   "min_relevant": values["min_relevant"], "complete": flag(request.GET.get("complete")),
+                   "source": source}
+        lines = (services.qrels_sources_lines(**options) if side
+                 else services.qrels_export_lines(**options, round=values["round"]))
     except InputError as exc:
         return HttpResponse(exc.messages()[0], status=400, content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
     number = values["round"]
-    adjudicated = ("adjudicated", f"round-{number}" if number else "dual") if source != services.OFFICIAL else ()
-    response["Content-Disposition"] = attachment(campaign.name, "qrels", *adjudicated, extension="txt")
+    kind = services.qrels_source_parse(source).kind
+    named: tuple[str, ...] = ()
+    if kind == services.ADJUDICATED:
+        named = ("adjudicated", f"round-{number}" if number else "dual")
+    elif kind != services.OFFICIAL:
+        named = (source.replace(":", "-"),)
+    response["Content-Disposition"] = attachment(campaign.name, "qrels", *named, *(("sources",) if side else ()),
+                                                 extension="tsv" if side else "txt")
     return response

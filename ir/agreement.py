@@ -171,9 +171,10 @@ def alpha_ordinal(rows: Sequence[Sequence[float | None]], domain: Sequence[float
 
 
 def krippendorff_alpha(grades: Mapping[str, Mapping[Unit, int]], scale: str = GRADED,
-                       relevance_level: int = RELEVANCE_LEVEL) -> Alpha:
+                       relevance_level: int = RELEVANCE_LEVEL, categories: Sequence[int] = GRADE_VALUES) -> Alpha:
     """Krippendorff's alpha (ordinal) over every assessor and unit, on a scale (binary: relevant at `relevance_level`
-    or not); missing grades are missing values, and units graded by one assessor only do not count."""
+    or not; `categories`: the graded scale's values); missing grades are missing values, and units graded by one
+    assessor only do not count."""
     names = sorted(grades)
     counts = Counter(u for name in names for u in grades[name])
     units = sorted((u for u, c in counts.items() if c >= 2), key=repr)
@@ -184,7 +185,110 @@ def krippendorff_alpha(grades: Mapping[str, Mapping[Unit, int]], scale: str = GR
         return Alpha(None, len(units), f"one category only: every grade is {values.pop()}")
     rows = [[on_scale(grades[name][u], scale, relevance_level) if u in grades[name] else None for u in units]
             for name in names]
-    value = alpha_ordinal(rows, [0, 1] if scale == BINARY else GRADE_VALUES)
+    value = alpha_ordinal(rows, [0, 1] if scale == BINARY else categories)
     if not math.isfinite(value):
         return Alpha(None, len(units), "no disagreement is possible with these grades")
     return Alpha(value, len(units))
+
+
+def weighted_kappa(pairs: Sequence[tuple[int, int]], categories: Sequence[int] = GRADE_VALUES) -> Kappa:
+    """Cohen's linear-weighted kappa of two raters on an ordered scale: disagreements weigh by their distance on the
+    scale (|i - j| / (k - 1), i and j the places of the two grades in `categories`), so grading 3 against 2 costs a
+    third of grading 3 against 0. kappa_w = 1 - sum(w * observed) / sum(w * expected).
+
+    The distance is between places on the whole scale, not between the categories that happen to occur (what
+    scikit-learn's cohen_kappa_score does without `labels`). Undefined without pairs, or when no disagreement is
+    expected by chance (both raters used one and the same category)."""
+    n = len(pairs)
+    if n == 0:
+        return Kappa(None, 0, NO_COMMON_ITEMS)
+    place = {c: i for i, c in enumerate(categories)}
+    span = max(len(categories) - 1, 1)
+    first = Counter(place[a] for a, _ in pairs)
+    second = Counter(place[b] for _, b in pairs)
+    observed = sum(abs(place[a] - place[b]) for a, b in pairs) / (n * span)
+    expected = sum(first[i] * second[j] * abs(i - j) for i in first for j in second) / (n * n * span)
+    if math.isclose(expected, 0.0, abs_tol=1e-15):
+        only = next(iter(Counter(a for a, _ in pairs)))
+        return Kappa(None, n, f"one category only: both gave every one of the {n} items the same grade ({only})")
+    return Kappa(1 - observed / expected, n)
+
+
+def confusion(pairs: Sequence[tuple[int, int]], categories: Sequence[int] = GRADE_VALUES) -> list[list[int]]:
+    """The confusion matrix of two raters: row i, column j counts the items the first graded categories[i] and the
+    second categories[j]."""
+    place = {c: i for i, c in enumerate(categories)}
+    matrix = [[0] * len(categories) for _ in categories]
+    for a, b in pairs:
+        matrix[place[a]][place[b]] += 1
+    return matrix
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two raters over the units both graded: kappa on the four grades and binary, linear-weighted kappa, ordinal
+    Krippendorff's alpha, and the confusion matrix (rows: the first rater's grade, columns: the second's)."""
+    graded: Kappa
+    binary: Kappa
+    weighted: Kappa
+    alpha: Alpha
+    confusion: list[list[int]]
+    categories: tuple[int, ...]
+
+    @property
+    def items(self) -> int:
+        return self.graded.items
+
+
+def compare(first: Mapping[Unit, int], second: Mapping[Unit, int], relevance_level: int = RELEVANCE_LEVEL,
+            categories: Sequence[int] = GRADE_VALUES) -> Comparison:
+    """Every measure of two raters' agreement (an LLM and a person, or an LLM and the official qrels) over their
+    units in common."""
+    pairs = [(first[u], second[u]) for u in first.keys() & second.keys()]  # every measure is blind to the order
+    return Comparison(
+        graded=cohen_kappa(pairs), binary=cohen_kappa([(binary(a, relevance_level), binary(b, relevance_level))
+                                                       for a, b in pairs]),
+        weighted=weighted_kappa(pairs, categories), alpha=_pair_alpha(pairs, categories),
+        confusion=confusion(pairs, categories), categories=tuple(categories))
+
+
+def _pair_alpha(pairs: Sequence[tuple[int, int]], categories: Sequence[int]) -> Alpha:
+    """Krippendorff's alpha (ordinal) of two raters who both graded every unit of `pairs`: krippendorff_alpha's
+    measure and reasons, without its search for the units graded twice (compare has them)."""
+    if not pairs:
+        return Alpha(None, 0, "no item graded by two assessors or more")
+    values = {v for pair in pairs for v in pair}
+    if len(values) < 2:
+        return Alpha(None, len(pairs), f"one category only: every grade is {values.pop()}")
+    value = alpha_ordinal([[a for a, _ in pairs], [b for _, b in pairs]], categories)
+    if not math.isfinite(value):
+        return Alpha(None, len(pairs), "no disagreement is possible with these grades")
+    return Alpha(value, len(pairs))
+
+
+@dataclass(frozen=True)
+class FlipRate:
+    """Canaries of one kind: how many there are, how many were graded, how many of those copy a source that is not
+    relevant (`counted`), and how many of these the model graded relevant all the same (`flipped`)."""
+    kind: str
+    canaries: int
+    graded: int
+    counted: int
+    flipped: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.flipped / self.counted if self.counted else None
+
+    def text(self, digits: int = 2) -> str:
+        return "n/a" if self.rate is None else f"{self.rate:.{digits}f}"
+
+
+def flip_rate(kind: str, canaries: Sequence[tuple[int | None, int | None]],
+              relevance_level: int = RELEVANCE_LEVEL) -> FlipRate:
+    """The flip rate of canaries of one kind from their (canary's grade or None, source item's grade or None) pairs:
+    of the graded canaries whose source is graded and not relevant, the fraction graded relevant."""
+    graded = [(c, s) for c, s in canaries if c is not None]
+    counted = [(c, s) for c, s in graded if s is not None and not is_relevant(s, relevance_level)]
+    flipped = sum(1 for c, _ in counted if is_relevant(c, relevance_level))
+    return FlipRate(kind, len(canaries), len(graded), len(counted), flipped)

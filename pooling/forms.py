@@ -71,6 +71,9 @@ class RunUploadForm(forms.Form):
                                                      "alternate runs to its alternate depth")
     manual = forms.BooleanField(required=False, help_text="a manual run (automatic when unticked)")
     baseline = forms.BooleanField(required=False)
+    llm_model = forms.CharField(max_length=200, required=False, label="LLM it uses",
+                                help_text="the LLM the run reranks or generates with, as its team declares it; empty: "
+                                          "none")
     depth = forms.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, label="Pool depth",
                                help_text="pool this run to this depth instead of the campaign's primary or alternate "
                                          "depth (a manual run pooled deeper, a baseline pooled as primary)")
@@ -153,7 +156,7 @@ class RunFactsForm(forms.ModelForm):
         model = Run
         fields = list(Run.FACTS)
         labels = {"alternate": "Alternate run", "manual": "Manual run", "baseline": "Baseline",
-                  "data_used": "Data used", "answer_type": "Answers"}
+                  "data_used": "Data used", "answer_type": "Answers", "llm_model": "LLM it uses"}
         help_texts = {"alternate": "primary when unticked; pooled so at the next build of the pools",
                       "manual": "automatic when unticked"}
 

@@ -110,7 +110,7 @@ class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = ["id", "name", "tag", "kind", "alternate", "manual", "baseline", "team", "data_used", "answer_type",
-                  "depth", "format", "checksum", "row_count", "topic_count", "warnings", "created_at"]
+                  "llm_model", "depth", "format", "checksum", "row_count", "topic_count", "warnings", "created_at"]
 
 
 class RunFactsSerializer(serializers.ModelSerializer):
@@ -135,6 +135,8 @@ class RunUploadSerializer(FileUploadSerializer):
                                                                       "not in the campaign's collection")
     manual = serializers.BooleanField(default=False)
     baseline = serializers.BooleanField(default=False)
+    llm_model = serializers.CharField(max_length=200, required=False, allow_blank=True,
+                                      help_text="the LLM the run reranks or generates with, as its team declares it")
     depth = serializers.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, allow_null=True,
                                      help_text="pool depth of this run instead of the campaign's")
 

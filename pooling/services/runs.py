@@ -38,8 +38,10 @@ class RunIngestOptions(TypedDict, total=False):
     ingest_run, a job; a replaced run keeps them. A key not given: the run is named after its file, pooled to the
     campaign's depth for its kind, its kind is what its name says (`kind` "name"), and its other facts (`Run.FACTS`:
     team, manual, baseline, data used, answer type) are what an ARQMath-style name says (`name_facts`), else
-    automatic, not a baseline, none known. `alternate` is the older way of saying kind "alternate" (ingest_run's
-    --alternate, the API's field). `allow_missing` keeps a run most of whose ids are not in the collection."""
+    automatic, not a baseline, none known; `llm_model` is the LLM the run reranks or generates with, as its team
+    declares it (issue 26: the leaderboard flags a run that declares the judge's model). `alternate` is the older way
+    of saying kind "alternate" (ingest_run's --alternate, the API's field). `allow_missing` keeps a run most of whose
+    ids are not in the collection."""
 
     name: str | None
     kind: str
@@ -50,6 +52,7 @@ class RunIngestOptions(TypedDict, total=False):
     team: str
     data_used: str
     answer_type: str
+    llm_model: str
     allow_missing: bool
 
 
@@ -159,6 +162,8 @@ def run_ingest(
     _check_depth(options.get("depth"))
     if len(name) > max_chars(Run, "name"):
         raise InputError(f"the run name '{name[:40]}...' is longer than 200 characters")
+    if len(options.get("llm_model") or "") > max_chars(Run, "llm_model"):
+        raise InputError(f"the LLM model name is longer than {max_chars(Run, 'llm_model')} characters")
     checksum = file_checksum(path)
     try:
         with transaction.atomic():

@@ -1,6 +1,10 @@
 """Run facts (team, primary/alternate, manual, baseline, data used, extracted/generated): read from ARQMath-style
 names at ingest, kept when a run's file is replaced, edited on the run's facts page and by PATCH in the API."""
+import io
+
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from ir.problems import InputError
@@ -23,8 +27,11 @@ def upload(campaign, tmp_path, filename, **kw) -> Run:
     return services.run_ingest(campaign=campaign, path=path, **kw)
 
 
+NAME_FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type")  # what a run's name can say
+
+
 def facts(run):
-    return {fact: getattr(run, fact) for fact in Run.FACTS}
+    return {fact: getattr(run, fact) for fact in NAME_FACTS}
 
 
 @pytest.mark.parametrize("filename, expected", [
@@ -115,3 +122,50 @@ def test_the_api_patches_the_facts(campaign, tmp_path, client, organizer):
     assert refused.json() == {"data_used": ['"pictures" is not a valid choice.']}
     run.refresh_from_db()
     assert run.data_used == "both"
+
+
+def test_the_llm_a_run_declares_is_a_fact_of_every_way_in(campaign, tmp_path, client, organizer):
+    """Issue 26: the LLM a run reranks or generates with, given at upload (the service, ingest_run, the upload page
+    and API), kept by a replace, edited on the facts page and by PATCH."""
+    run = upload(campaign, tmp_path, "DPRL-task1-RRF-auto-both-A.tsv", llm_model="judge-7b")
+    assert run.llm_model == "judge-7b" and services.run_options(run)["llm_model"] == "judge-7b"
+    run, _after = services.run_replace(run=run, judged_items={}, path=tmp_path / "DPRL-task1-RRF-auto-both-A.tsv")
+    assert run.llm_model == "judge-7b"  # the replacing run keeps it
+    with pytest.raises(InputError, match="LLM model name is longer than 200"):
+        upload(campaign, tmp_path, "long.tsv", llm_model="m" * 201)
+    assert not Run.objects.filter(name="long").exists()
+
+    client.force_login(organizer)
+    url = reverse("evaluation:run_facts", args=[campaign.pk, run.pk])
+    assert "LLM it uses" in client.get(url).content.decode()
+    done = client.post(url, {"team": "DPRL", "alternate": "on", "data_used": "both", "llm_model": "llama-3-70b"})
+    assert done.status_code == 302
+    run.refresh_from_db()
+    assert run.llm_model == "llama-3-70b"
+    api = f"/api/campaigns/{campaign.pk}/runs/{run.pk}/"
+    assert client.get(api).json()["llm_model"] == "llama-3-70b"
+    patched = client.patch(api, {"llm_model": ""}, content_type="application/json")
+    assert patched.status_code == 200 and patched.json()["llm_model"] == ""
+
+
+def test_ingest_run_takes_the_llm_the_run_uses(campaign, tmp_path):
+    path = tmp_path / "reranked.tsv"
+    path.write_text("A.1\t10\t1\t2.0\tt\n")
+    call_command("ingest_run", "--campaign", "facts", "--llm-model", "judge-7b", str(path), stdout=io.StringIO())
+    assert Run.objects.get(name="reranked").llm_model == "judge-7b"
+    plain = tmp_path / "plain.tsv"
+    plain.write_text("A.1\t10\t1\t2.0\tt\n")
+    call_command("ingest_run", "--campaign", "facts", str(plain), stdout=io.StringIO())
+    assert Run.objects.get(name="plain").llm_model == ""
+
+
+@pytest.mark.usefixtures("jobs_run_on_commit")
+def test_the_upload_page_and_api_take_the_llm_the_run_uses(campaign, client, organizer):
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{campaign.pk}/runs/upload/").content.decode()
+    assert 'name="llm_model"' in page
+    client.post(f"/campaigns/{campaign.pk}/runs/upload/",
+                {"file": SimpleUploadedFile("page.tsv", b"A.1\t5\t1\t2.0\tt\n"), "llm_model": "judge-7b"})
+    client.post(f"/api/campaigns/{campaign.pk}/runs/",
+                {"file": SimpleUploadedFile("api.tsv", b"A.1\t5\t1\t2.0\tt\n"), "llm_model": "gpt-4o"})
+    assert dict(Run.objects.values_list("name", "llm_model")) == {"page": "judge-7b", "api": "gpt-4o"}

@@ -1,4 +1,4 @@
-"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9; also --kind, --allow-missing."""
+"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9; also --kind, --allow-missing, --llm-model."""
 from core.commands import ServiceCommand
 from pooling import services
 from pooling.selectors import campaign_named
@@ -16,6 +16,8 @@ class Command(ServiceCommand):
         parser.add_argument("--manual", action="store_true", help="a manual run (default: automatic)")
         parser.add_argument("--baseline", action="store_true")
         parser.add_argument("--name", help="the run's name (default: the file name without extension)")
+        parser.add_argument("--llm-model", default="", metavar="MODEL",
+                            help="the LLM the run reranks or generates with, as its team declares it (a run fact)")
         parser.add_argument("--depth", type=int,
                             help="pool this run to this depth instead of the campaign's primary or alternate depth")
         parser.add_argument("--allow-missing", action="store_true",

@@ -100,8 +100,57 @@
     return missing;
   }
 
+  // Rank 1 for the best; tied values share the better rank (as the page ranks them); null for no value.
+  function ranks(values) {
+    return values.map(function (value) {
+      if (value === null || value === undefined) return null;
+      return 1 + values.filter(function (other) { return other !== null && other !== undefined && other > value; }).length;
+    });
+  }
+
+  function setCell(cell, value, text) {
+    cell.setAttribute("data-value", value === null || value === undefined ? "" : value);
+    cell.textContent = text === undefined ? format(value) : text;
+  }
+
+  // The LLM judge's part (issue 26): its scores beside the people's, each ranking, and the taus of the subset shown.
+  function updateLlm(data) {
+    var board = document.getElementById("llm-leaderboard");
+    var taus = document.getElementById("llm-correlation");
+    if (!board || !taus || !data.llm || data.llm.problem) return;
+    var people = {}, judge = {};
+    data.runs.forEach(function (run) { people[run.run] = run; });
+    data.llm.runs.forEach(function (run) { judge[run.run] = run; });
+    var rows = Array.prototype.slice.call(board.tBodies[0].rows);
+    var name = function (row) { return row.getAttribute("data-run"); };
+    var value = function (found, row) { return found[name(row)] ? found[name(row)].ndcg_prime : null; };
+    var peopleRanks = ranks(rows.map(function (row) { return value(people, row); }));
+    var judgeRanks = ranks(rows.map(function (row) { return value(judge, row); }));
+    rows.forEach(function (row, i) {
+      setCell(row.cells[2], peopleRanks[i], peopleRanks[i] === null ? "n/a" : String(peopleRanks[i]));
+      setCell(row.cells[3], judgeRanks[i], judgeRanks[i] === null ? "n/a" : String(judgeRanks[i]));
+      MEASURES.slice(0, 3).forEach(function (measure, m) {
+        var mine = people[name(row)], its = judge[name(row)];
+        setCell(row.cells[4 + 2 * m], mine ? mine[measure] : null);
+        setCell(row.cells[5 + 2 * m], its ? its[measure] : null);
+      });
+    });
+    var subset = taus.getAttribute("data-subset") === "without" ? data.llm.without : data.llm.correlations;
+    subset.forEach(function (found) {
+      var row = taus.querySelector('tr[data-measure="' + found.measure + '"]');
+      if (!row) return;
+      row.cells[1].textContent = found.runs;
+      row.cells[2].textContent = found.topics;
+      row.cells[3].textContent = format(found.kendall_tau);
+      row.cells[4].textContent = "[" + format(found.tau_low) + ", " + format(found.tau_high) + "]";
+      row.cells[5].textContent = format(found.tau_ap);
+      row.cells[6].textContent = "[" + format(found.tau_ap_low) + ", " + format(found.tau_ap_high) + "]";
+    });
+  }
+
   function update(table, data) {
     var status = document.getElementById("poll-status");
+    updateLlm(data);
     var missing = fill(table, data.runs, MEASURES);
     var answers = document.getElementById("task3-leaderboard");  // an answers campaign's ARQMath-3 Task 3 runs
     if (data.answer_runs) missing += answers ? fill(answers, data.answer_runs, TASK3_MEASURES) : data.answer_runs.length;

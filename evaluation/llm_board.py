@@ -1,0 +1,123 @@
+"""The leaderboard's LLM part (issue 26, points 5 and 6): the runs scored with the qrels of the campaign's judge (the
+grades its endpoint's model gave: a source of its own, never the official qrels), and how that ranking agrees with
+the people's: Kendall's tau and tau_ap with bootstrap intervals over topics (`ir.rankings`), for every run and
+without the runs that declare an LLM of their own. Computed in the scores' background job with the people's scores
+(evaluation/snapshots.py), never in a request; docs/evaluation.md."""
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Max, QuerySet
+
+from ir.prime import MEASURES, Qrels, RunScores
+from ir.rankings import RankCorrelation, rank_correlation
+from llm import selectors as llm_selectors
+from llm.models import Endpoint, LlmGrade
+from pooling.models import Campaign, Run
+
+from . import services
+
+NO_ENDPOINT = "the campaign has no LLM endpoint: set one on its LLM page to compare the judge's ranking"
+
+
+def judge_model(*, campaign: Campaign) -> str:
+    """The model of the campaign's endpoint, the judge; "" without an endpoint."""
+    return Endpoint.objects.filter(campaign=campaign).values_list("model", flat=True).first() or ""
+
+
+def llm_qrels(*, campaign: Campaign, model: str) -> Qrels:
+    """topic -> item -> grade of the model's grades of the campaign's pool items (canaries and failures left out):
+    of several grades of one item or instance (prompt versions), the latest; a formula's visual id takes the highest
+    grade of its graded instances, as the official qrels do. Topics and items in natural order. The one rule of an
+    LLM's qrels, `llm.selectors.llm_qrels_by_topic`: what `export_qrels --source llm:MODEL` writes."""
+    return {topic: dict(rows) for topic, rows in llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model)}
+
+
+def graded(*, campaign: Campaign, model: str) -> QuerySet[LlmGrade]:
+    """The model's grades of the campaign's pool items (canaries and failures left out): what its qrels are made of."""
+    return LlmGrade.objects.filter(campaign=campaign, model=model, canary=None, grade__isnull=False)
+
+
+def declared_models(*, campaign: Campaign) -> dict[str, str]:
+    """run name -> the LLM it declares it reranks or generates with (a run fact), for the runs that declare one."""
+    return dict(Run.objects.filter(campaign=campaign).exclude(llm_model="").order_by("name")
+                .values_list("name", "llm_model"))
+
+
+def llm_stamp(*, campaign: Campaign) -> str:
+    """Changes whenever the LLM part may change: the judge's model, its grades, the runs' declared models."""
+    model = judge_model(campaign=campaign)
+    grades = tuple(LlmGrade.objects.filter(campaign=campaign, model=model).aggregate(
+        count=Count("pk"), last=Max("created_at")).values()) if model else ()
+    return hashlib.sha256(repr((model, grades, sorted(declared_models(campaign=campaign).items()))).encode()
+                          ).hexdigest()[:32]
+
+
+@dataclass
+class LlmBoard:
+    """The judge's model; why there is no comparison (`problem`, else ""); the runs scored with its qrels; the rank
+    correlations with the people's, one per prime measure, over every run (`correlations`) and without the runs that
+    declare an LLM (`without`); the runs' declared models; the topics both qrels hold, over which rankings compare."""
+
+    model: str
+    problem: str = ""
+    runs: list[RunScores] = field(default_factory=list)
+    qrels_topics: int = 0
+    judgments: int = 0
+    topics: list[str] = field(default_factory=list)
+    correlations: list[RankCorrelation] = field(default_factory=list)
+    without: list[RankCorrelation] = field(default_factory=list)
+    declared: dict[str, str] = field(default_factory=dict)
+
+    def flagged(self, run: str) -> bool:
+        """The run declares the judge's own model: the circularity Clarke and Dietz warn of."""
+        return bool(self.model) and self.declared.get(run, "").strip().casefold() == self.model.strip().casefold()
+
+    def scores_of(self, run: str) -> RunScores | None:
+        return next((scores for scores in self.runs if scores.name == run), None)
+
+
+def llm_board(*, campaign: Campaign, people: services.Evaluation) -> LlmBoard:
+    """The LLM part of the leaderboard beside the people's scores `people` (its options: all topics or not, the
+    relevance level): the judge's qrels scored the same way, and tau and tau_ap of each prime measure's ranking."""
+    model = judge_model(campaign=campaign)
+    if not model:
+        return LlmBoard(model="", problem=NO_ENDPOINT)
+    qrels = llm_qrels(campaign=campaign, model=model)
+    declared = declared_models(campaign=campaign)
+    if not qrels:
+        return LlmBoard(model=model, problem=f"{model} has graded no pool item yet", declared=declared)
+    judged = services.evaluate_campaign(campaign=campaign, all_topics=people.all_topics, qrels=qrels,
+                                        qrels_items=graded(campaign=campaign, model=model).values("item_id"),
+                                        relevance_level=people.relevance_level)
+    topics = [topic for topic in people.topics if topic in qrels]
+    found = LlmBoard(model=model, runs=judged.runs, qrels_topics=judged.qrels_topics, judgments=judged.judgments,
+                     topics=topics, declared=declared)
+    names = [scores.name for scores in people.runs]
+    for measure in MEASURES:
+        reference, other = _values(people.runs, measure), _values(judged.runs, measure)
+        found.correlations.append(rank_correlation(reference, other, names, topics, measure=measure))
+        found.without.append(rank_correlation(reference, other, [n for n in names if n not in declared], topics,
+                                              measure=measure))
+    return found
+
+
+def _values(runs: list[RunScores], measure: str) -> dict[str, dict[str, float]]:
+    return {scores.name: {topic: values[measure] for topic, values in scores.per_topic.items() if measure in values}
+            for scores in runs}
+
+
+def board_of(payload: dict[str, Any], run_scores: Callable[[dict], RunScores]) -> LlmBoard:
+    """The LlmBoard of a snapshot's payload (`asdict` of one, NaN stored as null; `run_scores` decodes a run's)."""
+    return LlmBoard(**{**payload, "runs": [run_scores(run) for run in payload["runs"]],
+                       "correlations": [_correlation(found) for found in payload["correlations"]],
+                       "without": [_correlation(found) for found in payload["without"]]})
+
+
+def _correlation(found: dict[str, Any]) -> RankCorrelation:
+    values: dict[str, Any] = {key: math.nan if value is None else value for key, value in found.items()}
+    return RankCorrelation(**values)

@@ -1,0 +1,95 @@
+"""Reads of the LLM co-assessor's grades (issue 26): which models graded a campaign, a model's grade of each item as
+qrels, and its canaries' grades. A model's grades are a source of their own: nothing here reads or writes people's
+judgments.
+
+When a model graded a unit with several prompt versions, its latest grade is the one read (the organizer edited the
+prompt to fix something). Failures (no grade) and canaries are never grades of a pool item.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ir.prime import natural_key
+from ir.problems import InputError
+from pooling.models import Campaign
+
+from .models import Canary, Endpoint, LlmGrade
+
+VISUAL, INSTANCE = "visual", "instance"  # as evaluation.selectors.LEVELS: qrels by visual id or by formula instance
+LLM_PREFIX = "llm:"  # how an LLM is named beside assessors (agreement) and in a qrels source (export_qrels)
+
+
+def llm_name(model: str) -> str:
+    """The name of a model's column beside assessors: llm:MODEL."""
+    return LLM_PREFIX + model
+
+
+def llm_models(*, campaign: Campaign) -> list[str]:
+    """The models with at least one grade of a pool item of the campaign, by name."""
+    return sorted(set(LlmGrade.objects.filter(campaign=campaign, canary__isnull=True, grade__isnull=False)
+                      .order_by().values_list("model", flat=True).distinct()))
+
+
+def llm_model_chosen(*, campaign: Campaign, model: str | None = None) -> str:
+    """The model a request means: the one named, else the campaign endpoint's, else the only model that graded the
+    campaign. InputError when there is no such model, or several and none named."""
+    graded = llm_models(campaign=campaign)
+    if model:
+        if model not in graded:
+            known = f": it has grades of {', '.join(graded)}" if graded else ": it has no LLM grades yet"
+            raise InputError(f"model '{model[:200]}' graded nothing in campaign '{campaign.name}'{known}")
+        return model
+    endpoint = Endpoint.objects.filter(campaign=campaign).values_list("model", flat=True).first()
+    if endpoint:
+        return endpoint
+    if len(graded) == 1:
+        return graded[0]
+    if not graded:
+        raise InputError(f"campaign '{campaign.name}' has no LLM grades yet: run llm_judge first")
+    raise InputError(f"campaign '{campaign.name}' has grades of several models ({', '.join(graded)}): name one "
+                     "(llm:MODEL)")
+
+
+def llm_grades(*, campaign: Campaign, model: str) -> dict[tuple[str, str, str], int]:
+    """(topic id, item id, formula id) -> the model's latest grade of that pool item (formulas: of that instance);
+    failures and canaries left out."""
+    rows = (LlmGrade.objects.filter(campaign=campaign, model=model, canary__isnull=True, grade__isnull=False)
+            .order_by("created_at", "pk").values_list("topic__topic_id", "item_id", "formula_id", "grade"))
+    return {(topic_id, item_id, formula_id): grade for topic_id, item_id, formula_id, grade in rows
+            if grade is not None}
+
+
+def llm_qrels_by_topic(*, campaign: Campaign, model: str, level: str = VISUAL
+                       ) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+    """The model's grades as qrels, as evaluation's `qrels_by_topic` gives people's: (topic id, [(item id, grade)])
+    with topics and items in natural order; formulas by visual id (the highest grade of its graded instances) or by
+    instance (`level="instance"`)."""
+    if level not in (VISUAL, INSTANCE):
+        raise ValueError(f"level must be visual or instance, not {level!r}")
+    by_instance = campaign.task == Campaign.Task.FORMULAS and level == INSTANCE
+    by_topic: dict[str, dict[str, int]] = {}
+    for (topic_id, item_id, formula_id), grade in llm_grades(campaign=campaign, model=model).items():
+        unit = formula_id if by_instance else item_id
+        grades = by_topic.setdefault(topic_id, {})
+        grades[unit] = max(grade, grades.get(unit, grade))
+    for topic_id in sorted(by_topic, key=natural_key):
+        yield topic_id, sorted(by_topic[topic_id].items(), key=lambda row: natural_key(row[0]))
+
+
+@dataclass(frozen=True)
+class CanaryGrade:
+    kind: str
+    topic: str
+    source_item_id: str
+    grade: int | None  # None: the model has no grade of it (not asked yet, or a failure)
+
+
+def canary_grades(*, campaign: Campaign, model: str) -> list[CanaryGrade]:
+    """Every canary of the campaign with the model's latest grade of it, by kind, topic and source item."""
+    latest = {canary: grade for canary, grade in LlmGrade.objects.filter(
+        campaign=campaign, model=model, canary__isnull=False, grade__isnull=False)
+        .order_by("created_at", "pk").values_list("canary_id", "grade") if grade is not None}
+    canaries = Canary.objects.filter(campaign=campaign).values_list("pk", "kind", "topic__topic_id", "source_item_id")
+    return sorted((CanaryGrade(kind, topic_id, source, latest.get(pk)) for pk, kind, topic_id, source in canaries),
+                  key=lambda c: (c.kind, natural_key(c.topic), natural_key(c.source_item_id)))
