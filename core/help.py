@@ -32,6 +32,7 @@ HELP_PAGES: dict[str, str] = {
     "evaluation": "Qrels and evaluation",
     "analysis": "Analysis",
     "agreement": "Agreement and progress",
+    "llm": "LLM co-assessor",
     "accounts": "Accounts and API tokens",
     "deploy": "Deployment and operations",
 }
@@ -46,6 +47,7 @@ HELP_FOR_VIEW: dict[str, str] = {
     "assessor": "judging",
     "evaluation:reusability": "analysis", "evaluation:topic_info": "analysis",
     "evaluation": "evaluation",
+    "llm": "llm",
     "people": "accounts", "api-docs": "accounts", "password_change": "accounts", "password_change_done": "accounts",
 }
 

@@ -399,6 +399,7 @@ class Job(models.Model):
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+        CANCELLED = "cancelled"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -416,6 +417,9 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # `attempts` counts the runs a worker began, so that a job that kills its worker each time is not run forever.
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Set by the Cancel button of a running job of a kind that stops between batches (LLM judging): the job sees it
+    # there and ends cancelled, keeping what it wrote (workflow/jobs.py: job_cancel).
+    cancel_requested = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -426,7 +430,7 @@ class Job(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
+        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
 
     @property
     def stale(self) -> bool:

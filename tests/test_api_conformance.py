@@ -117,3 +117,26 @@ def test_reads_of_real_objects_match_the_schema(call, campaign):
                       ("/api/jobs/{id}/", {"id": job.pk})]:
         assert call("GET", path, path_parameters=ids).status_code == 200, path
     assert call("POST", "/api/jobs/{id}/retry/", path_parameters={"id": job.pk}).status_code == 202
+
+
+def test_the_llm_endpoint_and_its_judging_job_answer_as_documented(call, campaign):
+    """Issue 26: the campaign's LLM endpoint (set, changed, read; a key's value refused) and a judging job started
+    and cancelled."""
+    path = "/api/campaigns/{id}/llm/"
+    assert call("GET", path, path_parameters={"id": campaign.pk}).status_code == 404
+    put = call("PUT", path, path_parameters={"id": campaign.pk}, media_type="application/json",
+               body={"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "LLM_KEY"})
+    assert put.status_code == 200 and put.json()["prompt_name"] == "umbrela-bing v1"
+    patched = call("PATCH", path, path_parameters={"id": campaign.pk}, media_type="application/json",
+                   body={"samples": 3})
+    assert patched.status_code == 200 and patched.json()["samples"] == 3
+    refused = call("PATCH", path, path_parameters={"id": campaign.pk}, media_type="application/json",
+                   body={"api_key_env": "sk-not-a-name"})
+    assert refused.status_code == 400
+    assert call("GET", path, path_parameters={"id": campaign.pk}).json()["api_key_env"] == "LLM_KEY"
+    started = call("POST", "/api/campaigns/{id}/llm/judge/", path_parameters={"id": campaign.pk},
+                   media_type="application/json", body={"limit_per_topic": 1})
+    assert started.status_code == 202 and started.json()["kind"] == "llm_judge"
+    cancelled = call("POST", "/api/jobs/{id}/cancel/", path_parameters={"id": started.json()["id"]})
+    assert cancelled.status_code == 202 and cancelled.json()["status"] == "cancelled"
+    assert call("POST", "/api/jobs/{id}/cancel/", path_parameters={"id": started.json()["id"]}).status_code == 400

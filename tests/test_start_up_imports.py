@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("numpy", "scipy", "pytrec_eval", "ir_measures", "krippendorff", "markdown_it", "boto3")
+HEAVY = ("numpy", "scipy", "pytrec_eval", "ir_measures", "krippendorff", "markdown_it", "boto3", "openai")
 
 
 def imported(*args: str) -> set[str]:

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from workflow import apis, topic_apis
+from workflow import apis, llm_views, topic_apis
 
 # No format suffixes (`/api/campaigns/1.json`): the actions do not take one (a 500 before), and `?format=json` or
 # an Accept header chooses the format instead.
@@ -12,4 +12,5 @@ router.register(r"campaigns/(?P<pk>[0-9]+)/runs", apis.RunViewSet, basename="cam
 router.register("collections", apis.CollectionViewSet, basename="collection")
 router.register("jobs", apis.JobViewSet, basename="job")
 urlpatterns = router.urls + [
-    path("campaigns/<int:pk>/topics/<str:topic_id>/", topic_apis.TopicApi.as_view(), name="api-topic")]
+    path("campaigns/<int:pk>/topics/<str:topic_id>/", topic_apis.TopicApi.as_view(), name="api-topic"),
+    path("campaigns/<int:pk>/llm/judge/", llm_views.CampaignLlmJudgeApi.as_view(), name="api-campaign-llm-judge")]

@@ -24,7 +24,7 @@ from workflow.job_params import (
     CampaignDeleteParams,
     PoolBuildParams,
 )
-from workflow.jobs import job_create, job_retry
+from workflow.jobs import job_cancel, job_create, job_retry
 from workflow.serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
@@ -261,3 +261,11 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         with transaction.atomic():
             job = job_retry(job=self.get_object())
         return _accepted(job, request)
+
+    @extend_schema(request=None, responses={202: JobSerializer, 400: OpenApiResponse(
+        description="the job is finished, or of a kind that cannot stop halfway: the reason")})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancels a queued LLM judging job, or asks a running one to stop between two batches (it ends
+        `cancelled`, keeping the grades it stored); 400 with the reason for any other job."""
+        return _accepted(job_cancel(job=self.get_object()), request)

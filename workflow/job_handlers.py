@@ -15,10 +15,12 @@ from workflow.job_params import (
     CampaignDeleteParams,
     CollectionIngestParams,
     JudgmentsImportParams,
+    LlmJudgeParams,
     PoolBuildParams,
     RunIngestParams,
     TopicsIngestParams,
 )
+from workflow.llm_judging import campaign_llm_judge
 from workflow.store import upload_local
 
 Progress = Callable[[float], None]
@@ -99,6 +101,16 @@ def _campaign_delete(job: Job, p: CampaignDeleteParams, progress) -> tuple[dict,
     return {"name": p.name, **asdict(assessor_services.campaign_delete(campaign=campaign, progress=progress))}, []
 
 
+def _llm_judge(job: Job, p: LlmJudgeParams, progress) -> tuple[dict, list[str]]:
+    """Grades the campaign's pool items (and canaries) with its LLM endpoint; stops between batches once the job's
+    Cancel button was pressed, keeping what it stored (the result says `cancelled`)."""
+    def cancelled() -> bool:
+        return Job.objects.filter(pk=job.pk, cancel_requested=True).exists()
+
+    result = campaign_llm_judge(campaign=_campaign(job), params=p, progress=progress, cancelled=cancelled)
+    return result.as_json(), []
+
+
 HANDLERS: dict[str, Callable] = {
     Job.Kind.RUN_INGEST: _run_ingest,
     Job.Kind.TOPICS_INGEST: _topics_ingest,
@@ -106,4 +118,5 @@ HANDLERS: dict[str, Callable] = {
     Job.Kind.POOL_BUILD: _pool_build,
     Job.Kind.CAMPAIGN_DELETE: _campaign_delete,
     Job.Kind.JUDGMENTS_IMPORT: _judgments_import,
+    Job.Kind.LLM_JUDGE: _llm_judge,
 }

@@ -15,13 +15,15 @@ def job_view(*, job: Job) -> dict:
     and whether its worker stopped (then the page offers Retry)."""
     stale = job.stale
     message = job.message
-    if job.status == Job.Status.DONE:
+    if job.status in (Job.Status.DONE, Job.Status.CANCELLED) and job.result:
         message = job_summary(job=job)  # jobs finished before the summaries said only "done"
     elif stale:
         message = (f"its worker stopped answering (it started the job at {_at(job.started_at)}): the broker hands "
                    "the job to a running worker again within minutes, or retry it now")
     names = job.params.get("names") or ([job.params["filename"]] if job.params.get("filename") else [])
+    cancellable = (job.kind == Job.Kind.LLM_JUDGE and not job.finished and not job.cancel_requested and not stale)
     return {"job": job, "progress": job_progress(job=job), "stale": stale, "retryable": job.retryable,
+            "cancellable": cancellable,
             "message": message, "files": ", ".join(names)}
 
 
@@ -68,11 +70,23 @@ _COLLECTION_KINDS = {"posts": ("post", None), "jsonl": ("document", None), "comm
                      "slt_index": ("SLT string", None), "opt_index": ("OPT string", None)}
 
 
+def llm_judge_summary(r: dict) -> str:
+    """What an LLM judging run did (llm.services.LlmJudgeResult as JSON), in one sentence."""
+    stopped = "Cancelled: stopped after judging" if r.get("cancelled") else "Judged"
+    canaries = f"; {_count(r['canaries_created'], 'canary', 'canaries')} made" if r.get("canaries_created") else ""
+    return (f"{stopped} {_count(r.get('judged', 0), 'item')} with {r.get('model', '')}, "
+            f"{_count(r.get('failed', 0), 'failure')} (tried again by the next run), {r.get('skipped', 0):,} already "
+            f"graded{canaries}; {r.get('tokens_in', 0):,} tokens in, {r.get('tokens_out', 0):,} out, "
+            f"{r.get('seconds', 0):.1f} s.")
+
+
 def job_summary(*, job: Job) -> str:
     """What a finished job did, as a sentence for the job page and the jobs list ("" before it is done)."""
     r = job.result or {}
-    if job.status != Job.Status.DONE or not r:
+    if job.status not in (Job.Status.DONE, Job.Status.CANCELLED) or not r:
         return ""
+    if job.kind == Job.Kind.LLM_JUDGE:
+        return llm_judge_summary(r)
     source = job.params.get("filename")
     from_file = f" from {source}" if source else ""
     if job.kind == Job.Kind.RUN_INGEST:

@@ -109,9 +109,27 @@ class CampaignDeleteParams(JobParams):
     name: str
 
 
+@dataclass(frozen=True)
+class LlmJudgeParams(JobParams):
+    """llm.services.llm_judge of the job's campaign (workflow/llm_judging.py): the campaign's endpoint with these
+    overrides (None: the endpoint's), the prompt by name (empty: the endpoint's or the task's default), the topics
+    (empty: all), the items per topic (None: all) and the canaries per topic."""
+
+    kind: ClassVar[str] = Job.Kind.LLM_JUDGE
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    concurrency: int | None = None
+    samples: int | None = None
+    prompt: str = ""
+    topics: list[str] = field(default_factory=list)
+    limit_per_topic: int | None = None
+    canaries: int = 0
+
+
 _KINDS: dict[str, type[JobParams]] = {
     params.kind: params for params in (RunIngestParams, TopicsIngestParams, CollectionIngestParams, PoolBuildParams,
-                                       CampaignDeleteParams, JudgmentsImportParams)}
+                                       CampaignDeleteParams, JudgmentsImportParams, LlmJudgeParams)}
 
 
 def params_of(job: Job) -> JobParams:

@@ -60,9 +60,32 @@ def job_retry(*, job: Job) -> Job:
     if not job.retryable:
         raise InputError(job_pages.retry_refusal(job=job))
     job.status, job.attempts, job.progress, job.result, job.warnings = Job.Status.QUEUED, 0, 0.0, {}, []
-    job.finished_at, job.message = None, "queued again (retry)"
-    job.save(update_fields=["status", "attempts", "progress", "result", "warnings", "finished_at", "message"])
+    job.finished_at, job.message, job.cancel_requested = None, "queued again (retry)", False
+    job.save(update_fields=["status", "attempts", "progress", "result", "warnings", "finished_at", "message",
+                            "cancel_requested"])
     _send(job)
+    return job
+
+
+# The kinds of job whose service stops between batches when asked (and keeps what it wrote).
+CANCELLABLE = frozenset({Job.Kind.LLM_JUDGE})
+
+
+@transaction.atomic
+def job_cancel(*, job: Job) -> Job:
+    """Cancels a queued job at once, or asks a running one to stop between two batches (it then ends `cancelled`,
+    keeping what it stored); refused (InputError) for a finished job or a kind that cannot stop halfway."""
+    job = Job.objects.select_for_update().get(pk=job.pk)
+    if job.kind not in CANCELLABLE:
+        raise InputError(f"a {job.get_kind_display()} job cannot be cancelled: it writes all or nothing")
+    if job.finished:
+        raise InputError(f"job #{job.pk} is {job.status}: only a queued or running job is cancelled")
+    if job.status == Job.Status.QUEUED:
+        job.status, job.finished_at, job.message = Job.Status.CANCELLED, timezone.now(), "cancelled before it started"
+    else:
+        job.message = "cancelling: it stops after the batch it is judging"
+    job.cancel_requested = True
+    job.save(update_fields=["status", "finished_at", "message", "cancel_requested"])
     return job
 
 
@@ -152,7 +175,11 @@ def job_execute(*, job_id: int) -> Job | None:
                 log.exception("job %s failed", job.pk)
                 job.status, job.message = Job.Status.FAILED, job_pages.internal_error_message(exc)
             else:
-                job.status, job.progress = Job.Status.DONE, 1.0
+                if job.result.get("cancelled"):  # it stopped between batches when asked, keeping what it wrote
+                    job.status = Job.Status.CANCELLED
+                    job.progress = Job.objects.values_list("progress", flat=True).get(pk=job.pk)
+                else:
+                    job.status, job.progress = Job.Status.DONE, 1.0
                 job.message = job_pages.job_summary(job=job)
         # Only the run that is still current writes its outcome (a worker whose connection was lost, and that was
         # replaced meanwhile, does not).

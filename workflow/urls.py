@@ -1,6 +1,6 @@
 from django.urls import path
 
-from workflow import judgment_views, scheme_views, simulation_views, topic_views, undo_views, views
+from workflow import judgment_views, llm_views, scheme_views, simulation_views, topic_views, undo_views, views
 
 app_name = "pooling"
 urlpatterns = [
@@ -25,4 +25,6 @@ urlpatterns = [
     path("jobs/", views.job_list, name="jobs"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),
     path("jobs/<int:pk>/retry/", views.job_retry_view, name="job_retry"),
+    path("jobs/<int:pk>/cancel/", llm_views.job_cancel_view, name="job_cancel"),
+    path("campaigns/<int:pk>/llm/judge/", llm_views.llm_judge_start, name="llm_judge"),
 ]

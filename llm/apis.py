@@ -1,0 +1,81 @@
+"""The LLM endpoint of a campaign in the API: GET, PUT or PATCH /api/campaigns/<id>/llm/ (organizers). The key's
+value is never accepted: a field named like one is refused (400), and `api_key_env` must be a variable's name."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ir.problems import InputError
+from llm import services
+from llm.forms import clean_api_key_env, key_fields_refused
+from llm.models import Endpoint, Prompt
+from pooling.models import Campaign
+
+
+class EndpointSerializer(serializers.ModelSerializer):
+    prompt = serializers.SlugRelatedField(
+        slug_field="pk", queryset=Prompt.objects.all(), allow_null=True, required=False,
+        help_text="a prompt version's id (null: the task's default, latest version)")
+    prompt_name = serializers.SerializerMethodField(help_text="the prompt in use, NAME vVERSION")
+
+    class Meta:
+        model = Endpoint
+        fields = ["base_url", "model", "api_key_env", "temperature", "concurrency", "timeout", "retries", "samples",
+                  "prompt", "prompt_name", "mode"]
+
+    def get_prompt_name(self, endpoint: Endpoint) -> str:
+        prompt = endpoint.prompt or services.prompt_default(task=endpoint.campaign.task)
+        return str(prompt)
+
+    def validate_api_key_env(self, value: str) -> str:
+        from django import forms
+        try:
+            return clean_api_key_env(value)
+        except forms.ValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+    def validate_prompt(self, value: Prompt | None) -> Prompt | None:
+        campaign: Campaign = self.context["campaign"]
+        tasks = [Prompt.Task.FORMULAS] if campaign.task == Campaign.Task.FORMULAS else [Prompt.Task.ANSWERS]
+        if value is not None and value.task not in tasks:
+            raise serializers.ValidationError(f"{value} is a {value.get_task_display()} prompt")
+        return value
+
+
+class CampaignLlmApi(APIView):
+    serializer_class = EndpointSerializer
+
+    def _campaign(self, pk: int) -> Campaign:
+        return get_object_or_404(Campaign, pk=pk)
+
+    @extend_schema(responses={200: EndpointSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        """The campaign's LLM endpoint (404 until one is set)."""
+        endpoint = get_object_or_404(Endpoint.objects.select_related("prompt", "campaign"), campaign_id=pk)
+        return Response(EndpointSerializer(endpoint).data)
+
+    @extend_schema(request=EndpointSerializer, responses={200: EndpointSerializer})
+    def put(self, request: Request, pk: int) -> Response:
+        """Sets the campaign's LLM endpoint (base_url and model required)."""
+        return self._save(request, pk, partial=False)
+
+    @extend_schema(request=EndpointSerializer, responses={200: EndpointSerializer})
+    def patch(self, request: Request, pk: int) -> Response:
+        """Changes some fields of the campaign's LLM endpoint."""
+        return self._save(request, pk, partial=True)
+
+    def _save(self, request: Request, pk: int, *, partial: bool) -> Response:
+        campaign = self._campaign(pk)
+        refused = key_fields_refused(request.data)
+        if refused:
+            raise InputError(refused)
+        endpoint = Endpoint.objects.filter(campaign=campaign).first()
+        serializer = EndpointSerializer(endpoint, data=request.data, partial=partial and endpoint is not None,
+                                        context={"campaign": campaign})
+        serializer.is_valid(raise_exception=True)
+        saved = services.endpoint_update(campaign=campaign, values=serializer.validated_data)
+        return Response(EndpointSerializer(saved).data)
