@@ -305,7 +305,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         "page": page, "unpaged": unpaged.urlencode(), "topic_counts": list(per_topic.items()),
         "topic_filter": topic_filter, "projector": projector,
         "formulas": campaign.task == Campaign.Task.FORMULAS, "dual": dual, "recorded": recorded,
-        "download": download, "gold_name": reports.gold_of_group(campaign=campaign, key=key)[0] if key else "",
+        "download": download, "gold_name": reports.gold_name_of_group(campaign=campaign, key=key) if key else "",
         "rejected": rejected}, status=400 if rejected is not None else 200)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, IntegerField, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from ir.citations import Question, citation_candidates, link_pattern
@@ -164,7 +164,7 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     per_topic: list[dict[str, Any]] = list(campaign.topics.order_by("position", "pk")
                                            .annotate(**counted).values("topic_id", *counted))
     runs = list(campaign.runs.order_by("name"))
-    contributions = {run.name: Contribution(0, 0) for run in runs} | _run_contributions(campaign)
+    contributions = {run.name: Contribution(0, 0) for run in runs} | run_contributions(campaign=campaign)
     by_name = {run.name: run for run in runs}
     per_run = [{"name": name, "kind": by_name[name].kind if name in by_name else "",
                 "pk": by_name[name].pk if name in by_name else None,
@@ -182,7 +182,23 @@ def _subquery_count(queryset: QuerySet, field: str) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
-def _run_contributions(campaign: Campaign) -> dict[str, Contribution]:
+def pool_stamp(campaign: Campaign) -> list[int]:
+    """What tells the campaign's pool rows apart from any earlier ones: how many there are and the newest one's id (a
+    build deletes them all and writes new ones, a topic delete removes some, and ids only grow)."""
+    found = PoolItem.objects.filter(campaign=campaign).order_by().aggregate(n=Count("id"), last=Max("id"))
+    return [found["n"], found["last"] or 0]
+
+
+def run_contributions(*, campaign: Campaign) -> dict[str, Contribution]:
+    """Per run named in the pools' provenance: the items it pooled and those no other run pooled; those the last
+    pool build counted while the pool rows are still the ones it counted, else counted now."""
+    stored = campaign.pool_contributions or {}
+    if stored.get("stamp") == pool_stamp(campaign):
+        return {name: Contribution(contributed, unique) for name, (contributed, unique) in stored["runs"].items()}
+    return run_contributions_compute(campaign=campaign)
+
+
+def run_contributions_compute(*, campaign: Campaign) -> dict[str, Contribution]:
     """Per run named in the pools' provenance: the items it pooled and those no other run pooled, counted by the
     database over the provenance's [run, rank] pairs (a run may name an item more than once: formulas, one pair per
     instance)."""
