@@ -170,7 +170,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     topics = {t.topic_id: t for t in campaign.topics.only("pk", "campaign_id", "topic_id", "title")}
     # Built pools hold an item of every run they were built from: a run with none was added since (docs/pooling.md).
     # Pooled units whose post the collection lacks: judged only as System failure or Do not know (docs/judging.md).
-    unjudgeable = sum(selectors.unjudgeable_items_count(campaign=campaign).values())
+    unjudgeable = selectors.unjudgeable_items_total(campaign=campaign)
     unpooled_runs = [r["name"] for r in stats["runs"] if r["pk"] and not r["contributed"]] if stats["built"] else []
     return render(request, "pooling/pool_detail.html", {
         "campaign": campaign,
