@@ -29,7 +29,7 @@ from . import progress as progress_reports
 from . import reports, rounds
 from .forms import GroupKeyForm
 from .models import Adjudication, TrainingRound
-from .rendering import collection_safe
+from .rendering import collection_safe_many
 from .rendering import thread_url as _post_url
 from .rules import MAX_COMMENT
 from .services.adjudication import adjudication_record
@@ -268,16 +268,24 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     rejected_unit = ((rejected.data.get("topic", ""), rejected.data.get("item_id", ""),
                       rejected.data.get("formula_id", "")) if rejected is not None else None)
     dual = key is not None and key.kind == reports.DUAL
+    # The page's topics and posts, sanitized through the cache in one round trip.
+    fragments: dict[tuple, tuple[str, list[str]]] = {}
+    for d in items:
+        topic = topics[d.topic]
+        marks = [topic.formula_id] if topic.formula_id else []
+        fragments[("title", d.topic)] = (topic.title, marks)
+        fragments[("question", d.topic)] = (topic.question, marks)
+        if d.post_id in posts:
+            fragments[("body", d.post_id, d.formula_id)] = (posts[d.post_id].body, [d.formula_id] if d.formula_id
+                                                             else [])
+    safe = dict(zip(fragments, collection_safe_many(list(fragments.values()), collection_pk, new_tab=True),
+                    strict=True))
     sections: list[dict] = []
     for d in items:
         if not sections or sections[-1]["topic"].topic_id != d.topic:
-            topic = topics[d.topic]
-            marks = [topic.formula_id] if topic.formula_id else []
-            sections.append({"topic": topic, "items": [],
-                             "title": collection_safe(topic.title, collection_pk, new_tab=True, marks=marks),
-                             "question": collection_safe(topic.question, collection_pk, new_tab=True, marks=marks)})
+            sections.append({"topic": topics[d.topic], "items": [], "title": safe[("title", d.topic)],
+                             "question": safe[("question", d.topic)]})
         post = posts.get(d.post_id)
-        marks = [d.formula_id] if d.formula_id else []
         adjudicated = d.adjudication
         form = rejected if rejected_unit == (d.topic, d.item_id, d.formula_id) else AdjudicationForm(
             scheme=scheme, initial={
@@ -289,7 +297,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             "d": d, "post": post, "answer": answers.get(d.item_id) if post is None else None,
             "number": page.start_index() + sum(len(s["items"]) for s in sections),
             "anchor": _unit_anchor(d.topic, d.item_id, d.formula_id), "form": form,
-            "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
+            "body": safe[("body", d.post_id, d.formula_id)] if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
             "grades": [{"assessor": a, "grade": g, "label": scheme.label(g) if g else "not judged",
                         "comment": c}
