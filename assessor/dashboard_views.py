@@ -134,7 +134,7 @@ def _group(request: HttpRequest, campaign: Campaign) -> tuple[list[reports.Group
     if kind is None and number is None:
         training = [g for g in groups if g.kind == reports.TRAINING]
         return groups, (training[-1] if training else groups[-1] if groups else None)
-    selected = reports.group_select(campaign=campaign, kind=kind, round=number)
+    selected = reports.group_select(campaign=campaign, kind=kind, round=number, groups=groups)
     if len(selected) != 1:
         raise InputError("name one group: a training round (kind=training&round=R) or the dual assessment "
                          "(kind=dual)" if selected else f"campaign '{campaign.name}' has no {kind} assessment")
@@ -245,7 +245,9 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             anchor = _unit_anchor(data["topic"], data["item_id"], data["formula_id"])
             return redirect(f"{request.path}?{request.GET.urlencode()}#{anchor}")
     topic_filter = request.GET.get("topic", "")
-    listed = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
+    recorded_grades = reports.adjudications_of_group(campaign=campaign, key=key) if key else {}
+    listed = (reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None,
+                                        adjudicated=recorded_grades) if key else [])
     projector = request.GET.get("projector") == "1"
     scheme = campaign.judging_scheme
     # A page of items at a time (the projector: one), as typesetting a round's every item took the browser half a
@@ -303,7 +305,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
                         "comment": c}
                        for a, g, c in d.grades],
             "gold_label": scheme.label(str(d.gold)) if d.gold is not None else ""})
-    recorded = list(reports.adjudications_of_group(campaign=campaign, key=key).values()) if key else []
+    recorded = list(recorded_grades.values())
     download = ""
     if key is not None:
         download = reverse("evaluation:qrels", args=[campaign.pk]) + "?source=adjudicated" + (

@@ -56,16 +56,19 @@ def agreement_groups(*, campaign: Campaign) -> list[GroupKey]:
     return groups
 
 
-def group_select(*, campaign: Campaign, kind: str | None = None, round: int | None = None) -> list[GroupKey]:
+def group_select(*, campaign: Campaign, kind: str | None = None, round: int | None = None,
+                 groups: list[GroupKey] | None = None) -> list[GroupKey]:
     """The groups a request names: all of them, every group of a kind, or one training round. InputError for a
-    kind or round the campaign does not have."""
+    kind or round the campaign does not have. `groups`: the campaign's agreement_groups, when the caller has read
+    them already."""
     if kind not in (None, "", TRAINING, DUAL):
         raise InputError(f"unknown kind '{kind}': agreement is measured for training or dual")
     if round is not None and kind == DUAL:
         raise InputError("a round is given for training rounds only, not for the dual assessment")
     if round is not None:
         kind = TRAINING
-    groups = [g for g in agreement_groups(campaign=campaign) if not kind or g.kind == kind]
+    groups = [g for g in (agreement_groups(campaign=campaign) if groups is None else groups)
+              if not kind or g.kind == kind]
     if round is not None:
         groups = [g for g in groups if g.round == round]
         if not groups:
@@ -349,7 +352,8 @@ def adjudications_of_group(*, campaign: Campaign, key: GroupKey) -> dict[tuple[s
     return {(a.topic.topic_id, a.item_id, a.formula_id): a for a in rows}
 
 
-def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = None) -> list[DisagreementItem]:
+def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = None,
+                      adjudicated: dict[tuple[str, str, str], Adjudication] | None = None) -> list[DisagreementItem]:
     """The units of a group to discuss, by topic and pool order: those that two assessors or more graded
     differently (SF and DK count as grades here: they are worth discussing too), and, in a training round with gold
     qrels, those whose gold grade an assessor did not give (all assessors may agree with each other and not with
@@ -358,7 +362,8 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
 
     The list without the recorded grades is kept in the cache under what it is computed from (`_group_stamp`), so
     that a page of the review, and the next one, do not read the group's every judgment again; the recorded grades,
-    which the review meeting changes item by item, are read on each call."""
+    which the review meeting changes item by item, are read on each call (`adjudicated`: the group's
+    adjudications_of_group, when the caller has read them already)."""
     cache_key = f"disagreements:v1:{campaign.pk}:{key.kind}:{key.round}:{_group_stamp(campaign, key)}"
     found: list[DisagreementItem] | None = cache.get(cache_key)
     if found is None:
@@ -366,7 +371,8 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
         cache.set(cache_key, found, DISAGREEMENTS_SECONDS)
     if topic:
         found = [d for d in found if d.topic == topic]
-    adjudicated = adjudications_of_group(campaign=campaign, key=key)
+    if adjudicated is None:
+        adjudicated = adjudications_of_group(campaign=campaign, key=key)
     for d in found:
         d.adjudication = adjudicated.get((d.topic, d.item_id, d.formula_id))
     return found
