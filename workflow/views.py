@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from assessor.progress import judging_time
-from assessor.selectors import judged_items_of_campaign
+from assessor.selectors import judged_items_count
 from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
@@ -186,7 +186,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
-        "judged": services.judged_count(judged_items_of_campaign(campaign))[0],
+        "judged": judged_items_count(campaign),
         "unpooled_runs": unpooled_runs,
         "unjudgeable": unjudgeable,
     })
