@@ -29,7 +29,7 @@ from . import llm_review, reports, rounds
 from . import progress as progress_reports
 from .forms import GroupKeyForm
 from .models import Adjudication, TrainingRound
-from .rendering import collection_safe
+from .rendering import collection_safe_many
 from .rendering import thread_url as _post_url
 from .rules import MAX_COMMENT
 from .services.adjudication import adjudication_record
@@ -211,7 +211,7 @@ def _group(request: HttpRequest, campaign: Campaign) -> tuple[list[reports.Group
     if kind is None and number is None:
         training = [g for g in groups if g.kind == reports.TRAINING]
         return groups, (training[-1] if training else groups[-1] if groups else None)
-    selected = reports.group_select(campaign=campaign, kind=kind, round=number)
+    selected = reports.group_select(campaign=campaign, kind=kind, round=number, groups=groups)
     if len(selected) != 1:
         raise InputError("name one group: a training round (kind=training&round=R) or the dual assessment "
                          "(kind=dual)" if selected else f"campaign '{campaign.name}' has no {kind} assessment")
@@ -361,7 +361,9 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             anchor = _unit_anchor(data["topic"], data["item_id"], data["formula_id"])
             return redirect(f"{request.path}?{request.GET.urlencode()}#{anchor}")
     topic_filter = request.GET.get("topic", "")
-    listed = reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None) if key else []
+    recorded_grades = reports.adjudications_of_group(campaign=campaign, key=key) if key else {}
+    listed = (reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None,
+                                        adjudicated=recorded_grades) if key else [])
     projector = request.GET.get("projector") == "1"
     scheme = campaign.judging_scheme
     # A page of items at a time (the projector: one), as typesetting a round's every item took the browser half a
@@ -384,16 +386,24 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     rejected_unit = ((rejected.data.get("topic", ""), rejected.data.get("item_id", ""),
                       rejected.data.get("formula_id", "")) if rejected is not None else None)
     dual = key is not None and key.kind == reports.DUAL
+    # The page's topics and posts, sanitized through the cache in one round trip.
+    fragments: dict[tuple, tuple[str, list[str]]] = {}
+    for d in items:
+        topic = topics[d.topic]
+        marks = [topic.formula_id] if topic.formula_id else []
+        fragments[("title", d.topic)] = (topic.title, marks)
+        fragments[("question", d.topic)] = (topic.question, marks)
+        if d.post_id in posts:
+            fragments[("body", d.post_id, d.formula_id)] = (posts[d.post_id].body, [d.formula_id] if d.formula_id
+                                                             else [])
+    safe = dict(zip(fragments, collection_safe_many(list(fragments.values()), collection_pk, new_tab=True),
+                    strict=True))
     sections: list[dict] = []
     for d in items:
         if not sections or sections[-1]["topic"].topic_id != d.topic:
-            topic = topics[d.topic]
-            marks = [topic.formula_id] if topic.formula_id else []
-            sections.append({"topic": topic, "items": [],
-                             "title": collection_safe(topic.title, collection_pk, new_tab=True, marks=marks),
-                             "question": collection_safe(topic.question, collection_pk, new_tab=True, marks=marks)})
+            sections.append({"topic": topics[d.topic], "items": [], "title": safe[("title", d.topic)],
+                             "question": safe[("question", d.topic)]})
         post = posts.get(d.post_id)
-        marks = [d.formula_id] if d.formula_id else []
         adjudicated = d.adjudication
         form = rejected if rejected_unit == (d.topic, d.item_id, d.formula_id) else AdjudicationForm(
             scheme=scheme, initial={
@@ -405,13 +415,13 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
             "d": d, "post": post, "answer": answers.get(d.item_id) if post is None else None,
             "number": page.start_index() + sum(len(s["items"]) for s in sections),
             "anchor": _unit_anchor(d.topic, d.item_id, d.formula_id), "form": form,
-            "body": collection_safe(post.body, collection_pk, new_tab=True, marks=marks) if post else "",
+            "body": safe[("body", d.post_id, d.formula_id)] if post else "",
             "thread_url": thread_url(post.post_id) if post and thread_url else "",
             "grades": [{"assessor": a, "grade": g, "label": scheme.label(g) if g else "not judged",
                         "comment": c}
                        for a, g, c in d.grades],
             "gold_label": scheme.label(str(d.gold)) if d.gold is not None else ""})
-    recorded = list(reports.adjudications_of_group(campaign=campaign, key=key).values()) if key else []
+    recorded = list(recorded_grades.values())
     download = ""
     if key is not None:
         download = reverse("evaluation:qrels", args=[campaign.pk]) + "?source=adjudicated" + (
@@ -421,7 +431,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
         "page": page, "unpaged": unpaged.urlencode(), "topic_counts": list(per_topic.items()),
         "topic_filter": topic_filter, "projector": projector,
         "formulas": campaign.task == Campaign.Task.FORMULAS, "dual": dual, "recorded": recorded,
-        "download": download, "gold_name": reports.gold_of_group(campaign=campaign, key=key)[0] if key else "",
+        "download": download, "gold_name": reports.gold_name_of_group(campaign=campaign, key=key) if key else "",
         "rejected": rejected, **(_llm_review_context(request, campaign) if not projector else {})},
         status=400 if rejected is not None else 200)
 

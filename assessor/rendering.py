@@ -202,9 +202,15 @@ def thread_url(collection_pk: int) -> PostUrl:
 def collection_safe(html: str, collection_pk: int | None, *, new_tab: bool, marks=()) -> str:
     """A fragment of a collection's posts or topics, sanitized through the cache, its links to the collection's
     thread view, and `marks` (formula ids) highlighted: the thread, topic and disagreement pages."""
-    safe = sanitize_cached(html, scope=f"collection-{collection_pk}", post_url=thread_url(collection_pk or 0),
-                           new_tab=new_tab)
-    return highlight(safe, marks) if marks else safe
+    return collection_safe_many([(html, marks)], collection_pk, new_tab=new_tab)[0]
+
+
+def collection_safe_many(fragments: Sequence[tuple[str, Iterable[str]]], collection_pk: int | None, *,
+                         new_tab: bool) -> list[str]:
+    """collection_safe() of several (html, marks) fragments, with one cache round trip to read them."""
+    safe = sanitize_cached_many([html for html, _marks in fragments], scope=f"collection-{collection_pk}",
+                                post_url=thread_url(collection_pk or 0), new_tab=new_tab)
+    return [highlight(html, marks) if marks else html for html, (_html, marks) in zip(safe, fragments, strict=True)]
 
 
 def _judging_options(collection_pk: int | None) -> dict:

@@ -7,15 +7,18 @@ an assessor's grade for a visual id is the maximum of their grades of its instan
 """
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.core.cache import cache
+from django.db.models import Count, Max, Q, Sum
 
 from ir import agreement as ag
 from ir.pools.ids import id_order_key
 from ir.problems import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
+from pooling.selectors import pool_stamp
 
 from .models import GRADE_VALUES, Adjudication, Assignment, GoldJudgment, Judgment, TrainingRound
 
@@ -53,16 +56,19 @@ def agreement_groups(*, campaign: Campaign) -> list[GroupKey]:
     return groups
 
 
-def group_select(*, campaign: Campaign, kind: str | None = None, round: int | None = None) -> list[GroupKey]:
+def group_select(*, campaign: Campaign, kind: str | None = None, round: int | None = None,
+                 groups: list[GroupKey] | None = None) -> list[GroupKey]:
     """The groups a request names: all of them, every group of a kind, or one training round. InputError for a
-    kind or round the campaign does not have."""
+    kind or round the campaign does not have. `groups`: the campaign's agreement_groups, when the caller has read
+    them already."""
     if kind not in (None, "", TRAINING, DUAL):
         raise InputError(f"unknown kind '{kind}': agreement is measured for training or dual")
     if round is not None and kind == DUAL:
         raise InputError("a round is given for training rounds only, not for the dual assessment")
     if round is not None:
         kind = TRAINING
-    groups = [g for g in agreement_groups(campaign=campaign) if not kind or g.kind == kind]
+    groups = [g for g in (agreement_groups(campaign=campaign) if groups is None else groups)
+              if not kind or g.kind == kind]
     if round is not None:
         groups = [g for g in groups if g.round == round]
         if not groups:
@@ -186,6 +192,15 @@ def gold_of_group(*, campaign: Campaign, key: GroupKey) -> tuple[str, dict[tuple
         return "", {}
     return training_round.gold_name, {(t, i): g for t, i, g in GoldJudgment.objects.filter(round=training_round)
                                       .values_list("topic__topic_id", "item_id", "grade")}
+
+
+def gold_name_of_group(*, campaign: Campaign, key: GroupKey) -> str:
+    """The file name of a training round's gold qrels, without reading them ("" without gold, and for the dual
+    assessment)."""
+    if key.kind != TRAINING or key.round is None:
+        return ""
+    return (TrainingRound.objects.filter(campaign=campaign, number=key.round).values_list("gold_name", flat=True)
+            .first() or "")
 
 
 def _per_item(units: dict[tuple, int]) -> dict[tuple[str, str], int]:
@@ -337,16 +352,56 @@ def adjudications_of_group(*, campaign: Campaign, key: GroupKey) -> dict[tuple[s
     return {(a.topic.topic_id, a.item_id, a.formula_id): a for a in rows}
 
 
-def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = None) -> list[DisagreementItem]:
+def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = None,
+                      adjudicated: dict[tuple[str, str, str], Adjudication] | None = None) -> list[DisagreementItem]:
     """The units of a group to discuss, by topic and pool order: those that two assessors or more graded
     differently (SF and DK count as grades here: they are worth discussing too), and, in a training round with gold
     qrels, those whose gold grade an assessor did not give (all assessors may agree with each other and not with
     gold; formulas: an assessor's grade of a visual id is the highest of its instances they graded, as the gold
-    kappa takes it). Each with the gold grade and the organizer's recorded grade, when there are."""
+    kappa takes it). Each with the gold grade and the organizer's recorded grade, when there are.
+
+    The list without the recorded grades is kept in the cache under what it is computed from (`_group_stamp`), so
+    that a page of the review, and the next one, do not read the group's every judgment again; the recorded grades,
+    which the review meeting changes item by item, are read on each call (`adjudicated`: the group's
+    adjudications_of_group, when the caller has read them already)."""
+    cache_key = f"disagreements:v1:{campaign.pk}:{key.kind}:{key.round}:{_group_stamp(campaign, key)}"
+    found: list[DisagreementItem] | None = cache.get(cache_key)
+    if found is None:
+        found = _disagreements_compute(campaign, key)
+        cache.set(cache_key, found, DISAGREEMENTS_SECONDS)
+    if topic:
+        found = [d for d in found if d.topic == topic]
+    if adjudicated is None:
+        adjudicated = adjudications_of_group(campaign=campaign, key=key)
+    for d in found:
+        d.adjudication = adjudicated.get((d.topic, d.item_id, d.formula_id))
+    return found
+
+
+# A group's list stays in the cache this long after it was computed, unless what it was computed from changes first.
+DISAGREEMENTS_SECONDS = 24 * 3600
+
+
+def _group_stamp(campaign: Campaign, key: GroupKey) -> str:
+    """A digest of what a group's disagreement list is computed from: its active assignments (with their assessors
+    and topics, whose order the list follows), their judgments (a submission adds one or raises a revision number),
+    the round's gold qrels, and the pool rows (positions, and the posts of formula instances)."""
+    assignments = list(group_assignments(campaign=campaign, key=key).order_by("pk").values_list(
+        "pk", "kind", "assessor__username", "topic__topic_id", "topic__position"))
+    judged = (Judgment.objects.filter(assignment_id__in=[a[0] for a in assignments]).order_by()
+              .aggregate(n=Count("pk"), revisions=Sum("revision"), last=Max("updated_at")))
+    gold = (tuple(TrainingRound.objects.filter(campaign=campaign, number=group_round(key)).order_by()
+                  .aggregate(name=Max("gold_name"), n=Count("gold"), last=Max("gold__pk")).values())
+            if key.kind == TRAINING else ())
+    stamp = (assignments, tuple(judged.values()), gold, pool_stamp(campaign))
+    return hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
+
+
+def _disagreements_compute(campaign: Campaign, key: GroupKey) -> list[DisagreementItem]:
+    """The group's disagreement list of every topic, without the recorded grades."""
     data = group_data(campaign=campaign, key=key, with_comments=True)
     _gold_name, gold = gold_of_group(campaign=campaign, key=key)
     by_item = {name: _per_item(units) for name, units in data.numeric().items()}
-    adjudicated = adjudications_of_group(campaign=campaign, key=key)
     positions = {(t, i): p for t, i, p in PoolItem.objects.filter(campaign=campaign, topic__topic_id__in=list(
         data.topics)).values_list("topic__topic_id", "item_id", "position")}
     units: dict[tuple, list[str]] = defaultdict(list)
@@ -357,8 +412,6 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
     topic_order = {t: n for n, t in enumerate(data.topics)}
     for unit, names in units.items():
         topic_id, item_id, formula_id = unit
-        if topic and topic_id != topic:
-            continue
         given = {data.grades[n][unit] for n in names}
         gold_grade = gold.get((topic_id, item_id))
         gold_differs = gold_grade is not None and any(by_item[n].get((topic_id, item_id)) != gold_grade
@@ -370,7 +423,7 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
                 (topic_id, item_id), 10**9),
             grades=[(n, data.grades[n].get(unit, ""), data.comments[n].get(unit, "")) for n in
                     sorted(data.topics[topic_id])],
-            gold=gold_grade, gold_differs=gold_differs, adjudication=adjudicated.get(unit)))
+            gold=gold_grade, gold_differs=gold_differs))
     found.sort(key=lambda d: (topic_order[d.topic], d.position, id_order_key(d.formula_id)))
     if campaign.task == Campaign.Task.FORMULAS and found:
         posts = dict(PoolInstance.objects.filter(item__campaign=campaign, formula_id__in={d.formula_id for d in found})

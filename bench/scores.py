@@ -10,6 +10,13 @@ through django.test.Client:
   snapshot read; beside it `evaluate_campaign`, what the request used to compute.
 
     .venv/bin/python bench/scores.py    # DATABASE_URL: by default assess_bench_scores, the demo loaded once
+
+--campaign NAME takes a campaign the database holds already instead of the demo's, say bench/pages.py's full one
+(judging: its first official assignment, by its own assessor, which must have items left; bench/pages.py's leave
+15% of each pool unjudged):
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_pages .venv/bin/python bench/scores.py \
+        --campaign bench-pages-78t-1000000p
 """
 from __future__ import annotations
 
@@ -54,6 +61,7 @@ def main(argv: list[str]) -> int:
     parser = harness.Parser(__doc__)
     parser.count("pages", 100, "judging page GETs per phase")
     parser.count("leaderboards", 10, "leaderboard GETs right after a judgment")
+    parser.add_argument("--campaign", default="", help="an existing campaign instead of the demo's")
     options = parser.parse(argv)
     harness.database_url(DEFAULT_DATABASE_URL, "bench/scores.py")
     harness.setup_django()
@@ -67,13 +75,24 @@ def main(argv: list[str]) -> int:
     from evaluation import snapshots
     from evaluation.services import evaluate_campaign
 
-    campaign = judging.demo_campaign()
-    users = judging.bench_users(1)
-    topics = judging.free_topics(campaign, users)[:1]
-    assignments, _warm = judging.assign_level(campaign, users, topics, cold=False)
     client = Client(SERVER_NAME="127.0.0.1")
-    client.force_login(users[0])
-    page = client.get(judging.continue_url(assignments[users[0].pk][0]))["Location"]
+    if options.campaign:
+        from assessor.models import Assignment
+        from pooling.models import Campaign
+
+        campaign = Campaign.objects.get(name=options.campaign)
+        assignment = Assignment.objects.filter(campaign=campaign, kind="official", withdrawn_at=None).order_by("pk")[0]
+        client.force_login(assignment.assessor)
+        page = client.get(judging.continue_url(assignment.pk))["Location"]
+        if "/items/" not in page:
+            raise SystemExit(f"{options.campaign}: its first official assignment has nothing left to judge")
+    else:
+        campaign = judging.demo_campaign()
+        users = judging.bench_users(1)
+        topics = judging.free_topics(campaign, users)[:1]
+        assignments, _warm = judging.assign_level(campaign, users, topics, cold=False)
+        client.force_login(users[0])
+        page = client.get(judging.continue_url(assignments[users[0].pk][0]))["Location"]
     figures: dict = {"machine": harness.machine_facts(), "judging_ms": {}}
     for phase, niceness in (("idle", None), ("recompute niced", snapshots.NICENESS), ("recompute not niced", 0)):
         stop, worker = multiprocessing.Event(), None

@@ -186,6 +186,12 @@ class Campaign(models.Model):
     pool_plan = models.JSONField(default=dict, blank=True,
                                  help_text="the planner's rows as the last pool build computed them, with what they "
                                            "were computed from")
+    # Each run's items in the built pools and those no other run pooled, counted by each pool build
+    # (services.pools.pool_contributions_store) beside the pool rows they were counted from: counting them over the
+    # provenance on each view of the pools page took a tenth of a second at ARQMath scale.
+    pool_contributions = models.JSONField(default=dict, blank=True,
+                                          help_text="per run, the items it pooled and those only it pooled, as the "
+                                                    "last pool build counted them, with the pool rows counted")
     # The order each assessor's next item is chosen in (issue 27, docs/pooling.md "Judging order"), and its guards.
     judging_order = models.CharField(max_length=16, choices=JudgingOrder.choices, default=JudgingOrder.RANDOM,
                                      help_text="the order of each assessor's items: random (ARQMath's), "

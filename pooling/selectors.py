@@ -1,13 +1,15 @@
 """Reads of the pooling app for pages and APIs."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, IntegerField, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from ir.citations import Question, citation_candidates, link_pattern
@@ -141,14 +143,14 @@ def pool_topic_items(*, topic: Topic) -> list[dict]:
             for pk, position, item_id, provenance in items]
 
 
-def pool_statistics(*, campaign: Campaign) -> dict:
+def pool_statistics(*, campaign: Campaign, pool_rows: list[int] | None = None) -> dict:
     """What the campaign's built pools hold (SPEC 4.4), by aggregate queries: their number does not grow with the
     items, topics or runs.
 
     {"built", "topics": [{"topic_id", "items", "candidates", "selected", "overflow"}],
      "runs": [{"name", "kind", "depth", "contributed", "unique"}], "total": {same keys as a topic}}.
     items counts pooled items (formulas: visual ids); candidates, selected and overflow (visual ids with more
-    than campaign.instances candidates) are 0 for answers.
+    than campaign.instances candidates) are 0 for answers. `pool_rows`: the pool_stamp, when the caller has read it.
     """
     zero = Value(0, output_field=IntegerField())
     candidates = PoolInstance.objects.filter(item__topic=OuterRef("pk"))
@@ -164,7 +166,8 @@ def pool_statistics(*, campaign: Campaign) -> dict:
     per_topic: list[dict[str, Any]] = list(campaign.topics.order_by("position", "pk")
                                            .annotate(**counted).values("topic_id", *counted))
     runs = list(campaign.runs.order_by("name"))
-    contributions = {run.name: Contribution(0, 0) for run in runs} | _run_contributions(campaign)
+    contributions = ({run.name: Contribution(0, 0) for run in runs}
+                     | run_contributions(campaign=campaign, pool_rows=pool_rows))
     by_name = {run.name: run for run in runs}
     per_run = [{"name": name, "kind": by_name[name].kind if name in by_name else "",
                 "pk": by_name[name].pk if name in by_name else None,
@@ -182,7 +185,24 @@ def _subquery_count(queryset: QuerySet, field: str) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
-def _run_contributions(campaign: Campaign) -> dict[str, Contribution]:
+def pool_stamp(campaign: Campaign) -> list[int]:
+    """What tells the campaign's pool rows apart from any earlier ones: how many there are and the newest one's id (a
+    build deletes them all and writes new ones, a topic delete removes some, and ids only grow)."""
+    found = PoolItem.objects.filter(campaign=campaign).order_by().aggregate(n=Count("id"), last=Max("id"))
+    return [found["n"], found["last"] or 0]
+
+
+def run_contributions(*, campaign: Campaign, pool_rows: list[int] | None = None) -> dict[str, Contribution]:
+    """Per run named in the pools' provenance: the items it pooled and those no other run pooled; those the last
+    pool build counted while the pool rows are still the ones it counted (`pool_rows`: their pool_stamp, read here
+    unless given), else counted now."""
+    stored = campaign.pool_contributions or {}
+    if stored.get("stamp") == (pool_stamp(campaign) if pool_rows is None else pool_rows):
+        return {name: Contribution(contributed, unique) for name, (contributed, unique) in stored["runs"].items()}
+    return run_contributions_compute(campaign=campaign)
+
+
+def run_contributions_compute(*, campaign: Campaign) -> dict[str, Contribution]:
     """Per run named in the pools' provenance: the items it pooled and those no other run pooled, counted by the
     database over the provenance's [run, rank] pairs (a run may name an item more than once: formulas, one pair per
     instance)."""
@@ -337,6 +357,28 @@ def unjudgeable_items_count(*, campaign: Campaign) -> dict[str, int]:
         units = (PoolInstance.objects.filter(item__campaign=campaign, selected=True)
                  .exclude(Exists(in_collection.filter(post_id=OuterRef("post_id")))))
     return dict(units.values(topic).annotate(n=Count("pk")).values_list(topic, "n"))
+
+
+def unjudgeable_items_total(*, campaign: Campaign, pool_rows: list[int] | None = None) -> int:
+    """How many pooled units cannot be judged (`unjudgeable_items_count`, summed), for the pools page: kept in the
+    cache under what the count reads (the pool rows; the posts, which are only ever added, by their newest id; the
+    campaign's Task 3 answers), as a probe into the collection per pooled item took a tenth of a second at
+    ARQMath-3's size. `pool_rows`: the pool_stamp, when the caller has read it."""
+    if campaign.collection_id is None:
+        return 0
+    answers = AnswerText.objects.filter(campaign=campaign).order_by().aggregate(n=Count("pk"), last=Max("pk"))
+    newest_post = Post.objects.order_by("-pk").values_list("pk", flat=True).first()
+    stamp = (pool_stamp(campaign) if pool_rows is None else pool_rows, campaign.collection_id, newest_post,
+             tuple(answers.values()))
+    key = f"unjudgeable:v1:{campaign.pk}:{hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]}"
+    found = cache.get(key)
+    if found is None:
+        found = sum(unjudgeable_items_count(campaign=campaign).values())
+        cache.set(key, found, UNJUDGEABLE_SECONDS)
+    return found
+
+
+UNJUDGEABLE_SECONDS = 24 * 3600  # how long a count stays in the cache when nothing it reads changes
 
 
 def posts_not_in_collection(*, collection_id: int, post_ids: Iterable[str]) -> set[str]:

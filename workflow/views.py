@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from assessor.progress import judging_time
-from assessor.selectors import judged_items_of_campaign
+from assessor.selectors import judged_items_count
 from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
@@ -165,12 +165,13 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     default_seconds = plan_time.seconds
     depths, seconds, errors = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
-    stats = selectors.pool_statistics(campaign=campaign)
+    pool_rows = selectors.pool_stamp(campaign)  # what the stored contributions and the cached count were read from
+    stats = selectors.pool_statistics(campaign=campaign, pool_rows=pool_rows)
     # campaign_id too: the related manager reads it on every topic (a deferred field: a query each).
     topics = {t.topic_id: t for t in campaign.topics.only("pk", "campaign_id", "topic_id", "title")}
     # Built pools hold an item of every run they were built from: a run with none was added since (docs/pooling.md).
     # Pooled units whose post the collection lacks: judged only as System failure or Do not know (docs/judging.md).
-    unjudgeable = sum(selectors.unjudgeable_items_count(campaign=campaign).values())
+    unjudgeable = selectors.unjudgeable_items_total(campaign=campaign, pool_rows=pool_rows)
     unpooled_runs = [r["name"] for r in stats["runs"] if r["pk"] and not r["contributed"]] if stats["built"] else []
     return render(request, "pooling/pool_detail.html", {
         "campaign": campaign,
@@ -185,7 +186,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,
         "plan_errors": errors,
         "formulas": campaign.task == Campaign.Task.FORMULAS,
-        "judged": services.judged_count(judged_items_of_campaign(campaign))[0],
+        "judged": judged_items_count(campaign),
         "unpooled_runs": unpooled_runs,
         "unjudgeable": unjudgeable,
     })

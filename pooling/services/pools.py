@@ -20,7 +20,7 @@ from ir.problems import InputError
 from ..bulk import bulk_insert
 from ..models import Campaign, Candidate, PoolInstance, PoolItem, Post
 from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
-from ..selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute
+from ..selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute, pool_stamp, run_contributions_compute
 from .common import Progress
 from .corpus import missing_documents_warnings, pool_texts_fetch
 
@@ -111,6 +111,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     if texts is not None:
         result = replace(result, documents_stored=texts.stored, documents_missing=texts.missing)
     pool_plan_store(campaign=campaign)
+    pool_contributions_store(campaign=campaign)
     return result
 
 
@@ -120,6 +121,15 @@ def pool_plan_store(*, campaign: Campaign) -> None:
     campaign.pool_plan = {"stamp": plan_stamp(campaign),
                           "rows": [[r.depth, r.alternate_depth, r.items, r.judgments] for r in rows]}
     Campaign.objects.filter(pk=campaign.pk).update(pool_plan=campaign.pool_plan)
+
+
+def pool_contributions_store(*, campaign: Campaign) -> None:
+    """Counts each run's contribution to the pools just built and stores it on the campaign with the pool rows it
+    was counted from (selectors.run_contributions reads it while they stay the same)."""
+    counted = run_contributions_compute(campaign=campaign)
+    campaign.pool_contributions = {"stamp": pool_stamp(campaign),
+                                   "runs": {name: [c.contributed, c.unique] for name, c in counted.items()}}
+    Campaign.objects.filter(pk=campaign.pk).update(pool_contributions=campaign.pool_contributions)
 
 
 def _unpooled(campaign: Campaign, judged: JudgedItems, topic_ids: dict[int, str]) -> list[list[str]]:

@@ -8,10 +8,11 @@ import re
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
 from assessor import dashboard_views, services
-from assessor.models import Judgment
+from assessor.models import Assignment, Judgment
 from tests.commands import command_output, rejected
 
 from .fixtures import assign
@@ -245,6 +246,29 @@ def test_disagreement_review_queries_do_not_grow_with_its_items(client, organize
     with CaptureQueriesContext(connection) as four:
         assert len(_review_items(client.get(url).content.decode())) == 4
     assert len(four) == len(two)
+
+
+def test_disagreement_review_reads_the_rounds_judgments_once_until_one_changes(client, organizer, round_1):
+    client.force_login(organizer)
+    url = f"/campaigns/{round_1.pk}/disagreements/?kind=training&round=1"
+    def comments_read(queries):
+        return [q for q in queries if '"assessor_judgment"."comment"' in q["sql"]]
+
+    with CaptureQueriesContext(connection) as first:
+        assert "4 items" in client.get(url).content.decode()
+    with CaptureQueriesContext(connection) as again:
+        assert "4 items" in client.get(url + "&page=1").content.decode()
+    assert comments_read(first) and not comments_read(again)  # the second page came from the cache
+    # Ada changes her 0 for answer 12, which everyone had graded 0: it is now a disagreement, on the next request.
+    ada_a1 = Assignment.objects.get(campaign=round_1, assessor__username="ada", topic__topic_id="A.1",
+                                    kind="training")
+    services.judgment_submit(assignment_pk=ada_a1.pk, item_id="12", grades=[services.GradeInput(grade="1")],
+                             user=ada_a1.assessor)
+    page = client.get(url).content.decode()
+    assert "5 items" in page and "answer 12" in page
+    # And an assessor taken off the round takes their grades with them: bob alone disagreed on 11 with ada and cy.
+    Assignment.objects.filter(campaign=round_1, assessor__username="bob").update(withdrawn_at=timezone.now())
+    assert "answer 11" not in client.get(url).content.decode()
 
 
 def test_formulas_agree_per_instance(formulas, django_user_model):

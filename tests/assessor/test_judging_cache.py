@@ -108,6 +108,12 @@ def test_warming_twice_sanitizes_nothing_new(answers, ada):
     assert services.judging_cache_warm(assignment_pks=[a.pk]) == 0
 
 
+def test_a_second_assessor_of_a_topic_finds_its_pages_warmed_already(answers, ada, bob):
+    first = services.judging_cache_warm(assignment_pks=[assign(answers, ada, "A.1").pk])
+    second = services.judging_cache_warm(assignment_pks=[assign(answers, bob, "A.1", kind="dual").pk])
+    assert (first, second) == (6, 0)  # the fragments are the topic's, not the assessor's
+
+
 def test_an_assignment_stands_when_its_warm_up_cannot_be_sent(django_capture_on_commit_callbacks, answers, ada):
     with mock.patch("assessor.tasks.judging_cache_warm_task.delay", side_effect=ConnectionError("no broker")):
         a = assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")

@@ -8,6 +8,7 @@ import pytest
 from assessor.models import Judgment
 from pooling import selectors as pooling_selectors
 from pooling.models import PoolItem
+from tests.factories import PostFactory
 
 from .fixtures import assign
 
@@ -86,3 +87,11 @@ def test_the_pools_page_says_how_many_pooled_items_cannot_be_judged(client, orga
     client.force_login(organizer)
     page = unescape(client.get(f"/campaigns/{answers.pk}/pools/").content.decode())
     assert "1 pooled item cannot be judged: its post is not in the collection" in page
+
+
+def test_the_pools_page_counts_again_once_the_missing_post_is_loaded(client, organizer, answers):
+    client.force_login(organizer)
+    url = f"/campaigns/{answers.pk}/pools/"
+    assert "1 pooled item cannot be judged" in unescape(client.get(url).content.decode())
+    PostFactory(collection=answers.collection, post_id="99")  # the count was kept in the cache: not any more true
+    assert "cannot be judged" not in unescape(client.get(url).content.decode())

@@ -124,3 +124,22 @@ def test_the_download_sends_the_results_before_reading_the_assessment(campaign, 
     with CaptureQueriesContext(connection) as assessment:
         assert b"Assessment of" in b"".join(parts)
     assert len(assessment) > 0
+
+
+def test_scores_of_one_version_are_tested_for_significance_once(db, monkeypatch):
+    from evaluation import analysis_services
+
+    calls = []
+    real = analysis_services.significance_table
+    monkeypatch.setattr(analysis_services, "significance_table",
+                        lambda *args, **kwargs: calls.append(kwargs["measures"]) or real(*args, **kwargs))
+    campaign = CampaignFactory(name="synthetic")
+    scores = evaluation_of(SCORES)
+    scores.version = "v1"  # as read from a snapshot
+    first = report.results_rows(campaign=campaign, evaluation=scores)
+    assert len(calls) == 3  # one test per measure
+    again = report.results_rows(campaign=campaign, evaluation=scores)
+    assert len(calls) == 3 and [r.below_best for r in again] == [r.below_best for r in first]
+    scores.version = "v2"  # newer judgments: tested again
+    report.results_rows(campaign=campaign, evaluation=scores)
+    assert len(calls) == 6

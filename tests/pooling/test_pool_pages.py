@@ -1,5 +1,7 @@
 """The pools page (SPEC 4.4): statistics of built pools, the Build button, and the planner with its chart."""
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from pooling import selectors, services
 from pooling.models import Campaign, Collection, Formula, Job, Run
@@ -71,6 +73,30 @@ def test_statistics_before_building_show_empty_pools(answers):
     assert not stats["built"]
     assert [t["items"] for t in stats["topics"]] == [0, 0]
     assert [(r["name"], r["contributed"]) for r in stats["runs"]] == [("r1", 0), ("r2", 0), ("r3", 0)]
+
+
+@pytest.mark.parametrize("fixture", ["answers", "formulas"])
+def test_pools_page_reads_the_contributions_the_build_counted(request, client, organizer, fixture):
+    campaign = request.getfixturevalue(fixture)
+    services.pool_build(campaign=campaign, judged_items={})
+    counted = selectors.run_contributions_compute(campaign=campaign)
+    client.force_login(organizer)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/campaigns/{campaign.pk}/pools/")
+    assert not [q for q in queries if "provenance" in q["sql"]]  # no walk over the pool's provenance
+    assert {r["name"]: (r["contributed"], r["unique"]) for r in response.context["stats"]["runs"]} == {
+        name: (c.contributed, c.unique) for name, c in counted.items()}
+
+
+def test_contributions_are_counted_again_once_a_topic_and_its_pool_are_deleted(answers):
+    services.pool_build(campaign=answers, judged_items={})
+    answers.refresh_from_db()
+    services.topic_delete(campaign=answers, topic_id="A.2", judged_items={})
+    answers.refresh_from_db()
+    after = {r["name"]: (r["contributed"], r["unique"]) for r in selectors.pool_statistics(campaign=answers)["runs"]}
+    assert after == {name: (c.contributed, c.unique)
+                     for name, c in selectors.run_contributions_compute(campaign=answers).items()}
+    assert sum(contributed for contributed, _ in after.values()) < 6 + 4 + 2  # A.2's items are no longer counted
 
 
 def test_planner_gives_items_and_hours_per_depth(answers):

@@ -220,3 +220,13 @@ def test_api_undo_is_403_for_assessors(assessor_user, campaign):
     assert client.patch(f"/api/campaigns/{campaign.pk}/", {"name": "x"}, format="json").status_code == 403
     assert client.delete(f"/api/campaigns/{campaign.pk}/").status_code == 403
     assert Campaign.objects.get(pk=campaign.pk).name == "answers" and campaign.runs.count() == 3
+
+
+def test_pools_page_counts_the_judged_items_as_a_rebuild_keeps_them(client, organizer, judged):  # noqa: F811
+    from assessor.selectors import judged_items_of_campaign
+    from pooling.services import judged_count
+
+    client.force_login(organizer)
+    response = client.get(f"/campaigns/{judged.pk}/pools/")
+    assert response.context["judged"] == judged_count(judged_items_of_campaign(judged))[0] == 2
+    assert "Judging has started: 2 items judged." in " ".join(response.content.decode().split())

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pooling', '0019_judging_order_fused_llm_runs'),
+        ('pooling', '0021_campaign_hours_budget'),
     ]
 
     operations = [
