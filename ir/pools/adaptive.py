@@ -1,9 +1,10 @@
 """Adaptive judging order (issue 27): which pooled item an assessor judges next, given the judgments so far.
 
 Three policies over a topic's pool and its provenance, all seeded and pure (docs/pooling.md, "Judging order"):
-`random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998) and `bandit` (Losada, Parapar &
-Barreiro's MM-NS: max-mean over a Beta posterior of each run's precision, stationary). Two guards wrap every policy:
-a warm-up of random items while the assessor learns the topic, and a minimum depth every run is judged to.
+`random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998: run priorities, as Losada et al.
+ran it as their baseline) and `bandit` (Losada, Parapar & Barreiro's MM-NS: max-mean over a Beta posterior of each
+run's precision, stationary). Two guards wrap every policy: a warm-up of random items while the assessor learns the
+topic, and a minimum depth every run is judged to.
 """
 from __future__ import annotations
 
@@ -75,11 +76,16 @@ class Judging:
         self.streams = {run: sorted(entries, key=lambda e: (e[0], id_order_key(e[1])))
                         for run, entries in streams.items()}
         self._at = dict.fromkeys(self.streams, 0)
-        # One seeded order of the runs: move-to-front's first queue, and the bandit's tie-break.
+        # One seeded order of the runs: the bandit's tie-break.
         runs = sorted(self.streams, key=id_order_key)
         seeded_rng(seed, topic_id, "runs").shuffle(runs)
-        self.queue = runs
         self.tie = {run: i for i, run in enumerate(runs)}
+        # Move-to-front's priorities: every run starts at the top (0 misses); a non-relevant item the policy read from
+        # a run lowers that run's priority by one. Runs of equal priority are drawn at random: a seeded draw per run
+        # and priority, made again each time its priority drops (so replaying the judgments gives the same order).
+        self._seed, self._topic_id = seed, topic_id
+        self.misses = dict.fromkeys(runs, 0)
+        self._draw = {run: self._level_draw(run) for run in runs}
         self.relevant = dict.fromkeys(runs, 0)
         self.non_relevant = dict.fromkeys(runs, 0)
 
@@ -92,10 +98,10 @@ class Judging:
         return item
 
     def record(self, item: str, relevant: bool) -> None:
-        """A judgment of `item`: move-to-front sends the run whose item this was to the back if it is not relevant;
-        the bandit counts it for every run that retrieved the item. Judgments the policy did not choose (warm-up,
-        minimum depth, an item judged before the order changed) count for the bandit; move-to-front only moves on
-        its own choices."""
+        """A judgment of `item`: move-to-front lowers the priority of the run it read the item from if it is not
+        relevant; the bandit counts it for every run that retrieved the item. Judgments the policy did not choose
+        (warm-up, minimum depth, an item judged before the order changed) count for the bandit; move-to-front only
+        learns from its own choices."""
         if item in self.done:
             # Already taken by `take` (the simulator): the choice was made then; only its outcome is new.
             chosen_run = self._last_run if item == self._last_item else None
@@ -106,8 +112,8 @@ class Judging:
             self._mark(item)
             self.judgments += 1
         if self.policy == "move-to-front" and chosen_run is not None and not relevant:
-            self.queue.remove(chosen_run)
-            self.queue.append(chosen_run)
+            self.misses[chosen_run] += 1
+            self._draw[chosen_run] = self._level_draw(chosen_run)
         for run, _ in self.pool.get(item, ()):
             if relevant:
                 self.relevant[run] += 1
@@ -158,11 +164,17 @@ class Judging:
 
     def _policy_choice(self, must_phase: bool) -> tuple[str | None, str | None]:
         if self.policy == "move-to-front":
-            for run in self.queue:
+            # The run of highest priority (fewest misses), ties by the draw, that has an item left.
+            top: tuple[int, float] | None = None
+            picked: tuple[str | None, str | None] = (None, None)
+            for run in self.tie:
                 item = self._head(run, must_phase)
-                if item is not None:
-                    return run, item
-            return None, None
+                if item is None:
+                    continue
+                rank = (self.misses[run], self._draw[run])
+                if top is None or rank < top:
+                    top, picked = rank, (run, item)
+            return picked
         best: tuple[float, int] | None = None
         choice: tuple[str | None, str | None] = (None, None)
         for run in self.tie:
@@ -173,6 +185,10 @@ class Judging:
             if best is None or key > best:
                 best, choice = key, (run, item)
         return choice
+
+    def _level_draw(self, run: str) -> float:
+        """Move-to-front's random tie-break for the run at its current priority, from the seed and the topic."""
+        return seeded_rng(self._seed, self._topic_id, "move-to-front", run, str(self.misses[run])).random()
 
     def posterior_mean(self, run: str) -> float:
         """The mean of the run's Beta(1 + relevant, 1 + non-relevant) posterior over its precision: MM's value.
