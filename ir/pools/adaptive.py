@@ -1,8 +1,8 @@
 """Adaptive judging order (issue 27): which pooled item an assessor judges next, given the judgments so far.
 
 Three policies over a topic's pool and its provenance, all seeded and pure (docs/pooling.md, "Judging order"):
-`random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998: run priorities, as Losada et al.
-ran it as their baseline) and `bandit` (Losada, Parapar & Barreiro's MM-NS: max-mean over a Beta posterior of each
+`random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998: run priorities, as Li &
+Kanoulas's code implements it) and `bandit` (Losada, Parapar & Barreiro's MM-NS: max-mean over a Beta posterior of each
 run's precision, stationary). Two guards wrap every policy: a warm-up of random items while the assessor learns the
 topic, and a minimum depth every run is judged to.
 """
@@ -76,16 +76,14 @@ class Judging:
         self.streams = {run: sorted(entries, key=lambda e: (e[0], id_order_key(e[1])))
                         for run, entries in streams.items()}
         self._at = dict.fromkeys(self.streams, 0)
-        # One seeded order of the runs: the bandit's tie-break.
+        # One seeded order of the runs: move-to-front's and the bandit's tie-break.
         runs = sorted(self.streams, key=id_order_key)
         seeded_rng(seed, topic_id, "runs").shuffle(runs)
         self.tie = {run: i for i, run in enumerate(runs)}
         # Move-to-front's priorities: every run starts at the top (0 misses); a non-relevant item the policy read from
-        # a run lowers that run's priority by one. Runs of equal priority are drawn at random: a seeded draw per run
-        # and priority, made again each time its priority drops (so replaying the judgments gives the same order).
-        self._seed, self._topic_id = seed, topic_id
+        # a run lowers that run's priority by one, and the next choice is another run's (`_left`).
         self.misses = dict.fromkeys(runs, 0)
-        self._draw = {run: self._level_draw(run) for run in runs}
+        self._left: str | None = None
         self.relevant = dict.fromkeys(runs, 0)
         self.non_relevant = dict.fromkeys(runs, 0)
 
@@ -111,9 +109,10 @@ class Judging:
                 chosen_run = None
             self._mark(item)
             self.judgments += 1
-        if self.policy == "move-to-front" and chosen_run is not None and not relevant:
-            self.misses[chosen_run] += 1
-            self._draw[chosen_run] = self._level_draw(chosen_run)
+        if self.policy == "move-to-front":
+            self._left = chosen_run if chosen_run is not None and not relevant else None
+            if self._left is not None:
+                self.misses[self._left] += 1
         for run, _ in self.pool.get(item, ()):
             if relevant:
                 self.relevant[run] += 1
@@ -164,17 +163,22 @@ class Judging:
 
     def _policy_choice(self, must_phase: bool) -> tuple[str | None, str | None]:
         if self.policy == "move-to-front":
-            # The run of highest priority (fewest misses), ties by the draw, that has an item left.
-            top: tuple[int, float] | None = None
+            # The run of highest priority (fewest misses), ties in the seeded order, that has an item left; not the
+            # run that has just missed, unless it alone has items left.
+            top: tuple[int, int] | None = None
             picked: tuple[str | None, str | None] = (None, None)
+            alone: tuple[str | None, str | None] = (None, None)
             for run in self.tie:
                 item = self._head(run, must_phase)
                 if item is None:
                     continue
-                rank = (self.misses[run], self._draw[run])
+                if run == self._left:
+                    alone = (run, item)
+                    continue
+                rank = (self.misses[run], self.tie[run])
                 if top is None or rank < top:
                     top, picked = rank, (run, item)
-            return picked
+            return picked if picked[1] is not None else alone
         best: tuple[float, int] | None = None
         choice: tuple[str | None, str | None] = (None, None)
         for run in self.tie:
@@ -185,10 +189,6 @@ class Judging:
             if best is None or key > best:
                 best, choice = key, (run, item)
         return choice
-
-    def _level_draw(self, run: str) -> float:
-        """Move-to-front's random tie-break for the run at its current priority, from the seed and the topic."""
-        return seeded_rng(self._seed, self._topic_id, "move-to-front", run, str(self.misses[run])).random()
 
     def posterior_mean(self, run: str) -> float:
         """The mean of the run's Beta(1 + relevant, 1 + non-relevant) posterior over its precision: MM's value.
