@@ -1,9 +1,10 @@
 """Adaptive judging order (issue 27): which pooled item an assessor judges next, given the judgments so far.
 
 Three policies over a topic's pool and its provenance, all seeded and pure (docs/pooling.md, "Judging order"):
-`random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998) and `bandit` (Losada, Parapar &
-Barreiro's MM-NS: max-mean over a Beta posterior of each run's precision, stationary). Two guards wrap every policy:
-a warm-up of random items while the assessor learns the topic, and a minimum depth every run is judged to.
+`random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998: run priorities, as Li &
+Kanoulas's code implements it) and `bandit` (Losada, Parapar & Barreiro's MM-NS: max-mean over a Beta posterior of each
+run's precision, stationary). Two guards wrap every policy: a warm-up of random items while the assessor learns the
+topic, and a minimum depth every run is judged to.
 """
 from __future__ import annotations
 
@@ -75,11 +76,14 @@ class Judging:
         self.streams = {run: sorted(entries, key=lambda e: (e[0], id_order_key(e[1])))
                         for run, entries in streams.items()}
         self._at = dict.fromkeys(self.streams, 0)
-        # One seeded order of the runs: move-to-front's first queue, and the bandit's tie-break.
+        # One seeded order of the runs: move-to-front's and the bandit's tie-break.
         runs = sorted(self.streams, key=id_order_key)
         seeded_rng(seed, topic_id, "runs").shuffle(runs)
-        self.queue = runs
         self.tie = {run: i for i, run in enumerate(runs)}
+        # Move-to-front's priorities: every run starts at the top (0 misses); a non-relevant item the policy read from
+        # a run lowers that run's priority by one, and the next choice is another run's (`_left`).
+        self.misses = dict.fromkeys(runs, 0)
+        self._left: str | None = None
         self.relevant = dict.fromkeys(runs, 0)
         self.non_relevant = dict.fromkeys(runs, 0)
 
@@ -92,10 +96,10 @@ class Judging:
         return item
 
     def record(self, item: str, relevant: bool) -> None:
-        """A judgment of `item`: move-to-front sends the run whose item this was to the back if it is not relevant;
-        the bandit counts it for every run that retrieved the item. Judgments the policy did not choose (warm-up,
-        minimum depth, an item judged before the order changed) count for the bandit; move-to-front only moves on
-        its own choices."""
+        """A judgment of `item`: move-to-front lowers the priority of the run it read the item from if it is not
+        relevant; the bandit counts it for every run that retrieved the item. Judgments the policy did not choose
+        (warm-up, minimum depth, an item judged before the order changed) count for the bandit; move-to-front only
+        learns from its own choices."""
         if item in self.done:
             # Already taken by `take` (the simulator): the choice was made then; only its outcome is new.
             chosen_run = self._last_run if item == self._last_item else None
@@ -105,9 +109,10 @@ class Judging:
                 chosen_run = None
             self._mark(item)
             self.judgments += 1
-        if self.policy == "move-to-front" and chosen_run is not None and not relevant:
-            self.queue.remove(chosen_run)
-            self.queue.append(chosen_run)
+        if self.policy == "move-to-front":
+            self._left = chosen_run if chosen_run is not None and not relevant else None
+            if self._left is not None:
+                self.misses[self._left] += 1
         for run, _ in self.pool.get(item, ()):
             if relevant:
                 self.relevant[run] += 1
@@ -158,11 +163,22 @@ class Judging:
 
     def _policy_choice(self, must_phase: bool) -> tuple[str | None, str | None]:
         if self.policy == "move-to-front":
-            for run in self.queue:
+            # The run of highest priority (fewest misses), ties in the seeded order, that has an item left; not the
+            # run that has just missed, unless it alone has items left.
+            top: tuple[int, int] | None = None
+            picked: tuple[str | None, str | None] = (None, None)
+            alone: tuple[str | None, str | None] = (None, None)
+            for run in self.tie:
                 item = self._head(run, must_phase)
-                if item is not None:
-                    return run, item
-            return None, None
+                if item is None:
+                    continue
+                if run == self._left:
+                    alone = (run, item)
+                    continue
+                rank = (self.misses[run], self.tie[run])
+                if top is None or rank < top:
+                    top, picked = rank, (run, item)
+            return picked if picked[1] is not None else alone
         best: tuple[float, int] | None = None
         choice: tuple[str | None, str | None] = (None, None)
         for run in self.tie:

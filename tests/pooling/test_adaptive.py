@@ -46,36 +46,76 @@ def test_a_revision_changes_the_bandits_next_choice():
     assert next_items("bandit", POOL, revised, seed=7, warm_up=0) != ["c1"]
 
 
-# Seed 0 puts the runs in the queue A, B, C (the seeded shuffle of the run names that also breaks the bandit's ties).
+# Move-to-front (Cormack, Palmer & Clarke 1998, as Li & Kanoulas's code implements it): every run starts at the top
+# priority; the run of highest priority is read in rank order while its items are relevant; a non-relevant one lowers
+# its priority by one and the next item is another run's. Equal priorities go by the runs' seeded order: seed 0 (topic
+# "") gives A, B, C.
 def test_move_to_front_keeps_a_run_while_it_yields_relevant_items():
     assert next_items("move-to-front", POOL, {}, seed=0, warm_up=0) == ["a1"]
-    # a1, a2, x relevant: A is read to its end; then B, whose x is judged already, goes on with b2.
+    # a1, a2, x relevant: A is read to its end; then B (at the top, before C), whose x is judged already, goes on
+    # with b2.
     assert next_items("move-to-front", POOL, {"a1": True}, seed=0, warm_up=0) == ["a2"]
     assert next_items("move-to-front", POOL, {"a1": True, "a2": True}, seed=0, warm_up=0) == ["x"]
     assert next_items("move-to-front", POOL, {"a1": True, "a2": True, "x": True}, seed=0, warm_up=0) == ["b2"]
 
 
-def test_move_to_front_sends_a_run_to_the_back_on_a_non_relevant_item():
+# Three runs of four items each, no item shared.
+SEPARATE = {f"{run.lower()}{rank}": [(run, rank)] for run in "ABC" for rank in range(1, 5)}
+
+
+def test_move_to_front_lowers_a_runs_priority_by_one_on_a_non_relevant_item():
     steps = [
-        ({}, "a1"),                                                      # queue A B C
-        ({"a1": False}, "x"),                                            # A to the back: B C A
-        ({"a1": False, "x": False}, "c1"),                               # B to the back: C A B
-        ({"a1": False, "x": False, "c1": True}, "c2"),                   # C stays at the front
-        ({"a1": False, "x": False, "c1": True, "c2": False}, "a2"),      # C to the back: A B C
+        ("a1", False),  # all at 0: A first -> a1; not relevant: A -1
+        ("b1", True),   # B and C at 0: B -> b1; relevant: B stays at 0
+        ("b2", False),  # B goes on -> b2; B -1
+        ("c1", False),  # C alone at 0 -> c1; C -1
+        ("a2", False),  # all at -1, C has just missed: A -> a2; A -2
+        ("b3", False),  # B and C at -1: B -> b3; B -2
+        ("c2", True),   # C alone at -1 -> c2; relevant, C stays
+        ("c3", False),  # C goes on -> c3; C -2
+        ("a3", None),   # all at -2: A
     ]
-    for judged, expected in steps:
-        assert next_items("move-to-front", POOL, judged, seed=0, warm_up=0) == [expected]
+    judged: dict[str, bool] = {}
+    for expected, relevant in steps:
+        assert next_items("move-to-front", SEPARATE, judged, seed=0, warm_up=0) == [expected]
+        if relevant is not None:
+            judged[expected] = relevant
 
 
-def test_move_to_front_does_not_move_on_items_it_did_not_choose():
-    # c1 judged not relevant before the policy chose anything (a warm-up item, say): A stays at the front.
+def test_move_to_front_turns_to_another_run_after_a_miss_even_on_equal_priority():
+    # Minimum depth 1: the runs' top items first. a1 relevant (A stays at 0), b1 and c1 not (B and C -1); then A,
+    # alone at 0, is read: a2 not relevant, A -1. All three at -1 and A first in the order, but A has just missed:
+    # B's b2 comes next.
+    steps = [("a1", True), ("b1", False), ("c1", False), ("a2", False), ("b2", None)]
+    judged: dict[str, bool] = {}
+    for expected, relevant in steps:
+        assert next_items("move-to-front", SEPARATE, judged, seed=0, warm_up=0, min_depth=1) == [expected]
+        if relevant is not None:
+            judged[expected] = relevant
+    # A run that has just missed is still read when it alone has items left.
+    only_a = {item: prov for item, prov in SEPARATE.items() if item.startswith("a")}
+    assert next_items("move-to-front", only_a, {"a1": False}, seed=0, warm_up=0) == ["a2"]
+
+
+def test_move_to_front_skips_items_already_judged_and_learns_only_from_its_own_choices():
+    # c1 judged not relevant before the policy chose anything (a warm-up item, say): C keeps its priority; A first.
     assert next_items("move-to-front", POOL, {"c1": False}, seed=0, warm_up=0) == ["a1"]
-    # The warm-up's items never move the queue: two random items judged not relevant, then the queue is A B C.
+    # x judged not relevant that way, a1 (the policy's choice) not relevant: A -1; B at 0 passes over x, which does
+    # not lower it, to b2.
+    assert next_items("move-to-front", POOL, {"x": False, "a1": False}, seed=0, warm_up=0) == ["b2"]
+    # The warm-up's items never change a priority: two random items judged not relevant, then A, B, C at 0.
     order = display_order(POOL, seed=0, topic_id="")
     judged = dict.fromkeys(order[:2], False)
     first_of = {"A": ["a1", "a2", "x"], "B": ["x", "b2", "b3"], "C": ["c1", "c2", "b2"]}
     expected = next(item for run in "ABC" for item in first_of[run] if item not in judged)
     assert next_items("move-to-front", POOL, judged, seed=0, warm_up=2) == [expected]
+
+
+def test_move_to_front_starts_with_a_run_chosen_by_the_seed():
+    firsts = {seed: next_items("move-to-front", POOL, {}, seed=seed, warm_up=0)[0] for seed in range(30)}
+    assert set(firsts.values()) == {"a1", "x", "c1"}
+    assert all(next_items("move-to-front", POOL, {}, seed=seed, warm_up=0)[0] == first
+               for seed, first in firsts.items())
 
 
 def test_random_is_the_display_order_assessors_have_always_seen():
