@@ -22,7 +22,7 @@ from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import budgets, selectors, services
 from .forms import AssessorCreateForm, AssignForm, ContinueForm, TopicSearchForm, grades_posted
-from .judge_page import history_context, judge_context, own_assignment
+from .judge_page import history_context, judge_context, own_assignment, progress_shown
 from .models import Assignment
 from .rendering import collection_safe
 
@@ -123,7 +123,8 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     except (Assignment.DoesNotExist, PoolItem.DoesNotExist):
         raise Http404("No such assignment or item") from None
     if answer_json:
-        progress = selectors.assignment_progress(assignment=Assignment(pk=pk))
+        held = Assignment.objects.select_related("campaign").get(pk=pk)
+        progress = progress_shown(held, selectors.assignment_progress(assignment=held))
         return JsonResponse({"saved": True, "complete": result.complete, "repeated": result.repeated,
                              "progress": {"done": progress.done, "total": progress.total}})
     if not result.complete:
