@@ -32,6 +32,9 @@ def home(request: HttpRequest) -> HttpResponse:
     """An assessor's start page: their assignments grouped by campaign, with progress and a Continue button."""
     assert request.user.is_authenticated  # login_required
     assignments = list(selectors.assignment_list(user=request.user))
+    for a in assignments:  # counted to its budget, as the judging page counts (asked only where a budget is set)
+        if a.campaign.topic_budget is not None or a.campaign.hours_budget is not None:
+            a.total = progress_shown(a, selectors.Progress(done=a.done, total=a.total)).total
     done = sum(a.done for a in assignments)
     total = sum(a.total for a in assignments)
     skipped = sum(a.skipped for a in assignments)

@@ -97,6 +97,7 @@ def test_a_topic_budget_is_what_the_counter_counts_to(answers, ada, ada_client):
     at = positions(a)
     page = ada_client.get(f"/assess/assignments/{a.pk}/items/{at['10']}/").content.decode()
     assert "0 of 2 judged" in page and 'max="2"' in page
+    assert re.findall(r"\d+ of \d+ judged", ada_client.get("/assess/").content.decode()) == ["0 of 2 judged"] * 2
     answer = ada_client.post(f"/assess/assignments/{a.pk}/items/{at['10']}/", {"item_id": "10", "grade": "2"},
                              HTTP_ACCEPT="application/json").json()
     assert answer["progress"] == {"done": 1, "total": 2}
