@@ -15,8 +15,10 @@ from core.aggregates import Median, Seconds
 from ir.grades import is_relevant
 from ir.pools.stopping import TopicStopping, topic_stopping
 from pooling.models import Campaign, JudgingOrder, PoolItem
+from pooling.selectors import pool_stamp_columns
 
 from .models import GRADE_VALUES, Assignment, ItemVisit, Judgment
+from .official import official_stamp_columns
 from .selectors import campaign_assignments
 from .services import MAX_ACTIVE_SECONDS
 
@@ -188,15 +190,9 @@ def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
 
 
 def _stopping_stamp(campaign: Campaign) -> tuple:
-    official = Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
-    pool = PoolItem.objects.filter(campaign=campaign)
     assignments = campaign_assignments(campaign=campaign).filter(kind=Assignment.Kind.OFFICIAL)
     row = Campaign.objects.filter(pk=campaign.pk).values_list(
-        Subquery(official.order_by().values("assignment__campaign").annotate(n=Count("*")).values("n")[:1]),
-        Subquery(official.order_by().values("assignment__campaign").annotate(latest=Max("updated_at"))
-                 .values("latest")[:1]),
-        Subquery(pool.order_by().values("campaign").annotate(n=Count("*")).values("n")[:1]),
-        Subquery(pool.order_by().values("campaign").annotate(last=Max("pk")).values("last")[:1]),
+        *official_stamp_columns(campaign=campaign), *pool_stamp_columns(campaign),
         Subquery(assignments.order_by().values("campaign").annotate(n=Count("pk", filter=Q(withdrawn_at__isnull=True)))
                  .values("n")[:1]),
         Subquery(assignments.order_by().values("campaign").annotate(latest=Max("withdrawn_at")).values("latest")[:1]),
