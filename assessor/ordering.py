@@ -73,10 +73,9 @@ def queue_of(*, assignment: Assignment, campaign: Campaign) -> Queue:
             completed.append((completed_at, item_id))
         elif skipped_at is not None and item_id in items:
             skipped.append((skipped_at, items[item_id].position, item_id))
-    values = campaign.judging_scheme.grade_values
-    relevant = {item_id for item_id, grade in Judgment.objects.filter(assignment=assignment)
-                .values_list("item_id", "grade")
-                if grade in values and grades.is_relevant(values[grade], campaign.relevance_level)}
+    relevant = set(Judgment.objects.filter(
+        assignment=assignment, grade__in=campaign.judging_scheme.relevant_grades(campaign.relevance_level))
+        .values_list("item_id", flat=True))
     return Queue(topic_id=assignment.topic.topic_id, topic_pk=assignment.topic_id, campaign_pk=campaign.pk,
                  items=items,
                  judged={item_id: item_id in relevant for _, item_id in sorted(completed)},
