@@ -2,6 +2,7 @@
 
 A pytest plugin (tests/conftest.py loads it) so that the browser tests share the fixtures."""
 import pytest
+from rest_framework.authtoken.models import Token
 
 from assessor import services
 from pooling import services as pooling_services
@@ -114,6 +115,13 @@ def ada(db):
 @pytest.fixture
 def ada_client(client, ada):
     client.force_login(ada)
+    return client
+
+
+@pytest.fixture
+def ada_api(client, ada):
+    """The test client speaking to the API with a token of ada's."""
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=ada).key}"
     return client
 
 

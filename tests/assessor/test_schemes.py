@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from assessor import services
 from assessor.models import Judgment
@@ -40,12 +39,6 @@ def _use(campaign: Campaign, name: str) -> Campaign:
     campaign.scheme, campaign.relevance_level = scheme.to_json(), scheme.relevance_level
     campaign.save()
     return campaign
-
-
-@pytest.fixture
-def ada_api(client, ada):
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=ada).key}"
-    return client
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
