@@ -5,6 +5,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from assessor import services
+from assessor.models import Assignment
+from ir import grades
 from pooling import services as pooling_services
 from pooling.models import Campaign, Collection, Comment
 from tests.factories import CampaignFactory, CollectionFactory, FormulaFactory, PostFactory, TopicFactory, UserFactory
@@ -133,3 +135,17 @@ def bob(db):
 def assign(campaign, user, *topics, kind="official", round=None):
     return services.assignments_create(campaign=campaign, assessors=[user], topic_ids=list(topics), kind=kind,
                                        round=round).created[0]
+
+
+def facets_judged_twice(campaign, ada, bob):
+    """The campaign judged with the mo-facets scheme on A.1's items 10, 11, 12 by ada (official) and bob (dual):
+    totality agrees on all three, directness on one (facet kappas 1 and -0.5; grades 3 2 0 against 2 2 0)."""
+    campaign.scheme = grades.preset("mo-facets").to_json()
+    campaign.save()
+    official, dual = assign(campaign, ada, "A.1"), assign(campaign, bob, "A.1", kind=Assignment.Kind.DUAL)
+    given = {ada: [("total", "direct"), ("partial", "direct"), ("none", "indirect")],
+             bob: [("total", "indirect"), ("partial", "direct"), ("none", "direct")]}
+    for user, a in ((ada, official), (bob, dual)):
+        for item, (totality, directness) in zip(("10", "11", "12"), given[user], strict=True):
+            services.judgment_submit(assignment_pk=a.pk, item_id=item, user=user, grades=[services.GradeInput(
+                grade="", facets={"totality": totality, "directness": directness})])
