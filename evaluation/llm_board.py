@@ -50,11 +50,12 @@ def declared_models(*, campaign: Campaign) -> dict[str, str]:
 
 
 def llm_stamp(*, campaign: Campaign) -> str:
-    """Changes whenever the LLM part may change: the judge's model, its grades, the runs' declared models."""
-    model = judge_model(campaign=campaign)
+    """Changes whenever the LLM part may change: the judge's model and prompt (which of its grades count), its grades,
+    the runs' declared models."""
+    model, prompt = Endpoint.objects.filter(campaign=campaign).values_list("model", "prompt_id").first() or ("", None)
     grades = tuple(LlmGrade.objects.filter(campaign=campaign, model=model).aggregate(
         count=Count("pk"), last=Max("created_at")).values()) if model else ()
-    return hashlib.sha256(repr((model, grades, sorted(declared_models(campaign=campaign).items()))).encode()
+    return hashlib.sha256(repr((model, prompt, grades, sorted(declared_models(campaign=campaign).items()))).encode()
                           ).hexdigest()[:32]
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from assessor.ordering import demoted_items
 from assessor.suggestions import suggestions_shown
-from evaluation.llm_board import graded, llm_qrels
+from evaluation.llm_board import graded, llm_qrels, llm_stamp
 from llm import selectors
 from llm.models import Mode
 from pooling.models import Topic
@@ -57,3 +57,11 @@ def test_without_a_prompt_named_or_for_another_model_the_newest_grade_of_any_pro
     judged.model, judged.prompt = "judge-7b", None
     judged.save()
     assert selectors.llm_grades(campaign=task3, model="judge-7b") == newest
+
+
+def test_naming_another_prompt_on_the_endpoint_computes_the_leaderboards_llm_part_again(judged, task3):
+    before = llm_stamp(campaign=task3)
+    assert llm_stamp(campaign=task3) == before
+    judged.prompt = None
+    judged.save()
+    assert llm_stamp(campaign=task3) != before
