@@ -65,3 +65,18 @@ def test_naming_another_prompt_on_the_endpoint_computes_the_leaderboards_llm_par
     judged.prompt = None
     judged.save()
     assert llm_stamp(campaign=task3) != before
+
+
+def test_an_item_the_model_graded_0_once_and_relevant_since_is_no_canary_source(answers):
+    from llm import services
+    from llm.models import Canary
+
+    v1, v2 = LlmPromptFactory(version=1), LlmPromptFactory(version=2)
+    llm_grade(answers, "A.1", "10", 0, prompt=v1)
+    llm_grade(answers, "A.1", "10", 2, prompt=v2)  # newer: the current grade
+    llm_grade(answers, "A.1", "11", 0, prompt=v1)
+    topic = Topic.objects.get(campaign=answers, topic_id="A.1")
+    result = services.canaries_create(campaign=answers, topics=[topic], per_topic=2, model="judge-7b",
+                                      official_zeros={})
+    assert result.sources == {"A.1": "llm"}
+    assert set(Canary.objects.filter(topic=topic).values_list("source_item_id", flat=True)) == {"11"}
