@@ -12,11 +12,12 @@ from django.db.models.functions import Coalesce, Least, TruncDate
 from django.utils import timezone
 
 from core.aggregates import Median, Seconds
-from ir.grades import is_relevant
 from ir.pools.stopping import TopicStopping, topic_stopping
 from pooling.models import Campaign, JudgingOrder, PoolItem
+from pooling.selectors import pool_stamp_columns
 
-from .models import GRADE_VALUES, Assignment, ItemVisit, Judgment
+from .models import Assignment, ItemVisit, Judgment
+from .official import official_stamp_columns
 from .selectors import campaign_assignments
 from .services import MAX_ACTIVE_SECONDS
 
@@ -188,15 +189,9 @@ def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
 
 
 def _stopping_stamp(campaign: Campaign) -> tuple:
-    official = Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
-    pool = PoolItem.objects.filter(campaign=campaign)
     assignments = campaign_assignments(campaign=campaign).filter(kind=Assignment.Kind.OFFICIAL)
     row = Campaign.objects.filter(pk=campaign.pk).values_list(
-        Subquery(official.order_by().values("assignment__campaign").annotate(n=Count("*")).values("n")[:1]),
-        Subquery(official.order_by().values("assignment__campaign").annotate(latest=Max("updated_at"))
-                 .values("latest")[:1]),
-        Subquery(pool.order_by().values("campaign").annotate(n=Count("*")).values("n")[:1]),
-        Subquery(pool.order_by().values("campaign").annotate(last=Max("pk")).values("last")[:1]),
+        *official_stamp_columns(campaign=campaign), *pool_stamp_columns(campaign),
         Subquery(assignments.order_by().values("campaign").annotate(n=Count("pk", filter=Q(withdrawn_at__isnull=True)))
                  .values("n")[:1]),
         Subquery(assignments.order_by().values("campaign").annotate(latest=Max("withdrawn_at")).values("latest")[:1]),
@@ -213,12 +208,13 @@ def _stopping_rows(campaign: Campaign) -> list[StoppingRow]:
         pools.setdefault(topic_pk, {})[item_id] = [(run, rank) for run, rank in provenance]
         names[topic_pk] = topic_id
     judged: dict[int, dict[str, bool]] = {}
+    relevant_grades = set(campaign.judging_scheme.relevant_grades(campaign.relevance_level))
     for topic_pk, item_id, grade in (
             Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
                                     assignment__withdrawn_at__isnull=True)
             .order_by("assignment__topic_id", "submitted_at", "pk")
             .values_list("assignment__topic_id", "item_id", "grade").iterator(chunk_size=5000)):
-        relevant = is_relevant(GRADE_VALUES.get(grade, 0), campaign.relevance_level)
+        relevant = grade in relevant_grades
         items = judged.setdefault(topic_pk, {})
         items[item_id] = items.get(item_id, False) or relevant
     adaptive = campaign.judging_order != JudgingOrder.RANDOM

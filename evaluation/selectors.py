@@ -12,7 +12,7 @@ from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, QueryS
 from assessor.models import GRADE_VALUES, Adjudication, Assignment
 
 # Which grade of a unit is official is assessor's rule (the LLM's agreement with the official qrels reads it too).
-from assessor.official import official_adjudications, official_judgments
+from assessor.official import official_adjudications, official_judgments, official_stamp_columns
 from assessor.official import official_overrides as _official_overrides
 from assessor.official import unit_grades as _unit_grades
 from ir.grades import MARK_NUMBERS, is_relevant
@@ -139,14 +139,14 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     """Changes whenever the campaign's qrels or scores may have changed: the key of its cached scores. A judgment
     added or revised (the count or the latest update), an official assignment withdrawn or revived, a run added
     or removed, formulas added to the collection (Task 2 maps runs through them)."""
-    official = official_judgments(campaign=campaign).aggregate(count=Count("pk"), last=Max("updated_at"))
+    official = Campaign.objects.filter(pk=campaign.pk).values_list(*official_stamp_columns(campaign=campaign)).get()
     adjudicated = tuple(Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL)
                         .aggregate(count=Count("pk"), last=Max("at")).values())
     assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
                         .order_by("pk").values_list("pk", "withdrawn_at"))
     runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
     formulas = campaign.collection.formula_count if campaign.collection is not None else 0
-    return official["count"], official["last"], assignments, runs, formulas, adjudicated
+    return *official, assignments, runs, formulas, adjudicated
 
 
 def scores_version(*, campaign: Campaign) -> tuple[int, str]:
