@@ -137,7 +137,8 @@ def fuse(runs: Sequence[RunScores], how: Settings) -> Fused:
     for topic in _topics(runs):
         lists = [(ranked(run[topic]) if topic in run else [], w) for run, w in zip(runs, weights, strict=True)]
         scores = _fuse_topic(lists, how)
-        fused[topic] = [(doc, score) for score, doc in heapq.nlargest(how.depth, zip(scores.values(), scores.keys()))]
+        best = heapq.nlargest(how.depth, zip(scores.values(), scores.keys(), strict=True))
+        fused[topic] = [(doc, score) for score, doc in best]
     return fused
 
 
@@ -193,7 +194,7 @@ def _ibc(lists: list[tuple[list[tuple[float, str]], float]], *, weighted: bool) 
     weighted median (the runs' weights)."""
     n = max((len(pairs) for pairs, _w in lists), default=0)
     ranks: dict[str, list[tuple[int, float]]] = {}
-    for j, (pairs, w) in enumerate(lists):
+    for pairs, w in lists:
         for i, (_score, doc) in enumerate(pairs):
             found = ranks.get(doc)
             if found is None:

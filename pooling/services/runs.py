@@ -51,6 +51,9 @@ class RunIngestOptions(TypedDict, total=False):
     data_used: str
     answer_type: str
     allow_missing: bool
+    # A fused run (workflow/fusion.py: fuse_runs --ingest, "Add a fused baseline"): its method and sources.
+    fused: bool
+    fused_from: dict
 
 
 def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:
