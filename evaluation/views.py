@@ -17,7 +17,7 @@ from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
 from ir.task3_measures import TASK3_REPORTED
-from pooling.models import Campaign, Run, Topic
+from pooling.models import Campaign, Run
 
 from . import board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
@@ -130,7 +130,7 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
     found["analysis"] = board.cached_board_analysis(evaluation, campaign_pk=campaign.pk, measure=measure,
                                                     baseline=baseline, info=info, column=column)
     # A campaign with micro-topics: their means per parent topic too, when asked (`?parents=1`).
-    parents = dict(Topic.objects.filter(campaign=campaign).exclude(parent="").values_list("topic_id", "parent"))
+    parents = selectors.topic_parents(campaign=campaign)
     found.update(has_parents=bool(parents), parents=bool(parents) and request.GET.get("parents") in ("1", "on"))
     if found["parents"]:
         found["parent_means"] = board.parent_means(evaluation, measure, parents)

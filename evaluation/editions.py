@@ -1,0 +1,131 @@
+"""Results across editions (issue 28, docs/evaluation.md "Results across editions"): the same run files scored against
+several editions' qrels (ARQMath 2020, 2021, 2022), each under its label, with significance per edition, and the
+MIRMU paper's Table 2 (one row per run, a column group per edition) in LaTeX or CSV."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.downloads import spreadsheet_safe
+from ir import statistics as analysis
+from ir.grades import RELEVANCE_LEVEL
+from ir.prime import MEASURES, finite, format_value, score_lines
+from ir.problems import InputError
+
+from . import analysis_services, services
+from .report import HEADINGS, latex_escape
+
+
+@dataclass
+class Edition:
+    label: str
+    evaluation: services.Evaluation
+
+
+def edition_labels(qrels_paths: Sequence[str | os.PathLike], labels: Sequence[str]) -> list[str]:
+    """Each qrels file's label: the one given (in order), else the file's name."""
+    if labels and len(labels) != len(qrels_paths):
+        raise InputError(f"{len(labels)} labels for {len(qrels_paths)} qrels files: give one --label per --qrels, in "
+                         "order, or none (each edition is then named after its qrels file)")
+    found = list(labels) or [Path(path).name for path in qrels_paths]
+    problems = [f"the label '{label}' is given to two editions" for label in sorted(set(found))
+                if found.count(label) > 1]
+    problems += ["a label must not be empty or hold a tab or a line break" for label in found
+                 if not label.strip() or any(c in label for c in "\t\r\n")][:1]
+    if problems:
+        raise InputError(problems)
+    return found
+
+
+def evaluate_editions(*, qrels_paths: Sequence[str | os.PathLike], labels: Sequence[str] = (),
+                      run_paths: Sequence[str | os.PathLike], task: str | None = None,
+                      formula_index_paths: Sequence[str | os.PathLike] = (), all_topics: bool = False,
+                      measures: Sequence[str] = (), relevance_level: int = RELEVANCE_LEVEL) -> list[Edition]:
+    """The runs scored against each qrels file as `evaluate --qrels FILE RUN...` scores them (`services.evaluate_files`:
+    each file's own topics; a run's topics that a qrels lacks are left out of that edition)."""
+    names = edition_labels(qrels_paths, labels)
+    return [Edition(label, services.evaluate_files(
+        qrels_path=path, run_paths=run_paths, task=task, formula_index_paths=formula_index_paths,
+        all_topics=all_topics, measures=measures, relevance_level=relevance_level))
+        for label, path in zip(names, qrels_paths, strict=True)]
+
+
+def edition_lines(editions: Sequence[Edition], *, per_topic: bool = False) -> Iterator[str]:
+    """run<TAB>label<TAB>measure<TAB>topic<TAB>value: each edition's `evaluate` lines with its label after the run."""
+    for edition in editions:
+        for line in score_lines(edition.evaluation.runs, per_topic=per_topic, measures=edition.evaluation.measures):
+            run, rest = line.split("\t", 1)
+            yield f"{run}\t{edition.label}\t{rest}"
+
+
+def edition_significance_lines(editions: Sequence[Edition], *, baseline: str | None = None,
+                               permutations: int = analysis.PERMUTATIONS, seed: int = analysis.SEED
+                               ) -> Iterator[str]:
+    """The significance table of each edition (the t-test, the randomization test and Wilcoxon's signed-rank test,
+    with Holm's correction within the edition), a label column first."""
+    for i, edition in enumerate(editions):
+        rows = analysis_services.significance_table(edition.evaluation, baseline=baseline, seed=seed,
+                                                    permutations=permutations)
+        for j, line in enumerate(analysis.significance_lines(rows)):
+            if j == 0:
+                if i == 0:
+                    yield f"label\t{line}"
+                continue
+            yield f"{edition.label}\t{line}"
+
+
+# The MIRMU paper's Table 2: a row per run, a column group per edition --------------------------------------------
+
+
+def _table(editions: Sequence[Edition]) -> tuple[list[str], dict[tuple[str, str, str], float | None]]:
+    runs: list[str] = []
+    values: dict[tuple[str, str, str], float | None] = {}
+    for edition in editions:
+        for scores in edition.evaluation.runs:
+            if scores.name not in runs:
+                runs.append(scores.name)
+            for measure in MEASURES:
+                values[scores.name, edition.label, measure] = finite(scores.means.get(measure, float("nan")))
+    return runs, values
+
+
+def editions_latex(editions: Sequence[Edition], *, caption: str = "Results across editions") -> str:
+    """A LaTeX table (booktabs): a Run column, then per edition a group of nDCG', MAP' and P'@10 under the edition's
+    label; the best value of each column in bold."""
+    runs, values = _table(editions)
+    columns = [(edition.label, measure) for edition in editions for measure in MEASURES]
+    best = {column: max((v for run in runs if (v := values.get((run, *column))) is not None), default=None)
+            for column in columns}
+    groups = " & ".join(rf"\multicolumn{{{len(MEASURES)}}}{{c}}{{{latex_escape(edition.label)}}}"
+                        for edition in editions)
+    rules = " ".join(rf"\cmidrule(lr){{{2 + i * len(MEASURES)}-{1 + (i + 1) * len(MEASURES)}}}"
+                     for i in range(len(editions)))
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
+             rf"\begin{{tabular}}{{l{'c' * len(columns)}}}", r"\toprule", rf" & {groups} \\", rules,
+             "Run & " + " & ".join(HEADINGS[measure] for _label, measure in columns) + r" \\", r"\midrule"]
+    for run in runs:
+        cells = [latex_escape(run)]
+        for column in columns:
+            value = values.get((run, *column))
+            text = format_value(value) if value is not None else "--"
+            cells.append(rf"\textbf{{{text}}}" if value is not None and value == best[column] else text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def editions_csv(editions: Sequence[Edition]) -> str:
+    """The same table in CSV: run, then a column per edition and measure, named `LABEL MEASURE`."""
+    runs, values = _table(editions)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    columns = [(edition.label, measure) for edition in editions for measure in MEASURES]
+    writer.writerow(["run", *(spreadsheet_safe(f"{label} {measure}") for label, measure in columns)])
+    for run in runs:
+        cells = [values.get((run, *column)) for column in columns]
+        writer.writerow([spreadsheet_safe(run), *(format_value(v) if v is not None else "" for v in cells)])
+    return out.getvalue()
