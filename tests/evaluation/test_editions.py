@@ -111,3 +111,21 @@ def test_evaluate_parents_gives_each_runs_mean_over_parent_topics(micro):  # noq
 def test_parents_needs_a_campaign(runs, editions):
     lines = rejected("evaluate", "--qrels", editions[0], "--parents", *runs)
     assert any("--parents goes with --campaign" in line for line in lines)
+
+
+def test_the_assessment_table_counts_the_grades_of_the_campaigns_scheme(answers, ada):
+    from assessor.services import judgments_import
+    from ir import grades
+
+    answers.scheme = grades.preset("trec-3").to_json()
+    answers.save(update_fields=["scheme"])
+    judgments_import(campaign=answers, lines=["ada\tA.1\t10\t2\t", "ada\tA.1\t12\t0\t", "ada\tA.1\t11\t0\t",
+                                              "ada\tA.2\t20\t1\t"])
+    lines = output("report", "--campaign", "answers", "--format", "csv", "--table", "assessment")
+    assert lines[0] == "topic,assessor,pool,Highly relevant,Relevant,Not relevant,seconds_per_judgment"
+    assert [line.split(",")[:6] for line in lines[1:]] == [["A.1", "ada", "3", "1", "0", "2"],
+                                                          ["A.2", "ada", "2", "0", "1", "0"],
+                                                          ["Total", "1", "5", "1", "1", "2"]]
+    text = "\n".join(output("report", "--campaign", "answers", "--format", "latex", "--table", "assessment"))
+    assert r"\begin{tabular}{llrrrrr}" in text
+    assert r"Topic & Assessor & Pool & Highly relevant & Relevant & Not relevant & s/judgment \\" in text
