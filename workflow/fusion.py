@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.files.base import ContentFile
 from django.db import transaction
 
@@ -159,7 +159,7 @@ def fused_ingest(*, campaign: Campaign, sources: Sources, how: fusion.Settings, 
 
 @transaction.atomic
 def fused_upload(*, campaign: Campaign, names: Sequence[str], how: fusion.Settings, name: str,
-                 user: User | None) -> Job:
+                 user: User | AnonymousUser | None) -> Job:
     """The campaign page's "Add a fused baseline": fuses the stored runs and queues the job that ingests the fused run
     (as an uploaded run file is ingested), marked a baseline and fused."""
     if Run.objects.filter(campaign=campaign, name=name).exists():

@@ -112,3 +112,28 @@ def test_a_bad_run_file_is_refused_with_its_line(run_files, tmp_path):
 def test_contradictory_options_are_refused(run_files, args, message):
     lines = rejected("fuse_runs", *args, *run_files)
     assert any(message in line for line in lines)
+
+
+def test_the_campaign_page_adds_a_fused_baseline(campaign, run_files, client, organizer, jobs_run_on_commit):
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert f'href="/campaigns/{campaign.pk}/runs/fuse/"' in page
+    form = client.get(f"/campaigns/{campaign.pk}/runs/fuse/").content.decode()
+    assert 'value="psu-task1-auto-both-A"' in form and 'value="ensemble-task1"' in form
+    response = client.post(f"/campaigns/{campaign.pk}/runs/fuse/", {
+        "runs": ["psu-task1-auto-both-A", "ensemble-task1"], "method": "ibc", "depth": "50"})
+    assert response.status_code == 302 and "/jobs/" in response["Location"]
+    run = Run.objects.get(campaign=campaign, name="fused-ibc")
+    assert (run.fused, run.baseline) == (True, True)
+    assert run.fused_from["method"] == "ibc" and run.fused_from["depth"] == 50
+    written = fused_lines("--method", "ibc", "--depth", "50", "--name", "fused-ibc", *run_files)
+    assert RunEntry.objects.filter(run=run).count() == len(written)
+
+
+def test_the_fused_baseline_form_shows_what_is_wrong(campaign, client, organizer):
+    client.force_login(organizer)
+    page = client.post(f"/campaigns/{campaign.pk}/runs/fuse/", {"runs": ["ensemble-task1"], "method": "wibc"})
+    text = page.content.decode()
+    assert page.status_code == 200 and "Nothing was fused" in text
+    assert "fusion needs at least two runs, not 1" in text and "give --weights" in text
+    assert not Run.objects.filter(campaign=campaign, fused=True).exists()
