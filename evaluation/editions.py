@@ -12,11 +12,25 @@ from pathlib import Path
 
 from core.downloads import spreadsheet_safe
 from ir import statistics as analysis
+from ir.formats.qrels import qrels_by_topic
 from ir.grades import RELEVANCE_LEVEL
-from ir.prime import MEASURES, finite, format_value, score_lines
-from ir.problems import InputError
+from ir.prime import (
+    MEASURES,
+    Evaluator,
+    Qrels,
+    answer_lists,
+    finite,
+    format_value,
+    formula_lists,
+    natural_key,
+    prime_of,
+    score_lines,
+)
+from ir.problems import InputError, Problems
+from pooling.models import Campaign, Run
 
-from . import analysis_services, services
+from . import analysis_services, selectors, services
+from .models import EditionQrels
 from .report import HEADINGS, latex_escape
 
 
@@ -129,3 +143,66 @@ def editions_csv(editions: Sequence[Edition]) -> str:
         cells = [values.get((run, *column)) for column in columns]
         writer.writerow([spreadsheet_safe(run), *(format_value(v) if v is not None else "" for v in cells)])
     return out.getvalue()
+
+
+# A campaign's earlier editions: their qrels files, and its runs scored against them ------------------------------
+
+
+def edition_add(*, campaign: Campaign, label: str, data: bytes, filename: str = "", user=None) -> EditionQrels:
+    """Adds an earlier edition's qrels file to the campaign under `label`: the file is read whole and rejected with
+    every problem and its line (nothing stored) when it has any."""
+    label = label.strip()
+    edition_labels(["qrels"], [label])  # the label's own rules
+    if len(label) > 100:
+        raise InputError(f"the label '{label[:40]}...' is longer than 100 characters")
+    if label == campaign.name or EditionQrels.objects.filter(campaign=campaign, label=label).exists():
+        raise InputError(f"the campaign already has an edition labelled '{label}'")
+    problems = Problems(file=filename or "qrels")
+    qrels = qrels_by_topic(io.BytesIO(data), problems)
+    if problems:
+        raise InputError.of(problems)
+    if not qrels:
+        raise InputError(f"{filename or 'the file'}: the qrels file has no judgments")
+    return EditionQrels.objects.create(
+        campaign=campaign, label=label, filename=filename[:255], qrels=data.decode("utf-8-sig"),
+        judgments=sum(len(items) for items in qrels.values()), topics=len(qrels),
+        uploaded_by=user if getattr(user, "is_authenticated", False) else None)
+
+
+def campaign_editions(*, campaign: Campaign) -> list[tuple[str, Qrels]]:
+    """The campaign's earlier editions, in the order they were added: (label, qrels)."""
+    found: list[tuple[str, Qrels]] = []
+    for edition in EditionQrels.objects.filter(campaign=campaign):
+        found.append((edition.label, qrels_by_topic(io.BytesIO(edition.qrels.encode("utf-8")), Problems())))
+    return found
+
+
+def evaluate_campaign_edition(*, campaign: Campaign, qrels: Qrels, all_topics: bool = False) -> services.Evaluation:
+    """The campaign's runs (but its Task 3 runs) scored against another edition's qrels, from their stored rows, as
+    `evaluate --qrels FILE` scores their files: the prime measures over the topics of that qrels. A formula campaign's
+    runs are scored by the visual ids the campaign pools by."""
+    runs = list(Run.objects.filter(campaign=campaign).exclude(format=Run.Format.ARQMATH_TASK3).order_by("name"))
+    topic_ids = selectors.campaign_topic_ids(campaign=campaign)
+    evaluator = Evaluator(qrels, relevance_level=campaign.relevance_level)
+    scores = []
+    for run in runs:
+        if campaign.task == services.ANSWERS:
+            lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
+        else:
+            lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids), qrels)
+        scores.append(evaluator.scores(run.name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
+    return services.Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics,
+                               measures=evaluator.measures, topics=sorted(qrels, key=natural_key),
+                               relevance_level=campaign.relevance_level)
+
+
+def campaign_edition_results(*, campaign: Campaign, own: services.Evaluation, all_topics: bool = False
+                             ) -> list[Edition]:
+    """The campaign's own scores (labelled with its name) and those against each earlier edition: the column groups
+    of the report's editions table. Empty when the campaign has no earlier edition."""
+    editions = campaign_editions(campaign=campaign)
+    if not editions:
+        return []
+    return [Edition(campaign.name, own), *(
+        Edition(label, evaluate_campaign_edition(campaign=campaign, qrels=qrels, all_topics=all_topics))
+        for label, qrels in editions)]

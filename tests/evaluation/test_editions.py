@@ -6,6 +6,7 @@ import re
 import pytest
 
 from tests.commands import command_output, rejected
+from tests.evaluation.test_campaign import judged_answers  # noqa: F401
 from tests.evaluation.test_micro_topics import micro  # noqa: F401
 
 PSU, ENSEMBLE = "psu-task1-auto-both-A.tsv", "ensemble-task1.tsv"
@@ -129,3 +130,48 @@ def test_the_assessment_table_counts_the_grades_of_the_campaigns_scheme(answers,
     text = "\n".join(output("report", "--campaign", "answers", "--format", "latex", "--table", "assessment"))
     assert r"\begin{tabular}{llrrrrr}" in text
     assert r"Topic & Assessor & Pool & Highly relevant & Relevant & Not relevant & s/judgment \\" in text
+
+
+EDITION = b"A.1\t0\t10\t1\nA.1\t0\t12\t3\nA.2\t0\t20\t0\nA.2\t0\t99\t2\n"
+
+
+def test_an_earlier_edition_is_added_on_its_page_and_reported(judged_answers, tmp_path, client, organizer):  # noqa: F811
+    judged = judged_answers
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from evaluation.models import EditionQrels
+
+    client.force_login(organizer)
+    url = f"/campaigns/{judged.pk}/editions/"
+    assert "No earlier edition yet" in client.get(url).content.decode()
+    response = client.post(url, {"label": "2021", "file": SimpleUploadedFile("qrels-2021.txt", EDITION)})
+    assert response.status_code == 302
+    edition = EditionQrels.objects.get(campaign=judged)
+    assert (edition.label, edition.filename, edition.topics, edition.judgments) == ("2021", "qrels-2021.txt", 2, 4)
+    assert "qrels-2021.txt" in client.get(url).content.decode()
+    lines = output("report", "--campaign", "answers", "--format", "csv", "--table", "results")
+    table = lines[lines.index("") + 1:]
+    assert table[0] == ("run,answers ndcg_prime,answers map_prime,answers p10_prime,2021 ndcg_prime,2021 map_prime,"
+                        "2021 p10_prime")
+    # The stored run scored against the edition as evaluate scores its file against the edition's file.
+    (tmp_path / "edition.txt").write_bytes(EDITION)
+    separate = {line.split("\t")[1]: line.split("\t")[3] for line in output(
+        "evaluate", "--qrels", str(tmp_path / "edition.txt"), str(tmp_path / "r1.tsv"))}
+    own = {line.split("\t")[1]: line.split("\t")[3] for line in output("evaluate", "--campaign", "answers")
+           if line.startswith("r1\t")}
+    assert table[1].split(",") == ["r1", own["ndcg_prime"], own["map_prime"], own["p10_prime"],
+                                   separate["ndcg_prime"], separate["map_prime"], separate["p10_prime"]]
+    client.post(url, {"remove": edition.pk})
+    assert not EditionQrels.objects.filter(campaign=judged).exists()
+
+
+def test_a_bad_edition_file_is_refused_with_its_line(judged_answers, client, organizer):  # noqa: F811
+    judged = judged_answers
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(organizer)
+    response = client.post(f"/campaigns/{judged.pk}/editions/",
+                           {"label": "2021", "file": SimpleUploadedFile("bad.txt", b"A.1\t0\t10\t1\nA.1 0 12\n")})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "nothing was added" in page and "bad.txt:line 2: expected 4 columns" in page
