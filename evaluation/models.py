@@ -32,6 +32,7 @@ class ScoreSnapshot(models.Model):
     class Kind(models.TextChoices):
         LEADERBOARD = "leaderboard"
         REUSABILITY = "reusability"
+        FUSION = "fusion"  # the sweep of RRF's k over the campaign's primary runs (evaluation/fusion.py)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="score_snapshots")
     kind = models.CharField(max_length=20, choices=Kind.choices)

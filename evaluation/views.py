@@ -12,7 +12,7 @@ from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.forms import form_values
 from core.permissions import organizer_required
-from ir.charts import difference_bars
+from ir.charts import difference_bars, sweep_line
 from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
@@ -105,6 +105,10 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     }
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
+    if request.GET.get("sweep") in ("1", "on"):  # the sweep of RRF's k (issue 28), from its snapshot
+        sweep = snapshots.fusion_sweep(campaign=campaign)
+        context.update(sweep=sweep, sweep_chart=sweep_line([(row.k, row.value) for row in sweep.value])
+                       if sweep.value else None)
     context["problems"] = problems
     return render(request, "evaluation/leaderboard.html", context, status=400 if problems else 200)
 

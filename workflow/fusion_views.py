@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
+from evaluation.fusion import fused_name
 from ir import fusion as methods
 from ir.problems import InputError
 from pooling.models import Campaign, Run
@@ -53,7 +54,7 @@ def run_fuse(request: HttpRequest, pk: int) -> HttpResponse:
                                    k=data["k"] if data["method"] == methods.RRF else None, norm=data["norm"] or None,
                                    weights=data["weights"], depth=data["depth"])
             job = fusion.fused_upload(campaign=campaign, names=data["runs"], how=how,
-                                      name=data["name"].strip() or fusion.fused_name(how), user=request.user)
+                                      name=data["name"].strip() or fused_name(how), user=request.user)
         except InputError as exc:
             exc.add_to_form(form)
         else:

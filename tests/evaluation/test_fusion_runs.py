@@ -8,6 +8,7 @@ import pytest
 from pooling import services
 from pooling.models import Campaign, Run, RunEntry
 from tests.commands import command_output, rejected
+from tests.evaluation.test_campaign import judged_answers  # noqa: F401
 from tests.factories import CampaignFactory, TopicFactory
 
 PSU, ENSEMBLE = "psu-task1-auto-both-A.tsv", "ensemble-task1.tsv"
@@ -137,3 +138,29 @@ def test_the_fused_baseline_form_shows_what_is_wrong(campaign, client, organizer
     assert page.status_code == 200 and "Nothing was fused" in text
     assert "fusion needs at least two runs, not 1" in text and "give --weights" in text
     assert not Run.objects.filter(campaign=campaign, fused=True).exists()
+
+
+def test_the_leaderboard_charts_rrf_of_the_primary_runs_at_each_k(judged_answers, tmp_path, client, organizer):  # noqa: F811
+    from tests.pooling.run_files import ingest, task1_lines
+
+    ingest(judged_answers, tmp_path, "r2", task1_lines("A.1", ["12", "10", "11"], "r2")
+           + task1_lines("A.2", ["99", "20"], "r2"))
+    ingest(judged_answers, tmp_path, "base", task1_lines("A.1", ["11"], "base"))
+    Run.objects.filter(name="base").update(baseline=True)  # a baseline is not fused into the sweep
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{judged_answers.pk}/leaderboard/", {"sweep": "1"}).content.decode()
+    assert 'id="fusion-sweep"' in page and "<svg class=\"chart sweep\"" in page
+    cells = page[page.index('id="sweep-values"'):].split("<tbody>")[1].split("</tbody>")[0]
+    shown = [cell.split(">")[1] for cell in cells.split('<td class="num"')[1:]]
+    qrels = tmp_path / "qrels.txt"
+    command_output("export_qrels", "--campaign", judged_answers.name, "-o", str(qrels))
+    lines = fused_lines("--method", "rrf", "--k", "10", "20", "40", "60", "80", "100", "180", "--qrels", str(qrels),
+                        str(tmp_path / "r1.tsv"), str(tmp_path / "r2.tsv"))
+    assert [cell.split("<")[0] for cell in shown] == [line.split("\t")[2] for line in lines[1:]]
+    assert len(shown) == 7
+
+
+def test_the_sweep_says_why_there_is_no_chart(judged_answers, client, organizer):  # noqa: F811
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{judged_answers.pk}/leaderboard/", {"sweep": "1"}).content.decode()
+    assert 'id="sweep-problem"' in page and "has 1 primary runs that are not baselines" in page

@@ -4,12 +4,14 @@ fuse_runs --campaign NAME --runs R... [options as above] [--ingest]: SPEC 9, iss
 import os
 
 from core.commands import ServiceCommand
+from evaluation import fusion as services
+from evaluation import services as evaluation
 from evaluation.management.commands._files import write_whole
 from ir import fusion
 from ir.prime import NDCG
 from ir.problems import InputError
 from pooling.selectors import campaign_named
-from workflow import fusion as services
+from workflow.fusion import fused_ingest
 
 
 class Command(ServiceCommand):
@@ -28,7 +30,7 @@ class Command(ServiceCommand):
         parser.add_argument("--depth", type=int, metavar="N",
                             help=f"documents per topic in the fused run (default {fusion.DEFAULT_DEPTH})")
         parser.add_argument("--name", help="the fused run's name (its run tag; default fused-METHOD)")
-        parser.add_argument("--task", choices=[services.evaluation.ANSWERS, services.evaluation.FORMULAS],
+        parser.add_argument("--task", choices=[evaluation.ANSWERS, evaluation.FORMULAS],
                             help="run files' task (default: formulas for 6-column ARQMath Task 2 runs, else answers)")
         parser.add_argument("--campaign", help="fuse this campaign's stored runs (--runs)")
         parser.add_argument("--runs", nargs="+", default=[], metavar="R", help="the campaign's runs to fuse, by name")
@@ -74,7 +76,7 @@ class Command(ServiceCommand):
         name = o["name"] or services.fused_name(how)
         if o["ingest"]:
             assert campaign is not None
-            run = services.fused_ingest(campaign=campaign, sources=sources, how=how, name=name)
+            run = fused_ingest(campaign=campaign, sources=sources, how=how, name=name)
             self.report_warnings(run.warnings)
             self.stdout.write(f"run '{run.name}' (fused baseline, {how.method}): {run.row_count} rows for "
                               f"{run.topic_count} topics")
