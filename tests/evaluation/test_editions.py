@@ -175,3 +175,10 @@ def test_a_bad_edition_file_is_refused_with_its_line(judged_answers, client, org
     assert response.status_code == 400
     page = response.content.decode()
     assert "nothing was added" in page and "bad.txt:line 2: expected 4 columns" in page
+
+
+def test_the_leaderboard_csv_ends_with_the_parent_means(micro, client, organizer):  # noqa: F811
+    client.force_login(organizer)
+    lines = client.get(f"/campaigns/{micro.pk}/leaderboard.csv").content.decode().splitlines()
+    start = lines.index("parents_run,ndcg_prime,map_prime,p10_prime")
+    assert lines[start + 1].split(",")[:2] == ["r1", "0.7500"]
