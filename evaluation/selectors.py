@@ -155,6 +155,11 @@ def scores_version(*, campaign: Campaign) -> tuple[int, str]:
     return stamp[0], hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
 
 
+def topic_parents(*, campaign: Campaign) -> dict[str, str]:
+    """micro-topic id -> its parent topic's id (topics ingested with micro-topics); empty without micro-topics."""
+    return dict(Topic.objects.filter(campaign=campaign).exclude(parent="").values_list("topic_id", "parent"))
+
+
 def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
     return dict(Topic.objects.filter(campaign=campaign).values_list("pk", "topic_id"))
 
