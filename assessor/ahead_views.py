@@ -11,7 +11,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core.forms import form_values
-from ir.grades import is_relevant
 from ir.problems import InputError
 from pooling.models import PoolItem
 
@@ -74,8 +73,7 @@ def ahead(request: HttpRequest, pk: int, position: int) -> JsonResponse:
     if ahead.if_relevant is not None and items and (relevant := entry_of(ahead.if_relevant)) is not None:
         answer["if_relevant"] = relevant
         campaign = assignment.campaign
-        answer["relevant_grades"] = [grade for grade, value in campaign.judging_scheme.grade_values.items()
-                                     if is_relevant(value, campaign.relevance_level)]
+        answer["relevant_grades"] = campaign.judging_scheme.relevant_grades(campaign.relevance_level)
     return JsonResponse(answer)
 
 

@@ -11,7 +11,6 @@ from django.core.cache import cache
 from django.db.models import Count
 from django.utils import timezone
 
-from ir import grades
 from ir.pools.budgets import budget_spread
 from pooling.models import Campaign, PoolItem
 from pooling.selectors import plan_seconds_per_judgment
@@ -67,8 +66,7 @@ def topic_budgets(campaign: Campaign) -> dict[int, int]:
         pks[topic_id], pools[topic_id] = pk, n
     found: dict[str, int] = {}
     if campaign.budget_spread == Campaign.BudgetSpread.FOUND:
-        values = campaign.judging_scheme.grade_values
-        relevant = [grade for grade, value in values.items() if grades.is_relevant(value, campaign.relevance_level)]
+        relevant = campaign.judging_scheme.relevant_grades(campaign.relevance_level)
         found = dict(Judgment.objects.filter(assignment__campaign=campaign, grade__in=relevant).order_by()
                      .values_list("assignment__topic__topic_id").annotate(n=Count("item_id", distinct=True)))
     spread = {pks[topic_id]: items for topic_id, items in budget_spread(hours_items(campaign), pools, found,

@@ -121,14 +121,7 @@ def flip_rates(*, campaign: Campaign, model: str, official: dict[Unit, int] | No
     its visual id, the highest of its instances'), else the model's own grade of it (a source nobody judged)."""
     official = official_grades(campaign=campaign) if official is None else official
     llm = llm_selectors.llm_grades(campaign=campaign, model=model) if llm is None else llm
-
-    def per_item(grades: dict[Unit, int]) -> dict[tuple[str, str], int]:
-        out: dict[tuple[str, str], int] = {}
-        for (topic_id, item_id, _formula), g in grades.items():
-            out[(topic_id, item_id)] = max(g, out.get((topic_id, item_id), g))
-        return out
-
-    by_official, by_llm = per_item(official), per_item(llm)
+    by_official, by_llm = llm_selectors.item_grades(official), llm_selectors.item_grades(llm)
     canaries: dict[str, list[tuple[int | None, int | None]]] = {}
     for c in llm_selectors.canary_grades(campaign=campaign, model=model):
         source = by_official.get((c.topic, c.source_item_id), by_llm.get((c.topic, c.source_item_id)))

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.db.models import Count, Max, Subquery, Value
+from django.db.models.functions import Coalesce
+
 from pooling.models import Campaign
 
 from .models import Adjudication, Assignment, Judgment
@@ -15,6 +18,15 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def official_judgments(*, campaign: Campaign):
     """Every judgment of the campaign's official assignments, withdrawn ones included (see `unit_grades`)."""
     return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
+
+
+def official_stamp_columns(*, campaign: Campaign) -> tuple[Coalesce, Subquery]:
+    """How many official judgments the campaign has and when one last changed (a submit adds one or revises one), as
+    expressions over the campaign's row: the judgments' part of every cache stamp that reads them (evaluation's
+    scores, the progress page's 'When to stop')."""
+    rows = official_judgments(campaign=campaign).order_by().values("assignment__campaign")
+    return (Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1]), Value(0)),
+            Subquery(rows.annotate(last=Max("updated_at")).values("last")[:1]))
 
 
 def official_adjudications(*, campaign: Campaign):

@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 from ir import grades
 from ir.pools.adaptive import next_items
-from llm.models import Endpoint, LlmGrade, Mode
+from llm import selectors as llm_selectors
+from llm.models import Endpoint, Mode
 from pooling.models import Campaign, PoolItem
 
 from .models import Assignment, ItemVisit, Judgment
@@ -18,24 +19,14 @@ from .models import Assignment, ItemVisit, Judgment
 
 def demoted_items(*, campaign: Campaign, topic_id: int) -> set[str]:
     """The items of the topic that the campaign's LLM graded 0 when its endpoint is in filter mode (else none): they
-    go to the end of each assessor's queue. The grade read is the newest successful one of the endpoint's model (and
-    prompt, when it names one); a formula is graded 0 when every instance graded is."""
+    go to the end of each assessor's queue. The grade read is the endpoint model's current grade
+    (`llm.selectors.current_grades`, docs/llm.md); a formula is graded 0 when every instance graded is."""
     endpoint = Endpoint.objects.filter(campaign=campaign, mode=Mode.FILTER).first()
     if endpoint is None:
         return set()
-    rows = LlmGrade.objects.filter(topic_id=topic_id, model=endpoint.model, canary__isnull=True,
-                                   grade__isnull=False)
-    if endpoint.prompt_id is not None:
-        rows = rows.filter(prompt_id=endpoint.prompt_id)
-    newest: dict[tuple[str, str], int] = {}
-    for item_id, formula_id, grade in rows.order_by("created_at", "pk").values_list("item_id", "formula_id",
-                                                                                    "grade"):
-        if grade is not None:  # the query's grade__isnull=False: a failure is no grade
-            newest[item_id, formula_id] = grade
-    best: dict[str, int] = {}
-    for (item_id, _formula), grade in newest.items():
-        best[item_id] = max(grade, best.get(item_id, grade))
-    return {item_id for item_id, grade in best.items() if grade == grades.NOT_RELEVANT}
+    found = llm_selectors.llm_grades(campaign=campaign, model=endpoint.model, topic_pk=topic_id, endpoint=endpoint)
+    return {item_id for (_topic, item_id), grade in llm_selectors.item_grades(found).items()
+            if grade == grades.NOT_RELEVANT}
 
 
 class Pooled(NamedTuple):
@@ -82,10 +73,9 @@ def queue_of(*, assignment: Assignment, campaign: Campaign) -> Queue:
             completed.append((completed_at, item_id))
         elif skipped_at is not None and item_id in items:
             skipped.append((skipped_at, items[item_id].position, item_id))
-    values = campaign.judging_scheme.grade_values
-    relevant = {item_id for item_id, grade in Judgment.objects.filter(assignment=assignment)
-                .values_list("item_id", "grade")
-                if grade in values and grades.is_relevant(values[grade], campaign.relevance_level)}
+    relevant = set(Judgment.objects.filter(
+        assignment=assignment, grade__in=campaign.judging_scheme.relevant_grades(campaign.relevance_level))
+        .values_list("item_id", flat=True))
     return Queue(topic_id=assignment.topic.topic_id, topic_pk=assignment.topic_id, campaign_pk=campaign.pk,
                  items=items,
                  judged={item_id: item_id in relevant for _, item_id in sorted(completed)},

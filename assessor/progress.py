@@ -11,12 +11,13 @@ from django.db.models import Avg, Count, F, IntegerField, Max, OuterRef, Q, Quer
 from django.db.models.functions import Coalesce, Least, TruncDate
 from django.utils import timezone
 
-from core.aggregates import Median, Seconds
-from ir.grades import is_relevant
+from core.aggregates import Epoch, Median, Seconds
 from ir.pools.stopping import TopicStopping, topic_stopping
 from pooling.models import Campaign, JudgingOrder, PoolItem
+from pooling.selectors import pool_stamp_columns
 
-from .models import GRADE_VALUES, Assignment, ItemVisit, Judgment
+from .models import Assignment, ItemVisit, Judgment
+from .official import official_stamp_columns
 from .selectors import campaign_assignments
 from .services import MAX_ACTIVE_SECONDS
 
@@ -102,21 +103,21 @@ def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date
 def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> ProgressReport:
     """Per assessor and topic: judged of total items, seconds per judged item on the server's clock and in active
     time (`visit_timing`), judgments per hour, and a projected finish date at the assessor's own pace (items per day
-    on which they judged). Four queries whatever the campaign's size."""
+    on which they judged). Two queries while nothing was judged since the last view (`progress_timing`)."""
     today = today or timezone.localdate()
     assignments = (campaign_assignments(campaign=campaign).filter(withdrawn_at__isnull=True)
                    .order_by("assessor__username", "topic__position", "kind", "round"))
     rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, a.done, a.total)
             for a in assignments}
-    visits = ItemVisit.objects.filter(assignment__campaign=campaign, assignment__withdrawn_at__isnull=True)
-    for (pk,), timing in visit_timing(visits, "assignment_id").items():
+    per_assignment, per_assessor, overall = progress_timing(campaign, {pk: row.assessor for pk, row in rows.items()})
+    for pk, timing in per_assignment.items():
         vars(rows[pk]).update(timing)
     by_assessor: dict[str, ProgressRow] = {}
     for row in rows.values():
         total = by_assessor.setdefault(row.assessor, ProgressRow(row.assessor, "all", "", 0, 0, 0))
         total.judged += row.judged
         total.total += row.total
-    for (username,), timing in visit_timing(visits, "assignment__assessor__username").items():
+    for username, timing in per_assessor.items():
         vars(by_assessor[username]).update(timing)
     for row in rows.values():
         mine = by_assessor[row.assessor]
@@ -124,9 +125,43 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
     for total in by_assessor.values():
         total.finish = _project(total, total.judged / total.days if total.days else None, today)
     everyone = ProgressRow("all", "all", "", 0, sum(r.judged for r in rows.values()),
-                           sum(r.total for r in rows.values()), **visit_timing(visits)[()])
+                           sum(r.total for r in rows.values()), **overall)
     return ProgressReport(rows=list(rows.values()), assessors=[by_assessor[n] for n in sorted(by_assessor)],
                           total=everyone, timed=everyone.timed)
+
+
+PROGRESS_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def progress_timing(campaign: Campaign, assessors: dict[int, str]) -> tuple[dict[int, dict], dict[str, dict], dict]:
+    """`visit_timing` of the visits of the assignments in `assessors` (assignment pk -> assessor's username: the
+    campaign's assignments not withdrawn) by assignment, by assessor and over all of them. Its three aggregates sort
+    every completed visit (the medians) and took a sixth of a second at ARQMath-3's size, so their result is kept in
+    the cache beside a stamp of those visits (one aggregate, a fifth of their cost) and of `assessors`: a visit shown,
+    skipped, completed or given time, an assignment withdrawn or given to someone else makes the next view compute
+    them again."""
+    visits = ItemVisit.objects.filter(assignment_id__in=list(assessors)).order_by()
+    stamp = (_visits_stamp(visits), sorted(assessors.items()), timezone.get_current_timezone_name())
+    key = f"progress-timing:v1:{campaign.pk}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    timing = ({pk: t for (pk,), t in visit_timing(visits, "assignment_id").items()},
+              {name: t for (name,), t in visit_timing(visits, "assignment__assessor__username").items()},
+              visit_timing(visits)[()])
+    cache.set(key, (stamp, timing), PROGRESS_CACHE_SECONDS)
+    return timing
+
+
+def _visits_stamp(visits: QuerySet[ItemVisit]) -> tuple:
+    """What `visit_timing` reads of `visits`, in one aggregate without a sort: a visit added or removed (their
+    number, the last), skipped, completed or not any more, its completion or first showing moved, or given active
+    time changes one of these."""
+    row = visits.aggregate(
+        n=Count("pk"), last=Max("pk"), completed=Count("completed_at"), skipped=Count("skipped_at"),
+        last_skip=Max("skipped_at"), done=Sum(Epoch("completed_at")),
+        shown=Sum(Epoch("first_shown_at"), filter=Q(completed_at__isnull=False)), active=Sum("active_seconds"))
+    return tuple(row.values())
 
 
 def seconds_per_judgment(campaign: Campaign) -> float | None:
@@ -188,15 +223,9 @@ def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
 
 
 def _stopping_stamp(campaign: Campaign) -> tuple:
-    official = Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
-    pool = PoolItem.objects.filter(campaign=campaign)
     assignments = campaign_assignments(campaign=campaign).filter(kind=Assignment.Kind.OFFICIAL)
     row = Campaign.objects.filter(pk=campaign.pk).values_list(
-        Subquery(official.order_by().values("assignment__campaign").annotate(n=Count("*")).values("n")[:1]),
-        Subquery(official.order_by().values("assignment__campaign").annotate(latest=Max("updated_at"))
-                 .values("latest")[:1]),
-        Subquery(pool.order_by().values("campaign").annotate(n=Count("*")).values("n")[:1]),
-        Subquery(pool.order_by().values("campaign").annotate(last=Max("pk")).values("last")[:1]),
+        *official_stamp_columns(campaign=campaign), *pool_stamp_columns(campaign),
         Subquery(assignments.order_by().values("campaign").annotate(n=Count("pk", filter=Q(withdrawn_at__isnull=True)))
                  .values("n")[:1]),
         Subquery(assignments.order_by().values("campaign").annotate(latest=Max("withdrawn_at")).values("latest")[:1]),
@@ -213,12 +242,13 @@ def _stopping_rows(campaign: Campaign) -> list[StoppingRow]:
         pools.setdefault(topic_pk, {})[item_id] = [(run, rank) for run, rank in provenance]
         names[topic_pk] = topic_id
     judged: dict[int, dict[str, bool]] = {}
+    relevant_grades = set(campaign.judging_scheme.relevant_grades(campaign.relevance_level))
     for topic_pk, item_id, grade in (
             Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
                                     assignment__withdrawn_at__isnull=True)
             .order_by("assignment__topic_id", "submitted_at", "pk")
             .values_list("assignment__topic_id", "item_id", "grade").iterator(chunk_size=5000)):
-        relevant = is_relevant(GRADE_VALUES.get(grade, 0), campaign.relevance_level)
+        relevant = grade in relevant_grades
         items = judged.setdefault(topic_pk, {})
         items[item_id] = items.get(item_id, False) or relevant
     adaptive = campaign.judging_order != JudgingOrder.RANDOM

@@ -255,10 +255,22 @@ def judged_items_of_campaign(campaign: Campaign) -> dict[int, set[str]]:
 def judged_items_count(campaign: Campaign) -> int:
     """How many items `judged_items_of_campaign` holds, counted by the database (one UNION of the same pairs) for
     the pages that show only the number: the 15,000 pairs of a full ARQMath-3 campaign stay in the database."""
-    judgments, answers = (model.objects.filter(assignment__campaign=campaign)
-                          .values_list("assignment__topic_id", "item_id").order_by()
-                          for model in (Judgment, CharacterisationAnswer))
+    judgments, answers = _judged(campaign, "assignment__topic_id", "item_id")
     return judgments.union(answers).count()
+
+
+def judged_topics_count(campaign: Campaign) -> int:
+    """How many topics `judged_items_of_campaign` holds (topics with a judged item), counted as `judged_items_count`."""
+    judgments, answers = _judged(campaign, "assignment__topic_id")
+    return judgments.union(answers).count()
+
+
+def _judged(campaign: Campaign, *fields: str) -> tuple[QuerySet, QuerySet]:
+    """The `fields` of the campaign's judgments and characterisation answers, unordered (see
+    `judged_items_of_campaign`)."""
+    judgments, answers = (model.objects.filter(assignment__campaign=campaign).values_list(*fields).order_by()
+                          for model in (Judgment, CharacterisationAnswer))
+    return judgments, answers
 
 
 @dataclass(frozen=True)

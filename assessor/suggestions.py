@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ir.problems import InputError
+from llm import selectors as llm_selectors
 from llm.models import Endpoint, LlmGrade, Mode
 from pooling.models import Campaign, Topic
 
@@ -20,24 +21,18 @@ def suggest_mode(campaign: Campaign) -> Endpoint | None:
 
 def suggestions_shown(*, campaign: Campaign, topic: Topic, item_ids: Iterable[str],
                       kind: str) -> dict[tuple[str, str], LlmGrade]:
-    """(item id, formula id) -> the LLM grade the judging page shows for it: in suggest mode, the newest successful
-    grade of the endpoint's model and prompt (any prompt of that model while the endpoint names none) for the item
-    (Task 2: for each instance); {} in any other mode. One query for the items of a page and those fetched ahead.
-    `kind` is the assignment's: a check assignment is judged blind to both grades (llm_review), so it is shown none."""
+    """(item id, formula id) -> the LLM grade the judging page shows for it: in suggest mode, the endpoint model's
+    current grade of the item (Task 2: of each instance; `llm.selectors.current_grades`, docs/llm.md); {} in any other
+    mode. One query for the items of a page and those fetched ahead. `kind` is the assignment's: a check assignment is
+    judged blind to both grades (llm_review), so it is shown none."""
     if kind == Assignment.Kind.CHECK:
         return {}
     endpoint = suggest_mode(campaign)
     if endpoint is None:
         return {}
-    grades = (LlmGrade.objects.filter(campaign=campaign, topic=topic, item_id__in=list(item_ids), canary__isnull=True,
-                                      grade__isnull=False, model=endpoint.model)
-              .order_by("item_id", "formula_id", "-created_at", "-pk"))
-    if endpoint.prompt_id is not None:
-        grades = grades.filter(prompt_id=endpoint.prompt_id)
-    shown: dict[tuple[str, str], LlmGrade] = {}
-    for grade in grades:
-        shown.setdefault((grade.item_id, grade.formula_id), grade)  # the newest first
-    return shown
+    grades = llm_selectors.current_grades(campaign=campaign, model=endpoint.model, endpoint=endpoint).filter(
+        topic=topic, item_id__in=list(item_ids))
+    return {(grade.item_id, grade.formula_id): grade for grade in grades}  # oldest first: the newest stays
 
 
 def suggestions_checked(*, campaign: Campaign, topic: Topic, item_id: str,

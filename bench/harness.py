@@ -132,6 +132,15 @@ def ensure_database(*, only_ours: Callable[[], bool] = lambda: False) -> None:
     call_command("migrate", interactive=False, verbosity=0)
 
 
+def database_of_our_own(script: str, only_ours: Callable[[], bool], does: str) -> None:
+    """`ensure_database`, then refuse a database that holds more than the benchmark's own campaigns (`only_ours`):
+    the script `does` something to them (deletes, builds) that no one else's data should meet."""
+    ensure_database(only_ours=only_ours)
+    if not only_ours():
+        sys.exit(f"{script} {does}, and this database holds other campaigns: point DATABASE_URL at a database of its "
+                 "own")
+
+
 def only_campaign(name: str) -> bool:
     """Whether the database holds no campaign but `name` (or no tables yet): a benchmark that deletes or builds
     that campaign's data refuses any other database."""

@@ -117,10 +117,7 @@ def main(argv: list[str]) -> None:
     harness.database_url(DEFAULT_DATABASE_URL, "bench/judgments_import.py")
     harness.setup_django()
     only_ours = partial(harness.only_campaign, CAMPAIGN)
-    harness.ensure_database(only_ours=only_ours)
-    if not only_ours():
-        sys.exit(f"bench/judgments_import.py deletes what campaign {CAMPAIGN} holds, and this database holds other "
-                 "campaigns: point DATABASE_URL at a database of its own")
+    harness.database_of_our_own("bench/judgments_import.py", only_ours, f"deletes what campaign {CAMPAIGN} holds")
     from assessor.services import judgments_import
     from pooling.services import run_ingest
 

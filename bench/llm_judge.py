@@ -121,10 +121,7 @@ def main(argv: list[str]) -> None:
     harness.database_url(DEFAULT_DATABASE_URL, "bench/llm_judge.py")
     harness.setup_django()
     only_ours = partial(harness.only_campaign, CAMPAIGN)
-    harness.ensure_database(only_ours=only_ours)
-    if not only_ours():
-        sys.exit(f"bench/llm_judge.py deletes what campaign {CAMPAIGN} holds, and this database holds other "
-                 "campaigns: point DATABASE_URL at a database of its own")
+    harness.database_of_our_own("bench/llm_judge.py", only_ours, f"deletes what campaign {CAMPAIGN} holds")
     import openai  # noqa: F401 (seconds to import: before either side is timed, not inside the first)
 
     from llm.client import EndpointSettings

@@ -299,10 +299,7 @@ def main(argv: list[str]) -> None:
     args = parse_args(argv)
     harness.database_url(DEFAULT_DATABASE_URL, "bench/pages.py")
     harness.setup_django()
-    harness.ensure_database(only_ours=only_ours)
-    if not only_ours():
-        sys.exit("bench/pages.py builds campaigns bench-pages-*, and this database holds others: point DATABASE_URL "
-                 "at a database of its own")
+    harness.database_of_our_own("bench/pages.py", only_ours, "builds campaigns bench-pages-*")
     full_topics, full_posts = max(round(TOPICS * args.scale), 10), max(round(POSTS * args.scale), 10_000)
     sizes = {"tenth": Size("tenth", max(full_topics // 10, 4), full_posts // 10),
              "full": Size("full", full_topics, full_posts)}

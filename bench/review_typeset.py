@@ -155,10 +155,7 @@ def main(argv: list[str]) -> None:
     os.environ.update(env)
     harness.setup_django()
     only_ours = partial(harness.only_campaign, CAMPAIGN)
-    harness.ensure_database(only_ours=only_ours)
-    if not only_ours():
-        sys.exit(f"bench/review_typeset.py builds the campaign {CAMPAIGN}, and this database holds others: point "
-                 "DATABASE_URL at a database of its own")
+    harness.database_of_our_own("bench/review_typeset.py", only_ours, f"builds the campaign {CAMPAIGN}")
     password = env["SECRET_KEY"][:20]
     organizer, assessors = users(password)
     campaign = build(args, organizer, assessors)

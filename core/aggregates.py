@@ -1,4 +1,5 @@
-"""SQL the ORM lacks, on PostgreSQL and SQLite both: the median as an aggregate and seconds between two times."""
+"""SQL the ORM lacks, on PostgreSQL and SQLite both: the median as an aggregate, seconds between two times and a
+time's seconds since 1970."""
 from __future__ import annotations
 
 import statistics
@@ -34,6 +35,19 @@ class Seconds(Func):
 
     def as_postgresql(self, compiler, connection, **extra_context):
         return self.as_sql(compiler, connection, template="EXTRACT(EPOCH FROM %(later)s - %(earlier)s)::float8")
+
+
+class Epoch(Func):
+    """A time's seconds since 1970 as a float: PostgreSQL's date_part, a float, not EXTRACT's numeric (which took
+    twice as long over the 15,000 visits of a full campaign)."""
+
+    arity = 1
+    output_field = FloatField()
+    template = "date_part('epoch', %(expressions)s)"
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)",
+                           **extra_context)
 
 
 class _SqliteMedian:

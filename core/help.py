@@ -39,7 +39,7 @@ HELP_PAGES: dict[str, str] = {
 
 # The help page of each view (url namespace:name, or the namespace alone), for the Help link in the top bar.
 HELP_FOR_VIEW: dict[str, str] = {
-    "pooling:run_upload": "formats", "pooling:topics_upload": "formats",
+    "pooling:run_upload": "formats", "pooling:topics_upload": "formats", "pooling:run_fuse": "evaluation",
     "pooling:judgments_upload": "formats", "pooling:collections": "formats",
     "pooling": "pooling",
     "assessor:progress": "agreement", "assessor:agreement": "agreement", "assessor:training_rounds": "agreement",

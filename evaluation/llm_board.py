@@ -30,16 +30,17 @@ def judge_model(*, campaign: Campaign) -> str:
 
 
 def llm_qrels(*, campaign: Campaign, model: str) -> Qrels:
-    """topic -> item -> grade of the model's grades of the campaign's pool items (canaries and failures left out):
-    of several grades of one item or instance (prompt versions), the latest; a formula's visual id takes the highest
-    grade of its graded instances, as the official qrels do. Topics and items in natural order. The one rule of an
-    LLM's qrels, `llm.selectors.llm_qrels_by_topic`: what `export_qrels --source llm:MODEL` writes."""
+    """topic -> item -> the model's current grade of the campaign's pool items (`llm.selectors.current_grades`: the
+    newest successful one, of the endpoint's prompt when the model is the endpoint's and it names one); a formula's
+    visual id takes the highest grade of its graded instances, as the official qrels do. Topics and items in natural
+    order. The one rule of an LLM's qrels, `llm.selectors.llm_qrels_by_topic`: what `export_qrels --source llm:MODEL`
+    writes."""
     return {topic: dict(rows) for topic, rows in llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model)}
 
 
 def graded(*, campaign: Campaign, model: str) -> QuerySet[LlmGrade]:
-    """The model's grades of the campaign's pool items (canaries and failures left out): what its qrels are made of."""
-    return LlmGrade.objects.filter(campaign=campaign, model=model, canary=None, grade__isnull=False)
+    """The grades the model's qrels are made of (`llm.selectors.current_grades`)."""
+    return llm_selectors.current_grades(campaign=campaign, model=model)
 
 
 def declared_models(*, campaign: Campaign) -> dict[str, str]:
@@ -49,11 +50,12 @@ def declared_models(*, campaign: Campaign) -> dict[str, str]:
 
 
 def llm_stamp(*, campaign: Campaign) -> str:
-    """Changes whenever the LLM part may change: the judge's model, its grades, the runs' declared models."""
-    model = judge_model(campaign=campaign)
+    """Changes whenever the LLM part may change: the judge's model and prompt (which of its grades count), its grades,
+    the runs' declared models."""
+    model, prompt = Endpoint.objects.filter(campaign=campaign).values_list("model", "prompt_id").first() or ("", None)
     grades = tuple(LlmGrade.objects.filter(campaign=campaign, model=model).aggregate(
         count=Count("pk"), last=Max("created_at")).values()) if model else ()
-    return hashlib.sha256(repr((model, grades, sorted(declared_models(campaign=campaign).items()))).encode()
+    return hashlib.sha256(repr((model, prompt, grades, sorted(declared_models(campaign=campaign).items()))).encode()
                           ).hexdigest()[:32]
 
 

@@ -32,6 +32,7 @@ class ScoreSnapshot(models.Model):
     class Kind(models.TextChoices):
         LEADERBOARD = "leaderboard"
         REUSABILITY = "reusability"
+        FUSION = "fusion"  # the sweep of RRF's k over the campaign's primary runs (evaluation/fusion.py)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="score_snapshots")
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -59,3 +60,25 @@ class ScoreRefresh(models.Model):
 
     def __str__(self) -> str:
         return f"score recompute of {self.campaign}"
+
+
+class EditionQrels(models.Model):
+    """An earlier edition's qrels file (ARQMath 2020, 2021, ...) added to a campaign, under its label: the campaign's
+    runs are scored against it beside the campaign's own judgments (report --campaign: a column group per edition;
+    docs/evaluation.md, "Results across editions"). The file's lines are kept as read (small: tens of thousands)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="editions")
+    label = models.CharField(max_length=100, help_text="the edition's name in the tables, such as 2021")
+    filename = models.CharField(max_length=255, blank=True)
+    qrels = models.TextField(help_text="the qrels file's text (topic 0 item grade lines), checked when added")
+    judgments = models.PositiveIntegerField(default=0)
+    topics = models.PositiveIntegerField(default=0)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["uploaded_at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "label"], name="one_edition_per_label")]
+
+    def __str__(self) -> str:
+        return f"edition {self.label} of {self.campaign}"

@@ -29,7 +29,16 @@ FORMATS = ("latex", "csv")
 TABLES = ("results", "assessment", "both")
 HEADINGS = {"ndcg_prime": "nDCG$'$", "map_prime": "MAP$'$", "p10_prime": "P$'$@10"}
 DATA = {"both": "Both", "math": "Math", "text": "Text", "": ""}
-GRADES = (("H", 3), ("M", 2), ("L", 1), ("N", 0))
+GRADES = (("H", 3), ("M", 2), ("L", 1), ("N", 0))  # ARQMath's columns of the assessment table
+
+
+def grade_columns(campaign: Campaign) -> tuple[tuple[str, int], ...]:
+    """The assessment table's grade columns: ARQMath's H/M/L/N for the arqmath scheme, else each grade of the
+    campaign's scheme under its label, highest first (issue 25)."""
+    scheme = campaign.judging_scheme
+    if scheme.name == "arqmath":
+        return GRADES
+    return tuple((grade.label, grade.value) for grade in scheme.grades)
 
 
 @dataclass
@@ -50,7 +59,7 @@ class AssessmentRow:
     topic: str
     assessor: str
     pool: int
-    grades: dict[str, int]  # H, M, L, N -> how many
+    grades: dict[str, int]  # H, M, L, N (or the scheme's labels: grade_columns) -> how many
     seconds: float | None  # per judged item
 
 
@@ -116,9 +125,10 @@ def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], Assessm
     qrels = selectors.campaign_qrels(campaign=campaign)
     pools = {topic["topic"]: topic["items"] for topic in pool_sizes(campaign=campaign)["topics"]}
     official = {row.topic: row for row in progress_report(campaign=campaign).rows if row.kind == "official"}
+    columns = grade_columns(campaign)
     rows = []
     for topic in sorted(qrels, key=natural_key):
-        grades = {letter: sum(1 for g in qrels[topic].values() if g == value) for letter, value in GRADES}
+        grades = {letter: sum(1 for g in qrels[topic].values() if g == value) for letter, value in columns}
         mine = official.get(topic)
         rows.append(AssessmentRow(topic=topic, assessor=mine.assessor if mine else "", pool=pools.get(topic, 0),
                                   grades=grades, seconds=mine.seconds_per_item if mine else None))
@@ -127,7 +137,7 @@ def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], Assessm
     everyone = ProgressRow("all", "all", "", 0, 0, 0, **visit_timing(visits)[()])
     total = AssessmentRow(topic="Total", assessor=str(len({r.assessor for r in rows if r.assessor})),
                           pool=sum(r.pool for r in rows),
-                          grades={letter: sum(r.grades[letter] for r in rows) for letter, _ in GRADES},
+                          grades={letter: sum(r.grades[letter] for r in rows) for letter, _ in columns},
                           seconds=everyone.seconds_per_item)
     return rows, total
 
@@ -176,14 +186,17 @@ def results_latex(rows: Sequence[ResultRow], *, caption: str) -> str:
 
 
 def assessment_latex(rows: Sequence[AssessmentRow], total: AssessmentRow, *, caption: str) -> str:
-    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}", r"\begin{tabular}{llrrrrrr}",
-             r"\toprule", r"Topic & Assessor & Pool & H & M & L & N & s/judgment \\", r"\midrule"]
+    grades = list(total.grades)  # the columns of the campaign's scheme (grade_columns)
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
+             rf"\begin{{tabular}}{{llr{'r' * len(grades)}r}}", r"\toprule",
+             " & ".join(["Topic", "Assessor", "Pool", *map(latex_escape, grades), "s/judgment"]) + r" \\",
+             r"\midrule"]
     for row in [*rows, total]:
         if row is total:
             lines.append(r"\midrule")
         seconds = f"{row.seconds:.1f}" if row.seconds is not None else "--"
         lines.append(" & ".join([latex_escape(row.topic), latex_escape(row.assessor), str(row.pool),
-                                 *(str(row.grades[g]) for g, _ in GRADES), seconds]) + r" \\")
+                                 *(str(row.grades[g]) for g in grades), seconds]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     return "\n".join(lines)
 
@@ -207,9 +220,10 @@ def results_csv(rows: Sequence[ResultRow]) -> str:
 def assessment_csv(rows: Sequence[AssessmentRow], total: AssessmentRow) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["topic", "assessor", "pool", *(g for g, _ in GRADES), "seconds_per_judgment"])
+    grades = list(total.grades)  # the columns of the campaign's scheme (grade_columns)
+    writer.writerow(["topic", "assessor", "pool", *map(_cell, grades), "seconds_per_judgment"])
     for row in [*rows, total]:
-        writer.writerow([_cell(row.topic), _cell(row.assessor), row.pool, *(row.grades[g] for g, _ in GRADES),
+        writer.writerow([_cell(row.topic), _cell(row.assessor), row.pool, *(row.grades[g] for g in grades),
                          f"{row.seconds:.1f}" if row.seconds is not None else ""])
     return out.getvalue()
 

@@ -12,7 +12,7 @@ from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, QueryS
 from assessor.models import GRADE_VALUES, Adjudication, Assignment
 
 # Which grade of a unit is official is assessor's rule (the LLM's agreement with the official qrels reads it too).
-from assessor.official import official_adjudications, official_judgments
+from assessor.official import official_adjudications, official_judgments, official_stamp_columns
 from assessor.official import official_overrides as _official_overrides
 from assessor.official import unit_grades as _unit_grades
 from ir.grades import MARK_NUMBERS, is_relevant
@@ -139,20 +139,25 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     """Changes whenever the campaign's qrels or scores may have changed: the key of its cached scores. A judgment
     added or revised (the count or the latest update), an official assignment withdrawn or revived, a run added
     or removed, formulas added to the collection (Task 2 maps runs through them)."""
-    official = official_judgments(campaign=campaign).aggregate(count=Count("pk"), last=Max("updated_at"))
+    official = Campaign.objects.filter(pk=campaign.pk).values_list(*official_stamp_columns(campaign=campaign)).get()
     adjudicated = tuple(Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL)
                         .aggregate(count=Count("pk"), last=Max("at")).values())
     assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
                         .order_by("pk").values_list("pk", "withdrawn_at"))
     runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
     formulas = campaign.collection.formula_count if campaign.collection is not None else 0
-    return official["count"], official["last"], assignments, runs, formulas, adjudicated
+    return *official, assignments, runs, formulas, adjudicated
 
 
 def scores_version(*, campaign: Campaign) -> tuple[int, str]:
     """(official judgments, a short digest of `judgments_stamp`): pages compare digests to see a change."""
     stamp = judgments_stamp(campaign=campaign)
     return stamp[0], hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
+
+
+def topic_parents(*, campaign: Campaign) -> dict[str, str]:
+    """micro-topic id -> its parent topic's id (topics ingested with micro-topics); empty without micro-topics."""
+    return dict(Topic.objects.filter(campaign=campaign).exclude(parent="").values_list("topic_id", "parent"))
 
 
 def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:

@@ -276,6 +276,13 @@ def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named], first
                      extra=MeasureEvaluator(qrels, extra) if extra else None)
 
 
+def evaluator_for(qrels: Qrels, *, measures: Sequence[str] = (), relevance_level: int = RELEVANCE_LEVEL,
+                  first_result: bool = False) -> Evaluator:
+    """The prime measures' evaluator of a qrels, with `measures` (ir_measures names) beside them: what scores runs
+    made in memory (a fused run's sweep of k, workflow/fusion.py)."""
+    return _evaluator(qrels, relevance_level, parse_measures(measures, relevance_level=relevance_level), first_result)
+
+
 LEADERBOARD_SECONDS = 24 * 3600  # how long an analysis of the scores stays cached (board.cached_board_analysis)
 
 

@@ -19,15 +19,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ir.measures import parse_measures
-from ir.prime import RunScores
+from ir.prime import NDCG, RunScores
 from ir.problems import InputError
 from ir.statistics import RankAgreement, Reusability
 from pooling.models import Campaign
 
-from . import llm_board, reusability, selectors, services
+from . import fusion, llm_board, reusability, selectors, services
 from .models import ScoreRefresh, ScoreSnapshot
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
+FUSION = ScoreSnapshot.Kind.FUSION.value
 CLAIM_SECONDS = 600  # a recompute claimed longer ago than this (and not kept alive) is a lost worker's
 ASKED_SECONDS = 24 * 3600  # a question nobody asked for this long is not recomputed until it is asked again
 
@@ -71,6 +72,18 @@ def reusability_scores(*, campaign: Campaign, depth: int | None = None) -> Snaps
         raise InputError(f"the depth must be at least 1, not {depth}")
     asked = {"depth": depth, "relevance_level": campaign.relevance_level}
     return _read(campaign, REUSABILITY, asked, reusability_version(campaign))
+
+
+def fusion_sweep(*, campaign: Campaign) -> Snapshot:
+    """The last sweep of RRF's k over the campaign's primary runs (`fusion.campaign_sweep`): a list of SweepRow."""
+    asked = {"ks": list(fusion.SWEEP_KS), "measure": NDCG, "relevance_level": campaign.relevance_level}
+    return _read(campaign, FUSION, asked, fusion_version(campaign))
+
+
+def fusion_version(campaign: Campaign) -> str:
+    """The judgments stamp, and the runs the sweep fuses."""
+    runs = "|".join(fusion.sweep_runs(campaign=campaign))
+    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)[1]}|{runs}".encode()).hexdigest()[:32]
 
 
 def reusability_version(campaign: Campaign) -> str:
@@ -117,7 +130,7 @@ def scores_refresh(*, campaign_pk: int) -> int:
         while campaign is not None:
             ScoreRefresh.objects.filter(campaign_id=campaign_pk).update(queued_at=timezone.now())  # alive
             versions = {LEADERBOARD: leaderboard_version(campaign),
-                        REUSABILITY: reusability_version(campaign)}
+                        REUSABILITY: reusability_version(campaign), FUSION: fusion_version(campaign)}
             stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(
                         campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
                         asked__relevance_level=campaign.relevance_level)
@@ -141,6 +154,10 @@ def _compute(campaign: Campaign, kind: str, asked: dict) -> dict:
             people = services.evaluate_campaign(campaign=campaign, all_topics=asked["all_topics"],
                                                 measures=asked["measures"], relevance_level=asked["relevance_level"])
             return _plain({**asdict(people), "llm": asdict(llm_board.llm_board(campaign=campaign, people=people))})
+        if kind == FUSION:
+            rows = fusion.campaign_sweep(campaign=campaign, ks=asked["ks"], measure=asked["measure"],
+                                         relevance_level=asked["relevance_level"])
+            return _plain({"rows": [asdict(row) for row in rows]})
         return _plain(asdict(reusability.reusability_campaign(campaign=campaign, depth=asked["depth"])))
     except InputError as exc:  # no judgments yet is an answer too
         return {"problem": "; ".join(exc.messages())}
@@ -169,6 +186,8 @@ def _run_scores(found: dict) -> RunScores:
 
 
 def _decode(kind: str, payload: dict) -> Any:
+    if kind == FUSION:
+        return [fusion.SweepRow(**{**row, "value": _nan(row["value"])}) for row in payload["rows"]]
     if kind == LEADERBOARD:
         payload = {key: value for key, value in payload.items() if key != "llm"}
         return services.Evaluation(**{**payload, "runs": [_run_scores(run) for run in payload["runs"]],

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import analysis_views, fact_views, views
+from . import analysis_views, edition_views, fact_views, views
 
 app_name = "evaluation"
 urlpatterns = [
@@ -10,6 +10,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/qrels.txt", views.qrels_download, name="qrels"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/facts/", fact_views.run_facts, name="run_facts"),
     path("campaigns/<int:pk>/topic-info/", fact_views.topic_info, name="topic_info"),
+    path("campaigns/<int:pk>/editions/", edition_views.editions_page, name="editions"),
     path("campaigns/<int:pk>/reusability/", analysis_views.reusability_page, name="reusability"),
     path("campaigns/<int:pk>/report/", analysis_views.report_download, name="report"),
 ]

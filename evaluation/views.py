@@ -12,14 +12,14 @@ from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.forms import form_values
 from core.permissions import organizer_required
-from ir.charts import difference_bars
+from ir.charts import difference_bars, sweep_line
 from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
 from ir.problems import InputError
 from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
 from llm import selectors as llm_selectors
-from pooling.models import Campaign, Run, Topic
+from pooling.models import Campaign, Run
 
 from . import board, llm_board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
@@ -109,6 +109,10 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
         context.update(_llm(request, snapshot.llm, rows))
+    if request.GET.get("sweep") in ("1", "on"):  # the sweep of RRF's k (issue 28), from its snapshot
+        sweep = snapshots.fusion_sweep(campaign=campaign)
+        context.update(sweep=sweep, sweep_chart=sweep_line([(row.k, row.value) for row in sweep.value])
+                       if sweep.value else None)
     context["problems"] = problems
     return render(request, "evaluation/leaderboard.html", context, status=400 if problems else 200)
 
@@ -134,7 +138,7 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
     found["analysis"] = board.cached_board_analysis(evaluation, campaign_pk=campaign.pk, measure=measure,
                                                     baseline=baseline, info=info, column=column)
     # A campaign with micro-topics: their means per parent topic too, when asked (`?parents=1`).
-    parents = dict(Topic.objects.filter(campaign=campaign).exclude(parent="").values_list("topic_id", "parent"))
+    parents = selectors.topic_parents(campaign=campaign)
     found.update(has_parents=bool(parents), parents=bool(parents) and request.GET.get("parents") in ("1", "on"))
     if found["parents"]:
         found["parent_means"] = board.parent_means(evaluation, measure, parents)
@@ -254,6 +258,14 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
                              int(bool(row.run and row.run.baseline)),
                              *[format_value(row.means.get(c)) for c in measures], row.topics,
                              *map(format_value, characterised.fractions_of(row.name).values())])
+    parents = selectors.topic_parents(campaign=campaign)
+    if parents:  # micro-topics (issue 25): each run's means over parent topics, a table of their own at the end
+        means = {measure: board.parent_means(evaluation, measure, parents) for measure in MEASURES}
+        writer.writerow([])
+        writer.writerow(["parents_run", *MEASURES])
+        for scores in evaluation.runs:
+            writer.writerow([spreadsheet_safe(scores.name),
+                             *(format_value(means[m].get(scores.name)) for m in MEASURES)])
     return response
 
 

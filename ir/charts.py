@@ -146,3 +146,31 @@ def found_curves(series: Sequence[tuple[str, Sequence[tuple[float, float]]]]) ->
     return {**c, "lines": lines, "ticks": ticks, "base": base, "plot_right": right, "target_y": y(0.9),
             "legend_x": right + 16, "mid_y": c["top"] + plot_h / 2, "label_y": c["height"] - 8,
             "tick_y": base + 16}
+
+
+# -- the sweep of RRF's k: the measure of the fused run at each k (the MIRMU paper's Figure 2), a line over the k values
+# placed at even steps
+
+SWEEP_WIDTH, SWEEP_STEP = 420, 50
+
+
+def sweep_line(points: Sequence[tuple[int, float]]) -> dict:
+    """points: (k, value) in the order charted. The y axis spans the values (padded by a tenth of their range, or
+    0.05 when they are all equal), with five ticks."""
+    values = [value for _k, value in points if math.isfinite(value)]
+    lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+    pad = (hi - lo) / 10 or 0.05
+    lo, hi = max(0.0, lo - pad), hi + pad
+    plot_h = HEIGHT - TOP - BOTTOM
+    width = max(SWEEP_WIDTH, LEFT + RIGHT + SWEEP_STEP * (len(points) + 1))
+    marks = []
+    for i, (k, value) in enumerate(points):
+        x = LEFT + SWEEP_STEP * (i + 1)
+        y = _y(value, lo, hi, TOP, plot_h) if math.isfinite(value) else None
+        marks.append({"k": k, "value": value, "text": f"{value:.4f}" if y is not None else "n/a", "x": x,
+                      "y": round(y, 1) if y is not None else None})
+    ticks = [{"value": f"{lo + j * (hi - lo) / 4:.3f}", "y": round(_y(lo + j * (hi - lo) / 4, lo, hi, TOP, plot_h), 1)}
+             for j in range(5)]
+    return {"width": width, "height": HEIGHT, "left": LEFT, "right": width - RIGHT, "top": TOP,
+            "bottom": TOP + plot_h, "label_y": TOP + plot_h + 18, "marks": marks, "ticks": ticks,
+            "points": " ".join(f"{m['x']},{m['y']}" for m in marks if m["y"] is not None)}

@@ -87,6 +87,11 @@ class Scheme:
         """The stored grade texts that are grades (not marks), with their numbers."""
         return {str(g.value): g.value for g in self.grades}
 
+    def relevant_grades(self, level: int) -> list[str]:
+        """The stored grade texts that count as relevant at relevance level `level` (`is_relevant`), highest first;
+        a mark never does."""
+        return [text for text, value in self.grade_values.items() if is_relevant(value, level)]
+
     def label(self, value: str) -> str:
         return next((g.label for g in self.grades if str(g.value) == value), MARK_LABELS.get(value, value))
 

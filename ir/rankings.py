@@ -3,8 +3,9 @@ tau_ap (Yilmaz, Aslam & Robertson, SIGIR 2008) between the runs ranked by one me
 percentile bootstrap interval over topics. Pure numpy over plain data (run -> topic -> value); docs/evaluation.md.
 
 The functions take many rankings at once (one row per bootstrap resample), so that a thousand resamples cost a few
-array operations instead of a thousand calls. `ir.statistics.kendall_tau` (scipy) and `ir.statistics.tau_ap` (the
-paper's sum, item by item) are the one-ranking definitions they are tested against.
+array operations instead of a thousand calls. They are the one implementation: `ir.statistics.kendall_tau` and
+`ir.statistics.tau_ap` (reusability, the judging simulator) call them on one ranking; the tests hold them against
+scipy's `kendalltau` and the paper's sum, item by item.
 """
 from __future__ import annotations
 

@@ -268,27 +268,28 @@ def ranks(scores: Mapping[str, float]) -> dict[str, int]:
 
 
 def kendall_tau(first: Mapping[str, float], second: Mapping[str, float]) -> float:
-    """Kendall's tau-b between two scorings of the same runs (scipy's `kendalltau`)."""
-    from scipy import stats  # scipy only when a statistic is computed: commands and pages start without it
+    """Kendall's tau-b between two scorings of the same runs: `ir.rankings.tau_b` (the vectorised one, tested against
+    scipy's `kendalltau`) on one ranking; NaN with fewer than two runs or every run tied."""
+    import numpy as np
+
+    from ir.rankings import tau_b  # ir.rankings reads this module's bootstrap settings
     runs = list(first)
-    if len(runs) < 2:
-        return math.nan
-    return float(stats.kendalltau([first[r] for r in runs], [second[r] for r in runs]).statistic)
+    return float(tau_b(np.array([[first[r] for r in runs]], dtype=float),
+                       np.array([[second[r] for r in runs]], dtype=float))[0])
 
 
 def tau_ap(estimated: Sequence[str], actual: Sequence[str]) -> float:
-    """AP correlation of Yilmaz, Aslam & Robertson (2008) of a ranking against the actual one (best first)."""
+    """AP correlation of Yilmaz, Aslam & Robertson (2008) of a ranking against the actual one (best first):
+    `ir.rankings.tau_ap` on the two orders."""
     if sorted(estimated) != sorted(actual) or len(set(actual)) != len(actual):
         raise ValueError("tau_ap needs two rankings of the same items")
-    if len(actual) < 2:
-        return math.nan
-    position = {item: index for index, item in enumerate(actual)}
-    total = 0.0
-    for i in range(1, len(estimated)):
-        # C(i): how many of the items ranked above position i are above its item in the actual ranking too.
-        correct = sum(1 for above in estimated[:i] if position[above] < position[estimated[i]])
-        total += correct / i
-    return 2.0 * total / (len(estimated) - 1) - 1.0
+    import numpy as np
+
+    from ir import rankings
+    place = {item: index for index, item in enumerate(estimated)}
+    count = len(actual)
+    return float(rankings.tau_ap(np.array([[count - place[item] for item in actual]], dtype=float),
+                                 np.array([[count - index for index in range(count)]], dtype=float))[0])
 
 
 # Leave-one-team-out ------------------------------------------------------------------------------------------------

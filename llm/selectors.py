@@ -2,19 +2,24 @@
 qrels, and its canaries' grades. A model's grades are a source of their own: nothing here reads or writes people's
 judgments.
 
-When a model graded a unit with several prompt versions, its latest grade is the one read (the organizer edited the
-prompt to fix something). Failures (no grade) and canaries are never grades of a pool item.
+The one rule of "the LLM's current grade of a unit" (docs/llm.md "Which grade counts") is `current_grades`: the
+newest successful grade of the model, canaries and failures left out; when the model is the campaign endpoint's and
+the endpoint names a prompt, only that prompt's grades of its task count (another task's items, such as Task 3
+answers beside Task 1 posts, keep their own prompt's). Suggest mode, filter mode, the leaderboard's judge, the LLM
+agreement and export_qrels --source llm all read it.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from django.db.models import Q, QuerySet
+
 from ir.prime import natural_key
 from ir.problems import InputError
 from pooling.models import Campaign
 
-from .models import Canary, Endpoint, LlmGrade
+from .models import Canary, Endpoint, LlmGrade, Prompt
 
 VISUAL, INSTANCE = "visual", "instance"  # as evaluation.selectors.LEVELS: qrels by visual id or by formula instance
 LLM_PREFIX = "llm:"  # how an LLM is named beside assessors (agreement) and in a qrels source (export_qrels)
@@ -51,13 +56,42 @@ def llm_model_chosen(*, campaign: Campaign, model: str | None = None) -> str:
                      "(llm:MODEL)")
 
 
-def llm_grades(*, campaign: Campaign, model: str) -> dict[tuple[str, str, str], int]:
-    """(topic id, item id, formula id) -> the model's latest grade of that pool item (formulas: of that instance);
-    failures and canaries left out."""
-    rows = (LlmGrade.objects.filter(campaign=campaign, model=model, canary__isnull=True, grade__isnull=False)
-            .order_by("created_at", "pk").values_list("topic__topic_id", "item_id", "formula_id", "grade"))
-    return {(topic_id, item_id, formula_id): grade for topic_id, item_id, formula_id, grade in rows
-            if grade is not None}
+_NO_ENDPOINT = object()
+
+
+def current_grades(*, campaign: Campaign, model: str, endpoint: Endpoint | None | object = _NO_ENDPOINT
+                   ) -> QuerySet[LlmGrade]:
+    """The grades of the campaign's pool items that count as `model`'s, oldest first, so that the last row of a unit
+    (item, or Task 2 instance) is its current grade: successful ones (a failure is no grade), no canary, and, when
+    `model` is the campaign endpoint's and the endpoint names a prompt, none of another prompt of that prompt's task.
+    `endpoint`: the campaign's endpoint (or None) when the caller has read it already, else it is read here."""
+    if endpoint is _NO_ENDPOINT:
+        endpoint = Endpoint.objects.filter(campaign=campaign).first()
+    rows = LlmGrade.objects.filter(campaign=campaign, model=model, canary__isnull=True, grade__isnull=False)
+    if isinstance(endpoint, Endpoint) and endpoint.model == model and endpoint.prompt_id is not None:
+        task = Prompt.objects.filter(pk=endpoint.prompt_id).values("task")[:1]
+        rows = rows.exclude(~Q(prompt_id=endpoint.prompt_id) & Q(prompt__task=task))
+    return rows.order_by("created_at", "pk")
+
+
+def item_grades(grades: dict[tuple[str, str, str], int]) -> dict[tuple[str, str], int]:
+    """(topic id, item id) -> the grade of the item: a formula's visual id takes the highest grade of its graded
+    instances, as the official qrels do."""
+    out: dict[tuple[str, str], int] = {}
+    for (topic_id, item_id, _formula), grade in grades.items():
+        out[topic_id, item_id] = max(grade, out.get((topic_id, item_id), grade))
+    return out
+
+
+def llm_grades(*, campaign: Campaign, model: str, topic_pk: int | None = None,
+               endpoint: Endpoint | None | object = _NO_ENDPOINT) -> dict[tuple[str, str, str], int]:
+    """(topic id, item id, formula id) -> the model's current grade (`current_grades`) of that pool item (formulas:
+    of that instance), of every topic or of one (`topic_pk`)."""
+    rows = current_grades(campaign=campaign, model=model, endpoint=endpoint)
+    if topic_pk is not None:
+        rows = rows.filter(topic_id=topic_pk)
+    return {(topic_id, item_id, formula_id): grade for topic_id, item_id, formula_id, grade
+            in rows.values_list("topic__topic_id", "item_id", "formula_id", "grade") if grade is not None}
 
 
 def llm_qrels_by_topic(*, campaign: Campaign, model: str, level: str = VISUAL
@@ -67,12 +101,12 @@ def llm_qrels_by_topic(*, campaign: Campaign, model: str, level: str = VISUAL
     instance (`level="instance"`)."""
     if level not in (VISUAL, INSTANCE):
         raise ValueError(f"level must be visual or instance, not {level!r}")
-    by_instance = campaign.task == Campaign.Task.FORMULAS and level == INSTANCE
+    grades = llm_grades(campaign=campaign, model=model)
+    by_unit = ({(topic_id, formula_id): grade for (topic_id, _item, formula_id), grade in grades.items()}
+               if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE else item_grades(grades))
     by_topic: dict[str, dict[str, int]] = {}
-    for (topic_id, item_id, formula_id), grade in llm_grades(campaign=campaign, model=model).items():
-        unit = formula_id if by_instance else item_id
-        grades = by_topic.setdefault(topic_id, {})
-        grades[unit] = max(grade, grades.get(unit, grade))
+    for (topic_id, unit), grade in by_unit.items():
+        by_topic.setdefault(topic_id, {})[unit] = grade
     for topic_id in sorted(by_topic, key=natural_key):
         yield topic_id, sorted(by_topic[topic_id].items(), key=lambda row: natural_key(row[0]))
 

@@ -25,6 +25,7 @@ from ir.canaries import PLANTED, STUFFED, canary_seed, canary_sources, planted, 
 from ir.html_text import html_text
 from ir.llm_replies import FIELDS, prompt_fill, template_fields
 from ir.problems import InputError
+from llm import selectors
 from llm.client import EndpointSettings, Judge, Verdict
 from llm.models import Canary, Endpoint, LlmGrade, Prompt
 from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Post, Topic
@@ -328,10 +329,14 @@ def canaries_create(*, campaign: Campaign, topics: Sequence[Topic], per_topic: i
     pooled = {(topic_pk, item_id) for topic_pk, item_id in PoolItem.objects.filter(
         topic__in=list(topics)).values_list("topic_id", "item_id")}
     by_topic = {topic.pk: topic for topic in topics}
+    # The model's current grades (selectors.current_grades; a formula: the highest of its instances), as the filter
+    # mode reads them: an item graded 0 once and relevant since is no source.
+    pks = {topic.topic_id: topic.pk for topic in topics}
     llm_zeros: dict[int, set[str]] = {}
-    for topic_pk, item_id in LlmGrade.objects.filter(campaign=campaign, topic__in=list(topics), model=model,
-                                                      canary__isnull=True, grade=0).values_list("topic_id", "item_id"):
-        llm_zeros.setdefault(topic_pk, set()).add(item_id)
+    for (topic_id, item_id), grade in selectors.item_grades(selectors.llm_grades(campaign=campaign, model=model)
+                                                            ).items():
+        if grade == 0 and topic_id in pks:
+            llm_zeros.setdefault(pks[topic_id], set()).add(item_id)
     plans: list[tuple[Topic, list[str]]] = []
     for topic in topics:
         have = set(Canary.objects.filter(topic=topic).values_list("source_item_id", flat=True))

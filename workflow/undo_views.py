@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from assessor import budgets
 from assessor import services as assessor_services
-from assessor.selectors import judged_items_of_campaign
+from assessor.selectors import judged_items_count, judged_topics_count
 from core.permissions import organizer_required
 from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, preset
 from ir.problems import InputError
@@ -34,10 +34,11 @@ def _pools_message(request: HttpRequest, after: services.PoolsAfter) -> None:
                                   "their judgments are kept.")
 
 
-def _undo_context(campaign: Campaign, judged_items: dict[int, set[str]] | None = None) -> dict:
-    judged, judged_topics = services.judged_count(judged_items_of_campaign(campaign) if judged_items is None
-                                                  else judged_items)
-    return {"campaign": campaign, "judged": judged, "judged_topics": judged_topics,
+def _undo_context(campaign: Campaign, *, topics: bool = False) -> dict:
+    """The confirmation pages' counts: judged items (and with `topics`, the topics holding one), counted by the
+    database; the services read every judged item again when they act."""
+    return {"campaign": campaign, "judged": judged_items_count(campaign),
+            "judged_topics": judged_topics_count(campaign) if topics else None,
             "built": services.pools_built(campaign=campaign)}
 
 
@@ -55,7 +56,7 @@ def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
             messages.success(request, f"Run {run.name} was deleted ({run.row_count} rows).")
             _pools_message(request, after)
             return redirect("pooling:campaign", pk=pk)
-    return render(request, "pooling/run_delete.html", {**_undo_context(run.campaign), "run": run,
+    return render(request, "pooling/run_delete.html", {**_undo_context(run.campaign, topics=True), "run": run,
                                                        "problems": problems}, status=400 if problems else 200)
 
 
@@ -64,7 +65,7 @@ def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
 def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     """A new file for a run, checked and stored by a job that keeps the old run if the file is rejected."""
     run = get_object_or_404(Run.objects.select_related("campaign"), pk=run_pk, campaign_id=pk)
-    context = _undo_context(run.campaign)
+    context = _undo_context(run.campaign, topics=True)
     form = RunReplaceForm(request.POST or None, request.FILES or None)
     if not context["judged"]:
         del form.fields["force"]
@@ -127,9 +128,9 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.info(request, f"Deleting campaign {campaign.name}: job #{job.pk}.")
             return redirect("pooling:job", pk=job.pk)
-    judged_items = judged_items_of_campaign(campaign)  # read once: every judged item of the campaign
+    context = _undo_context(campaign)
     return render(request, "pooling/campaign_delete.html", {
-        **_undo_context(campaign, judged_items), "problems": problems,
+        **context, "problems": problems,
         "job": campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).first() if campaign.deleting else None,
-        "contents": services.campaign_contents(campaign=campaign, judged_items=judged_items)},
+        "contents": services.campaign_contents(campaign=campaign, judged=context["judged"])},
         status=400 if problems else 200)

@@ -74,7 +74,7 @@ def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User 
 UPLOAD_URL_NAMES = frozenset({
     "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:judgments_upload",
     "pooling:collections",
-    "assessor:training_rounds", "evaluation:topic_info", "campaign-run",
+    "assessor:training_rounds", "evaluation:topic_info", "evaluation:editions", "campaign-run",
     "campaign-runs", "campaign-topics", "campaign-judgments-import", "collection-files", "api-training-rounds",
 })
 

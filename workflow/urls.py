@@ -1,12 +1,22 @@
 from django.urls import path
 
-from workflow import judgment_views, llm_views, scheme_views, simulation_views, topic_views, undo_views, views
+from workflow import (
+    fusion_views,
+    judgment_views,
+    llm_views,
+    scheme_views,
+    simulation_views,
+    topic_views,
+    undo_views,
+    views,
+)
 
 app_name = "pooling"
 urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaigns"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign"),
     path("campaigns/<int:pk>/runs/upload/", views.run_upload, name="run_upload"),
+    path("campaigns/<int:pk>/runs/fuse/", fusion_views.run_fuse, name="run_fuse"),
     path("campaigns/<int:pk>/topics/upload/", views.topics_upload, name="topics_upload"),
     path("campaigns/<int:pk>/judgments/import/", judgment_views.judgments_upload, name="judgments_upload"),
     path("campaigns/<int:pk>/pools/", views.pool_detail, name="pools"),

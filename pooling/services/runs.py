@@ -54,6 +54,9 @@ class RunIngestOptions(TypedDict, total=False):
     answer_type: str
     llm_model: str
     allow_missing: bool
+    # A fused run (workflow/fusion.py: fuse_runs --ingest, "Add a fused baseline"): its method and sources.
+    fused: bool
+    fused_from: dict
 
 
 def run_options(values: Mapping[str, Any] | Run) -> RunIngestOptions:

@@ -210,12 +210,14 @@ class CampaignContents:
     judged_items: int
 
 
-def campaign_contents(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
+def campaign_contents(*, campaign: Campaign, judged: int) -> CampaignContents:
+    """What deleting the campaign would delete, with `judged`, its judged items (judged_count, or the judging app's
+    count where a page shows only the number)."""
     return CampaignContents(
         topics=campaign.topics.count(), runs=campaign.runs.count(),
         run_rows=sum(campaign.runs.values_list("row_count", flat=True)),
         pool_items=PoolItem.objects.filter(campaign=campaign).count(), jobs=campaign.jobs.count(),
-        judged_items=judged_count(judged_items)[0])
+        judged_items=judged)
 
 
 def _refuse_judged(campaign: Campaign, contents: CampaignContents) -> None:
@@ -232,7 +234,7 @@ def campaign_delete_start(*, campaign: Campaign, judged_items: JudgedItems) -> C
     deleted, so that nothing new starts on it (campaign_lock and job_create refuse it), and counts what will go.
     The rows then go in batches (campaign_entries_delete), and the rest with campaign_delete."""
     campaign_lock(campaign=campaign)
-    contents = campaign_contents(campaign=campaign, judged_items=judged_items)
+    contents = campaign_contents(campaign=campaign, judged=judged_count(judged_items)[0])
     _refuse_judged(campaign, contents)
     campaign.deleting = True
     campaign.save(update_fields=["deleting"])
@@ -264,7 +266,7 @@ def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> Campaig
     list. Refused once any item is judged: nothing an assessor submitted is ever deleted. The judging app's rows of
     the campaign (its assignments protect it) are deleted first by its caller, assessor.services.campaign_delete."""
     campaign_lock(campaign=campaign, being_deleted=True)
-    contents = campaign_contents(campaign=campaign, judged_items=judged_items)
+    contents = campaign_contents(campaign=campaign, judged=judged_count(judged_items)[0])
     _refuse_judged(campaign, contents)
     _pool_delete(campaign)
     campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).update(campaign=None)

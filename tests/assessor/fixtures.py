@@ -2,8 +2,11 @@
 
 A pytest plugin (tests/conftest.py loads it) so that the browser tests share the fixtures."""
 import pytest
+from rest_framework.authtoken.models import Token
 
 from assessor import services
+from assessor.models import Assignment
+from ir import grades
 from pooling import services as pooling_services
 from pooling.models import Campaign, Collection, Comment
 from tests.factories import CampaignFactory, CollectionFactory, FormulaFactory, PostFactory, TopicFactory, UserFactory
@@ -118,6 +121,13 @@ def ada_client(client, ada):
 
 
 @pytest.fixture
+def ada_api(client, ada):
+    """The test client speaking to the API with a token of ada's."""
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=ada).key}"
+    return client
+
+
+@pytest.fixture
 def bob(db):
     return UserFactory(username="bob", password="assessor-pass-2")
 
@@ -125,3 +135,17 @@ def bob(db):
 def assign(campaign, user, *topics, kind="official", round=None):
     return services.assignments_create(campaign=campaign, assessors=[user], topic_ids=list(topics), kind=kind,
                                        round=round).created[0]
+
+
+def facets_judged_twice(campaign, ada, bob):
+    """The campaign judged with the mo-facets scheme on A.1's items 10, 11, 12 by ada (official) and bob (dual):
+    totality agrees on all three, directness on one (facet kappas 1 and -0.5; grades 3 2 0 against 2 2 0)."""
+    campaign.scheme = grades.preset("mo-facets").to_json()
+    campaign.save()
+    official, dual = assign(campaign, ada, "A.1"), assign(campaign, bob, "A.1", kind=Assignment.Kind.DUAL)
+    given = {ada: [("total", "direct"), ("partial", "direct"), ("none", "indirect")],
+             bob: [("total", "indirect"), ("partial", "direct"), ("none", "direct")]}
+    for user, a in ((ada, official), (bob, dual)):
+        for item, (totality, directness) in zip(("10", "11", "12"), given[user], strict=True):
+            services.judgment_submit(assignment_pk=a.pk, item_id=item, user=user, grades=[services.GradeInput(
+                grade="", facets={"totality": totality, "directness": directness})])

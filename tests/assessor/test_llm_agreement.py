@@ -12,6 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from assessor import llm_review, services
 from llm.models import Endpoint
+from tests.assessor.fixtures import facets_judged_twice
 from tests.commands import command_output, rejected
 from tests.factories import CanaryFactory, LlmGradeFactory, LlmPromptFactory
 
@@ -246,23 +247,8 @@ def test_assessors_never_reach_the_llm_agreement(judged, client):
     assert client.get(f"/api/campaigns/{judged.pk}/agreement/", {"kind": "llm"}).status_code == 403
 
 
-def test_dashboard_shows_kappa_per_facet(answers, client, organizer):
-    from assessor.models import Assignment
-    from ir import grades
-    from tests.factories import UserFactory
-
-    answers.scheme = grades.preset("mo-facets").to_json()
-    answers.save()
-    ada, bob = UserFactory(username="ada"), UserFactory(username="bob")
-    topic = answers.topics.get(topic_id="A.1")
-    official = Assignment.objects.create(campaign=answers, topic=topic, assessor=ada, kind="official")
-    dual = Assignment.objects.create(campaign=answers, topic=topic, assessor=bob, kind="dual")
-    given = {ada: [("total", "direct"), ("partial", "direct"), ("none", "indirect")],
-             bob: [("total", "indirect"), ("partial", "direct"), ("none", "direct")]}
-    for user, a in ((ada, official), (bob, dual)):
-        for item, (totality, directness) in zip(("10", "11", "12"), given[user], strict=True):
-            services.judgment_submit(assignment_pk=a.pk, item_id=item, user=user, grades=[services.GradeInput(
-                grade="", facets={"totality": totality, "directness": directness})])
+def test_dashboard_shows_kappa_per_facet(answers, ada, bob, client, organizer):
+    facets_judged_twice(answers, ada, bob)
     client.force_login(organizer)
     page = client.get(f"/campaigns/{answers.pk}/agreement/?kind=dual").content.decode()
     table = re.search(r'<table class="data" id="facet-kappas">.*?</table>', page, re.S).group(0)

@@ -5,7 +5,6 @@ a canary is refused; in blind mode nothing of an LLM grade reaches the assessor.
 import re
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from assessor import services
 from assessor.models import Judgment, JudgmentRevision
@@ -18,12 +17,6 @@ from tests.llm_rows import llm_grade
 from .fixtures import assign
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def ada_api(client, ada):
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=ada).key}"
-    return client
 
 
 @pytest.fixture

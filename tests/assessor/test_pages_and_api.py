@@ -1,6 +1,5 @@
 """The assessor's pages and API (SPEC 5, 8): what each role can reach, and submits through the web and the API."""
 import pytest
-from rest_framework.authtoken.models import Token
 
 from assessor.models import ItemVisit, Judgment
 from pooling.models import PoolItem
@@ -206,13 +205,6 @@ def test_the_organizer_creates_an_assessor_account_with_a_password_shown_once(cl
 
 
 # --- API
-
-@pytest.fixture
-def ada_api(client, ada):
-    token = Token.objects.create(user=ada)
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
-    return client
-
 
 def test_api_lists_only_my_assignments_and_gives_the_next_item(ada_api, answers, ada, bob):
     mine = assign(answers, ada, "A.1")

@@ -203,6 +203,64 @@ def test_progress_page_counts_timed_items_of_the_table_and_projects_no_date_with
     assert re.search(r"\d{4}-\d\d-\d\d", a_2)
 
 
+def test_the_progress_timing_kept_in_the_cache_follows_every_change_of_the_visits(answers, ada, bob):
+    """Issue 24: the report's three timing aggregates are kept in the cache beside a stamp of the visits and the
+    assignments (progress.progress_timing). Each change below moves a time the report shows; the kept report must
+    show it as a report computed afresh does, and a view with nothing changed must not sort the visits again."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.db.models import F
+    from django.test.utils import CaptureQueriesContext
+
+    from assessor.models import ItemVisit
+
+    def shown() -> list[tuple]:
+        report = progress.progress_report(campaign=answers)
+        return [(r.assessor, r.topic, r.judged, r.server_mean, r.server_median, r.active_mean, r.active_median,
+                 r.days, r.timed) for r in (*report.rows, *report.assessors, report.total)]
+
+    def fresh() -> list[tuple]:
+        cache.delete(f"progress-timing:v1:{answers.pk}")
+        return shown()
+
+    a, other = assign(answers, ada, "A.1"), assign(answers, bob, "A.2")
+    now = timezone.now()
+    services.item_shown(assignment=a, item_id="10", at=now - dt.timedelta(seconds=60))
+    services.judgment_submit(assignment_pk=a.pk, item_id="10", grades=[services.GradeInput(grade="2")], user=ada,
+                             active_seconds=20)
+    services.item_shown(assignment=other, item_id="20", at=now - dt.timedelta(seconds=30))
+    services.judgment_submit(assignment_pk=other.pk, item_id="20", grades=[services.GradeInput(grade="1")],
+                             user=bob, active_seconds=10)
+    before = shown()
+    with CaptureQueriesContext(connection) as captured:
+        assert shown() == before
+    assert len(captured) == 2   # the assignments and the stamp: the visits' aggregates come from the cache
+
+    def judge_11() -> None:
+        services.item_shown(assignment=a, item_id="11", at=now - dt.timedelta(seconds=90))
+        services.judgment_submit(assignment_pk=a.pk, item_id="11", grades=[services.GradeInput(grade="3")],
+                                 user=ada, active_seconds=40)
+
+    changes = [
+        judge_11,   # an item completed
+        # a judged item's first showing reported late, earlier than recorded: its server time grows
+        lambda: services.item_shown(assignment=a, item_id="11", at=now - dt.timedelta(seconds=900)),
+        # a revision adds active time
+        lambda: services.judgment_submit(assignment_pk=a.pk, item_id="11", grades=[services.GradeInput(grade="1")],
+                                         user=ada, active_seconds=30),
+        # a completion moved (services.visits_recount)
+        lambda: ItemVisit.objects.filter(assignment=a, item_id="10").update(
+            completed_at=F("completed_at") + dt.timedelta(days=1)),
+        lambda: Assignment.objects.filter(pk=other.pk).update(assessor=ada),   # given to someone else
+        lambda: services.assignment_withdraw(assignment=other),
+    ]
+    for change in changes:
+        change()
+        after = shown()
+        assert after != before and after == fresh()
+        before = after
+
+
 def test_progress_page_and_api_ask_as_many_queries_for_many_topics_as_for_one(client, organizer, assigned):
     """Issue 24: the progress report walked every visit in Python; the database now sums them, so the queries (and
     the work in Python) do not grow with the topics and the items judged."""

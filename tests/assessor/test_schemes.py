@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from assessor import services
 from assessor.models import Judgment
@@ -14,7 +13,7 @@ from pooling.models import Campaign, PoolItem
 from tests.commands import command_output, rejected
 from tests.pooling.undo_data import token_client
 
-from .fixtures import assign
+from .fixtures import assign, facets_judged_twice
 
 pytestmark = pytest.mark.django_db
 
@@ -40,12 +39,6 @@ def _use(campaign: Campaign, name: str) -> Campaign:
     campaign.scheme, campaign.relevance_level = scheme.to_json(), scheme.relevance_level
     campaign.save()
     return campaign
-
-
-@pytest.fixture
-def ada_api(client, ada):
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=ada).key}"
-    return client
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
@@ -200,15 +193,7 @@ def test_edit_campaign_changes_the_scheme_until_judging_starts(answers, tmp_path
 
 
 def test_kappa_is_given_per_facet_and_on_the_combined_grade(answers, ada, bob):
-    answers.scheme = grades.preset("mo-facets").to_json()
-    answers.save()
-    official, dual = assign(answers, ada, "A.1"), assign(answers, bob, "A.1", kind="dual")
-    given = {ada: [("total", "direct"), ("partial", "direct"), ("none", "indirect")],
-             bob: [("total", "indirect"), ("partial", "direct"), ("none", "direct")]}
-    for user, a in ((ada, official), (bob, dual)):
-        for item, (totality, directness) in zip(("10", "11", "12"), given[user], strict=True):
-            services.judgment_submit(assignment_pk=a.pk, item_id=item, user=user, grades=[services.GradeInput(
-                grade="", facets={"totality": totality, "directness": directness})])
+    facets_judged_twice(answers, ada, bob)
     out, _ = command_output("agreement", "--campaign", "answers", "--kind", "dual")
     rows = {(r[2], r[3], r[4]): r[5:] for r in (line.split("\t") for line in out.splitlines()[1:])}
     # Totality: all three agree; directness: one of three (kappa -0.5); the grades 3 2 0 against 2 2 0: 0.5.

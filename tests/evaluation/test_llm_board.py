@@ -11,7 +11,7 @@ from scipy import stats
 
 from evaluation import llm_board, services, snapshots
 from ir import rankings
-from ir.statistics import ranking, tau_ap
+from ir.statistics import ranking
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 from tests.evaluation.test_campaign_rows import RUNS as CASES
 from tests.factories import (
@@ -29,6 +29,18 @@ from tests.factories import (
 from tests.pooling.run_files import ingest
 
 # --- the maths ----------------------------------------------------------------------------------------------------
+
+
+def tau_ap(estimated, actual):
+    """The oracle: Yilmaz, Aslam & Robertson's sum, item by item, over two rankings of names (best first)."""
+    if len(actual) < 2:
+        return math.nan
+    position = {item: index for index, item in enumerate(actual)}
+    total = 0.0
+    for i in range(1, len(estimated)):
+        # C(i): how many of the items ranked above position i are above its item in the actual ranking too.
+        total += sum(1 for above in estimated[:i] if position[above] < position[estimated[i]]) / i
+    return 2.0 * total / (len(estimated) - 1) - 1.0
 
 
 def test_tau_b_is_scipys_kendalltau_with_ties_and_nan_when_a_ranking_is_all_ties():

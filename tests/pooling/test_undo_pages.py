@@ -230,3 +230,32 @@ def test_pools_page_counts_the_judged_items_as_a_rebuild_keeps_them(client, orga
     response = client.get(f"/campaigns/{judged.pk}/pools/")
     assert response.context["judged"] == judged_count(judged_items_of_campaign(judged))[0] == 2
     assert "Judging has started: 2 items judged." in " ".join(response.content.decode().split())
+
+
+def test_confirmation_pages_count_the_judged_items_and_topics_as_the_services_do(client, organizer, judged,  # noqa: F811
+                                                                                  django_user_model):
+    """Issue 24: the delete, replace and settings pages counted every judged pair in Python; the database counts
+    them now (assessor.selectors.judged_items_count, judged_topics_count). An item two assessors judged counts once,
+    a topic with a judged item once."""
+    from assessor.selectors import judged_items_of_campaign
+    from tests.assessor.fixtures import assign
+    from tests.pooling.undo_data import judge
+
+    bob = django_user_model.objects.create_user("bob")
+    judge(assign(judged, bob, "A.1", kind="training", round=1), "A.1", "10", "2")   # judged by ada too
+    official = assign(judged, bob, "A.2")
+    for item_id in ("20", "21"):
+        judge(official, "A.2", item_id, "1")
+    items, topics = services.judged_count(judged_items_of_campaign(judged))
+    assert (items, topics) == (4, 2)
+    client.force_login(organizer)
+    run = judged.runs.get(name="r3")
+    for path in (f"/campaigns/{judged.pk}/runs/{run.pk}/delete/", f"/campaigns/{judged.pk}/runs/{run.pk}/replace/"):
+        response = client.get(path)
+        assert (response.context["judged"], response.context["judged_topics"]) == (4, 2)
+        assert "4 items in 2 topics are judged" in " ".join(page(response).split())
+    settings = client.get(f"/campaigns/{judged.pk}/settings/")
+    assert settings.context["judged"] == 4 and "(4 judged items: every judgment is kept)" in page(settings)
+    deleting = client.get(f"/campaigns/{judged.pk}/delete/")
+    assert deleting.context["contents"].judged_items == 4
+    assert "Assessors have judged 4 items in it" in page(deleting)

@@ -9,7 +9,7 @@ import os
 
 from assessor.characterisation import characterisation_report
 from core.commands import ServiceCommand
-from evaluation import analysis_services, services, topic_info
+from evaluation import analysis_services, board, editions, selectors, services, topic_info
 from evaluation.answer_files import evaluate_answer_files
 from evaluation.characterisation import characterisation_lines
 from ir import statistics as analysis
@@ -17,12 +17,14 @@ from ir import task3_measures as answers
 from ir.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from ir.formats.topic_info import TopicInfo, check_column, read_topic_info
 from ir.grades import RELEVANCE_LEVEL
-from ir.prime import FIRST_RESULT, score_lines
+from ir.prime import FIRST_RESULT, format_value, score_lines
 from ir.problems import InputError
 from pooling.selectors import campaign_named
 
 from ._arguments import runs_arguments
 from ._files import write_whole
+
+PARENTS = "parents"  # the topic column of --parents rows
 
 
 class Command(ServiceCommand):
@@ -31,7 +33,7 @@ class Command(ServiceCommand):
             "official judgments; with significance tests, bootstrap intervals and means by topic category.")
 
     def add_arguments(self, parser):
-        runs_arguments(parser, campaign_help="score every run of this campaign against its judgments")
+        runs_arguments(parser, campaign_help="score every run of this campaign against its judgments", editions=True)
         parser.add_argument("--formula-index", nargs="+", default=[], metavar="FILE",
                             help="formula index TSV files mapping formula ids to visual ids (formulas)")
         parser.add_argument("--all-topics", action="store_true",
@@ -55,6 +57,9 @@ class Command(ServiceCommand):
         parser.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals of each run's means")
         parser.add_argument("--topic-info", metavar="CSV", help="topic information: a Topic column and others")
         parser.add_argument("--by", metavar="COLUMN", help="add each run's means per value of this topic column")
+        parser.add_argument("--parents", action="store_true",
+                            help="with --campaign: add each run's means over parent topics, each the mean of its "
+                                 "micro-topics (rows with topic 'parents')")
         task3 = parser.add_argument_group("ARQMath-3 Task 3 runs (with --qrels: the complete Task 3 qrels)")
         task3.add_argument("--answer-ids", metavar="MAP",
                            help="the answer-id map (run, topic, answer id); without run files, every run of the map "
@@ -70,18 +75,18 @@ class Command(ServiceCommand):
             return self._answers(o)
         if bool(o["qrels"]) == bool(o["campaign"]):
             raise InputError("give either --qrels FILE with run files, or --campaign NAME")
+        if o["parents"] and not o["campaign"]:
+            raise InputError("--parents goes with --campaign: micro-topics' parents are the campaign's topics")
+        if o["qrels"] and (len(o["qrels"]) > 1 or o["label"]):
+            return self._editions(o)
+        if o["label"]:
+            raise InputError("--label names the editions of several --qrels files")
+        qrels: str = o["qrels"][0] if o["qrels"] else ""
         if (o["permutations"] is not None or o["baseline"]) and not o["significance"]:
             raise InputError("--permutations and --baseline go with --significance FILE")
         if o["topic_info"] and not o["by"]:
             raise InputError("--topic-info goes with --by COLUMN: the column to group the topics by")
-        # `--measures M... RUN...` and `--formula-index FILE... RUN...` (SPEC 9): an option with several values
-        # takes every path after it, so the files among its values are runs (measure names are not files) and the
-        # files after --formula-index without a formula index header too.
-        measures = [name for name in o["measures"] if not os.path.isfile(name)] + (
-            list(FIRST_RESULT) if o["ar_p1"] else [])
-        indexes = [path for path in o["formula_index"] if is_formula_index_header(tsv_header(path))]
-        runs = (o["runs"] + [name for name in o["measures"] if name not in measures]
-                + [path for path in o["formula_index"] if path not in indexes])
+        measures, indexes, runs = self._runs(o)
         if o["campaign"]:
             if runs or o["formula_index"] or o["task"]:
                 raise InputError("--campaign scores the campaign's own runs: no run files, --task or --formula-index")
@@ -95,7 +100,7 @@ class Command(ServiceCommand):
                                  f"({' '.join(V2_HEADER)}, or the v3 one)")
             info = self._topic_info(o, None)
             level = RELEVANCE_LEVEL if o["relevance_level"] is None else o["relevance_level"]
-            result = services.evaluate_files(qrels_path=o["qrels"], run_paths=runs, task=o["task"],
+            result = services.evaluate_files(qrels_path=qrels, run_paths=runs, task=o["task"],
                                               formula_index_paths=indexes, all_topics=o["all_topics"],
                                               measures=measures, relevance_level=level)
         if o["significance"]:
@@ -112,20 +117,59 @@ class Command(ServiceCommand):
         for line in analysis_services.extra_lines(result, intervals=o["ci"], info=info, column=o["by"],
                                                   seed=o["seed"]):
             self.stdout.write(line, ending="")
+        if o["parents"]:
+            parents = selectors.topic_parents(campaign=campaign)
+            if not parents:
+                raise InputError(f"campaign '{campaign.name}' has no micro-topics: --parents has nothing to average")
+            for measure in result.measures:
+                for run, value in board.parent_means(result, measure, parents).items():
+                    self.stdout.write(f"{run}\t{measure}\t{PARENTS}\t{format_value(value)}")
         if o["campaign"]:
             # The characterised topics' yes fractions (ARQMath-3's MG and UI), docs/evaluation.md.
             for line in characterisation_lines(characterisation_report(campaign=campaign)):
                 self.stdout.write(line, ending="")
 
+    def _runs(self, o) -> tuple[list[str], list[str], list[str]]:
+        """(measures, formula index files, run files): `--measures M... RUN...` and `--formula-index FILE... RUN...`
+        (SPEC 9): an option with several values takes every path after it, so the files among its values are runs
+        (measure names are not files) and the files after --formula-index without a formula index header too."""
+        measures = [name for name in o["measures"] if not os.path.isfile(name)] + (
+            list(FIRST_RESULT) if o["ar_p1"] else [])
+        indexes = [path for path in o["formula_index"] if is_formula_index_header(tsv_header(path))]
+        runs = (o["runs"] + [name for name in o["measures"] if name not in measures]
+                + [path for path in o["formula_index"] if path not in indexes])
+        return measures, indexes, runs
+
+    def _editions(self, o) -> None:
+        """`evaluate --qrels Q1 --qrels Q2 ... [--label L1 --label L2 ...] RUN...`: run, label, measure, topic,
+        value; --significance FILE: each edition's tests, a label column first (docs/evaluation.md)."""
+        if o["ci"] or o["by"] or o["topic_info"]:
+            raise InputError("--ci, --by and --topic-info score one qrels: give them with a single --qrels")
+        if (o["permutations"] is not None or o["baseline"]) and not o["significance"]:
+            raise InputError("--permutations and --baseline go with --significance FILE")
+        measures, indexes, runs = self._runs(o)
+        level = RELEVANCE_LEVEL if o["relevance_level"] is None else o["relevance_level"]
+        found = editions.evaluate_editions(qrels_paths=o["qrels"], labels=o["label"], run_paths=runs, task=o["task"],
+                                           formula_index_paths=indexes, all_topics=o["all_topics"],
+                                           measures=measures, relevance_level=level)
+        if o["significance"]:
+            lines = editions.edition_significance_lines(
+                found, baseline=o["baseline"], seed=o["seed"],
+                permutations=analysis.PERMUTATIONS if o["permutations"] is None else o["permutations"])
+            write_whole(o["significance"], lambda stream: stream.writelines(lines))
+        for line in editions.edition_lines(found, per_topic=o["per_topic"]):
+            self.stdout.write(line, ending="")
+
     def _answers(self, o) -> None:
-        if not (o["qrels"] and o["answer_ids"]) or o["campaign"] or o["task"] or o["formula_index"]:
+        if (not (o["qrels"] and o["answer_ids"]) or len(o["qrels"]) > 1 or o["label"] or o["campaign"] or o["task"]
+                or o["formula_index"]):
             raise InputError("Task 3 runs: give --qrels FILE and --answer-ids MAP (with --tokenizer, --team-map and "
-                             "--bertscore-model as needed), no --campaign, --task or --formula-index")
+                             "--bertscore-model as needed), one --qrels, no --campaign, --task or --formula-index")
         if (o["measures"] or o["ar_p1"] or o["relevance_level"] is not None or o["significance"] or o["ci"]
                 or o["topic_info"] or o["by"]):
             raise InputError("Task 3 runs are scored by AR, P@1, LO and CS: --measures, --ar-p1, --relevance-level, "
                              "--significance, --ci, --topic-info and --by are for Task 1 and 2 runs")
-        result = evaluate_answer_files(qrels_path=o["qrels"], answer_ids_path=o["answer_ids"], run_paths=o["runs"],
+        result = evaluate_answer_files(qrels_path=o["qrels"][0], answer_ids_path=o["answer_ids"], run_paths=o["runs"],
                                        team_map_path=o["team_map"], tokenizer_path=o["tokenizer"],
                                        bertscore_model=o["bertscore_model"], all_topics=o["all_topics"])
         for line in score_lines(result.runs, per_topic=o["per_topic"], measures=answers.MEASURES):

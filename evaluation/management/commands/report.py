@@ -1,6 +1,9 @@
-"""report --campaign NAME --format latex|csv [--table results|assessment|both] [--all-topics] [-o FILE]: SPEC 9."""
+"""report --campaign NAME --format latex|csv [--table results|assessment|both] [--all-topics] [-o FILE]: SPEC 9.
+report --qrels Q1 --qrels Q2 ... [--label L1 --label L2 ...] --format latex|csv [--all-topics] [-o FILE] RUN...: the
+results across editions (issue 28), one row per run and a column group per edition (docs/evaluation.md)."""
 from core.commands import ServiceCommand
-from evaluation import report
+from evaluation import editions, report, services
+from ir.problems import InputError
 from pooling.selectors import campaign_named
 
 from ._files import write_whole
@@ -9,10 +12,16 @@ from ._files import write_whole
 class Command(ServiceCommand):
     help = ("Writes a campaign's tables for the overview paper: the results in the ARQMath overviews' shape "
             "(baselines first, teams by their best primary run, best values in bold, significance marks) and the "
-            "assessment per topic (assessor, pool size, H/M/L/N, seconds per judgment; totals).")
+            "assessment per topic (assessor, pool size, H/M/L/N, seconds per judgment; totals). With --qrels files "
+            "and run files: the runs' results across editions, a column group per qrels file.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True)
+        parser.add_argument("runs", nargs="*", metavar="RUN", help="run files (with --qrels)")
+        parser.add_argument("--campaign")
+        parser.add_argument("--qrels", action="append", default=[], metavar="FILE",
+                            help="an edition's qrels file (several: a column group each)")
+        parser.add_argument("--label", action="append", default=[], metavar="L",
+                            help="each --qrels file's label, in order (default: the file's name)")
         parser.add_argument("--format", required=True, choices=report.FORMATS)
         parser.add_argument("--table", choices=report.TABLES, default="both",
                             help="which table (default both; in CSV the two are separated by an empty line)")
@@ -21,8 +30,24 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        text = report.report(campaign=campaign_named(o["campaign"]), fmt=o["format"], table=o["table"],
-                             all_topics=o["all_topics"], compute=True)
+        if bool(o["campaign"]) == bool(o["qrels"]):
+            raise InputError("give either --campaign NAME, or --qrels FILE (one per edition) with run files")
+        if o["qrels"]:
+            found = editions.evaluate_editions(qrels_paths=o["qrels"], labels=o["label"], run_paths=o["runs"],
+                                               all_topics=o["all_topics"])
+            text = (editions.editions_latex(found) if o["format"] == "latex" else editions.editions_csv(found))
+        else:
+            if o["runs"] or o["label"]:
+                raise InputError("--campaign reports the campaign's own runs: no run files or --label")
+            campaign = campaign_named(o["campaign"])
+            text = report.report(campaign=campaign, fmt=o["format"], table=o["table"], all_topics=o["all_topics"],
+                                 compute=True)
+            if o["table"] in ("results", "both") and campaign.editions.exists():
+                # Earlier editions' qrels added to the campaign: its runs' results across editions, a third table.
+                own = services.evaluate_campaign(campaign=campaign, all_topics=o["all_topics"])
+                found = editions.campaign_edition_results(campaign=campaign, own=own, all_topics=o["all_topics"])
+                text += "\n" + (editions.editions_latex(found, caption=f"Results of {campaign.name} across editions")
+                                if o["format"] == "latex" else editions.editions_csv(found))
         if o["output"]:
             write_whole(o["output"], lambda stream: stream.write(text))
         else:

@@ -1,0 +1,48 @@
+"""The campaign's earlier editions page (issue 28): the qrels files of earlier editions added under a label, listed,
+and removed; `report --campaign` then adds the results across editions (evaluation/editions.py)."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from core.permissions import organizer_required
+from ir.problems import InputError
+from pooling.models import Campaign
+
+from .editions import edition_add
+from .models import EditionQrels
+
+
+class EditionForm(forms.Form):
+    label = forms.CharField(max_length=100, help_text="the edition's name in the tables, such as 2021")
+    file = forms.FileField(help_text="the edition's qrels: topic 0 item grade lines (SF and DK lines, 5 and 6, are "
+                                     "left out)")
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def editions_page(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    form = EditionForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and "remove" in request.POST:
+        edition = get_object_or_404(EditionQrels, campaign=campaign, pk=request.POST["remove"])
+        edition.delete()
+        messages.success(request, f"The edition {edition.label} was removed.")
+        return redirect("evaluation:editions", pk=pk)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            edition = edition_add(campaign=campaign, label=form.cleaned_data["label"], data=upload.read(),
+                                  filename=upload.name or "", user=request.user)
+        except InputError as exc:
+            exc.add_to_form(form)
+        else:
+            messages.success(request, f"The edition {edition.label} was added: {edition.judgments:,} judgments of "
+                                      f"{edition.topics} topics.")
+            return redirect("evaluation:editions", pk=pk)
+    return render(request, "evaluation/editions.html", {
+        "campaign": campaign, "editions": EditionQrels.objects.filter(campaign=campaign), "form": form},
+        status=400 if form.errors else 200)

@@ -1,0 +1,166 @@
+"""Fused runs (issue 28, docs/evaluation.md "Fused runs"): run files or a campaign's stored runs read for
+ir/fusion.py, fused into a TREC run, and scored for a sweep of RRF's k (the command and the leaderboard's chart).
+Ingesting a fused run is workflow's (workflow/fusion.py)."""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluation import selectors as evaluation_selectors
+from evaluation import services as evaluation
+from ir import fusion
+from ir.grades import RELEVANCE_LEVEL
+from ir.measures import parse_measures
+from ir.prime import MEASURES, NDCG, Qrels, natural_key, prime_of
+from ir.problems import InputError, Problems
+from pooling.models import Campaign, Run
+
+
+@dataclass
+class Sources:
+    """The runs to fuse: their names (file names, or stored runs' names), their scores, and the task they are of."""
+
+    names: list[str]
+    runs: list[fusion.RunScores]
+    task: str
+
+
+def file_sources(*, paths: Sequence[str | os.PathLike], task: str | None = None) -> Sources:
+    """Run files of any shape the service reads (ir/formats/runs.py through evaluation's reader), named by their file
+    names; a document twice in a topic keeps its first line, as evaluation does. Any problem in any file rejects all."""
+    if not paths:
+        raise InputError("no run files given")
+    task = task or evaluation.task_of(paths[0])
+    problems: list[Problems] = []
+    runs: list[fusion.RunScores] = []
+    for path in paths:
+        run: dict[str, dict[str, float]] = {}
+        for topic_ids, item_ids, scores in evaluation.read_run_columns(path, task, problems):
+            for topic, item, score in zip(topic_ids, item_ids, scores, strict=True):
+                items = run.get(topic)
+                if items is None:
+                    run[topic] = {item: score}
+                elif item not in items:
+                    items[item] = score
+        runs.append(run)
+    evaluation.raise_problems(problems)
+    return Sources(names=[Path(path).name for path in paths], runs=runs, task=task)
+
+
+def stored_sources(*, campaign: Campaign, names: Sequence[str]) -> Sources:
+    """A campaign's stored runs by name (ARQMath-3 Task 3 runs have no ranked list and cannot be fused)."""
+    found = {run.name: run for run in Run.objects.filter(campaign=campaign, name__in=list(names))}
+    problems = [f"campaign '{campaign.name}' has no run named '{name}'" for name in names if name not in found]
+    problems += [f"'{name}' is an ARQMath-3 Task 3 run (one answer a topic): it cannot be fused" for name in names
+                 if name in found and found[name].format == Run.Format.ARQMATH_TASK3]
+    if problems:
+        raise InputError(problems)
+    topic_ids = evaluation_selectors.campaign_topic_ids(campaign=campaign)
+    runs: list[fusion.RunScores] = []
+    for name in names:
+        run: dict[str, dict[str, float]] = {}
+        for topic, item, score in evaluation_selectors.answer_run_rows(run=found[name], topic_ids=topic_ids):
+            run.setdefault(topic, {})[item] = score
+        runs.append(run)
+    return Sources(names=list(names), runs=runs, task=campaign.task)
+
+
+def fused_name(how: fusion.Settings) -> str:
+    """A fused run's default name: its method, with RRF's k."""
+    return f"fused-{how.method}-k{how.k}" if how.method == fusion.RRF else f"fused-{how.method}"
+
+
+def fused_text(*, sources: Sources, how: fusion.Settings, name: str) -> str:
+    """The fused run as a TREC run file, topics in natural order."""
+    fused = fusion.fuse(sources.runs, how)
+    return "".join(fusion.trec_lines(fused, name=name, topics=sorted(fused, key=natural_key)))
+
+
+@dataclass
+class SweepRow:
+    k: int
+    measure: str
+    value: float
+    topics: int
+
+
+def k_sweep(*, sources: Sources, how: fusion.Settings, ks: Sequence[int], qrels: Qrels | None = None,
+            qrels_path: str | os.PathLike | None = None, measure: str = NDCG, all_topics: bool = False,
+            relevance_level: int = RELEVANCE_LEVEL) -> list[SweepRow]:
+    """RRF at each k, scored against a qrels file (or a campaign's qrels) by the prime measures or any ir_measures
+    measure: the MIRMU paper's Figure 2. The mean is over the topics the fused run has judged items for, as evaluate
+    gives it (or every qrels topic with `all_topics`)."""
+    if how.method != fusion.RRF:
+        raise InputError(f"a sweep of k is RRF's: not {how.method}")
+    if any(k < 0 for k in ks):
+        raise InputError("RRF's k must be 0 or more")
+    extra = [] if measure in MEASURES else [measure]
+    if extra:
+        parse_measures(extra, relevance_level=relevance_level)  # an unknown measure: InputError before any fusion
+    if qrels is None:
+        problems: list[Problems] = []
+        assert qrels_path is not None
+        qrels = evaluation.read_qrels_file(qrels_path, problems)
+        evaluation.raise_problems(problems)
+        if not qrels:
+            raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
+    evaluator = evaluation.evaluator_for(qrels, measures=extra, relevance_level=relevance_level)
+    rows: list[SweepRow] = []
+    for k in ks:
+        fused = fusion.fuse(sources.runs, fusion.Settings(method=fusion.RRF, k=k, weights=how.weights,
+                                                          depth=how.depth, runs=how.runs))
+        blocks = [_columns(fused)]
+        lists = evaluation.run_lists(sources.task, blocks, qrels, None)
+        scores = evaluator.scores(f"k={k}", prime_of(lists, qrels, first=sources.task == evaluation.ANSWERS),
+                                  all_topics=all_topics, lists=lists)
+        rows.append(SweepRow(k=k, measure=measure, value=scores.means[measure], topics=scores.topics))
+    return rows
+
+
+def _columns(fused: fusion.Fused) -> tuple[list[str], list[str], list[float]]:
+    topics: list[str] = []
+    items: list[str] = []
+    scores: list[float] = []
+    for topic, pairs in fused.items():
+        for doc, score in pairs:
+            topics.append(topic)
+            items.append(doc)
+            scores.append(score)
+    return topics, items, scores
+
+
+def sweep_lines(rows: Sequence[SweepRow]) -> list[str]:
+    """k<TAB>measure<TAB>value lines, a header first."""
+    return ["k\tmeasure\tvalue\n", *(f"{row.k}\t{row.measure}\t{row.value:.4f}\n" for row in rows)]
+
+
+SWEEP_KS = (10, 20, 40, 60, 80, 100, 180)  # the MIRMU paper's Figure 2
+
+
+def sweep_runs(*, campaign: Campaign) -> list[str]:
+    """The runs the leaderboard's sweep fuses: every primary run that is neither a baseline nor fused (ARQMath's
+    overviews fused all primary runs but the baselines), Task 3 runs aside."""
+    return list(Run.objects.filter(campaign=campaign, alternate=False, baseline=False, fused=False)
+                .exclude(format=Run.Format.ARQMATH_TASK3).order_by("name").values_list("name", flat=True))
+
+
+def campaign_sweep(*, campaign: Campaign, ks: Sequence[int] = SWEEP_KS, measure: str = NDCG,
+                   relevance_level: int | None = None) -> list[SweepRow]:
+    """RRF of the campaign's primary runs (`sweep_runs`) at each k, scored against its official judgments (SF and DK
+    unjudged): what the leaderboard charts (computed by the score snapshot job, never in a request)."""
+    if campaign.task != Campaign.Task.ANSWERS:
+        raise InputError("the sweep of RRF's k is charted for answer campaigns (formula runs are fused by formula "
+                         "id, their qrels are by visual id): use fuse_runs --qrels FILE")
+    names = sweep_runs(campaign=campaign)
+    if len(names) < 2:
+        raise InputError(f"campaign '{campaign.name}' has {len(names)} primary runs that are not baselines: the "
+                         "sweep fuses two or more")
+    qrels = evaluation_selectors.campaign_qrels(campaign=campaign)
+    if not qrels:
+        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+    how = fusion.settings(method=fusion.RRF, runs=names)
+    return k_sweep(sources=stored_sources(campaign=campaign, names=names), how=how, ks=ks, qrels=qrels,
+                   measure=measure,
+                   relevance_level=campaign.relevance_level if relevance_level is None else relevance_level)
