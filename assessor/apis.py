@@ -69,7 +69,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         judgments = selectors.assessor_judgments(user=request.user, assignment=assignment).filter(
             item_id=item.item_id)
         shown = suggestions.suggestions_shown(campaign=assignment.campaign, topic=assignment.topic,
-                                              item_ids=[item.item_id])
+                                              item_ids=[item.item_id], kind=assignment.kind)
         scheme = assignment.campaign.judging_scheme
         return Response(NextItemSerializer({
             "position": item.position, "item_id": item.item_id,

@@ -10,7 +10,7 @@ from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, Scheme
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
 
-from . import rules, selectors, services, suggestions
+from . import budgets, rules, selectors, services, suggestions
 from .forms import grade_formset
 from .models import GRADES_NEEDING_COMMENT, Assignment, JudgmentRevision
 from .rendering import judging_safe_fragments, thread_url
@@ -100,7 +100,8 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     has_posts = (collection_pk is not None and lacking
                  and pooling_selectors.collection_has_posts(collection_id=collection_pk))
     # Suggest mode: the LLM's grade of the item (of each instance), sent back with the grades; blind: none at all.
-    shown = suggestions.suggestions_shown(campaign=campaign, topic=topic, item_ids=[page.item.item_id])
+    shown = suggestions.suggestions_shown(campaign=campaign, topic=topic, item_ids=[page.item.item_id],
+                                          kind=assignment.kind)
 
     def suggestion(formula_id: str) -> dict | None:
         grade = shown.get((page.item.item_id, formula_id))
@@ -130,6 +131,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
     item = page.item
     missing = task == Campaign.Task.ANSWERS and has_posts
     judged = {i.formula_id for i in page.shown.instances if i.judgment} | ({""} if page.judgment else set())
+    place = selectors.item_place(assignment=assignment, item=item)
     return {
         "assignment": assignment, "campaign": campaign, "topic": topic, "item": page.item,
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
@@ -151,15 +153,26 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "instances": instances, "grade_forms": grade_forms,
         "definitions": _render("assessor/_definitions.html", scheme, formulas=task == Campaign.Task.FORMULAS),
         "formulas": task == Campaign.Task.FORMULAS,
-        "progress": page.progress, "previous": page.previous,
+        "progress": progress_shown(assignment, page.progress),
+        # Back: the item shown before this one (any judging order); a closed assignment is browsed in pool order.
+        "previous": page.previous if read_only else selectors.shown_before(assignment=assignment, item=item),
         "errors": errors, "read_only": read_only,
-        "item_title": f"{topic.topic_id}: item {item.position + 1}",
-        "item_label": f"item {item.position + 1} of {page.progress.total}",
+        "item_title": f"{topic.topic_id}: item {place}",
+        "item_label": f"item {place} of {page.progress.total}",
         "complete": services.judged_complete(judged, None if task == Campaign.Task.ANSWERS else {
             i.formula_id: "" for i in page.shown.instances}),
         "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
                             at=rendered_at),
     }
+
+
+def progress_shown(assignment: Assignment, progress: selectors.Progress) -> selectors.Progress:
+    """The judging page's counter ("done of total judged"): of the assignment's budget when one applies and is below
+    its items (budgets.assignment_budget), else of its items."""
+    budget = budgets.assignment_budget(assignment=assignment)
+    if budget.items is None or budget.items >= progress.total:
+        return progress
+    return selectors.Progress(done=progress.done, total=budget.items)
 
 
 def history_context(assignment: Assignment, item) -> dict:

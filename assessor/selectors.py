@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from django.contrib.auth.models import User
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Now
 
 from core.permissions import is_organizer
 from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
@@ -175,6 +175,29 @@ def _assignment_items(assignment: Assignment) -> QuerySet[PoolItem]:
     if assignment.kind == Assignment.Kind.CHECK:
         items = items.filter(item_id__in=CheckItem.objects.filter(assignment=assignment).values("item_id"))
     return items
+
+
+def item_place(*, assignment: Assignment, item: PoolItem) -> int:
+    """The item's place (from 1) among the items the assignment judges, in pool order: its pool position + 1, but for
+    a check assignment its place among the few items sent to it (the counter says "item 2 of 2", never "9 of 2")."""
+    if assignment.kind != Assignment.Kind.CHECK:
+        return item.position + 1
+    return _assignment_items(assignment).filter(position__lte=item.position).count()
+
+
+def shown_before(*, assignment: Assignment, item: PoolItem) -> int | None:
+    """The position of the item this assignment showed just before `item` ("back", in any judging order): the
+    ItemVisit first shown last before this item's first showing; for an item not shown yet (being shown now, or
+    fetched ahead), the item shown last. None when nothing was shown before it; an item the pools no longer hold is
+    passed over."""
+    visits = ItemVisit.objects.filter(assignment=assignment)
+    this = visits.filter(item_id=item.item_id).values("first_shown_at")[:1]
+    before = (visits.exclude(item_id=item.item_id)
+              .filter(first_shown_at__lt=Coalesce(Subquery(this), Now()),
+                      item_id__in=_assignment_items(assignment).values("item_id"))
+              .order_by("-first_shown_at", "-pk").values("item_id")[:1])
+    return (PoolItem.objects.filter(topic_id=assignment.topic_id, item_id=Subquery(before))
+            .values_list("position", flat=True).first())
 
 
 def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[PoolItem]:

@@ -10,6 +10,8 @@ from llm import selectors as llm_selectors
 from llm.models import Endpoint, LlmGrade, Mode
 from pooling.models import Campaign, Topic
 
+from .models import Assignment
+
 
 def suggest_mode(campaign: Campaign) -> Endpoint | None:
     """The campaign's endpoint when it is in suggest mode, else None (blind, filter, or no endpoint)."""
@@ -17,10 +19,14 @@ def suggest_mode(campaign: Campaign) -> Endpoint | None:
     return endpoint if endpoint is not None and endpoint.mode == Mode.SUGGEST else None
 
 
-def suggestions_shown(*, campaign: Campaign, topic: Topic, item_ids: Iterable[str]) -> dict[tuple[str, str], LlmGrade]:
+def suggestions_shown(*, campaign: Campaign, topic: Topic, item_ids: Iterable[str],
+                      kind: str) -> dict[tuple[str, str], LlmGrade]:
     """(item id, formula id) -> the LLM grade the judging page shows for it: in suggest mode, the endpoint model's
     current grade of the item (Task 2: of each instance; `llm.selectors.current_grades`, docs/llm.md); {} in any other
-    mode. One query for the items of a page and those fetched ahead."""
+    mode. One query for the items of a page and those fetched ahead. `kind` is the assignment's: a check assignment is
+    judged blind to both grades (llm_review), so it is shown none."""
+    if kind == Assignment.Kind.CHECK:
+        return {}
     endpoint = suggest_mode(campaign)
     if endpoint is None:
         return {}

@@ -22,7 +22,7 @@ from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import budgets, selectors, services
 from .forms import AssessorCreateForm, AssignForm, ContinueForm, TopicSearchForm, grades_posted
-from .judge_page import history_context, judge_context, own_assignment
+from .judge_page import history_context, judge_context, own_assignment, progress_shown
 from .models import Assignment
 from .rendering import collection_safe
 
@@ -32,6 +32,9 @@ def home(request: HttpRequest) -> HttpResponse:
     """An assessor's start page: their assignments grouped by campaign, with progress and a Continue button."""
     assert request.user.is_authenticated  # login_required
     assignments = list(selectors.assignment_list(user=request.user))
+    for a in assignments:  # counted to its budget, as the judging page counts (asked only where a budget is set)
+        if a.campaign.topic_budget is not None or a.campaign.hours_budget is not None:
+            a.total = progress_shown(a, selectors.Progress(done=a.done, total=a.total)).total
     done = sum(a.done for a in assignments)
     total = sum(a.total for a in assignments)
     skipped = sum(a.skipped for a in assignments)
@@ -123,7 +126,8 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     except (Assignment.DoesNotExist, PoolItem.DoesNotExist):
         raise Http404("No such assignment or item") from None
     if answer_json:
-        progress = selectors.assignment_progress(assignment=Assignment(pk=pk))
+        held = Assignment.objects.select_related("campaign").get(pk=pk)
+        progress = progress_shown(held, selectors.assignment_progress(assignment=held))
         return JsonResponse({"saved": True, "complete": result.complete, "repeated": result.repeated,
                              "progress": {"done": progress.done, "total": progress.total}})
     if not result.complete:

@@ -39,7 +39,7 @@ CURRENT = {"10": 2, "12": 0, "d_1": 1}
 
 def test_suggestion_board_and_export_read_the_same_grade_of_the_endpoints_prompt(judged, task3):
     topic = Topic.objects.get(campaign=task3, topic_id="A.1")
-    shown = suggestions_shown(campaign=task3, topic=topic, item_ids=["10", "11", "12", "d_1"])
+    shown = suggestions_shown(campaign=task3, topic=topic, item_ids=["10", "11", "12", "d_1"], kind="official")
     assert {item: grade.grade for (item, _formula), grade in shown.items()} == CURRENT
     assert llm_qrels(campaign=task3, model="judge-7b") == {"A.1": CURRENT}
     assert sorted(graded(campaign=task3, model="judge-7b").values_list("item_id", flat=True).distinct()) == \

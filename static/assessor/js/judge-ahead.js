@@ -16,6 +16,7 @@
   const KEEP = 30;             // items shown in this page that Back and the back button swap in without a request
   const held = new Map();      // position -> {view, asked (Date.now() when requested), ready (typeset), shown, lastShown}
   const done = new Set();      // positions submitted complete from this page
+  const later = new Map();     // position -> the position Back left it for: the item Enter opens again after it
   const suffix = document.title.slice(document.title.indexOf(" · "));
   const label = document.getElementById("item-label");
   let order = [];              // positions of the items after the one shown, in the server's order
@@ -149,8 +150,8 @@
     return promise;
   }
 
-  // -- showing an item
-  function show(position, push) {
+  // -- showing an item (`forward`: Enter's next item, whose Back returns to the item it was opened from)
+  function show(position, push, forward) {
     const item = held.get(position);
     const old = current();
     const from = positionOf(old);
@@ -158,6 +159,8 @@
     held.get(from).lastShown = Date.now();
     park(old);
     unpark(item.view);
+    const back = item.view.querySelector("#back");
+    if (forward && back) back.href = old.dataset.url;
     item.shown = true;
     item.lastShown = Date.now();
     // Forward: the rest of the list. Back: the item left comes next again, then the list (the server's answer follows).
@@ -188,12 +191,20 @@
 
   async function next_(view) {
     done.add(positionOf(view));
+    // Back then Enter: the item Back left, as it was shown after this one, before anything new.
+    const again = later.get(positionOf(view));
+    later.delete(positionOf(view));
+    if (again !== undefined && held.has(again)) {
+      await held.get(again).ready;
+      if (current() === view) show(again, true, true);
+      return;
+    }
     for (;;) {
       const relevant = branch && !done.has(branch.position) && held.has(branch.position) && given(view, branch.grades);
       const position = relevant ? branch.position : order.find((p) => !done.has(p) && held.has(p));
       if (position !== undefined) {
         await held.get(position).ready;
-        if (current() === view) show(position, true);
+        if (current() === view) show(position, true, true);
         return;
       }
       if (!navigator.onLine || (listed && !pending) || !(await refresh()) || current() !== view) break;
@@ -228,7 +239,11 @@
       if (!link) return;
       const url = new URL(link.href).pathname;
       for (const [position, item] of held) {
-        if (item.view.dataset.url === url) { show(position, true); return; }
+        if (item.view.dataset.url === url) {
+          later.set(position, positionOf(current()));
+          show(position, true, false);
+          return;
+        }
       }
       leave(link.href);
     },
@@ -239,7 +254,7 @@
 
   window.addEventListener("popstate", (event) => {
     const position = event.state && event.state.judge;
-    if (typeof position === "number" && held.has(position)) { show(position, false); return; }
+    if (typeof position === "number" && held.has(position)) { show(position, false, false); return; }
     if (navigator.onLine) { location.reload(); return; }
     history.replaceState({judge: positionOf(current())}, "", current().dataset.url);
     tell(current(), "Offline: that item is no longer in this page; it opens when the network is back.");
