@@ -20,9 +20,9 @@ from pooling.models import Campaign
 class EndpointSerializer(serializers.ModelSerializer):
     base_url = serializers.CharField(max_length=BASE_URL_MAX, help_text="e.g. http://localhost:11434/v1; http:// is "
                                                                         "assumed")
-    prompt = serializers.SlugRelatedField(
-        slug_field="pk", queryset=Prompt.objects.all(), allow_null=True, required=False,
-        help_text="a prompt version's id (null: the task's default, latest version)")
+    prompt = serializers.PrimaryKeyRelatedField(
+        queryset=Prompt.objects.all(), allow_null=True, required=False,
+        help_text="a prompt version's id (null when saving: the task's default, its latest version, pinned then)")
     prompt_name = serializers.SerializerMethodField(help_text="the prompt in use, NAME vVERSION")
 
     class Meta:
