@@ -58,7 +58,9 @@ class EndpointForm(forms.ModelForm):
         labels = {"base_url": "Base URL", "api_key_env": "Key's environment variable (its name)"}
         help_texts = {"samples": "replies per item; the grade is their majority, a tie going to the lower grade "
                                  "(as UMBRELA's ensemble)",
-                      "temperature": "0 for the most repeatable grades"}
+                      "temperature": "0 for the most repeatable grades",
+                      "prompt": "a version of a prompt shared by every campaign of the task; left empty, the task "
+                                "default's latest version is pinned when saved"}
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)

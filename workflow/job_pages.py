@@ -72,7 +72,7 @@ _COLLECTION_KINDS = {"posts": ("post", None), "jsonl": ("document", None), "comm
 
 def llm_judge_summary(r: dict) -> str:
     """What an LLM judging run did (llm.services.LlmJudgeResult as JSON), in one sentence."""
-    reasons = "; ".join(f"{count:,} × {reason}" for count, reason in r.get("failure_reasons", []))
+    reasons = "; ".join(f"{count:,} × {reason.rstrip('.')}" for count, reason in r.get("failure_reasons", []))
     commonest = f" Commonest failures: {reasons}." if reasons else ""
     if r.get("all_failed"):
         return (f"failed: every one of the {_count(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "

@@ -54,7 +54,7 @@ def test_a_job_whose_every_request_failed_is_failed_and_says_why(answers, organi
     assert job.status == Job.Status.FAILED and failures > 0 and job.retryable
     assert job.result["all_failed"] and job.result["failure_reasons"][0][0] == failures
     assert job.message.startswith(f"failed: every one of the {failures} items sent to m failed")
-    assert f"Commonest failures: {failures} × APIConnectionError, 1 try: Connection error." in job.message
+    assert f"Commonest failures: {failures} × APIConnectionError, 1 try: Connection error. Check" in job.message
     page = organizer_client.get(f"/campaigns/{answers.pk}/llm/").content.decode()
     assert 'id="llm-failures"' in page and "APIConnectionError, 1 try: Connection error." in page
     assert 'class="job-failed"' in page
