@@ -20,7 +20,7 @@ urlpatterns = [
     path("", include("workflow.urls")),
     path("", include("assessor.urls")),
     path("", include("evaluation.urls")),
-    path("", include("llm.urls")),
+    path("", include("workflow.llm_urls")),  # the LLM page lists jobs as workflow does: it lives above llm
     path("help/", include("core.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("workflow.api_urls")),

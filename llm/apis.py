@@ -11,15 +11,18 @@ from rest_framework.views import APIView
 
 from ir.problems import InputError
 from llm import services
+from llm.client import BASE_URL_MAX, base_url_normalised
 from llm.forms import clean_api_key_env, key_fields_refused
 from llm.models import Endpoint, Prompt
 from pooling.models import Campaign
 
 
 class EndpointSerializer(serializers.ModelSerializer):
-    prompt = serializers.SlugRelatedField(
-        slug_field="pk", queryset=Prompt.objects.all(), allow_null=True, required=False,
-        help_text="a prompt version's id (null: the task's default, latest version)")
+    base_url = serializers.CharField(max_length=BASE_URL_MAX, help_text="e.g. http://localhost:11434/v1; http:// is "
+                                                                        "assumed")
+    prompt = serializers.PrimaryKeyRelatedField(
+        queryset=Prompt.objects.all(), allow_null=True, required=False,
+        help_text="a prompt version's id (null when saving: the task's default, its latest version, pinned then)")
     prompt_name = serializers.SerializerMethodField(help_text="the prompt in use, NAME vVERSION")
 
     class Meta:
@@ -30,6 +33,12 @@ class EndpointSerializer(serializers.ModelSerializer):
     def get_prompt_name(self, endpoint: Endpoint) -> str:
         prompt = endpoint.prompt or services.prompt_default(task=endpoint.campaign.task)
         return str(prompt)
+
+    def validate_base_url(self, value: str) -> str:
+        try:
+            return base_url_normalised(value)
+        except InputError as exc:
+            raise serializers.ValidationError(exc.messages()) from None
 
     def validate_api_key_env(self, value: str) -> str:
         from django import forms

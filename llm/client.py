@@ -9,14 +9,17 @@ message, log line or verdict (a server that echoes it finds it replaced by `[key
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import re
+import socket
 import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ir.llm_replies import majority, reply_grade
 from ir.problems import InputError
@@ -29,6 +32,65 @@ PLACEHOLDER_KEY = "no-key"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # How much of a server's error message a failure keeps.
 MESSAGE_CHARS = 300
+# A base URL's host: a name (letters, digits, '-', '_', dots) or an IPv4 address; IPv6 addresses come bracketed.
+_HOST = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?")
+# The cloud providers' instance metadata services, which hand out the host's credentials: never an endpoint
+# (docs/security.md). Link-local addresses (169.254.0.0/16, fe80::/10) are refused as a whole.
+METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata.goog", "metadata", "instance-data",
+                            "instance-data.ec2.internal", "metadata.azure.internal"})
+METADATA_ADDRESSES = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
+BASE_URL_MAX = 500
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a host names literally, in any form a resolver takes (`169.254.169.254`, `2852039166`,
+    `0xa9fea9fe`, `::ffff:169.254.169.254`); None for a name."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped or address
+
+
+def base_url_normalised(value: str) -> str:
+    """The one check of an endpoint's base URL (the page's form, the API, the command and each judging run): an
+    address typed without a scheme (`localhost:11434/v1`, `my-gpu-box:8000/v1`) is taken as http://, as local servers
+    (Ollama, vLLM) answer on plain http; only http and https; a link-local address or a cloud metadata host is
+    refused. Loopback and private addresses stay allowed: that is where a local model answers."""
+    text = (value or "").strip()
+    shown = text[:100]
+    if not text:
+        raise InputError("the base URL is empty (e.g. http://localhost:11434/v1)")
+    if len(text) > BASE_URL_MAX:
+        raise InputError(f"the base URL has {len(text):,} characters, more than {BASE_URL_MAX}")
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", text):
+        text = "http://" + text
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        raise InputError(f"'{shown}': not a URL (e.g. http://localhost:11434/v1)") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise InputError(f"'{shown}': the base URL must start with http:// or https:// (or neither: http:// is "
+                         "assumed)")
+    host = (parts.hostname or "").rstrip(".").lower()
+    if parts.username is not None:  # not quoted back: it may hold a password
+        raise InputError("the base URL must not carry a user name or password: name the key's environment variable "
+                         "instead")
+    bracketed = parts.netloc.startswith("[")
+    if (not host or any(c.isspace() for c in text)
+            or (not bracketed and not _HOST.fullmatch(host)) or port == 0):
+        raise InputError(f"'{shown}': not a URL with a host (e.g. http://localhost:11434/v1)")
+    address = _address(host)
+    if host in METADATA_HOSTS or (address is not None and (address.is_link_local or address in METADATA_ADDRESSES)):
+        raise InputError(f"'{shown}': a link-local address or a cloud metadata service is never an LLM endpoint "
+                         "(it would hand the server's own credentials to whoever reads the replies); a local server "
+                         "answers on localhost or a private address")
+    return text
 
 
 @dataclass(frozen=True)

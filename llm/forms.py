@@ -6,9 +6,12 @@ from typing import Any
 
 from django import forms
 
+from core.bounds import column_bounds
 from core.forms import WholeNumberField
-from llm.client import ENV_NAME
+from ir.problems import InputError
+from llm.client import BASE_URL_MAX, ENV_NAME, base_url_normalised
 from llm.models import Endpoint, Prompt
+from llm.services import PROMPT_MAX_CHARS, topics_chosen
 from pooling.models import Campaign
 
 # Request fields that would carry a key's value: refused, whatever they hold.
@@ -34,10 +37,19 @@ def clean_api_key_env(value: str) -> str:
     return value
 
 
+def clean_base_url(value: str) -> str:
+    """llm.client.base_url_normalised as a form field's check."""
+    try:
+        return base_url_normalised(value)
+    except InputError as exc:
+        raise forms.ValidationError(exc.messages()) from None
+
+
 class EndpointForm(forms.ModelForm):
     # Local servers (Ollama, vLLM) answer on plain http: an address typed without a scheme is taken as http://.
-    base_url = forms.URLField(max_length=500, assume_scheme="http", label="Base URL",
-                              help_text="e.g. http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM)")
+    base_url = forms.CharField(max_length=BASE_URL_MAX, label="Base URL",
+                               help_text="e.g. http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM); "
+                                         "http:// is assumed")
 
     class Meta:
         model = Endpoint
@@ -46,7 +58,9 @@ class EndpointForm(forms.ModelForm):
         labels = {"base_url": "Base URL", "api_key_env": "Key's environment variable (its name)"}
         help_texts = {"samples": "replies per item; the grade is their majority, a tie going to the lower grade "
                                  "(as UMBRELA's ensemble)",
-                      "temperature": "0 for the most repeatable grades"}
+                      "temperature": "0 for the most repeatable grades",
+                      "prompt": "a version of a prompt shared by every campaign of the task; left empty, the task "
+                                "default's latest version is pinned when saved"}
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -54,7 +68,7 @@ class EndpointForm(forms.ModelForm):
         prompt_field = self.fields["prompt"]
         assert isinstance(prompt_field, forms.ModelChoiceField)
         prompt_field.queryset = Prompt.objects.filter(task__in=tasks).order_by("name", "-version")
-        prompt_field.empty_label = "the task's default (latest version)"
+        prompt_field.empty_label = "the task's default (its latest version, pinned when saved)"
         for name in ("base_url", "model", "api_key_env"):
             self.fields[name].widget.attrs["autocomplete"] = "off"
 
@@ -63,6 +77,15 @@ class EndpointForm(forms.ModelForm):
         if refused:
             raise forms.ValidationError(refused)
         return super().clean() or {}
+
+    def clean_base_url(self) -> str:
+        return clean_base_url(self.cleaned_data.get("base_url", ""))
+
+    def _get_validation_exclusions(self):
+        # The model's URLField wants a dotted host ("my-gpu-box:8000" fails it): clean_base_url is the check.
+        exclusions = super()._get_validation_exclusions()  # type: ignore[misc]
+        exclusions.add("base_url")
+        return exclusions
 
     def clean_api_key_env(self) -> str:
         try:
@@ -77,18 +100,30 @@ class EndpointForm(forms.ModelForm):
 class PromptEditForm(forms.Form):
     prompt = forms.ModelChoiceField(queryset=Prompt.objects.all(), widget=forms.HiddenInput)
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 14, "cols": 100, "spellcheck": "false"}),
-                           strip=False)
+                           strip=False, max_length=PROMPT_MAX_CHARS,
+                           help_text=f"at most {PROMPT_MAX_CHARS:,} characters")
 
 
 class JudgeForm(forms.Form):
-    """A judging run started from the page: the endpoint's settings, on some topics, some items, with canaries."""
+    """A judging run started from the page: the endpoint's settings, on some topics (the campaign's), some items,
+    with canaries."""
 
     topics = forms.CharField(required=False, help_text="topic ids separated by spaces (empty: every topic)")
-    limit_per_topic = WholeNumberField(required=False, min_value=1, label="Items per topic",
+    limit_per_topic = WholeNumberField(required=False, **column_bounds(Campaign, "topic_budget", min_value=1),
+                                       label="Items per topic",
                                        help_text="the first N pool items of each topic (empty: all)")
     canaries = WholeNumberField(required=False, min_value=0, max_value=100, initial=0, label="Canaries per topic",
                                 help_text="non-relevant pool items copied with the topic's words stuffed in and with "
                                           "a planted instruction, never pooled")
 
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+
     def clean_topics(self) -> list[str]:
-        return self.cleaned_data.get("topics", "").split()
+        wanted = self.cleaned_data.get("topics", "").split()
+        try:
+            topics_chosen(campaign=self.campaign, topic_ids=wanted)
+        except InputError as exc:
+            raise forms.ValidationError(exc.messages()) from None
+        return list(dict.fromkeys(wanted))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field, replace
@@ -26,7 +27,7 @@ from ir.html_text import html_text
 from ir.llm_replies import FIELDS, prompt_fill, template_fields
 from ir.problems import InputError
 from llm import selectors
-from llm.client import EndpointSettings, Judge, Verdict
+from llm.client import EndpointSettings, Judge, Verdict, base_url_normalised
 from llm.models import Canary, Endpoint, LlmGrade, Prompt
 from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Post, Topic
 
@@ -43,11 +44,21 @@ REQUIRED_FIELDS = {
     Prompt.Task.FORMULAS: ("query", "passage", "formula"),
     Prompt.Task.TASK3: ("query", "passage"),
 }
+# The fields filled in for a prompt of each task (what an error lists).
+TASK_FIELDS = {
+    Prompt.Task.ANSWERS: ("query", "passage"),
+    Prompt.Task.FORMULAS: FIELDS,
+    Prompt.Task.TASK3: ("query", "passage"),
+}
+# The most characters a prompt's text may have (the page and any other caller): the shipped ones have under 3,000.
+PROMPT_MAX_CHARS = 20_000
 # Verdicts are written at least this often (and a cancel is seen between two writes).
 BATCH = 64
 BATCH_SECONDS = 2.0
 # Items whose texts are read from the database at once.
 TEXT_CHUNK = 500
+# How many of a run's distinct failure reasons its result keeps.
+FAILURE_REASONS = 3
 
 Progress = Callable[[float], None]
 Cancelled = Callable[[], bool]
@@ -86,9 +97,12 @@ def prompt_check(*, task: str, text: str) -> None:
     missing = [name for name in REQUIRED_FIELDS[Prompt.Task(task)] if name not in named]
     if not text.strip():
         raise InputError("the prompt is empty")
+    if len(text) > PROMPT_MAX_CHARS:
+        raise InputError(f"the prompt has {len(text):,} characters, more than {PROMPT_MAX_CHARS:,}")
     if missing:
+        fields = TASK_FIELDS[Prompt.Task(task)]
         raise InputError(f"the prompt must name {', '.join('{' + m + '}' for m in missing)}, filled in with the "
-                         f"topic and the item (fields: {', '.join('{' + f + '}' for f in FIELDS)})")
+                         f"topic and the item (fields: {', '.join('{' + f + '}' for f in fields)})")
 
 
 @transaction.atomic
@@ -128,13 +142,17 @@ ENDPOINT_FIELDS = ("base_url", "model", "api_key_env", "temperature", "concurren
 
 def endpoint_update(*, campaign: Campaign, values: Mapping[str, Any]) -> Endpoint:
     """Sets the campaign's endpoint fields given in `values` (validated by the caller's form or serializer); the
-    endpoint is created with the first save."""
+    endpoint is created with the first save. No prompt chosen means the task default's latest version, pinned now
+    (docs/llm.md "Prompts are shared, versions are pinned")."""
     endpoint = Endpoint.objects.filter(campaign=campaign).first() or Endpoint(campaign=campaign)
     for name in ENDPOINT_FIELDS:
         if name in values:
             setattr(endpoint, name, values[name])
     if not endpoint.base_url or not endpoint.model:
         raise InputError("an endpoint needs a base URL and a model")
+    if endpoint.prompt is None:
+        # Pinned to the task default's version of today: an edit made for another campaign never changes this one's.
+        endpoint.prompt = prompt_default(task=campaign.task)
     endpoint.save()
     return endpoint
 
@@ -148,6 +166,7 @@ def endpoint_settings(*, campaign: Campaign, overrides: Mapping[str, Any] | None
     if not values.get("base_url") or not values.get("model"):
         raise InputError(f"campaign '{campaign.name}' has no LLM endpoint: set one on its LLM page, or give a base "
                          "URL and a model")
+    values["base_url"] = base_url_normalised(values["base_url"])  # also an endpoint saved before the check
     if values.get("concurrency", 1) < 1 or values.get("samples", 1) < 1:
         raise InputError("concurrency and samples must be at least 1")
     return EndpointSettings(**values)
@@ -171,7 +190,9 @@ class Unit:
                                                                                self.formula_id)
 
 
-def _topics(campaign: Campaign, topic_ids: Sequence[str] | None) -> list[Topic]:
+def topics_chosen(*, campaign: Campaign, topic_ids: Sequence[str] | None) -> list[Topic]:
+    """The campaign's topics named (each once, in the order given), all of them for none; an unknown one is refused
+    (the page's form, the API and the command say the same)."""
     topics = list(campaign.topics.order_by("position"))
     if not topic_ids:
         return topics
@@ -377,7 +398,8 @@ def canaries_create(*, campaign: Campaign, topics: Sequence[Topic], per_topic: i
 @dataclass
 class LlmJudgeResult:
     """What a judging run did: `judged` grades and `failed` failures stored now, `skipped` already graded (by this
-    model and prompt version), tokens, seconds; `cancelled` when it stopped early on request."""
+    model and prompt version), tokens, seconds; `cancelled` when it stopped early on request; the commonest failure
+    reasons, and `all_failed` when there were failures and no grade."""
 
     model: str
     prompts: list[str] = field(default_factory=list)
@@ -390,6 +412,10 @@ class LlmJudgeResult:
     canaries_created: int = 0
     canary_sources: dict[str, str] = field(default_factory=dict)
     cancelled: bool = False
+    # The commonest reasons of this run's failures, [count, reason], commonest first (FAILURE_REASONS of them).
+    failure_reasons: list[list[Any]] = field(default_factory=list)
+    # Every request failed and nothing was graded (an endpoint unreachable, a wrong model): the job ends "failed".
+    all_failed: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -458,6 +484,7 @@ class _Run:
         self.total, self.done_count = max(total, 1), 0
         self.progress, self.cancelled = progress, cancelled
         self.window = judge.settings.concurrency * 2 + 2
+        self.reasons: Counter[str] = Counter()
 
     def run(self, work: Iterator[tuple[Unit, Prompt, str | None]]) -> None:
         """Sends the work, writes what comes back at least every BATCH verdicts or BATCH_SECONDS, and asks
@@ -507,11 +534,13 @@ class _Run:
         for _unit, _prompt, verdict in done:
             if verdict.grade is None:
                 self.result.failed += 1
+                self.reasons[verdict.failure[:500]] += 1
             else:
                 self.result.judged += 1
             self.result.tokens_in += verdict.tokens_in
             self.result.tokens_out += verdict.tokens_out
         self.done_count += len(done)
+        self.result.failure_reasons = [[count, reason] for reason, count in self.reasons.most_common(FAILURE_REASONS)]
         if self.progress is not None:
             self.progress(min(self.done_count / self.total, 1.0))
 
@@ -532,7 +561,7 @@ def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt 
     if canaries < 0:
         raise InputError("the number of canaries per topic cannot be negative")
     prompts = _prompts(campaign, prompt)
-    chosen_topics = _topics(campaign, topics)
+    chosen_topics = topics_chosen(campaign=campaign, topic_ids=topics)
     by_pk = {topic.pk: topic for topic in chosen_topics}
     result = LlmJudgeResult(model=settings.model, prompts=[str(p) for p in prompts.values()])
     with Judge(settings, max_grade=max_grade) as judge:  # a key named but not set stops here: nothing was sent
@@ -557,6 +586,7 @@ def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt 
             run.total = max(run.done_count + len(todo), 1)
             run.run(_prompted(campaign, todo, prompts, by_pk))
     result.seconds = round(time.perf_counter() - started, 3)
+    result.all_failed = result.failed > 0 and result.judged == 0 and not result.cancelled
     return result
 
 

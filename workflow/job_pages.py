@@ -72,18 +72,25 @@ _COLLECTION_KINDS = {"posts": ("post", None), "jsonl": ("document", None), "comm
 
 def llm_judge_summary(r: dict) -> str:
     """What an LLM judging run did (llm.services.LlmJudgeResult as JSON), in one sentence."""
+    reasons = "; ".join(f"{count:,} × {reason.rstrip('.')}" for count, reason in r.get("failure_reasons", []))
+    commonest = f" Commonest failures: {reasons}." if reasons else ""
+    if r.get("all_failed"):
+        return (f"failed: every one of the {_count(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "
+                f"nothing was graded ({r.get('skipped', 0):,} already graded before).{commonest} Check the "
+                "endpoint on the LLM page, then retry.")
     stopped = "Cancelled: stopped after judging" if r.get("cancelled") else "Judged"
     canaries = f"; {_count(r['canaries_created'], 'canary', 'canaries')} made" if r.get("canaries_created") else ""
     return (f"{stopped} {_count(r.get('judged', 0), 'item')} with {r.get('model', '')}, "
             f"{_count(r.get('failed', 0), 'failure')} (tried again by the next run), {r.get('skipped', 0):,} already "
             f"graded{canaries}; {r.get('tokens_in', 0):,} tokens in, {r.get('tokens_out', 0):,} out, "
-            f"{r.get('seconds', 0):.1f} s.")
+            f"{r.get('seconds', 0):.1f} s.{commonest}")
 
 
 def job_summary(*, job: Job) -> str:
     """What a finished job did, as a sentence for the job page and the jobs list ("" before it is done)."""
     r = job.result or {}
-    if job.status not in (Job.Status.DONE, Job.Status.CANCELLED) or not r:
+    llm_failed = job.kind == Job.Kind.LLM_JUDGE and r.get("all_failed")  # failed, with what it tried
+    if (job.status not in (Job.Status.DONE, Job.Status.CANCELLED) and not llm_failed) or not r:
         return ""
     if job.kind == Job.Kind.LLM_JUDGE:
         return llm_judge_summary(r)

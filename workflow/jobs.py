@@ -178,6 +178,8 @@ def job_execute(*, job_id: int) -> Job | None:
                 if job.result.get("cancelled"):  # it stopped between batches when asked, keeping what it wrote
                     job.status = Job.Status.CANCELLED
                     job.progress = Job.objects.values_list("progress", flat=True).get(pk=job.pk)
+                elif job.result.get("all_failed"):  # an LLM run whose every request failed: not "done"
+                    job.status = Job.Status.FAILED
                 else:
                     job.status, job.progress = Job.Status.DONE, 1.0
                 job.message = job_pages.job_summary(job=job)

@@ -68,3 +68,30 @@ def test_organizer_sets_the_endpoint_judges_and_cancels(page, live_server, organ
         assert LlmGrade.objects.filter(grade__isnull=False).count() == 2 and server.requests == 3
         assert set(server.keys) == {f"Bearer {SECRET}"}
         assert SECRET not in page.content() and SECRET not in watcher.content()
+
+
+def test_an_unreachable_endpoint_fails_the_job_and_the_page_says_why(page, live_server, organizer, answers,
+                                                                      screenshot):
+    # Nothing listens on port 9 of this host: every request is refused.
+    Endpoint.objects.create(campaign=answers, base_url="127.0.0.1:9/v1", model="llama3.1:8b", retries=0, timeout=5)
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
+    page.click("nav.tabs a:has-text('LLM co-assessor')")
+    page.fill("#id_topics", "A.1 A.99")
+    with page.expect_navigation():
+        page.click("button:has-text('Start judging')")
+    assert "topic 'A.99' is not a topic of campaign 'answers'" in page.inner_text("#llm-judge .has-error")
+    assert page.input_value("#id_topics") == "A.1 A.99" and not Job.objects.exists()
+    page.fill("#id_topics", "A.1")
+    with page.expect_navigation():
+        page.click("button:has-text('Start judging')")  # the job runs inside that request
+    job = Job.objects.get(kind=Job.Kind.LLM_JUDGE)
+    assert job.status == Job.Status.FAILED
+    assert "Commonest failures" in page.inner_text(".message") and "Connection error." in page.inner_text(".message")
+    page.goto(f"{live_server.url}/campaigns/{answers.pk}/llm/")
+    assert "APIConnectionError" in page.inner_text("#llm-failures")
+    assert page.inner_text(f"tr[data-job='{job.pk}'] .status") == "failed"
+    page.set_viewport_size({"width": 1280, "height": 1400})
+    page.locator("#llm-judge").scroll_into_view_if_needed()
+    page.evaluate("document.getElementById('llm-judge').scrollIntoView()")
+    screenshot(page, "llm-failures.png")
