@@ -132,6 +132,9 @@ class CampaignSettingsForm(forms.ModelForm):
                   "min_depth": "Minimum depth per run", "topic_budget": "Budget per topic (items)",
                   "hours_budget": "Budget of the campaign (assessor hours)", "budget_spread": "Hours spread"}
         help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in",
+                      "topic_budget": "the most items judged per topic and assignment (0 or empty: the whole pool)",
+                      "hours_budget": "assessor hours for the campaign's judging, spread over its topics (0 or "
+                                      "empty: no campaign budget)",
                       "judging_order": "the order of each assessor's next items (docs/pooling.md, Live order and "
                                        "budgets); it may change at any time: it decides only the items to come"}
 
@@ -154,8 +157,19 @@ class CampaignSettingsForm(forms.ModelForm):
         scheme.choices = ([] if current in PRESETS else [("", f"{current} (as it is)")]) + [(n, n) for n in PRESETS]
         self.initial.setdefault("scheme", current if current in PRESETS else "")
 
+    def _no_budget(self, name: str) -> Any:
+        """A budget of 0 is none, as an empty field (docs/pooling.md "Budgets"; the API and commands take 0 too)."""
+        value = self.cleaned_data.get(name)
+        return None if value == NO_BUDGET else value
+
+    def clean_topic_budget(self) -> int | None:
+        return self._no_budget("topic_budget")
+
+    def clean_hours_budget(self) -> float | None:
+        return self._no_budget("hours_budget")
+
     def settings(self) -> CampaignSettings:
-        """The settings chosen, for the service: a budget sent empty is no budget (services.NO_BUDGET), where an
+        """The settings chosen, for the service: a budget sent empty (or 0) is no budget (services.NO_BUDGET), where an
         empty relevance level leaves it as it is."""
         data = self.cleaned_data
         return campaign_settings({**data, **{key: NO_BUDGET for key in BUDGETS
