@@ -198,8 +198,10 @@ class RunReplaceForm(forms.Form):
 class RunDepthForm(forms.Form):
     """The pools page's per-run depth: a whole number (its least is the service's rule), or empty for the campaign's
     depth."""
-    depth = forms.IntegerField(**column_bounds(Run, "depth"), required=False, error_messages=dict.fromkeys(
-        ("invalid", "min_value", "max_value"), "a pool depth is a whole number, not '%(value)s'"))
+    depth = forms.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, error_messages={
+        "invalid": "a pool depth is a whole number, not '%(value)s'",
+        "min_value": "a pool depth is at least %(limit_value)s, not %(value)s",
+        "max_value": "a pool depth is at most %(limit_value)s, not %(value)s"})
 
 
 class PoolPlanForm(forms.Form):
@@ -207,7 +209,7 @@ class PoolPlanForm(forms.Form):
     from 1 to the campaign's depth, and the seconds a judgment takes. A value refused is left out of cleaned_data:
     the plan uses the default for it and says why."""
     PLAN_MAX_DEPTHS = 20
-    DEPTHS_PROBLEM = ("depths: give up to %(most)s whole numbers from 1 to %(max_depth)s, separated by commas")
+    DEPTHS_RULE = "up to %(most)s whole numbers from 1 to %(max_depth)s, separated by commas"
     SECONDS_PROBLEM = "seconds per judgment: give a number above 0 and at most 3600"
     depths = forms.CharField(required=False)
     seconds = forms.FloatField(required=False, max_value=3600, error_messages=dict.fromkeys(
@@ -215,17 +217,26 @@ class PoolPlanForm(forms.Form):
 
     def __init__(self, *args, max_depth: int, **kwargs):
         super().__init__(*args, **kwargs)
-        self.depth = forms.IntegerField(min_value=1, max_value=max_depth)
-        self.depths_problem = self.DEPTHS_PROBLEM % {"most": self.PLAN_MAX_DEPTHS, "max_depth": max_depth}
+        self.depth = forms.IntegerField(min_value=1, max_value=max_depth, error_messages={
+            "invalid": "not a whole number", "min_value": "a depth is at least 1",
+            "max_value": "past the campaign's maximum run depth, %(limit_value)s"})
+        self.depths_rule = self.DEPTHS_RULE % {"most": self.PLAN_MAX_DEPTHS, "max_depth": max_depth}
 
     def clean_depths(self) -> list[int]:
+        """The depths asked for; each one refused is named (the first few), then what the field takes."""
         parts = self.cleaned_data["depths"].replace(",", " ").split()
         if len(parts) > self.PLAN_MAX_DEPTHS:
-            raise forms.ValidationError(self.depths_problem)
-        try:
-            return sorted({self.depth.clean(part) for part in parts})
-        except forms.ValidationError:
-            raise forms.ValidationError(self.depths_problem) from None
+            raise forms.ValidationError(f"depths: {len(parts)} depths are too many: give {self.depths_rule}")
+        depths, refused = set(), []
+        for part in parts:
+            try:
+                depths.add(self.depth.clean(part))
+            except forms.ValidationError as exc:
+                refused.append(f"{part[:20]} ({exc.messages[0]})")
+        if refused:
+            named = "; ".join(refused[:3]) + (f"; and {len(refused) - 3} more" if len(refused) > 3 else "")
+            raise forms.ValidationError(f"depths: {named}. Give {self.depths_rule}")
+        return sorted(depths)
 
     def clean_seconds(self) -> float | None:
         seconds = self.cleaned_data["seconds"]
