@@ -111,6 +111,12 @@ class CollectionUploadForm(forms.Form):
         help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
 
 
+# A campaign setting's name wherever a page asks for it (the settings page, the judging-order simulation).
+SETTING_LABELS = {"max_depth": "Maximum run depth", "judging_order": "Judging order", "warm_up": "Warm-up items",
+                  "min_depth": "Minimum depth per run", "topic_budget": "Budget per topic (items)",
+                  "hours_budget": "Budget of the campaign (assessor hours)", "budget_spread": "Hours spread"}
+
+
 class CampaignSettingsForm(forms.ModelForm):
     """A campaign's settings; the model's validators keep each number within its column (docs/pooling.md)."""
 
@@ -128,9 +134,7 @@ class CampaignSettingsForm(forms.ModelForm):
         fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth",
                   "relevance_level", "judging_order", "warm_up", "min_depth", "topic_budget", "hours_budget",
                   "budget_spread"]
-        labels = {"max_depth": "Maximum run depth", "judging_order": "Judging order", "warm_up": "Warm-up items",
-                  "min_depth": "Minimum depth per run", "topic_budget": "Budget per topic (items)",
-                  "hours_budget": "Budget of the campaign (assessor hours)", "budget_spread": "Hours spread"}
+        labels = SETTING_LABELS
         help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in",
                       "topic_budget": "the most items judged per topic and assignment (0 or empty: the whole pool)",
                       "hours_budget": "assessor hours for the campaign's judging, spread over its topics (0 or "
