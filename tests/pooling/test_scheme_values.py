@@ -144,3 +144,32 @@ def test_the_marks_are_named_above_their_checkboxes(client, answers):
     page = client.get(f"/campaigns/{answers.pk}/scheme/").content.decode()
     group = re.search(r'<fieldset class="choices"><legend>Marks</legend>(.*?)</fieldset>', page, re.S)
     assert group and 'value="SF"' in group.group(1) and 'value="DK"' in group.group(1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON | SCHEME)
+def test_a_scheme_file_of_any_json_gives_a_scheme_or_an_input_error(data):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "scheme.json"
+        path.write_text(json.dumps(data))
+        try:
+            grades.scheme_chosen(str(path), "answers")
+        except InputError as exc:
+            assert exc.messages()
+
+
+@pytest.mark.django_db
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(scheme=SCHEME)
+def test_the_api_update_answers_200_or_400_on_any_scheme_and_refuses_without_a_change(client, organizer, answers,
+                                                                                       scheme):
+    client.force_login(organizer)
+    before = Campaign.objects.get(pk=answers.pk).scheme
+    answer = client.patch(f"/api/campaigns/{answers.pk}/", {"scheme": scheme}, content_type="application/json")
+    assert answer.status_code in (200, 400), answer.content[:300]
+    if answer.status_code == 400:
+        assert Campaign.objects.get(pk=answers.pk).scheme == before
+    Campaign.objects.filter(pk=answers.pk).update(scheme=before)
