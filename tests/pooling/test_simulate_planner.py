@@ -83,6 +83,7 @@ def test_the_form_uses_the_settings_pages_words_and_keeps_the_values_of_the_last
     for name in ("warm_up", "min_depth"):
         assert f'<label for="id_{name}">{settings_form[name].label}</label>' in page
     assert "Warm up<" not in page and "Min depth<" not in page
+    assert '<fieldset class="choices"><legend>Judging orders</legend>' in page  # named above its boxes
     with django_capture_on_commit_callbacks(execute=True):
         post(client, campaign, depth=4, warm_up=2, min_depth=1, budget=2, policies=["bandit"])
     page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
