@@ -118,9 +118,12 @@ def _initial(scheme: dict[str, Any]) -> tuple[dict, list[dict], list[dict]]:
 
 def _field_problems(form: SchemeForm, grades: Any, facets: Any) -> list[str]:
     """Each refused field named where it is (its message is also shown beside it)."""
-    problems = [f"{form[name].label}: {e}" for name, errors in form.errors.items() for e in errors]
+    def named(owner: forms.Form, name: str) -> str:
+        return str(owner[name].label) if name in owner.fields else "the form"  # NON_FIELD_ERRORS has no field
+
+    problems = [f"{named(form, name)}: {e}" for name, errors in form.errors.items() for e in errors]
     for kind, rows in (("grade", grades), ("facet", facets)):
-        problems += [f"{kind} {n}, {row[name].label.lower()}: {e}" for n, row in enumerate(rows, 1)
+        problems += [f"{kind} {n}, {named(row, name).lower()}: {e}" for n, row in enumerate(rows, 1)
                      for name, errors in row.errors.items() for e in errors]
         problems += list(rows.non_form_errors())
     return problems or ["a field is too long or missing: see the marked fields"]
