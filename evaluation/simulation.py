@@ -118,6 +118,11 @@ def simulation_result(*, campaign: Campaign) -> dict | None:
     return cache.get(simulation_key(campaign.pk))
 
 
+def simulation_last_done(*, campaign: Campaign) -> dict | None:
+    """The campaign's last simulation that was done, kept while a later one computes or after it failed."""
+    return cache.get(f"{simulation_key(campaign.pk)}:done")
+
+
 @shared_task
 def judging_simulation_task(campaign_pk: int, qrels: dict, qrels_name: str, params: dict) -> None:
     stored = {"params": params, "qrels_name": qrels_name, "computed_at": timezone.now().isoformat()}
@@ -138,3 +143,5 @@ def judging_simulation_task(campaign_pk: int, qrels: dict, qrels_name: str, para
         raise
     stored["computed_at"] = timezone.now().isoformat()
     cache.set(simulation_key(campaign_pk), stored, SIMULATION_SECONDS)
+    if stored["state"] == "done":
+        cache.set(f"{simulation_key(campaign_pk)}:done", stored, SIMULATION_SECONDS)

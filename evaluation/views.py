@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 
 from assessor.characterisation import characterisation_report
 from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
+from core.errors import bad_request_page
 from core.forms import form_values
 from core.permissions import organizer_required
 from ir.charts import difference_bars, sweep_line
@@ -284,7 +286,8 @@ def qrels_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHtt
         lines = (services.qrels_sources_lines(**options) if side
                  else services.qrels_export_lines(**options, round=values["round"]))
     except InputError as exc:
-        return HttpResponse(exc.messages()[0], status=400, content_type="text/plain; charset=utf-8")
+        return bad_request_page(request, exc.messages(), back=reverse("evaluation:leaderboard", args=[campaign.pk]),
+                                back_label=f"the qrels and leaderboard of {campaign.name}")
     response = StreamingHttpResponse(lines, content_type="text/plain; charset=utf-8")
     number = values["round"]
     kind = services.qrels_source_parse(source).kind

@@ -36,6 +36,7 @@ RELEVANCE_LEVEL = MEDIUM
 # Keys the judging page keeps for itself (submit, back, next, skip, instances, definitions) or gives the marks.
 RESERVED_KEYS = frozenset({"b", "n", "s", "j", "k", "?", *MARK_KEYS.values()})
 MAX_GRADE = HIGH  # grade values are 0 to MAX_GRADE (a campaign's relevance level is 1 to 3)
+DEFINITION_MAX = 500  # characters of a grade's definition
 
 
 def is_relevant(grade: int, level: int) -> bool:
@@ -183,40 +184,56 @@ def preset(name: str, task: str = "answers") -> Scheme:
     raise InputError(f"unknown scheme '{str(name)[:40]}': use {', '.join(PRESETS)}, or a scheme file for custom")
 
 
+def _whole(value: Any, low: int, high: int) -> bool:
+    """Whether a scheme file's value is a whole number from low to high (JSON's true and 1.0 are not)."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _shown(value: Any) -> str:
+    return str(value)[:20]
+
+
 def scheme_from_json(data: Any) -> Scheme:
-    """A scheme as a scheme file (or a campaign's `scheme` column) writes it; InputError with every problem."""
+    """A scheme as a scheme file (or a campaign's `scheme` column) writes it; InputError with every problem. Every
+    value is checked (a whole number in its range) before anything compares or counts it."""
     if not isinstance(data, dict):
         raise InputError("a scheme is a JSON object with grades (and marks, relevance_level, facets, table)")
     problems: list[str] = []
     grades, keys = [], set()
-    for n, row in enumerate(data.get("grades") or [], start=1):
-        try:
-            value, label = row["value"], str(row["label"]).strip()
-            key, definition = str(row.get("key", value)).strip().lower(), str(row.get("definition", "")).strip()
-        except (TypeError, KeyError):
+    rows = data.get("grades") or []
+    if not isinstance(rows, list):
+        problems.append("grades: a list of grades, each with value and label (and key, definition)")
+        rows = []
+    for n, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or "value" not in row or "label" not in row:
             problems.append(f"grade {n}: give value and label (and key, definition)")
             continue
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_GRADE:
-            problems.append(f"grade {n}: a value is a whole number from 0 to {MAX_GRADE}, not {str(value)[:20]}")
+        value, label = row["value"], str(row["label"]).strip()
+        key, definition = str(row.get("key", value)).strip().lower(), str(row.get("definition", "")).strip()
+        if not _whole(value, 0, MAX_GRADE):
+            problems.append(f"grade {n}: a value is a whole number from 0 to {MAX_GRADE}, not {_shown(value)}")
         if not label or len(label) > 40:
             problems.append(f"grade {n}: a label is 1 to 40 characters")
         if len(key) != 1 or key in RESERVED_KEYS or key in keys:
             problems.append(f"grade {n}: key '{key[:10]}' must be one character, not taken by another grade nor one "
                             f"of {' '.join(sorted(RESERVED_KEYS))}")
         keys.add(key)
-        grades.append(Grade(value, label, key, definition[:500]))
+        if _whole(value, 0, MAX_GRADE):
+            grades.append(Grade(value, label, key, definition[:DEFINITION_MAX]))
     values = [g.value for g in grades]
-    if len(grades) < 2:
+    if len(rows) < 2:
         problems.append("a scheme has at least two grades")
     if len(set(values)) != len(values):
         problems.append("two grades have the same value")
     marks = data.get("marks", [SYSTEM_FAILURE, DO_NOT_KNOW])
-    if not isinstance(marks, list) or any(m not in MARK_LABELS for m in marks) or len(set(marks)) != len(marks):
+    if (not isinstance(marks, list) or any(not isinstance(m, str) or m not in MARK_LABELS for m in marks)
+            or len(set(marks)) != len(marks)):
         problems.append("marks: a list of SF and DK, either or none")
         marks = []
-    level = data.get("relevance_level", min((v for v in values if v > 0), default=1))
-    if level not in values or level == 0:
-        problems.append(f"the relevance level must be one of the grades above 0, not {str(level)[:20]}")
+    given = "relevance_level" in data  # else the lowest grade above 0, unnamed when a grade's value is refused
+    level = data["relevance_level"] if given else min((v for v in values if v > 0), default=1)
+    if (given or len(values) == len(rows)) and (not _whole(level, 1, MAX_GRADE) or level not in values):
+        problems.append(f"the relevance level must be one of the grades above 0, not {_shown(level)}")
     facets, table = _facets(data, values, keys, problems)
     if problems:
         raise InputError(problems)
@@ -227,7 +244,14 @@ def scheme_from_json(data: Any) -> Scheme:
 def _facets(data: dict, values: list[int], keys: set[str],
             problems: list[str]) -> tuple[tuple[Facet, ...], dict[tuple[str, ...], int]]:
     facets = []
-    for n, row in enumerate(data.get("facets") or [], start=1):
+    rows, lines = data.get("facets") or [], data.get("table") or []
+    if not isinstance(rows, list):
+        problems.append("facets: a list of facets, each with name and options")
+        rows = []
+    if not isinstance(lines, list):
+        problems.append("table: a list of rows, each {\"answers\": [an option per facet], \"grade\": a grade's value}")
+        lines = []
+    for n, row in enumerate(rows, start=1):
         try:
             options = tuple(Option(str(o["value"]), str(o.get("label", o["value"])), str(o["key"]).lower())
                             for o in row["options"])
@@ -245,11 +269,13 @@ def _facets(data: dict, values: list[int], keys: set[str],
             keys.add(o.key)
         facets.append(facet)
     table: dict[tuple[str, ...], int] = {}
-    for row in data.get("table") or []:
+    for row in lines:
         try:
-            table[tuple(str(a) for a in row["answers"])] = row["grade"]
+            answers, grade = tuple(str(a) for a in row["answers"]), row["grade"]
         except (TypeError, KeyError):
             problems.append("table: each row is {\"answers\": [an option per facet], \"grade\": a grade's value}")
+            continue
+        table[answers] = grade if _whole(grade, 0, MAX_GRADE) else -1  # -1: no grade, named below as missing
     if facets:
         for combination in itertools.product(*({o.value for o in f.options} for f in facets)):
             if table.get(combination) not in values:

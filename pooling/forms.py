@@ -111,6 +111,12 @@ class CollectionUploadForm(forms.Form):
         help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
 
 
+# A campaign setting's name wherever a page asks for it (the settings page, the judging-order simulation).
+SETTING_LABELS = {"max_depth": "Maximum run depth", "judging_order": "Judging order", "warm_up": "Warm-up items",
+                  "min_depth": "Minimum depth per run", "topic_budget": "Budget per topic (items)",
+                  "hours_budget": "Budget of the campaign (assessor hours)", "budget_spread": "Hours spread"}
+
+
 class CampaignSettingsForm(forms.ModelForm):
     """A campaign's settings; the model's validators keep each number within its column (docs/pooling.md)."""
 
@@ -128,10 +134,11 @@ class CampaignSettingsForm(forms.ModelForm):
         fields = ["name", "primary_depth", "alternate_depth", "instances", "selection", "seed", "max_depth",
                   "relevance_level", "judging_order", "warm_up", "min_depth", "topic_budget", "hours_budget",
                   "budget_spread"]
-        labels = {"max_depth": "Maximum run depth", "judging_order": "Judging order", "warm_up": "Warm-up items",
-                  "min_depth": "Minimum depth per run", "topic_budget": "Budget per topic (items)",
-                  "hours_budget": "Budget of the campaign (assessor hours)", "budget_spread": "Hours spread"}
+        labels = SETTING_LABELS
         help_texts = {"max_depth": "most rows a run may have per topic; only rises once runs are in",
+                      "topic_budget": "the most items judged per topic and assignment (0 or empty: the whole pool)",
+                      "hours_budget": "assessor hours for the campaign's judging, spread over its topics (0 or "
+                                      "empty: no campaign budget)",
                       "judging_order": "the order of each assessor's next items (docs/pooling.md, Live order and "
                                        "budgets); it may change at any time: it decides only the items to come"}
 
@@ -154,8 +161,19 @@ class CampaignSettingsForm(forms.ModelForm):
         scheme.choices = ([] if current in PRESETS else [("", f"{current} (as it is)")]) + [(n, n) for n in PRESETS]
         self.initial.setdefault("scheme", current if current in PRESETS else "")
 
+    def _no_budget(self, name: str) -> Any:
+        """A budget of 0 is none, as an empty field (docs/pooling.md "Budgets"; the API and commands take 0 too)."""
+        value = self.cleaned_data.get(name)
+        return None if value == NO_BUDGET else value
+
+    def clean_topic_budget(self) -> int | None:
+        return self._no_budget("topic_budget")
+
+    def clean_hours_budget(self) -> float | None:
+        return self._no_budget("hours_budget")
+
     def settings(self) -> CampaignSettings:
-        """The settings chosen, for the service: a budget sent empty is no budget (services.NO_BUDGET), where an
+        """The settings chosen, for the service: a budget sent empty (or 0) is no budget (services.NO_BUDGET), where an
         empty relevance level leaves it as it is."""
         data = self.cleaned_data
         return campaign_settings({**data, **{key: NO_BUDGET for key in BUDGETS
@@ -184,8 +202,10 @@ class RunReplaceForm(forms.Form):
 class RunDepthForm(forms.Form):
     """The pools page's per-run depth: a whole number (its least is the service's rule), or empty for the campaign's
     depth."""
-    depth = forms.IntegerField(**column_bounds(Run, "depth"), required=False, error_messages=dict.fromkeys(
-        ("invalid", "min_value", "max_value"), "a pool depth is a whole number, not '%(value)s'"))
+    depth = forms.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, error_messages={
+        "invalid": "a pool depth is a whole number, not '%(value)s'",
+        "min_value": "a pool depth is at least %(limit_value)s, not %(value)s",
+        "max_value": "a pool depth is at most %(limit_value)s, not %(value)s"})
 
 
 class PoolPlanForm(forms.Form):
@@ -193,7 +213,7 @@ class PoolPlanForm(forms.Form):
     from 1 to the campaign's depth, and the seconds a judgment takes. A value refused is left out of cleaned_data:
     the plan uses the default for it and says why."""
     PLAN_MAX_DEPTHS = 20
-    DEPTHS_PROBLEM = ("depths: give up to %(most)s whole numbers from 1 to %(max_depth)s, separated by commas")
+    DEPTHS_RULE = "up to %(most)s whole numbers from 1 to %(max_depth)s, separated by commas"
     SECONDS_PROBLEM = "seconds per judgment: give a number above 0 and at most 3600"
     depths = forms.CharField(required=False)
     seconds = forms.FloatField(required=False, max_value=3600, error_messages=dict.fromkeys(
@@ -201,17 +221,26 @@ class PoolPlanForm(forms.Form):
 
     def __init__(self, *args, max_depth: int, **kwargs):
         super().__init__(*args, **kwargs)
-        self.depth = forms.IntegerField(min_value=1, max_value=max_depth)
-        self.depths_problem = self.DEPTHS_PROBLEM % {"most": self.PLAN_MAX_DEPTHS, "max_depth": max_depth}
+        self.depth = forms.IntegerField(min_value=1, max_value=max_depth, error_messages={
+            "invalid": "not a whole number", "min_value": "a depth is at least 1",
+            "max_value": "past the campaign's maximum run depth, %(limit_value)s"})
+        self.depths_rule = self.DEPTHS_RULE % {"most": self.PLAN_MAX_DEPTHS, "max_depth": max_depth}
 
     def clean_depths(self) -> list[int]:
+        """The depths asked for; each one refused is named (the first few), then what the field takes."""
         parts = self.cleaned_data["depths"].replace(",", " ").split()
         if len(parts) > self.PLAN_MAX_DEPTHS:
-            raise forms.ValidationError(self.depths_problem)
-        try:
-            return sorted({self.depth.clean(part) for part in parts})
-        except forms.ValidationError:
-            raise forms.ValidationError(self.depths_problem) from None
+            raise forms.ValidationError(f"depths: {len(parts)} depths are too many: give {self.depths_rule}")
+        depths, refused = set(), []
+        for part in parts:
+            try:
+                depths.add(self.depth.clean(part))
+            except forms.ValidationError as exc:
+                refused.append(f"{part[:20]} ({exc.messages[0]})")
+        if refused:
+            named = "; ".join(refused[:3]) + (f"; and {len(refused) - 3} more" if len(refused) > 3 else "")
+            raise forms.ValidationError(f"depths: {named}. Give {self.depths_rule}")
+        return sorted(depths)
 
     def clean_seconds(self) -> float | None:
         seconds = self.cleaned_data["seconds"]

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 from assessor import services as assessor_services
 from assessor.selectors import judged_items_of_campaign
 from core.permissions import organizer_required
-from ir.grades import MARK_LABELS, MAX_GRADE, PRESETS, preset, scheme_from_json
+from ir.grades import DEFINITION_MAX, MARK_LABELS, MAX_GRADE, PRESETS, preset, scheme_from_json
 from ir.problems import InputError
 from pooling import services
 from pooling.models import Campaign
@@ -29,7 +29,7 @@ class SchemeForm(forms.Form):
     marks = forms.MultipleChoiceField(choices=list(MARK_LABELS.items()), required=False,
                                       widget=forms.CheckboxSelectMultiple,
                                       help_text="what an assessor may give instead of a grade, with a comment")
-    relevance_level = forms.CharField(max_length=10, required=False, label="Relevance level",
+    relevance_level = forms.CharField(max_length=20, required=False, label="Relevance level",
                                       help_text="the lowest grade that counts as relevant (empty: the lowest above 0)")
     table = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 7}), label="Facets to grade",
                             help_text="one line per combination: an option of each facet, in order, then the grade "
@@ -37,10 +37,10 @@ class SchemeForm(forms.Form):
 
 
 class GradeRow(forms.Form):
-    value = forms.CharField(max_length=10, required=False)
+    value = forms.CharField(max_length=20, required=False)
     label = forms.CharField(max_length=100, required=False)
     key = forms.CharField(max_length=10, required=False)
-    definition = forms.CharField(max_length=600, required=False)
+    definition = forms.CharField(max_length=DEFINITION_MAX, required=False)
 
 
 class FacetRow(forms.Form):
@@ -116,6 +116,19 @@ def _initial(scheme: dict[str, Any]) -> tuple[dict, list[dict], list[dict]]:
              "table": table}, grades, facets)
 
 
+def _field_problems(form: SchemeForm, grades: Any, facets: Any) -> list[str]:
+    """Each refused field named where it is (its message is also shown beside it)."""
+    def named(owner: forms.Form, name: str) -> str:
+        return str(owner[name].label) if name in owner.fields else "the form"  # NON_FIELD_ERRORS has no field
+
+    problems = [f"{named(form, name)}: {e}" for name, errors in form.errors.items() for e in errors]
+    for kind, rows in (("grade", grades), ("facet", facets)):
+        problems += [f"{kind} {n}, {named(row, name).lower()}: {e}" for n, row in enumerate(rows, 1)
+                     for name, errors in row.errors.items() for e in errors]
+        problems += list(rows.non_form_errors())
+    return problems or ["a field is too long or missing: see the marked fields"]
+
+
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def scheme_edit(request: HttpRequest, pk: int) -> HttpResponse:
@@ -136,7 +149,7 @@ def scheme_edit(request: HttpRequest, pk: int) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST":
         if not (form.is_valid() and grades.is_valid() and facets.is_valid()):
-            problems = ["a field is too long or missing: see the marked fields"]
+            problems = _field_problems(form, grades, facets)
         else:
             try:
                 scheme = scheme_from_json(scheme_posted(form, grades, facets))

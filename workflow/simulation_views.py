@@ -15,20 +15,26 @@ from ir.charts import found_curves
 from ir.formats.qrels import qrels_by_topic
 from ir.pools.adaptive import POLICIES
 from ir.problems import InputError, Problems
+from pooling.forms import SETTING_LABELS
 from pooling.models import Campaign
 
 
 class SimulationForm(forms.Form):
+    """The replay's settings, named as on the settings page (CampaignSettingsForm's labels: one wording)."""
     qrels = forms.FileField(help_text="an earlier edition's qrels of the topics the campaign's runs answer: topic 0 "
                                       "item grade")
     depth = forms.IntegerField(validators=[MinValueValidator(1), MaxValueValidator(1000)],
                                help_text="every run's pool depth")
-    policies = forms.MultipleChoiceField(choices=[(p, p) for p in POLICIES], widget=forms.CheckboxSelectMultiple)
+    policies = forms.MultipleChoiceField(choices=[(p, p) for p in POLICIES], widget=forms.CheckboxSelectMultiple,
+                                         label="Judging orders")
     warm_up = forms.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(1000)],
-                                 help_text="items judged in random order first")
+                                 label=SETTING_LABELS["warm_up"],
+                                 help_text=Campaign._meta.get_field("warm_up").help_text)
     min_depth = forms.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(1000)],
-                                   help_text="every run's top items judged before any other")
+                                   label=SETTING_LABELS["min_depth"],
+                                   help_text=Campaign._meta.get_field("min_depth").help_text)
     budget = forms.IntegerField(required=False, validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+                                label=SETTING_LABELS["topic_budget"],
                                 help_text="items per topic, for Kendall's tau of the runs' nDCG' ranking (optional)")
 
 
@@ -36,8 +42,12 @@ class SimulationForm(forms.Form):
 @require_http_methods(["GET", "POST"])
 def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
+    result = simulation.simulation_result(campaign=campaign)
+    # The values of the last simulation asked for (to change one and run again), else the campaign's.
     initial = {"depth": campaign.primary_depth, "policies": list(POLICIES), "warm_up": campaign.warm_up,
-               "min_depth": campaign.min_depth}
+               "min_depth": campaign.min_depth} | {
+        name: value for name, value in (result or {}).get("params", {}).items()
+        if name in SimulationForm.base_fields}
     form = SimulationForm(request.POST or None, request.FILES or None, initial=initial)
     status = 200
     if request.method == "POST":
@@ -60,11 +70,12 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
                 for message in exc.messages():
                     form.add_error("qrels", message)
         status = 400
-    result = simulation.simulation_result(campaign=campaign)
+    # The last good result stays shown while a later simulation computes, or beside its failure.
+    done = result if result and result["state"] == "done" else simulation.simulation_last_done(campaign=campaign)
     chart = None
-    if result and result["state"] == "done":
-        chart = found_curves([(r["policy"], [tuple(point) for point in r["curve"]]) for r in result["results"]])
-        for r in result["results"]:
+    if done:
+        chart = found_curves([(r["policy"], [tuple(point) for point in r["curve"]]) for r in done["results"]])
+        for r in done["results"]:
             r["percent_for_90"] = None if r["judged_for_90"] is None else round(100 * r["judged_for_90"], 1)
     return render(request, "pooling/pool_simulation.html", {
-        "campaign": campaign, "form": form, "result": result, "chart": chart}, status=status)
+        "campaign": campaign, "form": form, "result": result, "done": done, "chart": chart}, status=status)

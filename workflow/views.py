@@ -148,13 +148,15 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
-                 ) -> tuple[list[int], float, list[str]]:
-    """The planner's depths and seconds per judgment; the defaults for those refused, and why."""
+                 ) -> tuple[list[int], float, list[str], dict[str, str]]:
+    """The planner's depths and seconds per judgment; the defaults for those refused, why, and the fields as typed
+    where refused (kept in the form, to correct)."""
     form = PoolPlanForm(request.GET, max_depth=campaign.max_depth)
     form.is_valid()
     values = form.cleaned_data
+    typed = {name: request.GET.get(name, "")[:200] for name in form.errors}
     return (values.get("depths") or selectors.PLAN_DEPTHS[campaign.task], values.get("seconds") or default_seconds,
-            form.problems())
+            form.problems(), typed)
 
 
 @organizer_required
@@ -163,7 +165,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # Reads the judging app's timing data: once per request.
     plan_time = selectors.plan_seconds_per_judgment(measured=judging_time(campaign))
     default_seconds = plan_time.seconds
-    depths, seconds, errors = _plan_params(request, campaign, default_seconds)
+    depths, seconds, errors, typed = _plan_params(request, campaign, default_seconds)
     plan = selectors.pool_plan(campaign=campaign, depths=depths, seconds_per_judgment=seconds)
     pool_rows = selectors.pool_stamp(campaign)  # what the stored contributions and the cached count were read from
     stats = selectors.pool_statistics(campaign=campaign, pool_rows=pool_rows)
@@ -181,6 +183,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "chart": plan_bars(plan),
         "depths": ", ".join(map(str, depths)),
         "seconds": f"{seconds:g}",
+        "plan_typed": typed,
         "default_seconds": f"{default_seconds:g}",
         "plan_time": plan_time,
         "plan_min_judgments": selectors.PLAN_MIN_JUDGMENTS,

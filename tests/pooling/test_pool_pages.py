@@ -174,7 +174,8 @@ def test_planner_keeps_what_it_takes_and_names_the_campaigns_depth_when_a_depth_
     response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "10, 41", "seconds": "90"})
     assert [r.depth for r in response.context["plan"]] == list(range(5, 51, 5))
     assert response.context["plan_errors"] == [
-        "depths: give up to 20 whole numbers from 1 to 40, separated by commas"]
+        "depths: 41 (past the campaign's maximum run depth, 40). Give up to 20 whole numbers from 1 to 40, "
+        "separated by commas"]
     assert response.context["seconds"] == "90"
     response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "40 10,10", "seconds": "inf"})
     assert [r.depth for r in response.context["plan"]] == [10, 40]
@@ -224,7 +225,7 @@ def test_planner_depths_in_other_scripts_digits_are_a_form_error_not_a_500(clien
     # "²" is a digit to str.isdigit(), not to int().
     response = client.get(f"/campaigns/{answers.pk}/pools/", {"depths": "1, ²"})
     assert response.status_code == 200
-    assert "depths: give up to" in response.content.decode()
+    assert "depths: ² (not a whole number). Give up to" in response.content.decode()
 
 
 def test_pools_page_says_the_pools_are_out_of_date_after_a_run_is_added(client, organizer, answers, tmp_path):

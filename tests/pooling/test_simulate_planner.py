@@ -70,3 +70,40 @@ def test_assessors_cannot_open_the_simulator(client, ada, tmp_path):
     client.force_login(ada)
     assert client.get(f"/campaigns/{campaign.pk}/pools/simulation/").status_code in (302, 403)
 
+
+
+def test_the_form_uses_the_settings_pages_words_and_keeps_the_values_of_the_last_run(
+        client, organizer, tmp_path, django_capture_on_commit_callbacks):
+    from pooling.forms import CampaignSettingsForm
+
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
+    settings_form = CampaignSettingsForm(instance=campaign)
+    for name in ("warm_up", "min_depth"):
+        assert f'<label for="id_{name}">{settings_form[name].label}</label>' in page
+    assert "Warm up<" not in page and "Min depth<" not in page
+    assert '<fieldset class="choices"><legend>Judging orders</legend>' in page  # named above its boxes
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, campaign, depth=4, warm_up=2, min_depth=1, budget=2, policies=["bandit"])
+    page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
+    for name, value in (("depth", 4), ("warm_up", 2), ("min_depth", 1), ("budget", 2)):
+        assert f'name="{name}" value="{value}"' in page, name
+    assert 'value="bandit" id="id_policies_2" checked' in page
+    assert 'value="random" id="id_policies_0" checked' not in page
+    assert "depth 4, bandit, warm-up items 2, minimum depth per run 1, budget 2 items per topic" in page
+
+
+def test_a_failed_simulation_keeps_the_last_good_result_beside_its_failure(client, organizer, tmp_path,
+                                                                           django_capture_on_commit_callbacks):
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, campaign)
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, campaign, qrels="B.7\t0\t1\t3\n")
+    assert simulation.simulation_result(campaign=campaign)["state"] == "failed"
+    page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
+    assert "failed:</strong> " in page and "none of the campaign&#x27;s topics" in page
+    assert "The last result, shown until a new one is computed: qrels-2020.txt" in page
+    assert page.count('class="curve"') == 3 and 'id="simulation-table"' in page
