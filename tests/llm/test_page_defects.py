@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from rest_framework.test import APIClient
 
 from ir.problems import InputError
 from llm import services
@@ -22,19 +21,6 @@ ENDPOINT = {"action": "endpoint", "model": "m", "api_key_env": "", "temperature"
             "timeout": "60", "retries": "3", "samples": "1", "mode": "blind"}
 # Nothing listens on port 9 (discard) of this host: a connection is refused at once.
 CLOSED = "http://127.0.0.1:9/v1"
-
-
-@pytest.fixture
-def organizer_client(client, organizer):
-    client.force_login(organizer)
-    return client
-
-
-@pytest.fixture
-def api(organizer):
-    api = APIClient()
-    api.force_authenticate(organizer)
-    return api
 
 
 def test_the_llm_page_lists_its_judging_jobs(answers, organizer_client):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
 
 from llm.models import Endpoint, LlmGrade, Prompt
 from pooling.models import Job
@@ -13,19 +12,6 @@ from workflow.job_params import LlmJudgeParams
 from workflow.jobs import job_cancel, job_create, job_execute
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organizer_client(client, organizer):
-    client.force_login(organizer)
-    return client
-
-
-@pytest.fixture
-def api(organizer):
-    api = APIClient()
-    api.force_authenticate(organizer)
-    return api
 
 
 def test_command_judges_and_sums_up(answers):
