@@ -32,7 +32,7 @@ urlpatterns = [
     path("api/docs/", people_views.api_docs, name="api-docs"),
     # Last: an /api/ address that nothing above takes (a malformed id, say) is a JSON 404, as the schema says. Only
     # addresses ending in a slash, so that APPEND_SLASH still redirects /api/campaigns to /api/campaigns/.
-    re_path(r"(?s)^api/.*/$", not_found),  # (?s): a segment holding a newline is still under /api/
+    re_path(r"^api/[\s\S]*/$", not_found),  # [\s\S], not ".": a segment holding a newline is still under /api/
 ]
 
 # The error pages (templates/400.html, 403.html, 404.html) are Django's own handlers with the site's templates; the

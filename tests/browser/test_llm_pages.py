@@ -76,7 +76,7 @@ def test_an_unreachable_endpoint_fails_the_job_and_the_page_says_why(page, live_
     Endpoint.objects.create(campaign=answers, base_url="127.0.0.1:9/v1", model="llama3.1:8b", retries=0, timeout=5)
     log_in(page, live_server, "olga", "organizer-pass-1")
     page.goto(f"{live_server.url}/campaigns/{answers.pk}/")
-    page.click("nav.tabs a:has-text('LLM co-assessor')")
+    page.click("#llm-link")
     page.fill("#id_topics", "A.1 A.99")
     with page.expect_navigation():
         page.click("button:has-text('Start judging')")

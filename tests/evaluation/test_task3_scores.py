@@ -125,7 +125,7 @@ def test_bad_map_and_runs_are_refused_with_their_lines(tmp_path):
         "stranger.tsv: neither its run id 'nobody' nor its file name 'stranger' is a run of the answer-id map"]
     assert rejected("evaluate", "--answer-ids", str(good)) == [
         "Task 3 runs: give --qrels FILE and --answer-ids MAP (with --tokenizer, --team-map and --bertscore-model as "
-        "needed), no --campaign, --task or --formula-index"]
+        "needed), one --qrels, no --campaign, --task or --formula-index"]
     assert rejected("evaluate", "--qrels", str(QRELS), "--answer-ids", str(good), "--tokenizer", "t.json") == [
         "LO and CS compare answer texts: give the run files (--tokenizer and --bertscore-model need them)"]
 
