@@ -11,7 +11,7 @@ from typing import NamedTuple
 from ir import grades
 from ir.pools.adaptive import next_items
 from llm import selectors as llm_selectors
-from llm.models import Endpoint, Mode
+from llm.models import Mode
 from pooling.models import Campaign, PoolItem
 
 from .models import Assignment, ItemVisit, Judgment
@@ -21,7 +21,7 @@ def demoted_items(*, campaign: Campaign, topic_id: int) -> set[str]:
     """The items of the topic that the campaign's LLM graded 0 when its endpoint is in filter mode (else none): they
     go to the end of each assessor's queue. The grade read is the endpoint model's current grade
     (`llm.selectors.current_grades`, docs/llm.md); a formula is graded 0 when every instance graded is."""
-    endpoint = Endpoint.objects.filter(campaign=campaign, mode=Mode.FILTER).first()
+    endpoint = llm_selectors.endpoint_in_mode(campaign, Mode.FILTER)
     if endpoint is None:
         return set()
     found = llm_selectors.llm_grades(campaign=campaign, model=endpoint.model, topic_pk=topic_id, endpoint=endpoint)

@@ -7,16 +7,10 @@ from collections.abc import Iterable
 
 from ir.problems import InputError
 from llm import selectors as llm_selectors
-from llm.models import Endpoint, LlmGrade, Mode
+from llm.models import LlmGrade, Mode
 from pooling.models import Campaign, Topic
 
 from .models import Assignment
-
-
-def suggest_mode(campaign: Campaign) -> Endpoint | None:
-    """The campaign's endpoint when it is in suggest mode, else None (blind, filter, or no endpoint)."""
-    endpoint = Endpoint.objects.filter(campaign=campaign).first()
-    return endpoint if endpoint is not None and endpoint.mode == Mode.SUGGEST else None
 
 
 def suggestions_shown(*, campaign: Campaign, topic: Topic, item_ids: Iterable[str],
@@ -27,7 +21,7 @@ def suggestions_shown(*, campaign: Campaign, topic: Topic, item_ids: Iterable[st
     judged blind to both grades (llm_review), so it is shown none."""
     if kind == Assignment.Kind.CHECK:
         return {}
-    endpoint = suggest_mode(campaign)
+    endpoint = llm_selectors.endpoint_in_mode(campaign, Mode.SUGGEST)
     if endpoint is None:
         return {}
     grades = llm_selectors.current_grades(campaign=campaign, model=endpoint.model, endpoint=endpoint).filter(

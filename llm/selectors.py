@@ -111,6 +111,12 @@ def llm_qrels_by_topic(*, campaign: Campaign, model: str, level: str = VISUAL
         yield topic_id, sorted(by_topic[topic_id].items(), key=lambda row: natural_key(row[0]))
 
 
+
+def endpoint_in_mode(campaign: Campaign, mode: str) -> Endpoint | None:
+    """The campaign's endpoint when it is in `mode` (suggest or filter), else None (another mode, or no endpoint):
+    what the judging page and the live order ask before reading any grade."""
+    return Endpoint.objects.filter(campaign=campaign, mode=mode).first()
+
 @dataclass(frozen=True)
 class CanaryGrade:
     kind: str
