@@ -210,16 +210,24 @@ def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
     """Per topic with a pool, in topic order: the judged items of its official assignment (the one not withdrawn),
     relevant at the campaign's relevance level (a formula: any of its instances), in the order first judged, against
     its pool's provenance (docs/pooling.md, "Knowing when to stop"). The 78 regressions of a full campaign take a
-    tenth of a second or more, so the report is kept in the cache beside a stamp of everything it reads (one query);
-    a judgment, a revision, a withdrawal, a rebuilt pool or a changed setting makes the next view compute it again."""
+    tenth of a second or more, and reading their pools half a second, so the report is kept in the cache beside a
+    stamp of everything it reads (one query), with each topic's row beside a stamp of that topic's pool and
+    judgments: a judgment or a revision makes the next view compute its topic again, a rebuilt pool or a changed
+    setting every topic."""
     stamp = _stopping_stamp(campaign)
     key = f"stopping-report:{campaign.pk}"
     cached = cache.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    rows = _stopping_rows(campaign)
-    cache.set(key, (stamp, rows), STOPPING_CACHE_SECONDS)
-    return rows
+    topic_stamps = _stopping_topic_stamps(campaign)
+    before = cached[2] if cached is not None and len(cached) > 2 else {}  # (an entry of an earlier release: none)
+    rows = {pk: before[pk][1] for pk, topic_stamp in topic_stamps.items()
+            if pk in before and before[pk][0] == topic_stamp}
+    rows.update(_stopping_rows(campaign, topic_pks=[pk for pk in topic_stamps if pk not in rows]))
+    report = [rows[pk] for pk in topic_stamps]
+    cache.set(key, (stamp, report, {pk: (topic_stamps[pk], rows[pk]) for pk in topic_stamps}),
+              STOPPING_CACHE_SECONDS)
+    return report
 
 
 def _stopping_stamp(campaign: Campaign) -> tuple:
@@ -233,11 +241,30 @@ def _stopping_stamp(campaign: Campaign) -> tuple:
     return (*row, campaign.judging_order, campaign.warm_up, campaign.relevance_level)
 
 
-def _stopping_rows(campaign: Campaign) -> list[StoppingRow]:
+def _stopping_topic_stamps(campaign: Campaign) -> dict[int, tuple]:
+    """Topic pk -> what its row reads: its pool rows (their number and newest id), its official assignment's
+    judgments (their number, latest change and the assignment) and the campaign's settings; the topics with a pool,
+    in topic order. Two grouped queries."""
+    settings = (campaign.judging_order, campaign.warm_up, campaign.relevance_level)
+    judged = {topic_pk: rest for topic_pk, *rest in (
+        Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
+                                assignment__withdrawn_at__isnull=True)
+        .order_by().values("assignment__topic_id")
+        .annotate(n=Count("pk"), latest=Max("updated_at"), assignment=Max("assignment_id"))
+        .values_list("assignment__topic_id", "n", "latest", "assignment"))}
+    return {topic_pk: (n, last, *judged.get(topic_pk, ()), *settings) for topic_pk, n, last in (
+        PoolItem.objects.filter(campaign=campaign).order_by().values("topic_id")
+        .annotate(n=Count("pk"), last=Max("pk"), position=Max("topic__position")).order_by("position")
+        .values_list("topic_id", "n", "last"))}
+
+
+def _stopping_rows(campaign: Campaign, *, topic_pks: list[int]) -> dict[int, StoppingRow]:
+    if not topic_pks:
+        return {}
     pools: dict[int, dict[str, list[tuple[str, int]]]] = {}
     names: dict[int, str] = {}
     for topic_pk, topic_id, item_id, provenance in (
-            PoolItem.objects.filter(campaign=campaign).order_by("topic__position", "position")
+            PoolItem.objects.filter(campaign=campaign, topic_id__in=topic_pks).order_by("topic__position", "position")
             .values_list("topic_id", "topic__topic_id", "item_id", "provenance").iterator(chunk_size=5000)):
         pools.setdefault(topic_pk, {})[item_id] = [(run, rank) for run, rank in provenance]
         names[topic_pk] = topic_id
@@ -245,13 +272,13 @@ def _stopping_rows(campaign: Campaign) -> list[StoppingRow]:
     relevant_grades = set(campaign.judging_scheme.relevant_grades(campaign.relevance_level))
     for topic_pk, item_id, grade in (
             Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
-                                    assignment__withdrawn_at__isnull=True)
+                                    assignment__withdrawn_at__isnull=True, assignment__topic_id__in=topic_pks)
             .order_by("assignment__topic_id", "submitted_at", "pk")
             .values_list("assignment__topic_id", "item_id", "grade").iterator(chunk_size=5000)):
         relevant = grade in relevant_grades
         items = judged.setdefault(topic_pk, {})
         items[item_id] = items.get(item_id, False) or relevant
     adaptive = campaign.judging_order != JudgingOrder.RANDOM
-    return [StoppingRow(topic=names[pk], stopping=topic_stopping(pool, judged[pk], warm_up=campaign.warm_up,
-                                                                 adaptive=adaptive) if judged.get(pk) else None)
-            for pk, pool in pools.items()]
+    return {pk: StoppingRow(topic=names[pk], stopping=topic_stopping(pool, judged[pk], warm_up=campaign.warm_up,
+                                                                     adaptive=adaptive) if judged.get(pk) else None)
+            for pk, pool in pools.items()}

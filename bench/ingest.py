@@ -162,17 +162,20 @@ def topics_file(out: Path, count: int, task: int = 1) -> tuple[Path, list[str]]:
     return path, write_topics(DATA_DIR / (TASK1_TOPICS if task == 1 else TASK2_TOPICS), path, count)
 
 
-def run_files(out: Path, *, runs: int, topic_ids: list[str], depth: int, posts_xml: Path) -> list[tuple[Path, bool]]:
-    """`runs` Task 1 run files ranking the answers of posts_xml; (path, alternate) each."""
+def run_files(out: Path, *, runs: int, topic_ids: list[str], depth: int, posts_xml: Path,
+              noise: float = 1.0) -> list[tuple[Path, bool]]:
+    """`runs` Task 1 run files ranking the answers of posts_xml; (path, alternate) each. `noise`: see
+    write_task1_runs_bulk (larger, less agreement between the runs)."""
     from pooling.demo.generate import write_task1_runs_bulk
 
-    folder = out / f"runs-{runs}x{len(topic_ids)}x{depth}-{posts_xml.parent.name}"
+    folder = out / (f"runs-{runs}x{len(topic_ids)}x{depth}-{posts_xml.parent.name}"
+                    + (f"-noise{noise:g}" if noise != 1.0 else ""))
     done = folder / "done.json"
     if not done.exists():
         note(f"generating {runs} run(s) of {len(topic_ids)} topics x {depth} rows in {folder}")
         answer_ids = (posts_xml.parent / "answer_ids.txt").read_text(encoding="utf-8").split()
         files = write_task1_runs_bulk(folder, topics=topic_ids, post_ids=answer_ids, runs=runs, depth=depth,
-                                      seed=SEED)
+                                      seed=SEED, noise=noise)
         done.write_text(json.dumps([[p.name, alternate] for p, alternate in files]), encoding="utf-8")
     return [(folder / name, alternate) for name, alternate in json.loads(done.read_text(encoding="utf-8"))]
 

@@ -113,8 +113,8 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     problems.raise_if_any()
 
     users, new_accounts = _accounts(sorted({row.assessor for row in rows}))
-    assignments, new_assignments = _assignments(campaign=campaign, rows=rows, topics=topics, users=users, user=user,
-                                                problems=problems)
+    assignments, made = _assignments(campaign=campaign, rows=rows, topics=topics, users=users, user=user,
+                                     problems=problems)
     problems.raise_if_any()
 
     # One write of an assignment's judgments at a time: the lock judgment_submit takes, on every assignment at once.
@@ -126,10 +126,10 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
             problems.add(row.line, CLOSED)
     problems.raise_if_any()
 
-    written = _judgments_write(rows=rows, assignments=assignments, topics=topics, pooled=pooled,
+    written = _judgments_write(rows=rows, assignments=assignments, made=made, topics=topics, pooled=pooled,
                                instances=instances)
     return ImportResult(judgments=len(rows), created=written.created, revised=written.revised,
-                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=new_assignments)
+                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=len(made))
 
 
 def _accounts(names: list[str]) -> tuple[dict[str, User], list[str]]:
@@ -156,9 +156,9 @@ def _key(row: JudgmentRecord) -> AssignmentKey:
 
 def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict[str, Topic],
                  users: dict[str, User], user: User | None,
-                 problems: Problems) -> tuple[dict[AssignmentKey, Assignment], int]:
+                 problems: Problems) -> tuple[dict[AssignmentKey, Assignment], set[int]]:
     """The assignment of every row, made where missing by the assignments' rules (a refused one is reported on
-    the first line that needs it), and how many were made. Official assignments first, so that dual ones in the same
+    the first line that needs it), and the keys of those made. Official assignments first, so that dual ones in the same
     file find their official assessor; one set of queries per kind and round, whatever the number of topics."""
     first_line: dict[AssignmentKey, int] = {}
     for r in rows:
@@ -168,7 +168,7 @@ def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict
     for kind, round_, topic_id, name in sorted(first_line, key=lambda k: (order[k[0]], k[1], k[2], k[3])):
         groups.setdefault((kind, round_), []).append((topic_id, name))
     assignments: dict[AssignmentKey, Assignment] = {}
-    made = 0
+    made: set[int] = set()
     for (kind, round_), pairs in groups.items():
         def located(assessor: User, topic: Topic, message: str, kind: str = kind, round_: int = round_
                     ) -> tuple[int | None, str]:
@@ -183,7 +183,7 @@ def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict
             for p in exc.problems:
                 problems.add(first_line[(kind, round_, *pairs[0])] if p.line is None else p.line, p.message)
             continue
-        made += len(result.created)
+        made.update(a.pk for a in result.created)
         by_pair = {(a.topic_id, a.assessor_id): a for a in result.created + result.existing}
         for topic_id, name in pairs:
             assignments[(kind, round_, topic_id, name)] = by_pair[(topics[topic_id].pk, users[name].pk)]
@@ -197,7 +197,7 @@ class _Written:
     unchanged: int = 0
 
 
-def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[AssignmentKey, Assignment],
+def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[AssignmentKey, Assignment], made: set[int],
                      topics: dict[str, Topic], pooled: dict[tuple[int, str], tuple[str, str]],
                      instances: dict[tuple[int, str], dict[str, str]] | None) -> _Written:
     """Writes every row as judgment_submit would, submitted one after the other (the file holds each judgment once):
@@ -238,12 +238,13 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     # The judged set only grows line after line, so an item complete at its last line is complete from then on.
     complete = {unit for unit, topic_pk in units.items()
                 if judged_complete(judged[unit], None if instances is None else instances.get((topic_pk, unit[1]), {}))}
-    visits = selectors.visits_by_item(assignment_pks=pks)
+    # An assignment this import made has no visit yet, and none can be made before the commit (no one else sees it).
+    visits = selectors.visits_by_item(assignment_pks=pks - made)
     shown = {unit: visit.first_shown_at for unit, visit in visits.items()}
     # The visits to make (complete or not) and those to complete.
     writes = {unit: unit in complete for unit in (with_new | complete) - visits.keys()}
     writes.update((unit, True) for unit in complete & visits.keys() if visits[unit].completed_at is None)
-    shown.update(_visits_write(writes=writes, at=now))
+    shown.update(_visits_write(writes=writes, made=made, at=now))
     judgments_save(new=[NewJudgment(*j, shown.get(j[:2], now)) for j in new], revised=revised,
                    assessors={a.pk: a.assessor_id for a in assignments.values()}, at=now, active_seconds=0.0,
                    source="import", copy=True)
@@ -251,13 +252,23 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     return written
 
 
-def _visits_write(*, writes: dict[tuple[int, str], bool], at: datetime) -> dict[tuple[int, str], datetime]:
+def _visits_write(*, writes: dict[tuple[int, str], bool], made: set[int],
+                  at: datetime) -> dict[tuple[int, str], datetime]:
     """Makes the visits of these items (assignment pk, item id) where missing, first shown `at`, and completes those
     marked True; returns the first-shown times other than `at`. A judging page may show one of them meanwhile: its
-    visit (and time) is kept, and completed when marked."""
+    visit (and time) is kept, and completed when marked. The visits of assignments made by this import (`made`)
+    cannot exist yet: on PostgreSQL they are copied straight into the table."""
     if not writes:
         return {}
     if connection.vendor == "postgresql":
+        stamp, null = at.isoformat(), "\\N"
+        fresh = [(unit, complete) for unit, complete in writes.items() if unit[0] in made]
+        insert_rows(ItemVisit._meta.db_table, ["assignment_id", "item_id", "first_shown_at", "completed_at",
+                                               "active_seconds"], fresh,
+                    copy_line=lambda r: f"{r[0][0]}\t{copy_text(r[0][1])}\t{stamp}\t{stamp if r[1] else null}\t0\n")
+        writes = {unit: complete for unit, complete in writes.items() if unit[0] not in made}
+        if not writes:
+            return {}
         # The thousands by COPY into a temporary table, then one INSERT ... ON CONFLICT, which the ORM cannot say:
         # bulk_create builds a model object per row and can neither keep a completed time (COALESCE) nor return
         # the first-shown ones.

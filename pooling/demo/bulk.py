@@ -187,11 +187,13 @@ class _BulkPieces:
 
 def write_task1_runs_bulk(
     out_dir: Path, *, topics: Sequence[str], post_ids: Sequence[str], runs: int = 40,
-    depth: int = 1000, seed: int = 2022,
+    depth: int = 1000, seed: int = 2022, noise: float = 1.0,
 ) -> list[tuple[Path, bool]]:
     """Streams `runs` Task 1 runs (ARQMath 5-column) over post_ids; returns (path, alternate).
 
-    Runs come in pairs of one team (primary, alternate); candidates per topic are twice the depth.
+    Runs come in pairs of one team (primary, alternate); candidates per topic are twice the depth. `noise` scales
+    how far the runs' scores stray from the candidates' relevance: the larger, the less the runs agree and the
+    larger their pools (33 runs at depths 45/20: about 190 items a topic at 1, 475 at 8, ARQMath-3's size).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -205,20 +207,20 @@ def write_task1_runs_bulk(
     written: list[tuple[Path, bool]] = []
     for team in range((runs + 1) // 2):
         members = [False, True] if 2 * team + 1 < runs else [False]
-        written += _write_bulk_team(out_dir, team, members, topics, candidates, depth, seed)
+        written += _write_bulk_team(out_dir, team, members, topics, candidates, depth, seed, noise)
     return written
 
 
 def _write_bulk_team(
     out_dir: Path, team: int, members: list[bool], topics: Sequence[str],
-    candidates: list[tuple[list[str], list[float]]], depth: int, seed: int,
+    candidates: list[tuple[list[str], list[float]]], depth: int, seed: int, noise: float = 1.0,
 ) -> list[tuple[Path, bool]]:
     paths = [out_dir / f"bulk{team:02d}-task1-{'A' if alt else 'P'}.tsv" for alt in members]
     tags = [f"bulk{team:02d}-{'A' if alt else 'P'}" for alt in members]
     outs = [open(p, "w", encoding="utf-8", newline="\n", buffering=1 << 20) for p in paths]
     rng = random.Random(f"{seed}/bulk-task1-team/{team}")
     r = rng.random
-    width = 1.0 + 0.5 * (team % 5)  # teams differ in quality
+    width = (1.0 + 0.5 * (team % 5)) * noise  # teams differ in quality
     mix = ALTERNATE_CORRELATION
     try:
         for topic, (items, relevance) in zip(topics, candidates, strict=True):

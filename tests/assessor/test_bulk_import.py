@@ -87,3 +87,21 @@ def test_a_formula_is_complete_once_every_selected_instance_is_imported(formulas
     assert complete() == {"100": False, "300": True}  # 100 has a second instance, 2
     services.judgments_import(campaign=formulas, lines=["ada\tB.1\t2\t1\t"])
     assert complete() == {"100": True, "300": True}
+
+
+def test_one_import_into_a_new_assignment_and_one_with_a_visit_keeps_each_visit(answers, ada, django_user_model):
+    # The new assignment's visits are copied straight in; the existing one's visit (the page showed item 11) is kept.
+    a = services.assignments_create(campaign=answers, assessors=[ada], topic_ids=["A.1"]).created[0]
+    services.item_visit(assignment=a, item_id="11")
+    shown = ItemVisit.objects.get(assignment=a, item_id="11").first_shown_at
+    result = services.judgments_import(campaign=answers, lines=["ada\tA.1\t11\t1\t", "bob\tA.2\t20\t2\t",
+                                                                "bob\tA.2\t99\t0\t"])
+    assert (result.created, result.new_assignments, result.new_accounts) == (3, 1, ["bob"])
+    visits = {(v.assignment.assessor.username, v.item_id): v for v in ItemVisit.objects.select_related(
+        "assignment__assessor")}
+    assert sorted(visits) == [("ada", "11"), ("bob", "20"), ("bob", "99")]
+    assert all(v.completed_at is not None for v in visits.values())
+    assert visits[("ada", "11")].first_shown_at == shown
+    assert Judgment.objects.get(assignment=a, item_id="11").first_shown_at == shown
+    bob = Judgment.objects.get(assignment__assessor__username="bob", item_id="20")
+    assert bob.first_shown_at == visits[("bob", "20")].first_shown_at == visits[("bob", "20")].completed_at

@@ -66,3 +66,26 @@ def test_a_new_judgment_a_revision_or_a_withdrawal_is_seen_at_once_though_the_re
     judge(b, bob, "12", "3")
     assert (a_1(answers).judged, a_1(answers).found) == (1, 1)
 
+
+
+def test_the_kept_report_equals_one_computed_afresh_after_each_change_in_either_topic(answers, ada, bob):
+    # Each topic's row is kept beside a stamp of its own pool and judgments: a judgment in one topic recomputes that
+    # row, and the report stays what a view with an empty cache computes.
+    from django.core.cache import cache
+
+    def kept_and_fresh():
+        kept = progress.stopping_report(campaign=answers)
+        cache.delete(f"stopping-report:{answers.pk}")
+        return kept, progress.stopping_report(campaign=answers)
+
+    a, b = assign(answers, ada, "A.1"), assign(answers, bob, "A.2")
+    progress.stopping_report(campaign=answers)
+    steps = [lambda: judge(a, ada, "10", "3"), lambda: judge(b, bob, "20", "0"), lambda: judge(a, ada, "10", "0"),
+             lambda: judge(b, bob, "20", "2"), lambda: services.assignment_withdraw(assignment=b),
+             lambda: setattr(answers, "warm_up", 0) or answers.save()]
+    for step in steps:
+        step()
+        kept, fresh = kept_and_fresh()
+        assert kept == fresh
+    assert [row.topic for row in kept] == ["A.1", "A.2"] and kept[1].stopping is None
+    assert (kept[0].stopping.judged, kept[0].stopping.found) == (1, 0)
