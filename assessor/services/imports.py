@@ -43,6 +43,7 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems, scheme:
     # A file names a few accounts and kinds many times over: each is checked once.
     names: dict[str, bool] = {}
     kinds: dict[tuple[str, int | None], tuple[str, int] | list[str]] = {}
+    bare: dict[str, list[str]] = {}
     for r in records:
         bad = r.refused
         if r.assessor and r.assessor not in names:
@@ -51,7 +52,12 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems, scheme:
             problems.add(r.line, f"'{r.assessor[:40]}' cannot be an account name: at most 150 letters, digits and "
                                  "@ . + - _")
             bad = True
-        wrong = rules.grade_problems(r.grade, r.comment, scheme=scheme)
+        if r.comment:
+            wrong = rules.grade_problems(r.grade, r.comment, scheme=scheme)
+        else:  # most lines: a grade without a comment, each grade checked once
+            wrong = bare.get(r.grade)
+            if wrong is None:
+                wrong = bare[r.grade] = rules.grade_problems(r.grade, "", scheme=scheme)
         problems.add_all(r.line, wrong)
         bad = bad or bool(wrong)
         kind = kinds.get((r.kind, r.round))
