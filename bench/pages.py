@@ -297,6 +297,8 @@ def time_pages(campaign, organizer, assessors, args: argparse.Namespace, *, afte
                           "total_ms": 1000 * statistics.median(r[1] for r in runs),
                           "queries": max(r[3] for r in runs)}
         note(f"  {label}: {results[label]['ms']:.0f} ms, {results[label]['queries']} queries, status {statuses}")
+    if after_judgment:
+        snapshots.scores_refresh(campaign_pk=campaign.pk)  # the queued recompute, as the worker would run it
     return results
 
 
