@@ -39,7 +39,9 @@ class ProgressApi(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request, pk: int):
         campaign = get_object_or_404(Campaign, pk=pk)
-        report = progress.progress_report(campaign=campaign)
+        stamp = progress.campaign_visits_stamp(campaign)  # one aggregate over the visits, for both reads below
+        report = progress.progress_report(campaign=campaign, visits_stamp=stamp)
+        measured = progress.judging_time(campaign, visits_stamp=stamp)
 
         def row(r: progress.ProgressRow) -> dict:
             return {"assessor": r.assessor, "topic": r.topic, "kind": r.kind, "round": r.round or None,
@@ -50,4 +52,4 @@ class ProgressApi(APIView):
 
         return Response({"campaign": campaign.name, "rows": [row(r) for r in report.rows],
                          "assessors": [row(r) for r in report.assessors], "total": row(report.total),
-                         "seconds_per_judgment": progress.seconds_per_judgment(campaign)})
+                         "seconds_per_judgment": measured[0] if measured else None})

@@ -441,9 +441,10 @@ def progress(request: HttpRequest, pk: int) -> HttpResponse:
     """Per assessor and topic: judged of total, seconds per judgment (server and active time), judgments per hour
     and the projected finish date; per topic, the relevant items left and when to stop."""
     campaign = get_object_or_404(Campaign, pk=pk)
-    measured = progress_reports.judging_time(campaign)  # one aggregate query over the campaign's visits
+    stamp = progress_reports.campaign_visits_stamp(campaign)  # one aggregate over the visits, for both reads below
+    measured = progress_reports.judging_time(campaign, visits_stamp=stamp)
     return render(request, "assessor/progress.html", {
-        "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign),
+        "campaign": campaign, "report": progress_reports.progress_report(campaign=campaign, visits_stamp=stamp),
         "stopping": progress_reports.stopping_report(campaign=campaign),
         "seconds": measured[0] if measured else None,
         "plan_time": pooling_selectors.plan_seconds_per_judgment(measured=measured),

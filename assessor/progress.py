@@ -100,16 +100,19 @@ def _project(row: ProgressRow, per_day: float | None, today: dt.date) -> dt.date
     return today + dt.timedelta(days=math.ceil(row.remaining / per_day))
 
 
-def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> ProgressReport:
+def progress_report(*, campaign: Campaign, today: dt.date | None = None,
+                    visits_stamp: tuple | None = None) -> ProgressReport:
     """Per assessor and topic: judged of total items, seconds per judged item on the server's clock and in active
     time (`visit_timing`), judgments per hour, and a projected finish date at the assessor's own pace (items per day
-    on which they judged). Two queries while nothing was judged since the last view (`progress_timing`)."""
+    on which they judged). Two queries while nothing was judged since the last view (`progress_timing`);
+    `visits_stamp`: the campaign's `visits_stamp`, when the caller has read it already."""
     today = today or timezone.localdate()
     assignments = (campaign_assignments(campaign=campaign).filter(withdrawn_at__isnull=True)
                    .order_by("assessor__username", "topic__position", "kind", "round"))
     rows = {a.pk: ProgressRow(a.assessor.username, a.topic.topic_id, a.kind, a.round, a.done, a.total)
             for a in assignments}
-    per_assignment, per_assessor, overall = progress_timing(campaign, {pk: row.assessor for pk, row in rows.items()})
+    per_assignment, per_assessor, overall = progress_timing(campaign, {pk: row.assessor for pk, row in rows.items()},
+                                                            visits_stamp=visits_stamp)
     for pk, timing in per_assignment.items():
         vars(rows[pk]).update(timing)
     by_assessor: dict[str, ProgressRow] = {}
@@ -133,16 +136,18 @@ def progress_report(*, campaign: Campaign, today: dt.date | None = None) -> Prog
 PROGRESS_CACHE_SECONDS = 7 * 24 * 3600
 
 
-def progress_timing(campaign: Campaign, assessors: dict[int, str]) -> tuple[dict[int, dict], dict[str, dict], dict]:
+def progress_timing(campaign: Campaign, assessors: dict[int, str], *, visits_stamp: tuple | None = None
+                    ) -> tuple[dict[int, dict], dict[str, dict], dict]:
     """`visit_timing` of the visits of the assignments in `assessors` (assignment pk -> assessor's username: the
     campaign's assignments not withdrawn) by assignment, by assessor and over all of them. Its three aggregates sort
     every completed visit (the medians) and took a sixth of a second at ARQMath-3's size, so their result is kept in
-    the cache beside a stamp of those visits (one aggregate, a fifth of their cost) and of `assessors`: a visit shown,
-    skipped, completed or given time, an assignment withdrawn or given to someone else makes the next view compute
-    them again."""
+    the cache beside the campaign's `visits_stamp` (one aggregate, a fifth of their cost) and `assessors`: a visit
+    shown, skipped, completed or given time, an assignment withdrawn or given to someone else makes the next view
+    compute them again."""
     visits = ItemVisit.objects.filter(assignment_id__in=list(assessors)).order_by()
-    stamp = (_visits_stamp(visits), sorted(assessors.items()), timezone.get_current_timezone_name())
-    key = f"progress-timing:v1:{campaign.pk}"
+    stamp = (visits_stamp if visits_stamp is not None else campaign_visits_stamp(campaign),
+             sorted(assessors.items()), timezone.get_current_timezone_name())
+    key = f"progress-timing:v2:{campaign.pk}"
     cached = cache.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
@@ -153,29 +158,38 @@ def progress_timing(campaign: Campaign, assessors: dict[int, str]) -> tuple[dict
     return timing
 
 
-def _visits_stamp(visits: QuerySet[ItemVisit]) -> tuple:
-    """What `visit_timing` reads of `visits`, in one aggregate without a sort: a visit added or removed (their
-    number, the last), skipped, completed or not any more, its completion or first showing moved, or given active
-    time changes one of these."""
-    row = visits.aggregate(
+def campaign_visits_stamp(campaign: Campaign) -> tuple:
+    """What the campaign's visits hold that their timing reads (`progress_timing`, `judging_time`), in one aggregate
+    without a sort: a visit added or removed (their number, the last), skipped, completed or not any more, its
+    completion or first showing moved, or given active time changes one of these. Visits of withdrawn assignments
+    count too (they no longer change)."""
+    row = ItemVisit.objects.filter(assignment__campaign=campaign).order_by().aggregate(
         n=Count("pk"), last=Max("pk"), completed=Count("completed_at"), skipped=Count("skipped_at"),
         last_skip=Max("skipped_at"), done=Sum(Epoch("completed_at")),
         shown=Sum(Epoch("first_shown_at"), filter=Q(completed_at__isnull=False)), active=Sum("active_seconds"))
     return tuple(row.values())
 
 
-def seconds_per_judgment(campaign: Campaign) -> float | None:
-    """The campaign's measured mean seconds per judgment (see `judging_time`); None before anything is judged."""
-    measured = judging_time(campaign)
-    return measured[0] if measured else None
-
-
-def judging_time(campaign: Campaign) -> tuple[float, int] | None:
+def judging_time(campaign: Campaign, *, visits_stamp: tuple | None = None) -> tuple[float, int] | None:
     """(mean seconds per judgment, judgments measured), for the pool planner: the time of the completed items
     (active time where the page reported it, else server time) over the judgments they hold (answers: one per item;
     formulas: one per instance, which is what the planner counts). None before anything is judged. The pages that
     show the planner give it to pooling.selectors.plan_seconds_per_judgment, which decides whether the sample is
-    large enough."""
+    large enough. For answers it is kept in the cache beside the campaign's `visits_stamp` (given by a caller that
+    has read it already), which is all it reads; formulas count each visit's judgments, and compute it each time."""
+    if campaign.task == Campaign.Task.FORMULAS:
+        return _judging_time(campaign)
+    stamp = visits_stamp if visits_stamp is not None else campaign_visits_stamp(campaign)
+    key = f"judging-time:{campaign.pk}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    measured = _judging_time(campaign)
+    cache.set(key, (stamp, measured), PROGRESS_CACHE_SECONDS)
+    return measured
+
+
+def _judging_time(campaign: Campaign) -> tuple[float, int] | None:
     # The judgments each visit's item holds (at least one: an item judged with none recorded counts as one). An
     # answer holds one judgment at most (one per assignment, item and instance, and an answer has no instance): one,
     # without a count per visit (15,000 of them took half a second at ARQMath-3's size).

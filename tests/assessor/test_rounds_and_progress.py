@@ -174,7 +174,7 @@ def test_the_measured_time_of_formulas_is_per_instance(formulas, ada):
     a = assign(formulas, ada, "B.1")
     services.judgment_submit(assignment_pk=a.pk, item_id="100", user=ada, active_seconds=50, grades=[
         services.GradeInput(grade="2", formula_id="1"), services.GradeInput(grade="3", formula_id="2")])
-    assert progress.seconds_per_judgment(formulas) == 25
+    assert progress.judging_time(formulas) == (25, 2)
 
 
 def test_progress_page_counts_timed_items_of_the_table_and_projects_no_date_without_a_rate(client, organizer,
@@ -215,12 +215,15 @@ def test_the_progress_timing_kept_in_the_cache_follows_every_change_of_the_visit
     from assessor.models import ItemVisit
 
     def shown() -> list[tuple]:
-        report = progress.progress_report(campaign=answers)
+        # The planner's measure (progress.judging_time) is kept beside the same stamp of the visits.
+        stamp = progress.campaign_visits_stamp(answers)
+        report = progress.progress_report(campaign=answers, visits_stamp=stamp)
         return [(r.assessor, r.topic, r.judged, r.server_mean, r.server_median, r.active_mean, r.active_median,
-                 r.days, r.timed) for r in (*report.rows, *report.assessors, report.total)]
+                 r.days, r.timed) for r in (*report.rows, *report.assessors, report.total)] + [
+            progress.judging_time(answers, visits_stamp=stamp)]
 
     def fresh() -> list[tuple]:
-        cache.delete(f"progress-timing:v1:{answers.pk}")
+        cache.delete_many([f"progress-timing:v2:{answers.pk}", f"judging-time:{answers.pk}"])
         return shown()
 
     a, other = assign(answers, ada, "A.1"), assign(answers, bob, "A.2")
@@ -234,7 +237,7 @@ def test_the_progress_timing_kept_in_the_cache_follows_every_change_of_the_visit
     before = shown()
     with CaptureQueriesContext(connection) as captured:
         assert shown() == before
-    assert len(captured) == 2   # the assignments and the stamp: the visits' aggregates come from the cache
+    assert len(captured) == 2   # the stamp and the assignments: the visits' aggregates come from the cache
 
     def judge_11() -> None:
         services.item_shown(assignment=a, item_id="11", at=now - dt.timedelta(seconds=90))
