@@ -54,10 +54,10 @@ def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems, scheme:
             bad = True
         if r.comment:
             wrong = rules.grade_problems(r.grade, r.comment, scheme=scheme)
-        else:  # most lines: a grade without a comment, each grade checked once
-            wrong = bare.get(r.grade)
-            if wrong is None:
-                wrong = bare[r.grade] = rules.grade_problems(r.grade, "", scheme=scheme)
+        elif r.grade in bare:  # most lines: a grade without a comment, each grade checked once
+            wrong = bare[r.grade]
+        else:
+            wrong = bare[r.grade] = rules.grade_problems(r.grade, "", scheme=scheme)
         problems.add_all(r.line, wrong)
         bad = bad or bool(wrong)
         kind = kinds.get((r.kind, r.round))

@@ -227,8 +227,8 @@ def _write_bulk_team(
             # Uniform noise: far cheaper than gauss, and the ranking only needs some spread.
             primary = [width * (r() - 0.5) for _ in items]
             noises = [primary, [mix * e + (1 - mix) * width * (r() - 0.5) for e in primary]]
-            for out, tag, noise in zip(outs, tags, noises[: len(outs)], strict=True):
-                scores = [a + b for a, b in zip(relevance, noise, strict=True)]
+            for out, tag, errors in zip(outs, tags, noises[: len(outs)], strict=True):
+                scores = [a + b for a, b in zip(relevance, errors, strict=True)]
                 order = sorted(range(len(items)), key=scores.__getitem__, reverse=True)[:depth]
                 out.writelines(f"{topic}\t{items[i]}\t{rank}\t{scores[i]:.4f}\t{tag}\n"
                                for rank, i in enumerate(order, 1))
