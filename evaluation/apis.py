@@ -98,6 +98,8 @@ class RunScoresSerializer(serializers.Serializer):
     characterisation = _characterisation()
     topics = serializers.IntegerField()
     per_topic = serializers.DictField(child=serializers.DictField(child=serializers.FloatField()), required=False)
+    parents = serializers.DictField(child=serializers.FloatField(allow_null=True), required=False,
+                                    help_text="with `parents`: each measure's mean over the parent topics, by name")
 
 
 class AnswerRunScoresSerializer(serializers.Serializer):
@@ -211,6 +213,10 @@ class EvaluationApi(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("all_topics", bool, description="average over every qrels topic (ARQMath-1)"),
                     OpenApiParameter("per_topic", bool, description="include every topic's values"),
+                    OpenApiParameter("parents", bool, description="a campaign with micro-topics: each run's means "
+                                                                  "over the parent topics (each the mean of its "
+                                                                  "micro-topics), under `parents`; 400 without "
+                                                                  "micro-topics"),
                     OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
                                                                              "(nDCG@10, AP(rel=1), ...); repeatable")],
         responses={200: EvaluationSerializer, 202: COMPUTING_RESPONSE,
@@ -227,6 +233,7 @@ class EvaluationApi(APIView):
         all_topics = flag(request.query_params.get("all_topics"))
         per_topic = flag(request.query_params.get("per_topic"))
         asked = [name for name in request.query_params.getlist("measure") if name.strip()]
+        parents = board.parents_of(campaign) if flag(request.query_params.get("parents")) else None
         snapshot = _scores(campaign, all_topics, asked)
         if snapshot.computing:
             return _computing()
@@ -236,15 +243,19 @@ class EvaluationApi(APIView):
             return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
                             + "".join(score_lines(evaluation.answer_runs, per_topic=per_topic,
                                                   measures=TASK3_REPORTED))
+                            + "".join(board.parent_lines(evaluation, parents) if parents else ())
                             + "".join(characterisation_lines(characterised)))
         extra = [name for name in evaluation.measures if name not in REPORTED]
+        means_of_parents = board.parent_table(evaluation, parents) if parents else {}
 
         def described(task3: bool) -> list[dict]:
             reported = TASK3_REPORTED if task3 else REPORTED
             return [{"run": row.name, "kind": row.kind, **{m: row.means.get(m) for m in reported},
                      **({"measures": {m: row.means[m] for m in extra}} if extra and not task3 else {}),
                      "characterisation": characterised.fractions_of(row.name),
-                     "topics": row.topics, **({"per_topic": row.per_topic} if per_topic else {})}
+                     "topics": row.topics, **({"per_topic": row.per_topic} if per_topic else {}),
+                     **({"parents": {m: finite(v) for m, v in means_of_parents.get(row.name, {}).items()}}
+                        if parents and not task3 else {})}
                     for row in scores_table(campaign=campaign, evaluation=evaluation, task3=task3)]
 
         data = {"judgments": evaluation.judgments, "instances": evaluation.instances, "version": evaluation.version,

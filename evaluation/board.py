@@ -11,10 +11,11 @@ from django.core.cache import cache
 from evaluation import analysis_services
 from ir import statistics as analysis
 from ir.formats.topic_info import TopicInfo, has_column
-from ir.prime import MEASURES, finite
+from ir.prime import MEASURES, finite, format_value
 from ir.problems import InputError
 from ir.statistics import Comparison
 
+from . import selectors
 from .services import LEADERBOARD_SECONDS, Evaluation
 
 ALPHA = 0.05  # a difference is marked significant when Holm's p of the randomization test is below it
@@ -120,6 +121,35 @@ def parent_means(evaluation: Evaluation, measure: str, parents: dict[str, str]) 
     id -> parent id) over the qrels' topics."""
     values = analysis_services.measure_values(evaluation, [measure])[measure]
     return analysis.parent_means(values, parents, evaluation.topics)
+
+
+PARENTS = "parents"  # the topic column of the parent means' rows
+
+
+def parents_of(campaign) -> dict[str, str]:
+    """The campaign's micro-topic id -> parent id (selectors.topic_parents); InputError when it has none, as asking
+    for parent means of a campaign without micro-topics is a mistake to say, not an empty answer."""
+    parents = selectors.topic_parents(campaign=campaign)
+    if not parents:
+        raise InputError(f"campaign '{campaign.name}' has no micro-topics: its parents have nothing to average")
+    return parents
+
+
+def parent_table(evaluation: Evaluation, parents: dict[str, str]) -> dict[str, dict[str, float]]:
+    """run -> measure -> its mean over the parent topics (`parent_means`), for every measure of the evaluation."""
+    table: dict[str, dict[str, float]] = {}
+    for measure in evaluation.measures:
+        for run, value in parent_means(evaluation, measure, parents).items():
+            table.setdefault(run, {})[measure] = value
+    return table
+
+
+def parent_lines(evaluation: Evaluation, parents: dict[str, str]) -> list[str]:
+    """`run<TAB>measure<TAB>parents<TAB>value` lines, as `evaluate --campaign --parents` and the API's TSV write
+    them after the scores."""
+    return [f"{run}\t{measure}\t{PARENTS}\t{format_value(value)}\n"
+            for measure in evaluation.measures
+            for run, value in parent_means(evaluation, measure, parents).items()]
 
 
 def topic_differences(evaluation: Evaluation, measure: str, run_a: str, run_b: str) -> list[tuple[str, float]]:

@@ -65,3 +65,20 @@ def test_the_judging_page_shows_the_prelude_and_the_sibling_micro_topics(micro, 
     other = Assignment.objects.get(topic__topic_id="302", assessor=ada)
     page = client.get(reverse("assessor:judge", args=[other.pk, 0])).content.decode()
     assert "Any breed is relevant." in page and "topic-siblings" not in page and "topic-prelude" not in page
+
+
+def test_the_api_gives_the_parent_means_when_asked_as_evaluate_parents_writes_them(micro, organizer):
+    from rest_framework.test import APIClient
+
+    cache.clear()
+    api = APIClient()
+    api.force_authenticate(organizer)
+    url = f"/api/campaigns/{micro.pk}/evaluation/"
+    assert "parents" not in api.get(url).json()["runs"][0]
+    (run,) = api.get(url, {"parents": "1"}).json()["runs"]
+    assert run["parents"]["ndcg_prime"] == pytest.approx(0.75)  # 301: (1 + 0) / 2, 302: 1
+    tsv = api.get(url, {"parents": "1", "format": "tsv"}).content.decode()
+    assert "r1\tndcg_prime\tparents\t0.7500\n" in tsv and "r1\tndcg_prime\tall\t0.6667\n" in tsv
+    plain = CampaignFactory(name="plain", task=Campaign.Task.ANSWERS)
+    refused = api.get(f"/api/campaigns/{plain.pk}/evaluation/", {"parents": "1"})
+    assert refused.status_code == 400 and "has no micro-topics" in str(refused.json())

@@ -9,7 +9,7 @@ import os
 
 from assessor.characterisation import characterisation_report
 from core.commands import ServiceCommand
-from evaluation import analysis_services, board, editions, selectors, services, topic_info
+from evaluation import analysis_services, board, editions, services, topic_info
 from evaluation.answer_files import evaluate_answer_files
 from evaluation.characterisation import characterisation_lines
 from ir import statistics as analysis
@@ -17,14 +17,12 @@ from ir import task3_measures as answers
 from ir.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
 from ir.formats.topic_info import TopicInfo, check_column, read_topic_info
 from ir.grades import RELEVANCE_LEVEL
-from ir.prime import FIRST_RESULT, format_value, score_lines
+from ir.prime import FIRST_RESULT, score_lines
 from ir.problems import InputError
 from pooling.selectors import campaign_named
 
 from ._arguments import runs_arguments
 from ._files import write_whole
-
-PARENTS = "parents"  # the topic column of --parents rows
 
 
 class Command(ServiceCommand):
@@ -118,12 +116,8 @@ class Command(ServiceCommand):
                                                   seed=o["seed"]):
             self.stdout.write(line, ending="")
         if o["parents"]:
-            parents = selectors.topic_parents(campaign=campaign)
-            if not parents:
-                raise InputError(f"campaign '{campaign.name}' has no micro-topics: --parents has nothing to average")
-            for measure in result.measures:
-                for run, value in board.parent_means(result, measure, parents).items():
-                    self.stdout.write(f"{run}\t{measure}\t{PARENTS}\t{format_value(value)}")
+            for line in board.parent_lines(result, board.parents_of(campaign)):
+                self.stdout.write(line, ending="")
         if o["campaign"]:
             # The characterised topics' yes fractions (ARQMath-3's MG and UI), docs/evaluation.md.
             for line in characterisation_lines(characterisation_report(campaign=campaign)):
