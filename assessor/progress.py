@@ -238,9 +238,11 @@ def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
     rows = {pk: before[pk][1] for pk, topic_stamp in topic_stamps.items()
             if pk in before and before[pk][0] == topic_stamp}
     rows.update(_stopping_rows(campaign, topic_pks=[pk for pk in topic_stamps if pk not in rows]))
-    report = [rows[pk] for pk in topic_stamps]
-    cache.set(key, (stamp, report, {pk: (topic_stamps[pk], rows[pk]) for pk in topic_stamps}),
-              STOPPING_CACHE_SECONDS)
+    # A topic whose pool went (a rebuild, a topic deleted) between the stamps and the rows is left out; its stamp
+    # changed, so the next view looks again.
+    kept = [pk for pk in topic_stamps if pk in rows]
+    report = [rows[pk] for pk in kept]
+    cache.set(key, (stamp, report, {pk: (topic_stamps[pk], rows[pk]) for pk in kept}), STOPPING_CACHE_SECONDS)
     return report
 
 
@@ -257,15 +259,15 @@ def _stopping_stamp(campaign: Campaign) -> tuple:
 
 def _stopping_topic_stamps(campaign: Campaign) -> dict[int, tuple]:
     """Topic pk -> what its row reads: its pool rows (their number and newest id), its official assignment's
-    judgments (their number, latest change and the assignment) and the campaign's settings; the topics with a pool,
-    in topic order. Two grouped queries."""
+    judgments (their number, latest change, summed revisions and the assignment) and the campaign's settings; the
+    topics with a pool, in topic order. Two grouped queries."""
     settings = (campaign.judging_order, campaign.warm_up, campaign.relevance_level)
     judged = {topic_pk: rest for topic_pk, *rest in (
         Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL,
                                 assignment__withdrawn_at__isnull=True)
         .order_by().values("assignment__topic_id")
-        .annotate(n=Count("pk"), latest=Max("updated_at"), assignment=Max("assignment_id"))
-        .values_list("assignment__topic_id", "n", "latest", "assignment"))}
+        .annotate(n=Count("pk"), latest=Max("updated_at"), summed=Sum("revision"), assignment=Max("assignment_id"))
+        .values_list("assignment__topic_id", "n", "latest", "summed", "assignment"))}
     return {topic_pk: (n, last, *judged.get(topic_pk, ()), *settings) for topic_pk, n, last in (
         PoolItem.objects.filter(campaign=campaign).order_by().values("topic_id")
         .annotate(n=Count("pk"), last=Max("pk"), position=Max("topic__position")).order_by("position")

@@ -8,7 +8,7 @@ a tenth of the topics and of the posts. Then times each page with the Django tes
 (--rounds runs after one warm-up, median), then again with one judgment changed before each request (every cache
 keyed to the judgments out of date; the scores' recompute left queued, as with a busy worker), and prints each
 page's medians at both sizes, their ratios and the queries at both. The runs disagree as ARQMath-3's do (pools of
-about 475 items a topic). Downloads are timed to their first byte (and in full). --scale shrinks both sizes for a loaded
+about 450 items a topic). Downloads are timed to their first byte (and in full). --scale shrinks both sizes for a loaded
 machine (0.5: 39 topics and 500,000 posts at "full"). Results land in docs/benchmarks.md ("Pages at full scale").
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_pages .venv/bin/python bench/pages.py
@@ -33,7 +33,7 @@ RUNS, TOPICS, POSTS, ASSESSORS = 33, 78, 1_000_000, 10
 TRAINING_TOPICS, TRAINING_ITEMS = 3, 100
 GRADES = ["3", "2", "1", "0", "0", "0", "0"]
 GOAL_MS, GOAL_RATIO = 300.0, 1.5
-# How far the generated runs disagree (pooling/demo/bulk.py): at 8, pools of about 475 items a topic, ARQMath-3's
+# How far the generated runs disagree (pooling/demo/bulk.py): at 8, pools of about 450 items a topic, ARQMath-3's
 # (about 37,000 items for 78 topics); at 1 the runs agree more than real ones and the pools are a third of that.
 RUN_NOISE = 8.0
 ORGANIZER, ASSESSOR = "benchpages-org", "benchpages{:02d}"

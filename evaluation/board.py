@@ -4,6 +4,7 @@ The statistics are `ir.statistics`'s, over the qrels' topics (docs/analysis.md).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -135,10 +136,12 @@ def parents_of(campaign) -> dict[str, str]:
     return parents
 
 
-def parent_table(evaluation: Evaluation, parents: dict[str, str]) -> dict[str, dict[str, float]]:
-    """run -> measure -> its mean over the parent topics (`parent_means`), for every measure of the evaluation."""
+def parent_table(evaluation: Evaluation, parents: dict[str, str],
+                 measures: Sequence[str] | None = None) -> dict[str, dict[str, float]]:
+    """run -> measure -> its mean over the parent topics (`parent_means`), for `measures` (every measure of the
+    evaluation when None)."""
     table: dict[str, dict[str, float]] = {}
-    for measure in evaluation.measures:
+    for measure in evaluation.measures if measures is None else measures:
         for run, value in parent_means(evaluation, measure, parents).items():
             table.setdefault(run, {})[measure] = value
     return table

@@ -262,12 +262,12 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
                              *map(format_value, characterised.fractions_of(row.name).values())])
     parents = selectors.topic_parents(campaign=campaign)
     if parents:  # micro-topics (issue 25): each run's means over parent topics, a table of their own at the end
-        means = {measure: board.parent_means(evaluation, measure, parents) for measure in MEASURES}
+        means = board.parent_table(evaluation, parents, MEASURES)
         writer.writerow([])
         writer.writerow(["parents_run", *MEASURES])
         for scores in evaluation.runs:
             writer.writerow([spreadsheet_safe(scores.name),
-                             *(format_value(means[m].get(scores.name)) for m in MEASURES)])
+                             *(format_value(means.get(scores.name, {}).get(m)) for m in MEASURES)])
     return response
 
 

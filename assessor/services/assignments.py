@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class AssignResult:
-    created: list[Assignment]
+    created: list[Assignment]  # made now, and those given back (`revived`)
     existing: list[Assignment]
+    revived: list[Assignment] = field(default_factory=list)  # withdrawn ones given back: their judgments and visits
 
 
 @transaction.atomic
@@ -142,7 +143,7 @@ def _pairs_create(*, campaign: Campaign, pairs: Sequence[tuple[User, Topic]], ki
     given = created + revived
     if given and settings.JUDGING_CACHE_WARM:
         transaction.on_commit(lambda: _judging_cache_warm_enqueue([a.pk for a in given]))
-    return AssignResult(created=given, existing=kept)
+    return AssignResult(created=given, existing=kept, revived=revived)
 
 
 @transaction.atomic

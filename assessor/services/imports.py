@@ -17,7 +17,7 @@ from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgment
 from ir.grades import Scheme
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
-from pooling.bulk import copy_text, insert_rows
+from pooling.bulk import NULL, bulk_insert, copy_text, insert_rows
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 
 from .. import rules, selectors
@@ -119,8 +119,8 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     problems.raise_if_any()
 
     users, new_accounts = _accounts(sorted({row.assessor for row in rows}))
-    assignments, made = _assignments(campaign=campaign, rows=rows, topics=topics, users=users, user=user,
-                                     problems=problems)
+    assignments, given, made = _assignments(campaign=campaign, rows=rows, topics=topics, users=users, user=user,
+                                            problems=problems)
     problems.raise_if_any()
 
     # One write of an assignment's judgments at a time: the lock judgment_submit takes, on every assignment at once.
@@ -135,7 +135,7 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     written = _judgments_write(rows=rows, assignments=assignments, made=made, topics=topics, pooled=pooled,
                                instances=instances)
     return ImportResult(judgments=len(rows), created=written.created, revised=written.revised,
-                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=len(made))
+                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=given)
 
 
 def _accounts(names: list[str]) -> tuple[dict[str, User], list[str]]:
@@ -162,9 +162,10 @@ def _key(row: JudgmentRecord) -> AssignmentKey:
 
 def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict[str, Topic],
                  users: dict[str, User], user: User | None,
-                 problems: Problems) -> tuple[dict[AssignmentKey, Assignment], set[int]]:
+                 problems: Problems) -> tuple[dict[AssignmentKey, Assignment], int, set[int]]:
     """The assignment of every row, made where missing by the assignments' rules (a refused one is reported on
-    the first line that needs it), and the keys of those made. Official assignments first, so that dual ones in the same
+    the first line that needs it), how many were given (made, or withdrawn ones given back) and the keys of those
+    made now (which hold nothing yet). Official assignments first, so that dual ones in the same
     file find their official assessor; one set of queries per kind and round, whatever the number of topics."""
     first_line: dict[AssignmentKey, int] = {}
     for r in rows:
@@ -174,7 +175,7 @@ def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict
     for kind, round_, topic_id, name in sorted(first_line, key=lambda k: (order[k[0]], k[1], k[2], k[3])):
         groups.setdefault((kind, round_), []).append((topic_id, name))
     assignments: dict[AssignmentKey, Assignment] = {}
-    made: set[int] = set()
+    given, made = 0, set[int]()
     for (kind, round_), pairs in groups.items():
         def located(assessor: User, topic: Topic, message: str, kind: str = kind, round_: int = round_
                     ) -> tuple[int | None, str]:
@@ -189,11 +190,13 @@ def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict
             for p in exc.problems:
                 problems.add(first_line[(kind, round_, *pairs[0])] if p.line is None else p.line, p.message)
             continue
-        made.update(a.pk for a in result.created)
+        given += len(result.created)
+        revived = {a.pk for a in result.revived}
+        made.update(a.pk for a in result.created if a.pk not in revived)
         by_pair = {(a.topic_id, a.assessor_id): a for a in result.created + result.existing}
         for topic_id, name in pairs:
             assignments[(kind, round_, topic_id, name)] = by_pair[(topics[topic_id].pk, users[name].pk)]
-    return assignments, made
+    return assignments, given, made
 
 
 @dataclass
@@ -244,7 +247,8 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
     # The judged set only grows line after line, so an item complete at its last line is complete from then on.
     complete = {unit for unit, topic_pk in units.items()
                 if judged_complete(judged[unit], None if instances is None else instances.get((topic_pk, unit[1]), {}))}
-    # An assignment this import made has no visit yet, and none can be made before the commit (no one else sees it).
+    # An assignment this import made has no visit yet, and none can be made before the commit (no one else sees it);
+    # one given back after a withdrawal keeps its visits, and is read.
     visits = selectors.visits_by_item(assignment_pks=pks - made)
     shown = {unit: visit.first_shown_at for unit, visit in visits.items()}
     # The visits to make (complete or not) and those to complete.
@@ -262,16 +266,15 @@ def _visits_write(*, writes: dict[tuple[int, str], bool], made: set[int],
                   at: datetime) -> dict[tuple[int, str], datetime]:
     """Makes the visits of these items (assignment pk, item id) where missing, first shown `at`, and completes those
     marked True; returns the first-shown times other than `at`. A judging page may show one of them meanwhile: its
-    visit (and time) is kept, and completed when marked. The visits of assignments made by this import (`made`)
-    cannot exist yet: on PostgreSQL they are copied straight into the table."""
+    visit (and time) is kept, and completed when marked. The visits of assignments made by this import (`made`, not
+    those given back after a withdrawal) cannot exist yet: on PostgreSQL they are copied straight into the table."""
     if not writes:
         return {}
     if connection.vendor == "postgresql":
-        stamp, null = at.isoformat(), "\\N"
+        stamp = copy_text(at.isoformat())  # COPY's text of `at`, as judgments_save writes it
         fresh = [(unit, complete) for unit, complete in writes.items() if unit[0] in made]
-        insert_rows(ItemVisit._meta.db_table, ["assignment_id", "item_id", "first_shown_at", "completed_at",
-                                               "active_seconds"], fresh,
-                    copy_line=lambda r: f"{r[0][0]}\t{copy_text(r[0][1])}\t{stamp}\t{stamp if r[1] else null}\t0\n")
+        bulk_insert(ItemVisit, ["assignment_id", "item_id", "first_shown_at", "completed_at", "active_seconds"], fresh,
+                    copy_line=lambda r: f"{r[0][0]}\t{copy_text(r[0][1])}\t{stamp}\t{stamp if r[1] else NULL}\t0\n")
         writes = {unit: complete for unit, complete in writes.items() if unit[0] not in made}
         if not writes:
             return {}

@@ -193,7 +193,7 @@ def write_task1_runs_bulk(
 
     Runs come in pairs of one team (primary, alternate); candidates per topic are twice the depth. `noise` scales
     how far the runs' scores stray from the candidates' relevance: the larger, the less the runs agree and the
-    larger their pools (33 runs at depths 45/20: about 190 items a topic at 1, 475 at 8, ARQMath-3's size).
+    larger their pools (33 runs at depths 45/20: about 190 items a topic at 1, 450 at 8, ARQMath-3's size).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -105,3 +105,17 @@ def test_one_import_into_a_new_assignment_and_one_with_a_visit_keeps_each_visit(
     assert Judgment.objects.get(assignment=a, item_id="11").first_shown_at == shown
     bob = Judgment.objects.get(assignment__assessor__username="bob", item_id="20")
     assert bob.first_shown_at == visits[("bob", "20")].first_shown_at == visits[("bob", "20")].completed_at
+
+
+def test_an_import_into_a_withdrawn_assignment_given_back_keeps_its_visits(answers, ada):
+    # Given back, the assignment has its judgments and visits still: they are revised and kept, not made again.
+    a = services.assignments_create(campaign=answers, assessors=[ada], topic_ids=["A.1"]).created[0]
+    services.judgment_submit(assignment_pk=a.pk, item_id="10", user=ada, grades=[services.GradeInput(grade="2")])
+    shown = ItemVisit.objects.get(assignment=a, item_id="10").first_shown_at
+    assert services.assignment_withdraw(assignment=a) == "withdrawn"
+    result = services.judgments_import(campaign=answers, lines=["ada\tA.1\t10\t3\t", "ada\tA.1\t11\t1\t"])
+    assert (result.created, result.revised, result.new_assignments) == (1, 1, 1)
+    assert list(Assignment.objects.values_list("pk", "withdrawn_at")) == [(a.pk, None)]
+    assert ItemVisit.objects.get(assignment=a, item_id="10").first_shown_at == shown
+    assert sorted(ItemVisit.objects.filter(completed_at__isnull=False).values_list("item_id", flat=True)) == ["10",
+                                                                                                           "11"]

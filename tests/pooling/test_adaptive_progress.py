@@ -67,7 +67,6 @@ def test_a_new_judgment_a_revision_or_a_withdrawal_is_seen_at_once_though_the_re
     assert (a_1(answers).judged, a_1(answers).found) == (1, 1)
 
 
-
 def test_the_kept_report_equals_one_computed_afresh_after_each_change_in_either_topic(answers, ada, bob):
     # Each topic's row is kept beside a stamp of its own pool and judgments: a judgment in one topic recomputes that
     # row, and the report stays what a view with an empty cache computes.
@@ -89,3 +88,41 @@ def test_the_kept_report_equals_one_computed_afresh_after_each_change_in_either_
         assert kept == fresh
     assert [row.topic for row in kept] == ["A.1", "A.2"] and kept[1].stopping is None
     assert (kept[0].stopping.judged, kept[0].stopping.found) == (1, 0)
+
+
+def test_a_pool_gone_between_the_stamps_and_the_rows_leaves_its_topic_out(answers, ada, monkeypatch):
+    # A rebuild or a topic deletion may commit between the report's reads: the page still answers.
+    from pooling.models import PoolItem
+
+    judge(assign(answers, ada, "A.1"), ada, "10", "3")
+    stamps = progress._stopping_topic_stamps
+
+    def then_a2_goes(campaign):
+        found = stamps(campaign)
+        PoolItem.objects.filter(topic__topic_id="A.2").delete()
+        return found
+
+    monkeypatch.setattr(progress, "_stopping_topic_stamps", then_a2_goes)
+    assert [row.topic for row in progress.stopping_report(campaign=answers)] == ["A.1"]
+
+
+def test_a_revision_that_commits_after_a_later_judgment_is_seen(answers, ada, bob):
+    # ada's revision in A.1 was stamped before bob's new judgment in A.2 but committed after the view read the stamp:
+    # the count and the latest time are those the view saw; the summed revisions are not.
+    import datetime as dt
+
+    from django.db.models import F
+
+    from assessor.models import Judgment
+    from evaluation.selectors import judgments_stamp
+
+    a, b = assign(answers, ada, "A.1"), assign(answers, bob, "A.2")
+    judge(a, ada, "10", "3")
+    judge(b, bob, "20", "0")
+    seen, stamp = a_1(answers), judgments_stamp(campaign=answers)
+    assert seen.found == 1
+    earlier = Judgment.objects.get(assignment=b).updated_at - dt.timedelta(seconds=1)
+    Judgment.objects.filter(assignment=a, item_id="10").update(grade="0", revision=F("revision") + 1,
+                                                                updated_at=earlier)
+    assert a_1(answers).found == 0
+    assert judgments_stamp(campaign=answers) != stamp
