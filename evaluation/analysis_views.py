@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 
 from core.downloads import attachment, spreadsheet_safe
+from core.errors import bad_request_page
 from core.forms import form_values
 from core.permissions import organizer_required
 from ir.problems import InputError
@@ -59,7 +61,8 @@ def report_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHt
         parts = report.report_parts(campaign=campaign, fmt=fmt, table=table,
                                     all_topics=request.GET.get("all_topics") in ("1", "true", "on"))
     except InputError as exc:
-        return HttpResponse("\n".join(exc.messages()), status=400, content_type="text/plain; charset=utf-8")
+        return bad_request_page(request, exc.messages(), back=reverse("evaluation:leaderboard", args=[campaign.pk]),
+                                back_label=f"the leaderboard of {campaign.name}")
     extension = "tex" if fmt == "latex" else "csv"
     response = StreamingHttpResponse(parts, content_type=("text/x-tex" if fmt == "latex" else "text/csv")
                                      + "; charset=utf-8")

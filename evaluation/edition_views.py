@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
+from core.words import counted
 from ir.problems import InputError
 from pooling.models import Campaign
 
@@ -40,8 +41,8 @@ def editions_page(request: HttpRequest, pk: int) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            messages.success(request, f"The edition {edition.label} was added: {edition.judgments:,} judgments of "
-                                      f"{edition.topics} topics.")
+            judged = f"{counted(edition.judgments, 'judgment')} of {counted(edition.topics, 'topic')}"
+            messages.success(request, f"The edition {edition.label} was added: {judged}.")
             return redirect("evaluation:editions", pk=pk)
     return render(request, "evaluation/editions.html", {
         "campaign": campaign, "editions": EditionQrels.objects.filter(campaign=campaign), "form": form},

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.bounds import max_chars
 from evaluation import selectors as evaluation_selectors
 from evaluation import services as evaluation
 from ir import fusion
@@ -73,7 +74,11 @@ def fused_name(how: fusion.Settings) -> str:
 
 
 def fused_text(*, sources: Sources, how: fusion.Settings, name: str) -> str:
-    """The fused run as a TREC run file, topics in natural order."""
+    """The fused run as a TREC run file, topics in natural order; InputError for a name that cannot be its run tag
+    (every row carries it as its last column: one word, at most as long as a run's name may be)."""
+    if not name or any(char.isspace() for char in name) or len(name) > max_chars(Run, "name"):
+        raise InputError(f"the fused run's name '{name[:40]}' is the run tag of every row of its file: one word, "
+                         f"without spaces or tabs, of at most {max_chars(Run, 'name')} characters")
     fused = fusion.fuse(sources.runs, how)
     return "".join(fusion.trec_lines(fused, name=name, topics=sorted(fused, key=natural_key)))
 

@@ -399,7 +399,8 @@ def canaries_create(*, campaign: Campaign, topics: Sequence[Topic], per_topic: i
 class LlmJudgeResult:
     """What a judging run did: `judged` grades and `failed` failures stored now, `skipped` already graded (by this
     model and prompt version), tokens, seconds; `cancelled` when it stopped early on request; the commonest failure
-    reasons, and `all_failed` when there were failures and no grade."""
+    reasons, and `all_failed` when there were failures and no grade (`gave_up` when the first GIVE_UP requests all
+    failed and the run stopped there)."""
 
     model: str
     prompts: list[str] = field(default_factory=list)
@@ -416,6 +417,9 @@ class LlmJudgeResult:
     failure_reasons: list[list[Any]] = field(default_factory=list)
     # Every request failed and nothing was graded (an endpoint unreachable, a wrong model): the job ends "failed".
     all_failed: bool = False
+    # The first GIVE_UP requests all failed: the run stopped there instead of trying every item against an endpoint
+    # that does not answer (the next run sends the rest).
+    gave_up: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -475,6 +479,11 @@ def _prompted(campaign: Campaign, units: Sequence[Unit], prompts: Mapping[str, P
             yield unit, prompt, prompt_fill(prompt.text, values) if values is not None else None
 
 
+# Requests that may fail before the first grade comes back: past this many the endpoint (or the model, or the prompt)
+# is wrong, and trying every item would take minutes (hours, with retries over a dead address) to say so.
+GIVE_UP = 20
+
+
 class _Run:
     """Keeps up to a window of prompts in the judge's hands, and writes what comes back in batches."""
 
@@ -485,6 +494,7 @@ class _Run:
         self.progress, self.cancelled = progress, cancelled
         self.window = judge.settings.concurrency * 2 + 2
         self.reasons: Counter[str] = Counter()
+        self.answered = self.sent_failed = 0  # replies with a grade, and requests that failed, of this run
 
     def run(self, work: Iterator[tuple[Unit, Prompt, str | None]]) -> None:
         """Sends the work, writes what comes back at least every BATCH verdicts or BATCH_SECONDS, and asks
@@ -509,7 +519,17 @@ class _Run:
                         in_flight[self.judge.submit(text)] = (unit, prompt)
                 if in_flight:
                     finished, _ = wait(in_flight, timeout=BATCH_SECONDS, return_when=FIRST_COMPLETED)
-                    done += [(*in_flight.pop(future), future.result()) for future in finished]
+                    for future in finished:
+                        verdict = future.result()
+                        done.append((*in_flight.pop(future), verdict))
+                        if verdict.grade is None:
+                            self.sent_failed += 1
+                        else:
+                            self.answered += 1
+                    if not self.answered and self.sent_failed >= GIVE_UP:
+                        self._write(done)
+                        self.result.gave_up = True
+                        return
                 last = exhausted and not in_flight
                 now = time.monotonic()
                 if done and (last or len(done) >= BATCH or now - written_at >= BATCH_SECONDS):
@@ -575,7 +595,7 @@ def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt 
             run.run(_prompted(campaign, todo, prompts, by_pk))
         else:
             result.cancelled = True
-        if canaries and not result.cancelled:
+        if canaries and not result.cancelled and not result.gave_up:
             made = canaries_create(campaign=campaign, topics=chosen_topics, per_topic=canaries, model=settings.model,
                                    official_zeros=official_zeros or {})
             result.canaries_created, result.canary_sources = made.created, made.sources

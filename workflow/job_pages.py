@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
+from core.words import counted
 from ir.problems import InputError
 from pooling.models import Job
 
@@ -37,7 +38,7 @@ def _at(moment: datetime | None) -> str:
 
 def worker_lost_reason(*, job: Job) -> str:
     """Why a job whose worker stopped on each of its JOB_MAX_ATTEMPTS runs is failed."""
-    return (f"its worker stopped {_count(job.attempts, 'time')} while running it (last started at "
+    return (f"its worker stopped {counted(job.attempts, 'time')} while running it (last started at "
             f"{_at(job.started_at)}); nothing was written. Retry once the cause (memory, disk, a restart) is dealt "
             "with")
 
@@ -47,7 +48,7 @@ def attempt_message(*, job: Job, attempts: int) -> str:
 
 
 def rejected_message(exc: InputError) -> str:
-    return f"rejected: {_count(exc.total, 'problem')}, nothing was written"
+    return f"rejected: {counted(exc.total, 'problem')}, nothing was written"
 
 
 def internal_error_message(exc: Exception) -> str:
@@ -61,10 +62,6 @@ def retry_refusal(*, job: Job) -> str:
     return f"job #{job.pk} is {job.status}: only a failed job or one whose worker stopped is retried"
 
 
-def _count(n: int, noun: str, plural: str | None = None) -> str:
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
-
-
 _COLLECTION_KINDS = {"posts": ("post", None), "jsonl": ("document", None), "comments": ("comment", None),
                      "formulas": ("formula", None), "formula_extra": ("formula representation", None),
                      "slt_index": ("SLT string", None), "opt_index": ("OPT string", None)}
@@ -74,14 +71,18 @@ def llm_judge_summary(r: dict) -> str:
     """What an LLM judging run did (llm.services.LlmJudgeResult as JSON), in one sentence."""
     reasons = "; ".join(f"{count:,} × {reason.rstrip('.')}" for count, reason in r.get("failure_reasons", []))
     commonest = f" Commonest failures: {reasons}." if reasons else ""
+    if r.get("gave_up"):
+        return (f"failed: the first {counted(r.get('failed', 0), 'request')} to {r.get('model', '')} all failed, so "
+                f"the run stopped there; nothing was graded and the other items were not sent.{commonest} Check the "
+                "endpoint on the LLM page, then retry.")
     if r.get("all_failed"):
-        return (f"failed: every one of the {_count(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "
+        return (f"failed: every one of the {counted(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "
                 f"nothing was graded ({r.get('skipped', 0):,} already graded before).{commonest} Check the "
                 "endpoint on the LLM page, then retry.")
     stopped = "Cancelled: stopped after judging" if r.get("cancelled") else "Judged"
-    canaries = f"; {_count(r['canaries_created'], 'canary', 'canaries')} made" if r.get("canaries_created") else ""
-    return (f"{stopped} {_count(r.get('judged', 0), 'item')} with {r.get('model', '')}, "
-            f"{_count(r.get('failed', 0), 'failure')} (tried again by the next run), {r.get('skipped', 0):,} already "
+    canaries = f"; {counted(r['canaries_created'], 'canary', 'canaries')} made" if r.get("canaries_created") else ""
+    return (f"{stopped} {counted(r.get('judged', 0), 'item')} with {r.get('model', '')}, "
+            f"{counted(r.get('failed', 0), 'failure')} (tried again by the next run), {r.get('skipped', 0):,} already "
             f"graded{canaries}; {r.get('tokens_in', 0):,} tokens in, {r.get('tokens_out', 0):,} out, "
             f"{r.get('seconds', 0):.1f} s.{commonest}")
 
@@ -98,43 +99,43 @@ def job_summary(*, job: Job) -> str:
     from_file = f" from {source}" if source else ""
     if job.kind == Job.Kind.RUN_INGEST:
         kind = f" Taken as {r['kind']}: {r['kind_why']}." if r.get("kind") else ""  # older jobs did not say
-        return (f"Loaded run {r.get('name', '')}{from_file}: {_count(r.get('rows', 0), 'row')} for "
-                f"{_count(r.get('topics', 0), 'topic')}.{kind}")
+        return (f"Loaded run {r.get('name', '')}{from_file}: {counted(r.get('rows', 0), 'row')} for "
+                f"{counted(r.get('topics', 0), 'topic')}.{kind}")
     if job.kind == Job.Kind.TOPICS_INGEST:
-        return (f"Loaded {_count(r.get('total', 0), 'topic')}{from_file}: {r.get('created', 0):,} new, "
+        return (f"Loaded {counted(r.get('total', 0), 'topic')}{from_file}: {r.get('created', 0):,} new, "
                 f"{r.get('updated', 0):,} updated.")
     if job.kind == Job.Kind.JUDGMENTS_IMPORT:
         accounts = r.get("new_accounts", [])
         made = f" New accounts (no usable password yet): {', '.join(accounts)}." if accounts else ""
-        return (f"Imported {_count(r.get('judgments', 0), 'judgment')}{from_file}: {r.get('created', 0):,} new, "
+        return (f"Imported {counted(r.get('judgments', 0), 'judgment')}{from_file}: {r.get('created', 0):,} new, "
                 f"{r.get('revised', 0):,} revised, {r.get('unchanged', 0):,} unchanged; "
-                f"{_count(r.get('new_assignments', 0), 'assignment')} created.{made}")
+                f"{counted(r.get('new_assignments', 0), 'assignment')} created.{made}")
     if job.kind == Job.Kind.COLLECTION_INGEST:
         names = job.params.get("names") or [Path(p).name for p in job.params.get("paths", [])]
-        parts = [_count(n, *_COLLECTION_KINDS.get(kind, (kind, None))) for kind, n in r.get("counts", {}).items()]
+        parts = [counted(n, *_COLLECTION_KINDS.get(kind, (kind, None))) for kind, n in r.get("counts", {}).items()]
         into = f" into collection {job.collection.name}" if job.collection is not None else ""
         files = f" from {', '.join(names)}" if names else ""
         return f"Loaded {', '.join(parts) or 'nothing'}{into}{files}."
     if job.kind == Job.Kind.POOL_BUILD:
-        topics = _count(len(r.get("sizes", {})), "topic")
+        topics = counted(len(r.get("sizes", {})), "topic")
         if "selected" in r:  # formulas: the items are visual ids, and instances of them are judged
             overflow = sum(r.get("overflow", {}).values())
-            more = (f"; {_count(overflow, 'visual id')} had more candidate instances than are judged"
+            more = (f"; {counted(overflow, 'visual id')} had more candidate instances than are judged"
                     if overflow else "")
-            text = (f"Built pools for {topics}: {_count(r.get('items', 0), 'visual id')}, "
-                    f"{_count(r['selected'], 'formula instance')} to judge{more}.")
+            text = (f"Built pools for {topics}: {counted(r.get('items', 0), 'visual id')}, "
+                    f"{counted(r['selected'], 'formula instance')} to judge{more}.")
         else:
-            text = f"Built pools for {topics}: {_count(r.get('items', 0), 'item')}."
+            text = f"Built pools for {topics}: {counted(r.get('items', 0), 'item')}."
         unpooled = len(r.get("unpooled", []))
         if unpooled:
-            text += f" {_count(unpooled, 'judged item')} left the pools; their judgments are kept."
+            text += f" {counted(unpooled, 'judged item')} left the pools; their judgments are kept."
         return text
     if job.kind == Job.Kind.CAMPAIGN_DELETE:
         if r.get("gone"):
             return f"Campaign {r.get('name', '')} was already deleted."
-        return (f"Deleted campaign {r.get('name', '')}: {_count(r.get('topics', 0), 'topic')}, "
-                f"{_count(r.get('runs', 0), 'run')} ({_count(r.get('run_rows', 0), 'row')}), "
-                f"{_count(r.get('pool_items', 0), 'pool item')}.")
+        return (f"Deleted campaign {r.get('name', '')}: {counted(r.get('topics', 0), 'topic')}, "
+                f"{counted(r.get('runs', 0), 'run')} ({counted(r.get('run_rows', 0), 'row')}), "
+                f"{counted(r.get('pool_items', 0), 'pool item')}.")
     return ""
 
 

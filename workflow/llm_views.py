@@ -4,6 +4,7 @@ job from POST /api/campaigns/<id>/llm/judge/, and cancelling a job (the job page
 here, above llm, because it lists jobs as every job list does (workflow.job_pages.job_view)."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
@@ -45,7 +46,9 @@ def _page(request: HttpRequest, campaign: Campaign, *, form: EndpointForm | None
         "campaign": campaign, "form": form, "endpoint": endpoint,
         "prompts": [(p, edit_forms[p.name], users[p.name]) for p in prompts],
         "judge_form": judge_form or JudgeForm(campaign=campaign), "counts": grade_counts(campaign=campaign),
-        "failures": failure_reasons(campaign=campaign), "jobs": [job_view(job=job) for job in jobs]})
+        "failures": failure_reasons(campaign=campaign), "jobs": [job_view(job=job) for job in jobs],
+        # The demo and a single process without Redis run jobs in the request (config/settings/base.py).
+        "in_process": settings.CELERY_TASK_ALWAYS_EAGER, "give_up": llm_services.GIVE_UP})
 
 
 @organizer_required

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from pooling import services
-from pooling.models import Campaign, Run, RunEntry
+from pooling.models import Campaign, Job, Run, RunEntry
 from tests.commands import command_output, rejected
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401
 from tests.factories import CampaignFactory, TopicFactory
@@ -138,6 +138,11 @@ def test_the_fused_baseline_form_shows_what_is_wrong(campaign, client, organizer
     assert page.status_code == 200 and "Nothing was fused" in text
     assert "fusion needs at least two runs, not 1" in text and "give --weights" in text
     assert not Run.objects.filter(campaign=campaign, fused=True).exists()
+    # The name is every row's run tag: one with a space would split the tag column of the file the job ingests.
+    page = client.post(f"/campaigns/{campaign.pk}/runs/fuse/", {
+        "runs": ["psu-task1-auto-both-A", "ensemble-task1"], "method": "rrf", "k": "60", "name": "fused with space"})
+    assert page.status_code == 200 and "is the run tag of every row of its file" in page.content.decode()
+    assert not Run.objects.filter(campaign=campaign, fused=True).exists() and not Job.objects.exists()
 
 
 def test_the_leaderboard_charts_rrf_of_the_primary_runs_at_each_k(judged_answers, tmp_path, client, organizer):  # noqa: F811
@@ -158,6 +163,15 @@ def test_the_leaderboard_charts_rrf_of_the_primary_runs_at_each_k(judged_answers
                         str(tmp_path / "r1.tsv"), str(tmp_path / "r2.tsv"))
     assert [cell.split("<")[0] for cell in shown] == [line.split("\t")[2] for line in lines[1:]]
     assert len(shown) == 7
+    assert "nDCG′" in cells and "$'$" not in page  # the page typesets no TeX: the measure is named as elsewhere
+
+
+def test_the_command_lines_a_page_shows_quote_a_campaign_name_with_spaces(client, organizer):
+    # Pasted into a shell, the name must stay one word.
+    campaign = CampaignFactory(name="ARQMath-3 Task 1 demo", task=Campaign.Task.ANSWERS)
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{campaign.pk}/runs/fuse/").content.decode()
+    assert "fuse_runs --campaign &#x27;ARQMath-3 Task 1 demo&#x27; --runs" in page
 
 
 def test_the_sweep_says_why_there_is_no_chart(judged_answers, client, organizer):  # noqa: F811

@@ -106,7 +106,10 @@ def test_the_leaderboard_offers_the_tables(campaign, client, organizer):
     assert b"".join(latex.streaming_content).decode() == command_output("report", "--campaign", campaign.name,
                                                                         "--format", "latex")[0]
     bad = client.get(url, {"format": "docx"})
-    assert bad.status_code == 400 and "unknown format 'docx'" in bad.content.decode()
+    assert bad.status_code == 400 and "unknown format &#x27;docx&#x27;" in bad.content.decode()
+    # The site's page, with the way back, not a bare line of text.
+    board = reverse("evaluation:leaderboard", args=[campaign.pk])
+    assert bad["Content-Type"].startswith("text/html") and f'href="{board}"' in bad.content.decode()
 
 
 def test_the_download_sends_the_results_before_reading_the_assessment(campaign, client, organizer):

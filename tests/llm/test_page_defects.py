@@ -46,6 +46,20 @@ def test_a_job_whose_every_request_failed_is_failed_and_says_why(answers, organi
     assert 'class="job-failed"' in page
 
 
+def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, django_capture_on_commit_callbacks):
+    # An endpoint that does not answer is said in seconds, not after every item of the campaign was tried.
+    monkeypatch.setattr(services, "GIVE_UP", 2)
+    Endpoint.objects.create(campaign=answers, base_url=CLOSED, model="m", retries=0, timeout=5, concurrency=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = job_create(params=LlmJudgeParams(canaries=1), campaign=answers)
+    job.refresh_from_db()
+    failed = job.result["failed"]
+    # Stopped with the failures that came back by then: at least 2, and never the campaign's 5 items and canaries.
+    assert job.status == Job.Status.FAILED and job.result["gave_up"] and 2 <= failed <= 4
+    assert LlmGrade.objects.count() == failed and not job.result["canaries_created"]
+    assert job.message.startswith(f"failed: the first {failed} requests to m all failed, so the run stopped there")
+
+
 def test_a_job_with_some_failures_is_done_and_names_them(answers, django_capture_on_commit_callbacks):
     with ChatServer(lambda prompt, n: Answer("no grade" if n == 0 else "##final score: 1")) as server:
         Endpoint.objects.create(campaign=answers, base_url=server.url, model="m", retries=0, concurrency=1)

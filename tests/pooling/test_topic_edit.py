@@ -72,3 +72,16 @@ def test_the_api_refuses_assessors_and_answers_404_for_an_unknown_topic(ada, org
     assert client.patch(f"/api/campaigns/{answers.pk}/topics/A.9/", {"title": "x"}, format="json").status_code == 404
     assert client.patch(f"/api/campaigns/{answers.pk}/topics/B.1/", {"title": "x"}, format="json").status_code == 404
     assert not Topic.objects.filter(title="x").exists()
+
+
+def test_a_topic_keeps_some_text_to_judge_against(client, organizer, answers):
+    # Emptied of its title, question and description, a topic would leave its assessors nothing to judge against.
+    client.force_login(organizer)
+    empty = {"title": "", "question": "", "description": "", "narrative": "", "prelude": ""}
+    response = client.post(_url(answers, "A.2"), empty)
+    assert response.status_code == 400 and "would have no text left" in response.content.decode()
+    assert answers.topics.get(topic_id="A.2").title == "Euler"
+    assert client.post(_url(answers, "A.2"), {**empty, "description": "Euler's identity"}).status_code == 302
+    refused = token_client(organizer).patch(f"/api/campaigns/{answers.pk}/topics/A.2/",
+                                            {"description": " "}, format="json")
+    assert refused.status_code == 400 and "would have no text left" in str(refused.json())
