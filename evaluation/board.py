@@ -150,9 +150,9 @@ def parent_table(evaluation: Evaluation, parents: dict[str, str],
 def parent_lines(evaluation: Evaluation, parents: dict[str, str]) -> list[str]:
     """`run<TAB>measure<TAB>parents<TAB>value` lines, as `evaluate --campaign --parents` and the API's TSV write
     them after the scores."""
-    return [f"{run}\t{measure}\t{PARENTS}\t{format_value(value)}\n"
-            for measure in evaluation.measures
-            for run, value in parent_means(evaluation, measure, parents).items()]
+    table = parent_table(evaluation, parents)
+    return [f"{run}\t{measure}\t{PARENTS}\t{format_value(means[measure])}\n"
+            for measure in evaluation.measures for run, means in table.items() if measure in means]
 
 
 def topic_differences(evaluation: Evaluation, measure: str, run_a: str, run_b: str) -> list[tuple[str, float]]:
