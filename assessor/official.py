@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from django.db.models import Count, Max, Subquery, Sum, Value
+from django.db.models import Max, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
 from pooling.models import Campaign
@@ -20,15 +20,15 @@ def official_judgments(*, campaign: Campaign):
     return Judgment.objects.filter(assignment__campaign=campaign, assignment__kind=Assignment.Kind.OFFICIAL)
 
 
-def official_stamp_columns(*, campaign: Campaign) -> tuple[Coalesce, Subquery, Coalesce]:
-    """How many official judgments the campaign has, when one last changed and their revisions summed (a submit adds
-    one or revises one), as expressions over the campaign's row: the judgments' part of every cache stamp that reads
-    them (evaluation's scores, the progress page's 'When to stop'). The sum is what sees a revision that commits after
-    a later submit of another topic: its time is not the latest, and the count does not move."""
+def official_stamp_columns(*, campaign: Campaign) -> tuple[Coalesce, Subquery]:
+    """The official judgments' revision numbers summed and when one last changed, as expressions over the campaign's
+    row: the judgments' part of every cache stamp that reads them (evaluation's scores, the progress page's 'When to
+    stop'). A new judgment (revision 1) or a revision adds one to the sum, a judgment removed takes its number off;
+    unlike a count with the latest time, the sum also sees a revision that commits after a later submit of another
+    topic (its time is not the latest)."""
     rows = official_judgments(campaign=campaign).order_by().values("assignment__campaign")
-    return (Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1]), Value(0)),
-            Subquery(rows.annotate(last=Max("updated_at")).values("last")[:1]),
-            Coalesce(Subquery(rows.annotate(summed=Sum("revision")).values("summed")[:1]), Value(0)))
+    return (Coalesce(Subquery(rows.annotate(summed=Sum("revision")).values("summed")[:1]), Value(0)),
+            Subquery(rows.annotate(last=Max("updated_at")).values("last")[:1]))
 
 
 def official_adjudications(*, campaign: Campaign):

@@ -137,7 +137,7 @@ def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
 
 def judgments_stamp(*, campaign: Campaign) -> tuple:
     """Changes whenever the campaign's qrels or scores may have changed: the key of its cached scores. A judgment
-    added or revised (the count or the latest update), an official assignment withdrawn or revived, a run added
+    added or revised (the summed revision numbers, the latest update), an official assignment withdrawn or revived, a run added
     or removed, formulas added to the collection (Task 2 maps runs through them)."""
     official = Campaign.objects.filter(pk=campaign.pk).values_list(*official_stamp_columns(campaign=campaign)).get()
     adjudicated = tuple(Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL)
@@ -149,10 +149,9 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     return *official, assignments, runs, formulas, adjudicated
 
 
-def scores_version(*, campaign: Campaign) -> tuple[int, str]:
-    """(official judgments, a short digest of `judgments_stamp`): pages compare digests to see a change."""
-    stamp = judgments_stamp(campaign=campaign)
-    return stamp[0], hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
+def scores_version(*, campaign: Campaign) -> str:
+    """A short digest of `judgments_stamp`: pages compare digests to see a change."""
+    return hashlib.sha256(repr(judgments_stamp(campaign=campaign)).encode()).hexdigest()[:32]
 
 
 def topic_parents(*, campaign: Campaign) -> dict[str, str]:

@@ -60,7 +60,7 @@ def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Seque
 
 def leaderboard_version(campaign: Campaign) -> str:
     """The judgments stamp, and the LLM part's (the judge's model, its grades, the runs' declared models)."""
-    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)[1]}|{llm_board.llm_stamp(campaign=campaign)}"
+    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)}|{llm_board.llm_stamp(campaign=campaign)}"
                           .encode()).hexdigest()[:32]
 
 
@@ -83,13 +83,13 @@ def fusion_sweep(*, campaign: Campaign) -> Snapshot:
 def fusion_version(campaign: Campaign) -> str:
     """The judgments stamp, and the runs the sweep fuses."""
     runs = "|".join(fusion.sweep_runs(campaign=campaign))
-    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)[1]}|{runs}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)}|{runs}".encode()).hexdigest()[:32]
 
 
 def reusability_version(campaign: Campaign) -> str:
     """The judgments stamp, and the runs' teams (a team changed regroups the table)."""
     teams = "|".join(reusability.run_team(run) for run in reusability.ranked_runs(campaign))
-    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)[1]}|{teams}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)}|{teams}".encode()).hexdigest()[:32]
 
 
 def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
