@@ -14,10 +14,8 @@ from django.utils import timezone
 from core.aggregates import Epoch, Median, Seconds
 from ir.pools.stopping import TopicStopping, topic_stopping
 from pooling.models import Campaign, JudgingOrder, PoolItem
-from pooling.selectors import pool_stamp_columns
 
 from .models import Assignment, ItemVisit, Judgment
-from .official import official_stamp_columns
 from .selectors import campaign_assignments
 from .services import MAX_ACTIVE_SECONDS
 
@@ -224,37 +222,22 @@ def stopping_report(*, campaign: Campaign) -> list[StoppingRow]:
     """Per topic with a pool, in topic order: the judged items of its official assignment (the one not withdrawn),
     relevant at the campaign's relevance level (a formula: any of its instances), in the order first judged, against
     its pool's provenance (docs/pooling.md, "Knowing when to stop"). The 78 regressions of a full campaign take a
-    tenth of a second or more, and reading their pools half a second, so the report is kept in the cache beside a
-    stamp of everything it reads (one query), with each topic's row beside a stamp of that topic's pool and
-    judgments: a judgment or a revision makes the next view compute its topic again, a rebuilt pool or a changed
-    setting every topic."""
-    stamp = _stopping_stamp(campaign)
-    key = f"stopping-report:{campaign.pk}"
-    cached = cache.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
+    tenth of a second or more, and reading their pools half a second, so each topic's row is kept in the cache beside
+    a stamp of what it reads (`_stopping_topic_stamps`, two grouped queries): a judgment, a revision or a withdrawal
+    makes the next view compute its topic again, a rebuilt pool or a changed setting every topic."""
     topic_stamps = _stopping_topic_stamps(campaign)
-    before = cached[2] if cached is not None and len(cached) > 2 else {}  # (an entry of an earlier release: none)
+    key = f"stopping-report:v2:{campaign.pk}"
+    before: dict[int, tuple[tuple, StoppingRow]] = cache.get(key) or {}
     rows = {pk: before[pk][1] for pk, topic_stamp in topic_stamps.items()
             if pk in before and before[pk][0] == topic_stamp}
-    rows.update(_stopping_rows(campaign, topic_pks=[pk for pk in topic_stamps if pk not in rows]))
+    stale = [pk for pk in topic_stamps if pk not in rows]
+    rows.update(_stopping_rows(campaign, topic_pks=stale))
     # A topic whose pool went (a rebuild, a topic deleted) between the stamps and the rows is left out; its stamp
     # changed, so the next view looks again.
     kept = [pk for pk in topic_stamps if pk in rows]
-    report = [rows[pk] for pk in kept]
-    cache.set(key, (stamp, report, {pk: (topic_stamps[pk], rows[pk]) for pk in kept}), STOPPING_CACHE_SECONDS)
-    return report
-
-
-def _stopping_stamp(campaign: Campaign) -> tuple:
-    assignments = campaign_assignments(campaign=campaign).filter(kind=Assignment.Kind.OFFICIAL)
-    row = Campaign.objects.filter(pk=campaign.pk).values_list(
-        *official_stamp_columns(campaign=campaign), *pool_stamp_columns(campaign),
-        Subquery(assignments.order_by().values("campaign").annotate(n=Count("pk", filter=Q(withdrawn_at__isnull=True)))
-                 .values("n")[:1]),
-        Subquery(assignments.order_by().values("campaign").annotate(latest=Max("withdrawn_at")).values("latest")[:1]),
-    ).get()
-    return (*row, campaign.judging_order, campaign.warm_up, campaign.relevance_level)
+    if stale or len(before) != len(kept):
+        cache.set(key, {pk: (topic_stamps[pk], rows[pk]) for pk in kept}, STOPPING_CACHE_SECONDS)
+    return [rows[pk] for pk in kept]
 
 
 def _stopping_topic_stamps(campaign: Campaign) -> dict[int, tuple]:

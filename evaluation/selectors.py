@@ -137,8 +137,8 @@ def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
 
 def judgments_stamp(*, campaign: Campaign) -> tuple:
     """Changes whenever the campaign's qrels or scores may have changed: the key of its cached scores. A judgment
-    added or revised (the summed revision numbers, the latest update), an official assignment withdrawn or revived, a run added
-    or removed, formulas added to the collection (Task 2 maps runs through them)."""
+    added or revised (the summed revision numbers, the latest update), an official assignment withdrawn or revived, a
+    run added or removed, formulas added to the collection (Task 2 maps runs through them)."""
     official = Campaign.objects.filter(pk=campaign.pk).values_list(*official_stamp_columns(campaign=campaign)).get()
     adjudicated = tuple(Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL)
                         .aggregate(count=Count("pk"), last=Max("at")).values())

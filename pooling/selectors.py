@@ -188,16 +188,8 @@ def _subquery_count(queryset: QuerySet, field: str) -> Coalesce:
 def pool_stamp(campaign: Campaign) -> list[int]:
     """What tells the campaign's pool rows apart from any earlier ones: how many there are and the newest one's id (a
     build deletes them all and writes new ones, a topic delete removes some, and ids only grow)."""
-    count, last = Campaign.objects.filter(pk=campaign.pk).values_list(*pool_stamp_columns(campaign)).get()
-    return [count, last]
-
-
-def pool_stamp_columns(campaign: Campaign) -> tuple[Coalesce, Coalesce]:
-    """`pool_stamp`'s two values as expressions over the campaign's row, for a stamp that reads them in one query
-    with others (assessor/progress.py's 'When to stop')."""
-    rows = PoolItem.objects.filter(campaign=campaign).order_by().values("campaign")
-    return (Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1]), Value(0)),
-            Coalesce(Subquery(rows.annotate(last=Max("pk")).values("last")[:1]), Value(0)))
+    found = PoolItem.objects.filter(campaign=campaign).order_by().aggregate(n=Count("pk"), last=Max("pk"))
+    return [found["n"], found["last"] or 0]
 
 
 def run_contributions(*, campaign: Campaign, pool_rows: list[int] | None = None) -> dict[str, Contribution]:

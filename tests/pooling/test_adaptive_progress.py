@@ -74,7 +74,7 @@ def test_the_kept_report_equals_one_computed_afresh_after_each_change_in_either_
 
     def kept_and_fresh():
         kept = progress.stopping_report(campaign=answers)
-        cache.delete(f"stopping-report:{answers.pk}")
+        cache.delete(f"stopping-report:v2:{answers.pk}")
         return kept, progress.stopping_report(campaign=answers)
 
     a, b = assign(answers, ada, "A.1"), assign(answers, bob, "A.2")
