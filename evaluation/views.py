@@ -268,6 +268,23 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
         for scores in evaluation.runs:
             writer.writerow([spreadsheet_safe(scores.name),
                              *(format_value(means.get(scores.name, {}).get(m)) for m in MEASURES)])
+    found = snapshot.llm
+    if found is not None and found.runs:  # the campaign's LLM judge (issue 26): the runs under its qrels, and how
+        # that ranking agrees with the people's; the same values as the page and the API's `llm`
+        writer.writerow([])
+        writer.writerow(["llm_run", "model", "declared_llm", "flagged", *REPORTED, "topics"])
+        for scores in found.runs:
+            writer.writerow([spreadsheet_safe(scores.name), spreadsheet_safe(found.model),
+                             spreadsheet_safe(found.declared.get(scores.name, "")), int(found.flagged(scores.name)),
+                             *(format_value(scores.means.get(m)) for m in REPORTED), scores.topics])
+        writer.writerow([])
+        writer.writerow(["llm_correlation", "runs_compared", "runs", "topics", "kendall_tau", "tau_low", "tau_high",
+                         "tau_ap", "tau_ap_low", "tau_ap_high"])
+        for compared, rows in (("all", found.correlations), ("without_declared_llm", found.without)):
+            for row in rows:
+                writer.writerow([row.measure, compared, row.runs, row.topics,
+                                 *map(format_value, (row.kendall_tau, row.tau_low, row.tau_high, row.tau_ap,
+                                                     row.tau_ap_low, row.tau_ap_high))])
     return response
 
 

@@ -311,3 +311,27 @@ def test_the_main_table_marks_the_runs_that_declare_an_llm(llm_campaign, client,
     assert "⚑ judge's LLM" in row["r1"] and 'title="declares it uses the LLM judge-7b: the judge' in row["r1"]
     assert ">LLM</span>" in row["r3"] and "llama-3-70b" in row["r3"] and "⚑" not in row["r3"]
     assert "LLM" not in row["r2"]
+
+
+def test_the_leaderboard_csv_ends_with_the_llm_tables_as_the_api_gives_them(llm_campaign, client, organizer):
+    import csv
+    import io
+
+    client.force_login(organizer)
+    found = client.get(f"/api/campaigns/{llm_campaign.pk}/evaluation/").json()["llm"]
+    text = client.get(reverse("evaluation:leaderboard_csv", args=[llm_campaign.pk])).content.decode()
+    lines = list(csv.reader(io.StringIO(text)))
+    runs_at = lines.index(["llm_run", "model", "declared_llm", "flagged", "ndcg_prime", "map_prime", "p10_prime",
+                           "unjudged_10", "topics"])
+    runs = {line[0]: line for line in lines[runs_at + 1:] if line and line[0].startswith("r")}
+    assert set(runs) == {"r1", "r2", "r3", "r4"}
+    for row in found["runs"]:
+        line = runs[row["run"]]
+        assert line[1:4] == ["judge-7b", row["declared_llm"], str(int(row["flagged"]))]
+        assert float(line[4]) == pytest.approx(row["ndcg_prime"], abs=5e-5)
+    tau_at = lines.index(["llm_correlation", "runs_compared", "runs", "topics", "kendall_tau", "tau_low", "tau_high",
+                          "tau_ap", "tau_ap_low", "tau_ap_high"])
+    taus = {(line[0], line[1]): line for line in lines[tau_at + 1:] if line}
+    every = {row["measure"]: row for row in found["correlations"]}
+    assert float(taus[("ndcg_prime", "all")][4]) == pytest.approx(every["ndcg_prime"]["kendall_tau"], abs=5e-5)
+    assert taus[("ndcg_prime", "without_declared_llm")][2] == "2"
