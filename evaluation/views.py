@@ -280,11 +280,11 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
         writer.writerow([])
         writer.writerow(["llm_correlation", "runs_compared", "runs", "topics", "kendall_tau", "tau_low", "tau_high",
                          "tau_ap", "tau_ap_low", "tau_ap_high"])
-        for compared, rows in (("all", found.correlations), ("without_declared_llm", found.without)):
-            for row in rows:
-                writer.writerow([row.measure, compared, row.runs, row.topics,
-                                 *map(format_value, (row.kendall_tau, row.tau_low, row.tau_high, row.tau_ap,
-                                                     row.tau_ap_low, row.tau_ap_high))])
+        for compared, correlations in (("all", found.correlations), ("without_declared_llm", found.without)):
+            for tau in correlations:
+                writer.writerow([tau.measure, compared, tau.runs, tau.topics,
+                                 *map(format_value, (tau.kendall_tau, tau.tau_low, tau.tau_high, tau.tau_ap,
+                                                     tau.tau_ap_low, tau.tau_ap_high))])
     return response
 
 

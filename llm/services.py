@@ -17,7 +17,7 @@ from functools import reduce
 from itertools import islice
 from operator import or_
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import transaction
 from django.db.models import Max, Q
@@ -60,7 +60,12 @@ TEXT_CHUNK = 500
 # How many of a run's distinct failure reasons its result keeps.
 FAILURE_REASONS = 3
 
-Progress = Callable[[float], None]
+class Progress(Protocol):
+    """The job's progress: the fraction done, and what to say of it while it runs ("120 of 2,000 items ...")."""
+
+    def __call__(self, fraction: float, text: str = "") -> None: ...
+
+
 Cancelled = Callable[[], bool]
 
 
@@ -562,7 +567,9 @@ class _Run:
         self.done_count += len(done)
         self.result.failure_reasons = [[count, reason] for reason, count in self.reasons.most_common(FAILURE_REASONS)]
         if self.progress is not None:
-            self.progress(min(self.done_count / self.total, 1.0))
+            self.progress(min(self.done_count / self.total, 1.0),
+                          f"{self.done_count:,} of {self.total:,} items answered ({self.result.judged:,} graded, "
+                          f"{self.result.failed:,} failed)")
 
 
 def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt | None = None,

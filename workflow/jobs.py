@@ -133,20 +133,25 @@ def _progress(job: Job) -> Iterator[Callable[[float], None]]:
     the service's transaction, which nobody sees before it commits. Not on SQLite, whose single writer is that
     transaction: there the row has the progress when the job ends."""
     if connection.vendor == "sqlite":
-        yield lambda fraction: None
+        def nothing(fraction: float, text: str = "") -> None:
+            return None
+
+        yield nothing
         return
     own = connections.create_connection(DEFAULT_DB_ALIAS)  # not shared: closed below
     last = 0.0
 
-    def report(fraction: float) -> None:
+    def report(fraction: float, text: str = "") -> None:
+        """`text`: what the job page says beside the bar while the job runs (an LLM run's count), else nothing."""
         nonlocal last
         if fraction - last < 0.01 and fraction < 1.0:  # one write per percent is plenty for a progress bar
             return
         last = fraction
         try:
             with own.cursor() as cursor:
-                cursor.execute(f"UPDATE {Job._meta.db_table} SET progress = %s WHERE id = %s AND attempts = %s",
-                               [round(fraction, 3), job.pk, job.attempts])
+                said, values = (", message = %s", [text]) if text else ("", [])
+                cursor.execute(f"UPDATE {Job._meta.db_table} SET progress = %s{said} WHERE id = %s AND attempts = %s",
+                               [round(fraction, 3), *values, job.pk, job.attempts])
         except Exception:  # only the progress bar: it must not fail (roll back) the job
             log.warning("progress of job %s not stored", job.pk, exc_info=True)
 

@@ -60,6 +60,29 @@ def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, dj
     assert job.message.startswith(f"failed: the first {failed} requests to m all failed, so the run stopped there")
 
 
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)  # the progress is written on a connection of its own: it must see the job
+def test_a_running_job_says_how_many_items_came_back(answers):
+    # The job page shows the bar and, beside it, the count of the items answered so far; other jobs' lines are kept.
+    from workflow.jobs import _progress
+
+    said = []
+    with ChatServer(lambda prompt, n: Answer("##final score: 2" if n else "no grade")) as server:
+        settings = services.EndpointSettings(base_url=server.url, model="m", retries=0, concurrency=1)
+        services.llm_judge(campaign=answers, settings=settings, topics=["A.1"],
+                           progress=lambda fraction, text="": said.append((fraction, text)))
+    assert said[-1] == (1.0, "3 of 3 items answered (2 graded, 1 failed)")
+    job = Job.objects.create(kind=Job.Kind.LLM_JUDGE, campaign=answers, status=Job.Status.RUNNING, attempts=1,
+                             message="attempt 1")
+    with _progress(job) as report:
+        report(0.25)
+        job.refresh_from_db()
+        assert (job.progress, job.message) == (0.25, "attempt 1")
+        report(0.5, "1 of 2 items answered (1 graded, 0 failed)")
+    job.refresh_from_db()
+    assert (job.progress, job.message) == (0.5, "1 of 2 items answered (1 graded, 0 failed)")
+
+
 def test_a_job_with_some_failures_is_done_and_names_them(answers, django_capture_on_commit_callbacks):
     with ChatServer(lambda prompt, n: Answer("no grade" if n == 0 else "##final score: 1")) as server:
         Endpoint.objects.create(campaign=answers, base_url=server.url, model="m", retries=0, concurrency=1)
