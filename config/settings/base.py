@@ -249,7 +249,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"refusal_without_traceback": {"()": "core.log_filters.RefusalWithoutTraceback"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # django-axes announces its settings ("AXES: BEGIN ...") whenever Django starts, into every command's output.
-    "loggers": {"axes.apps": {"level": "WARNING"}},
+    "loggers": {"axes.apps": {"level": "WARNING"},
+                "django.request": {"filters": ["refusal_without_traceback"]}},
 }
