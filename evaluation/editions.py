@@ -18,10 +18,8 @@ from ir.prime import (
     MEASURES,
     Evaluator,
     Qrels,
-    answer_lists,
     finite,
     format_value,
-    formula_lists,
     natural_key,
     prime_of,
     score_lines,
@@ -186,10 +184,7 @@ def evaluate_campaign_edition(*, campaign: Campaign, qrels: Qrels, all_topics: b
     evaluator = Evaluator(qrels, relevance_level=campaign.relevance_level)
     scores = []
     for run in runs:
-        if campaign.task == services.ANSWERS:
-            lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
-        else:
-            lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids), qrels)
+        lists = services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids)
         scores.append(evaluator.scores(run.name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
     return services.Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics,
                                measures=evaluator.measures, topics=sorted(qrels, key=natural_key),

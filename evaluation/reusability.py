@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 
 from ir.formats.task3_answer_ids import read_teams
 from ir.formats.textio import open_binary
-from ir.prime import PrimeRun, answer_lists, formula_lists, trec_order
+from ir.prime import trec_order
 from ir.problems import InputError, Problems
 from ir.statistics import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
 from pooling.models import Campaign, Run
@@ -116,11 +116,6 @@ def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> Reu
     runs: dict[str, RankedRun] = {}
     teams: dict[str, str] = {}
     for run in ranked_runs(campaign):
-        lists: PrimeRun
-        if campaign.task == Campaign.Task.ANSWERS:
-            lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
-        else:
-            lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids), qrels)
-        runs[run.name] = ranked(lists)
+        runs[run.name] = ranked(services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
         teams[run.name] = run_team(run)
     return _compute(qrels, runs, teams, depth, campaign.relevance_level)

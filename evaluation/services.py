@@ -245,11 +245,7 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
                 all_topics=all_topics))
     else:
         for run in runs:
-            if campaign.task == ANSWERS:
-                lists = answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), posts)
-            else:
-                lists = formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids),
-                                      posts)
+            lists = stored_run_lists(campaign=campaign, run=run, qrels=posts, topic_ids=topic_ids)
             scores.append(evaluator.scores(run.name, prime_of(lists, posts, first=campaign.task == ANSWERS),
                                            all_topics=all_topics, lists=lists))
     counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade, level)))
@@ -274,6 +270,15 @@ def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named], first
     check_level(relevance_level)
     return Evaluator(qrels, relevance_level=relevance_level, first_result=first_result,
                      extra=MeasureEvaluator(qrels, extra) if extra else None)
+
+
+def stored_run_lists(*, campaign: Campaign, run: Run, qrels: Qrels, topic_ids: dict[int, str]) -> PrimeRun:
+    """A stored run's ranked lists as the prime measures read them against `qrels`: an answers campaign's by post, a
+    formula campaign's by the visual ids it pools by (the campaign's scores, reusability, earlier editions, the
+    judging simulator)."""
+    if campaign.task == ANSWERS:
+        return answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
+    return formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids), qrels)
 
 
 def evaluator_for(qrels: Qrels, *, measures: Sequence[str] = (), relevance_level: int = RELEVANCE_LEVEL,

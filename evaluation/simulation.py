@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from ir.pools.adaptive import POLICIES
 from ir.pools.simulate import PolicyResult, simulate
-from ir.prime import Qrels, answer_lists
+from ir.prime import Qrels
 from ir.problems import InputError, Problems
 from ir.statistics import RankedRun
 from pooling.models import Campaign
@@ -93,9 +93,9 @@ def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies:
         raise InputError("the qrels judge none of the campaign's topics: upload the qrels of the edition whose runs "
                          "(and topic ids) the campaign holds")
     qrels = {topic: qrels[topic] for topic in shared}
-    runs: dict[str, RankedRun] = {run.name: ranked(answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids),
-                                                                 qrels))
-                                  for run in ranked_runs(campaign)}
+    runs: dict[str, RankedRun] = {
+        run.name: ranked(services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
+        for run in ranked_runs(campaign)}
     if not runs:
         raise InputError("the campaign has no runs to pool")
     return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=campaign.relevance_level,
