@@ -6,9 +6,15 @@ PYTEST_ARGS ?=
 
 .PHONY: demo test install lint clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# The demo installs the runtime requirements only; `make test` (and lint) add the development ones (browser driver,
+# fuzzers, mypy, ranx): a fresh `make demo` does not wait for what only the suite uses.
+$(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
@@ -18,7 +24,7 @@ install: $(VENV)/.installed
 # `make demo PORT=8001` (or PORT=8001 in the environment) serves on another port. Run again, load_demo changes
 # nothing that exists and prints the same passwords (kept in .data/demo-passwords.txt).
 PORT ?= 8000
-demo: install
+demo: $(VENV)/.runtime
 	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py migrate --noinput
 	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py load_demo --port $(PORT)
 	DJANGO_SETTINGS_MODULE=config.settings.local $(PY) manage.py runserver 127.0.0.1:$(PORT)

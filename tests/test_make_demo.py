@@ -28,3 +28,13 @@ def test_make_demo_serves_on_8000_by_default():
     commands = subprocess.run(["make", "-n", "demo"], cwd=ROOT, capture_output=True, text=True, check=True,
                               env=env).stdout
     assert "manage.py runserver 127.0.0.1:8000" in commands
+
+
+def test_make_demo_installs_the_runtime_requirements_only(tmp_path):
+    # A fresh machine (no venv yet): the demo installs what the service runs on, not the suite's tools.
+    commands = _demo_commands(f"VENV={tmp_path / 'venv'}")
+    assert "pip install --quiet -r requirements.txt" in commands
+    assert "requirements-dev.txt" not in commands
+    test_commands = subprocess.run(["make", "-n", "test", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True,
+                                   text=True, check=True).stdout
+    assert "-r requirements-dev.txt" in test_commands
