@@ -274,13 +274,18 @@ def topic_search_text(topic: Topic, holders: list[str]) -> str:
 
 
 def topic_holders(assignments) -> dict[int, list[str]]:
-    """Who holds each topic (topic pk -> usernames) among these assignments, withdrawn ones left out: shown beside
-    its box in a topic grid."""
-    holders: dict[int, list[str]] = {}
+    """Who holds each topic (topic pk -> usernames, each once) among these assignments, withdrawn ones left out:
+    shown beside its box in a topic grid. An assessor who holds the topic other than officially (dual, training)
+    is named with those kinds: "assessor1 (official, training)"."""
+    kinds: dict[int, dict[str, list[str]]] = {}
     for a in assignments:
         if a.withdrawn_at is None:
-            holders.setdefault(a.topic_id, []).append(a.assessor.username)
-    return holders
+            held = kinds.setdefault(a.topic_id, {}).setdefault(a.assessor.username, [])
+            if a.kind not in held:
+                held.append(a.kind)
+    return {topic: [name if held == [Assignment.Kind.OFFICIAL] else f"{name} ({', '.join(held)})"
+                    for name, held in by_name.items()]
+            for topic, by_name in kinds.items()}
 
 
 def assessor_choices():

@@ -88,6 +88,29 @@ def _href(target: str) -> str | None:
     return None
 
 
+# A pointer into the docs in a page's text: `docs/pooling.md`, optionally followed by its section, as help texts write
+# it ("docs/pooling.md, Live order and budgets" or 'docs/pooling.md "Live order and budgets"').
+_POINTER = re.compile(r'docs/([a-z]+)\.md(?:(, )([A-Z][^;,()"]*[^;,()" ])|( ")([^"]+)")?')
+
+
+def help_pointers(text: str) -> str:
+    """`text`, escaped, with each pointer into a served help page made a link to it (its section's anchor where the
+    pointer names one); a pointer to a page that is not served stays plain text."""
+    from django.utils.html import escape
+
+    out, last = [], 0
+    for match in _POINTER.finditer(text):
+        page = match.group(1)
+        if page not in HELP_PAGES:
+            continue
+        section = match.group(3) or match.group(5)
+        href = reverse("help:page", args=[page]) + (f"#{_slug(section)}" if section else "")
+        out += [escape(text[last:match.start()]), f'<a href="{escape(href)}">{escape(match.group(0))}</a>']
+        last = match.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
 def _rewrite(tokens: list[Token]) -> None:
     """Links and images to the site's addresses; heading ids for the anchors the pages link to."""
     for i, token in enumerate(tokens):

@@ -23,6 +23,10 @@ TOPICS_JSONL = "topics-jsonl"
 TSV_ID_COLUMNS = frozenset({"id", "qid", "topic", "topic_id", "query_id"})
 TSV_TEXT_COLUMNS = frozenset({"title", "query", "text"})
 TSV_MICRO_COLUMNS = ("parent", "prelude")
+DOCUMENTS_JSONL = "documents-jsonl"
+BINARY = "binary"
+# A file whose first bytes hold a NUL, or more than this share of bytes that are not UTF-8, is not text.
+BINARY_SHARE = 0.1
 RUN_KINDS = ("run-task1", "run-task2", "run-trec", "run-task3")
 NAMES = {
     TOPICS_TASK1: "an ARQMath Task 1 (or Task 3) topic file",
@@ -39,6 +43,8 @@ NAMES = {
     "topic-info": "a topic-information CSV (a Topic column)",
     "judgments": "a judgments TSV (assessor topic item_id grade comment)",
     "se-xml": "a Stack Exchange XML dump (Posts.xml or Comments.xml)",
+    DOCUMENTS_JSONL: "a JSONL collection (one document a line, with its body, text or contents)",
+    BINARY: "a binary file (not text: a spreadsheet, an archive or an image?)",
 }
 _ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
 
@@ -46,6 +52,8 @@ _ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
 def head_kind(head: bytes) -> str | None:
     """The kind (a key of NAMES) of a file that starts with `head`, or None when it is none of them."""
     text = head.removeprefix(BOM).decode("utf-8", "replace").lstrip()
+    if b"\x00" in head or text.count("\ufffd") > BINARY_SHARE * max(len(text), 1):
+        return BINARY
     if text.startswith("<"):
         return _xml_kind(text)
     lines = text.splitlines()
@@ -121,13 +129,18 @@ def _xml_kind(text: str) -> str | None:
 
 
 def _json_kind(line: str) -> str | None:
-    """A JSONL topic file's first line is an object with a title and no post's body or kind."""
+    """A JSONL topic file's first line is an object with a title and no post's body or kind; a collection's is a
+    document with its text (the fields the corpus readers take)."""
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if isinstance(obj, dict) and "title" in obj and not {"body", "kind"} & set(obj):
+    if not isinstance(obj, dict):
+        return None
+    if "title" in obj and not {"body", "kind", "text", "contents"} & set(obj):
         return TOPICS_JSONL
+    if {"body", "text", "contents"} & set(obj):
+        return DOCUMENTS_JSONL
     return None
 
 

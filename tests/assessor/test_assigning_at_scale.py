@@ -230,3 +230,18 @@ def test_api_refuses_a_training_round_that_exists_with_400(organizer_api, campai
     again = organizer_api.post(url, {**body, "assessors": ["bob"]}, content_type="application/json")
     assert again.status_code == 400 and "round 1 of campaign 'scale' exists already" in again.json()["problems"][0]
     assert _rows(TrainingRound.objects.get().campaign, "training") == [("A.1", "ada")]
+
+
+
+def test_the_topic_grid_names_each_holder_once_with_the_kinds_held():
+    # ada holds topic 1 officially and for characterisation: one name with both kinds, not "ada, bob, ada"; a
+    # withdrawn assignment holds nothing.
+    from django.utils import timezone
+
+    from assessor.views import topic_holders
+    ada, bob, cleo = (UserFactory.build(username=name) for name in ("ada", "bob", "cleo"))
+    held = [Assignment(topic_id=1, assessor=ada), Assignment(topic_id=1, assessor=bob, kind="dual"),
+            Assignment(topic_id=1, assessor=ada, kind="characterisation"),
+            Assignment(topic_id=1, assessor=cleo, kind="dual", withdrawn_at=timezone.now()),
+            Assignment(topic_id=2, assessor=cleo)]
+    assert topic_holders(held) == {1: ["ada (official, characterisation)", "bob (dual)"], 2: ["cleo"]}

@@ -98,3 +98,22 @@ def test_swagger_page_links_back_to_the_site(client, organizer):
     assert 'href="/campaigns/"' in text and 'href="/help/accounts/#api-tokens"' in text
     assert "swagger-ui" in text  # the package's page is still there
     assert get_template("drf_spectacular/swagger_ui.html")
+
+
+def test_pointers_into_the_docs_in_help_texts_are_links_to_their_sections(client, organizer):
+    text = core_help.help_pointers(
+        "the order of next items (docs/pooling.md, Live order and budgets); grades <b> (docs/judging.md, Judging "
+        'schemes); the scores (docs/evaluation.md); code (docs/benchmarks.md); budgets (docs/pooling.md "Live order '
+        'and budgets")')
+    assert text.count('<a href="/help/pooling/#live-order-and-budgets">') == 2
+    assert '<a href="/help/judging/#judging-schemes">docs/judging.md, Judging schemes</a>' in text
+    assert '<a href="/help/evaluation/">docs/evaluation.md</a>' in text
+    assert "code (docs/benchmarks.md)" in text  # not served as help: plain text
+    assert "&lt;b&gt;" in text and "<b>" not in text
+    # Each anchor is a heading of its page; and the settings page shows its help texts so.
+    client.force_login(organizer)
+    for page, anchor in (("pooling", "live-order-and-budgets"), ("judging", "judging-schemes")):
+        assert f'id="{anchor}"' in client.get(f"/help/{page}/").content.decode()
+    campaign = CampaignFactory()
+    settings_page = client.get(f"/campaigns/{campaign.pk}/settings/").content.decode()
+    assert '<a href="/help/pooling/#live-order-and-budgets">' in settings_page
