@@ -124,7 +124,8 @@ def test_a_jsonl_topic_with_an_integer_of_thousands_of_digits_is_a_problem_of_it
 def test_the_formats_are_told_by_shape_and_refused_for_task_2():
     assert head_kind(TREC) == "topics-trec" and head_kind(JSONL) == "topics-jsonl"
     assert head_kind(b"1\tcheap flights\n") == "topics-tsv"
-    assert head_kind(b'{"id": "1", "kind": "question", "title": "t", "body": "b"}\n') == "documents-jsonl"  # a collection's post
+    post = b'{"id": "1", "kind": "question", "title": "t", "body": "b"}\n'  # a collection's post
+    assert head_kind(post) == "documents-jsonl"
     assert read(TREC, task="formulas") == ([], [
         "topics:line 1: this looks like a TREC topic file (<top> <num> <title> <desc> <narr>), not an ARQMath Task 2 "
         "topic file"])
@@ -149,7 +150,8 @@ def test_a_bad_file_writes_nothing_and_a_good_one_is_stored_with_its_texts(db, t
 @pytest.mark.parametrize(("data", "said"), [
     (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00topics.xlsx", "a binary file"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a binary file"),
-    (b'{"id": "DOC1", "title": "A page", "text": "Its words."}\n{"id": "DOC2", "text": "More."}\n', "a JSONL collection"),
+    (b'{"id": "DOC1", "title": "A page", "text": "Its words."}\n{"id": "DOC2", "text": "More."}\n',
+     "a JSONL collection"),
     (b'{"docid": "p1", "contents": "A passage."}\n', "a JSONL collection"),
 ])
 def test_a_file_that_is_no_topic_file_is_named_for_what_it_looks_like(data, said):
