@@ -18,6 +18,7 @@ import socket
 import threading
 import time
 import unicodedata
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ir.html_text import html_text
-from ir.llm_replies import majority, reply_grade
+from ir.llm_replies import ARQMATH_GRADES, majority, reply_grade
 from ir.problems import InputError
 
 if TYPE_CHECKING:
@@ -269,9 +270,10 @@ class Judge:
     """An endpoint, open: `submit(prompt)` from any thread returns a Future of its Verdict. Use as a context manager
     (closing it ends the loop, its thread and the client's connections)."""
 
-    def __init__(self, settings: EndpointSettings, *, max_grade: int = 3) -> None:
+    def __init__(self, settings: EndpointSettings, *, grades: Sequence[int] = ARQMATH_GRADES, scale: str = "0 to 3"
+                 ) -> None:
         self.settings = settings
-        self.max_grade = max_grade
+        self.grades, self.scale = tuple(grades), scale
         self._key = api_key(settings.api_key_env)  # before any thread or connection: an unset key sends nothing
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="llm-judge", daemon=True)
@@ -314,7 +316,7 @@ class Judge:
         did not answer (after the client's retries) fails the prompt: it is asked again by the next run."""
         replies = await asyncio.gather(*(self._ask(prompt) for _ in range(self.settings.samples)))
         texts = [reply.text or "" for reply in replies]
-        grades = [reply_grade(reply.text, max_grade=self.max_grade) for reply in replies]
+        grades = [reply_grade(reply.text, grades=self.grades) for reply in replies]
         verdict = Verdict(grade=None, replies=texts, sample_grades=grades,
                           tokens_in=sum(r.tokens_in for r in replies), tokens_out=sum(r.tokens_out for r in replies),
                           latency=round(sum(r.latency for r in replies), 4))
@@ -323,8 +325,10 @@ class Judge:
             many = f" ({len(errors)} of {len(replies)} samples)" if len(errors) > 1 else ""
             verdict.failure = errors[0] + many
         elif (grade := majority(grades)) is None:
-            verdict.failure = (f"no grade in the reply (expected '##final score: N', N from 0 to {self.max_grade})"
-                               if len(replies) == 1 else f"no grade in any of the {len(replies)} replies")
+            verdict.failure = (f"no grade in the reply (expected '##final score: N', N one of the scheme's grades, "
+                               f"{self.scale})" if len(replies) == 1
+                               else f"no grade in any of the {len(replies)} replies (the scheme's grades: "
+                                    f"{self.scale})")
         else:
             verdict.grade = grade
         return verdict
