@@ -88,6 +88,14 @@ class Scheme:
         """The stored grade texts that are grades (not marks), with their numbers."""
         return {str(g.value): g.value for g in self.grades}
 
+    @property
+    def scale(self) -> str:
+        """The grades as a prompt and a page name them: "0 to 2", or "0, 1 or 3" when some value is skipped."""
+        values = sorted(g.value for g in self.grades)
+        if values == list(range(values[0], values[-1] + 1)) and len(values) > 2:
+            return f"{values[0]} to {values[-1]}"
+        return ", ".join(map(str, values[:-1])) + f" or {values[-1]}" if len(values) > 1 else str(values[0])
+
     def relevant_grades(self, level: int) -> list[str]:
         """The stored grade texts that count as relevant at relevance level `level` (`is_relevant`), highest first;
         a mark never does."""

@@ -5,26 +5,30 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 # UMBRELA's prompts end "Provide each score in the format of: ##final score: score". Models decorate it (bold,
 # quotes, "is"); the last one in the reply counts (a reasoning model may quote the format before answering).
 _FINAL_SCORE = re.compile(r"final[ _]score[\"'*\s]*(?:is\b|[:=-])?[\"'*\s]*(\d+)", re.IGNORECASE)
-# The fields a template may name; anything else in braces (LaTeX's `\frac{a}{b}`) is left as written.
-FIELDS = ("query", "passage", "query_formula", "formula")
+# The fields a template may name; anything else in braces (LaTeX's `\frac{a}{b}`) is left as written. `scale` and
+# `grades` are the campaign's judging scheme's ("0 to 2", and a line per grade with its label and definition).
+FIELDS = ("query", "passage", "query_formula", "formula", "scale", "grades")
+# ARQMath's grades, the scale of a campaign without a scheme of its own.
+ARQMATH_GRADES = (0, 1, 2, 3)
 _FIELD = re.compile(r"\{(" + "|".join(FIELDS) + r")\}")
 
 
-def reply_grade(reply: str | None, *, max_grade: int = 3) -> int | None:
+def reply_grade(reply: str | None, *, grades: Collection[int] = ARQMATH_GRADES) -> int | None:
     """The grade a reply ends with (`##final score: N`, the last such phrase), or None when there is none or it is
-    outside 0..max_grade: an unparseable reply is a failure to record, never a grade (UMBRELA made it 0)."""
+    not one of `grades` (the campaign's scheme's): an unparseable reply is a failure to record, never a grade (UMBRELA
+    made it 0)."""
     if not reply:
         return None
     found = _FINAL_SCORE.findall(reply)
     if not found:
         return None
     grade = int(found[-1])
-    return grade if 0 <= grade <= max_grade else None
+    return grade if grade in grades else None
 
 
 def majority(grades: Sequence[int | None]) -> int | None:

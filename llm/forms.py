@@ -1,7 +1,6 @@
 """The LLM page's forms: a campaign's endpoint (never the key itself), a prompt's new version, a judging run."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
@@ -9,7 +8,7 @@ from django import forms
 from core.bounds import column_bounds
 from core.forms import WholeNumberField
 from ir.problems import InputError
-from llm.client import BASE_URL_MAX, ENV_NAME, base_url_normalised
+from llm.client import BASE_URL_MAX, KEY_REFUSED, base_url_normalised, key_env_problem
 from llm.models import Endpoint, Prompt
 from llm.services import PROMPT_MAX_CHARS, topics_chosen
 from pooling.models import Campaign
@@ -17,10 +16,6 @@ from pooling.models import Campaign
 # Request fields that would carry a key's value: refused, whatever they hold.
 KEY_FIELDS = frozenset({"api_key", "apikey", "key", "token", "secret", "api_token", "password", "openai_api_key",
                         "authorization"})
-# Values that look like a key rather than a variable's name (OpenAI's, OpenRouter's, Anthropic's prefixes, "Bearer").
-_KEY_LIKE = re.compile(r"^(sk-|sk_|or-|rk-|pk-|Bearer\s)|[^A-Za-z0-9_]", re.IGNORECASE)
-KEY_REFUSED = ("the key itself is never accepted: set it in an environment variable of the web server and the "
-               "worker, and give that variable's NAME in api_key_env")
 
 
 def key_fields_refused(data: Any) -> list[str]:
@@ -30,10 +25,11 @@ def key_fields_refused(data: Any) -> list[str]:
 
 
 def clean_api_key_env(value: str) -> str:
+    """llm.client.key_env_problem as a form field's check: only an ASSESS_LLM_KEY_... variable (or none)."""
     value = (value or "").strip()
-    if value and (_KEY_LIKE.search(value) or not ENV_NAME.fullmatch(value)):
-        # Not quoted back: what was typed may be the key itself.
-        raise forms.ValidationError(f"this is not the name of an environment variable: {KEY_REFUSED}")
+    problem = key_env_problem(value)
+    if problem is not None:
+        raise forms.ValidationError(problem)
     return value
 
 

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 
 from ir.canaries import PLANTED, STUFFED, canary_seed, canary_sources, planted, stuffed, topic_terms
+from ir.grades import Scheme
 from ir.html_text import html_text
 from ir.llm_replies import FIELDS, prompt_fill, template_fields
 from ir.problems import InputError
@@ -280,6 +281,14 @@ def query_formula(topic: Topic) -> str:
     return ""
 
 
+def scheme_fields(scheme: Scheme) -> dict[str, str]:
+    """A prompt's `{scale}` ("0 to 2") and `{grades}` (a line per grade, highest first: "2 = Highly relevant: ..."):
+    the model is asked for the campaign's own grades, and any other reply is a failure (llm.client.Judge)."""
+    lines = [f"{g.value} = {g.label}: {g.definition.rstrip('.')}" if g.definition else f"{g.value} = {g.label}"
+             for g in sorted(scheme.grades, key=lambda g: -g.value)]
+    return {"scale": scheme.scale, "grades": ",\n".join(lines) + "."}
+
+
 class _Texts:
     """The texts of a chunk of units, read in a few queries."""
 
@@ -298,6 +307,7 @@ class _Texts:
         self.canaries = dict(Canary.objects.filter(pk__in=[u.canary_pk for u in units if u.canary_pk is not None])
                              .values_list("pk", "text"))
         self.topics = topics
+        self.scheme = scheme_fields(campaign.judging_scheme)
 
     def item(self, unit: Unit) -> str:
         """The item's plain text (a canary's own), or "" when the collection does not hold it."""
@@ -323,7 +333,7 @@ class _Texts:
         if not passage:
             return None
         topic = self.topics[unit.topic_pk]
-        values = {"query": topic_text(topic), "passage": passage}
+        values = {"query": topic_text(topic), "passage": passage, **self.scheme}
         if unit.task == Prompt.Task.FORMULAS:
             formula = self.formulas.get(unit.formula_id)
             if formula is None:
@@ -575,7 +585,7 @@ class _Run:
 def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt | None = None,
               topics: Sequence[str] | None = None, limit_per_topic: int | None = None, canaries: int = 0,
               official_zeros: Mapping[str, Sequence[str]] | None = None, progress: Progress | None = None,
-              cancelled: Cancelled | None = None, max_grade: int = 3) -> LlmJudgeResult:
+              cancelled: Cancelled | None = None) -> LlmJudgeResult:
     """Asks the endpoint's model for a grade of every pool item of the campaign (Task 2: every selected instance),
     the first `limit_per_topic` items of each topic, of the `topics` given or all, that this model and prompt
     version has not graded yet; then, with `canaries`, makes up to that many canary sources per topic (from
@@ -591,7 +601,9 @@ def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt 
     chosen_topics = topics_chosen(campaign=campaign, topic_ids=topics)
     by_pk = {topic.pk: topic for topic in chosen_topics}
     result = LlmJudgeResult(model=settings.model, prompts=[str(p) for p in prompts.values()])
-    with Judge(settings, max_grade=max_grade) as judge:  # a key named but not set stops here: nothing was sent
+    scheme = campaign.judging_scheme  # the prompt's scale and the grades a reply may give (docs/llm.md)
+    with Judge(settings, grades=[g.value for g in scheme.grades], scale=scheme.scale) as judge:
+        # A key named but not set stopped it above: nothing was sent.
         units = _pool_units(campaign, chosen_topics, limit_per_topic)
         graded = _graded(campaign, settings.model, prompts.values(), canaries=False)
         todo = [unit for unit in units if (unit.key, prompts[unit.task].pk) not in graded]

@@ -15,7 +15,7 @@ SECRET = "sk-browser-5ecret-0123456789"
 
 def test_organizer_sets_the_endpoint_judges_and_cancels(page, live_server, organizer, answers, screenshot,
                                                         monkeypatch):
-    monkeypatch.setenv("BROWSER_LLM_KEY", SECRET)
+    monkeypatch.setenv("ASSESS_LLM_KEY_BROWSER", SECRET)
     release = threading.Event()
 
     def answer(prompt, n):
@@ -30,13 +30,13 @@ def test_organizer_sets_the_endpoint_judges_and_cancels(page, live_server, organ
         assert page.inner_text("h1") == "answers: LLM co-assessor"
         page.fill("#id_base_url", server.url)
         page.fill("#id_model", "llama3.1:8b-instruct")
-        page.fill("#id_api_key_env", "BROWSER_LLM_KEY")
+        page.fill("#id_api_key_env", "ASSESS_LLM_KEY_BROWSER")
         page.fill("#id_concurrency", "1")
         page.fill("#id_samples", "1")
         page.select_option("#id_mode", "blind")
         with page.expect_navigation():
             page.click("button:has-text('Save the endpoint')")
-        assert Endpoint.objects.get(campaign=answers).api_key_env == "BROWSER_LLM_KEY"
+        assert Endpoint.objects.get(campaign=answers).api_key_env == "ASSESS_LLM_KEY_BROWSER"
         page.fill("#id_limit_per_topic", "3")
         page.set_viewport_size({"width": 1280, "height": 1750})
         page.evaluate("window.scrollTo(0, 0)")

@@ -168,12 +168,12 @@ def test_formulas_are_judged_per_selected_instance(formulas):
 
 def test_the_key_is_read_from_the_environment_and_found_nowhere(answers, monkeypatch, caplog, capsys):
     secret = "sk-test-5ecret-value-0123456789"
-    monkeypatch.setenv("TEST_LLM_KEY", secret)
+    monkeypatch.setenv("ASSESS_LLM_KEY_TEST", secret)
     caplog.set_level(logging.DEBUG)
     # The server echoes what it was sent, the key with it, into a failure and a reply.
     with ChatServer(lambda prompt, n: Answer(f"echo {secret}", status=400) if n == 0
                     else Answer(f"key {secret}\n##final score: 1")) as server:
-        services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="TEST_LLM_KEY"),
+        services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="ASSESS_LLM_KEY_TEST"),
                            topics=["A.1"])
     assert set(server.keys) == {f"Bearer {secret}"}
     out = capsys.readouterr()
@@ -187,9 +187,9 @@ def test_the_key_is_read_from_the_environment_and_found_nowhere(answers, monkeyp
 
 
 def test_a_key_named_but_not_set_sends_nothing(answers, monkeypatch):
-    monkeypatch.delenv("UNSET_LLM_KEY", raising=False)
-    with ChatServer() as server, pytest.raises(Exception, match="UNSET_LLM_KEY.*not set"):
-        services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="UNSET_LLM_KEY"))
+    monkeypatch.delenv("ASSESS_LLM_KEY_UNSET", raising=False)
+    with ChatServer() as server, pytest.raises(Exception, match="ASSESS_LLM_KEY_UNSET.*not set"):
+        services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="ASSESS_LLM_KEY_UNSET"))
     assert server.requests == 0 and not LlmGrade.objects.exists()
 
 
@@ -197,7 +197,7 @@ def test_a_key_given_instead_of_its_variable_is_refused_and_not_repeated(answers
     with ChatServer() as server, pytest.raises(InputError) as info:
         services.llm_judge(campaign=answers, settings=settings_for(server, api_key_env="sk-pasted-key-value"))
     assert server.requests == 0 and "sk-pasted" not in " ".join(info.value.messages())
-    assert "must be a variable's name" in info.value.messages()[0]
+    assert "not the name of an environment variable" in info.value.messages()[0]
 
 
 def test_no_key_named_sends_a_placeholder(answers):

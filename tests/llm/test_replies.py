@@ -18,7 +18,7 @@ def test_a_reply_without_a_grade_is_none_never_zero():
     assert reply_grade("") is None
     assert reply_grade(None) is None
     assert reply_grade("##final score: 7") is None  # out of the scale
-    assert reply_grade("##final score: 3", max_grade=1) is None
+    assert reply_grade("##final score: 3", grades=(0, 1)) is None
 
 
 def test_majority_of_samples_and_ties_go_to_the_lower_grade():

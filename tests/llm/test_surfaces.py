@@ -34,12 +34,13 @@ def test_command_uses_the_campaigns_endpoint_and_refuses_without_one(answers):
 
 
 def test_command_refuses_a_key_variable_that_is_not_set(answers, monkeypatch):
-    monkeypatch.delenv("NOT_SET_KEY", raising=False)
+    monkeypatch.delenv("ASSESS_LLM_KEY_NOT_SET", raising=False)
     with ChatServer() as server:
         lines = rejected("llm_judge", "--campaign", "answers", "--base-url", server.url, "--model", "m",
-                         "--api-key-env", "NOT_SET_KEY")
+                         "--api-key-env", "ASSESS_LLM_KEY_NOT_SET")
     assert server.requests == 0
-    assert "the environment variable NOT_SET_KEY, which should hold the endpoint's key, is not set" in lines[0]
+    assert ("the environment variable ASSESS_LLM_KEY_NOT_SET, which should hold the endpoint's key, is not "
+            "set") in lines[0]
 
 
 def test_the_job_judges_and_says_what_it_did(answers, django_capture_on_commit_callbacks):
@@ -144,7 +145,7 @@ def test_the_page_starts_a_job_and_the_job_page_can_cancel_it(answers, organizer
 def test_api_sets_reads_and_refuses_a_key(answers, api):
     url = f"/api/campaigns/{answers.pk}/llm/"
     assert api.get(url).status_code == 404
-    put = api.put(url, {"base_url": "http://127.0.0.1:8000/v1", "model": "qwen", "api_key_env": "VLLM_KEY"},
+    put = api.put(url, {"base_url": "http://127.0.0.1:8000/v1", "model": "qwen", "api_key_env": "ASSESS_LLM_KEY_VLLM"},
                   format="json")
     assert put.status_code == 200, put.json()
     assert put.json()["prompt_name"] == "umbrela-bing v1" and put.json()["samples"] == 1
@@ -154,7 +155,7 @@ def test_api_sets_reads_and_refuses_a_key(answers, api):
     assert refused.status_code == 400 and "the key itself is never accepted" in refused.json()["problems"][0]
     refused = api.patch(url, {"api_key_env": "sk-secret-value"}, format="json")
     assert refused.status_code == 400 and "sk-secret-value" not in refused.content.decode()
-    assert api.get(url).json()["api_key_env"] == "VLLM_KEY"
+    assert api.get(url).json()["api_key_env"] == "ASSESS_LLM_KEY_VLLM"
 
 
 def test_api_starts_and_cancels_a_judging_job(answers, api, django_capture_on_commit_callbacks):
