@@ -72,11 +72,18 @@ def llm_judge_summary(r: dict) -> str:
     reasons = "; ".join(f"{count:,} × {reason.rstrip('.')}" for count, reason in r.get("failure_reasons", []))
     commonest = f" Commonest failures: {reasons}." if reasons else ""
     if r.get("gave_up"):
-        return (f"failed: the first {counted(r.get('failed', 0), 'request')} to {r.get('model', '')} all failed, so "
-                f"the run stopped there; nothing was graded and the other items were not sent.{commonest} Check the "
+        # The status says "failed" before this sentence. The run gives up after its first GIVE_UP failures; the
+        # requests already in flight then come back failed too, and are counted apart.
+        from llm.services import GIVE_UP
+
+        failed = r.get("failed", 0)
+        first = min(failed, GIVE_UP) if failed else GIVE_UP
+        flight = f" ({failed - first:,} more in flight failed with them)" if failed > first else ""
+        return (f"the first {counted(first, 'request')} to {r.get('model', '')} all failed{flight}, so the run "
+                f"stopped there; nothing was graded and the other items were not sent.{commonest} Check the "
                 "endpoint on the LLM page, then retry.")
     if r.get("all_failed"):
-        return (f"failed: every one of the {counted(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "
+        return (f"every one of the {counted(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "
                 f"nothing was graded ({r.get('skipped', 0):,} already graded before).{commonest} Check the "
                 "endpoint on the LLM page, then retry.")
     stopped = "Cancelled: stopped after judging" if r.get("cancelled") else "Judged"

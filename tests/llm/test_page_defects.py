@@ -39,14 +39,15 @@ def test_a_job_whose_every_request_failed_is_failed_and_says_why(answers, organi
     failures = LlmGrade.objects.filter(grade__isnull=True).count()
     assert job.status == Job.Status.FAILED and failures > 0 and job.retryable
     assert job.result["all_failed"] and job.result["failure_reasons"][0][0] == failures
-    assert job.message.startswith(f"failed: every one of the {failures} items sent to m failed")
+    assert job.message.startswith(f"every one of the {failures} items sent to m failed")
     assert f"Commonest failures: {failures} × APIConnectionError, 1 try: Connection error. Check" in job.message
     page = organizer_client.get(f"/campaigns/{answers.pk}/llm/").content.decode()
     assert 'id="llm-failures"' in page and "APIConnectionError, 1 try: Connection error." in page
     assert 'class="job-failed"' in page
 
 
-def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, django_capture_on_commit_callbacks,
+                                                        organizer_client):
     # An endpoint that does not answer is said in seconds, not after every item of the campaign was tried.
     monkeypatch.setattr(services, "GIVE_UP", 2)
     Endpoint.objects.create(campaign=answers, base_url=CLOSED, model="m", retries=0, timeout=5, concurrency=1)
@@ -57,7 +58,11 @@ def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, dj
     # Stopped with the failures that came back by then: at least 2, and never the campaign's 5 items and canaries.
     assert job.status == Job.Status.FAILED and job.result["gave_up"] and 2 <= failed <= 4
     assert LlmGrade.objects.count() == failed and not job.result["canaries_created"]
-    assert job.message.startswith(f"failed: the first {failed} requests to m all failed, so the run stopped there")
+    # The status says "failed" (no "failed: failed:"); the first GIVE_UP requests are named as the docs name them.
+    more = f" ({failed - 2} more in flight failed with them)" if failed > 2 else ""
+    assert job.message.startswith(f"the first 2 requests to m all failed{more}, so the run stopped there")
+    page = organizer_client.get(f"/jobs/{job.pk}/").content.decode()
+    assert "failed: failed" not in page and "failed</strong><span class=\"message\">: the first 2 requests" in page
 
 
 @pytest.mark.postgresql
