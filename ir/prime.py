@@ -194,7 +194,10 @@ class ExtraMeasures(Protocol):
 
     names: list[str]
 
-    def per_topic(self, lists: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]: ...
+    def per_topic(self, lists: Mapping[str, Mapping[str, float]], *, topics: Iterable[str] = ()
+                  ) -> dict[str, dict[str, float]]: ...
+
+    def mean(self, name: str, values: Sequence[float]) -> float: ...
 
 
 class Evaluator:
@@ -250,13 +253,13 @@ class Evaluator:
                 rows.setdefault(topic, {}).update(row)
             means.update(mean_of(firsts, FIRST_RESULT))
         if self.extra is not None and self.extra.names:
-            retrieved = [topic for topic, items in (lists or {}).items() if items]
-            extra = self.extra.per_topic(lists or {})
+            topics = list(self.qrels) if all_topics else [topic for topic, items in (lists or {}).items() if items]
+            extra = self.extra.per_topic(lists or {}, topics=topics)
             for measure in self.extra.names:
-                topics = self.qrels if all_topics else retrieved
-                for topic in topics:
-                    rows.setdefault(topic, {})[measure] = extra.get(topic, {}).get(measure, 0.0)
-                means[measure] = _mean([extra.get(topic, {}).get(measure, 0.0) for topic in topics])
+                column = [extra.get(topic, {}).get(measure, 0.0) for topic in topics]
+                for topic, value in zip(topics, column, strict=True):
+                    rows.setdefault(topic, {})[measure] = value
+                means[measure] = self.extra.mean(measure, column)
         per_topic = {topic: rows[topic] for topic in sorted(rows, key=natural_key)}
         return RunScores(name=name, per_topic=per_topic, means=means, topics=len(counted))
 
