@@ -239,13 +239,14 @@ class Evaluator:
         rows: dict[str, dict[str, float]] = {}
         for topic in counted:
             measured = values.get(topic, {})  # a topic with nothing judged retrieved scores 0 (trec_eval -c)
-            row = {measure: measured.get(trec_name, 0.0) for measure, trec_name in TREC_NAMES.items()}
-            if topic in prime.unjudged:  # not for a topic the run did not retrieve at all
-                row[UNJUDGED] = prime.unjudged[topic]
-            rows[topic] = row
+            rows[topic] = {measure: measured.get(trec_name, 0.0) for measure, trec_name in TREC_NAMES.items()}
         means = mean_of(rows, MEASURES)
         # Over every topic the run retrieved that has qrels, judged items or not.
         means[UNJUDGED] = _mean(list(prime.unjudged.values()))
+        # Unjudged@10 of every topic the run retrieved, the topics its mean is over: also those with nothing judged
+        # retrieved, which have no prime value unless every qrels topic counts.
+        for topic, share in prime.unjudged.items():
+            rows.setdefault(topic, {})[UNJUDGED] = share
         if self.first_result and prime.first is not None:  # over the topics it answered (all: every qrels topic)
             firsts = first_result_scores(prime.first, self.qrels, all_topics=all_topics,
                                          relevance_level=self.relevance_level)
