@@ -82,7 +82,10 @@ def board_analysis(evaluation: Evaluation, *, measure: str = MEASURES[0], baseli
     problem = baseline_problem(evaluation, baseline)
     if problem:
         raise InputError(problem)
-    means = {run.name: finite(run.means[measure]) for run in evaluation.runs}
+    # Over the qrels' topics, as the intervals and the tests are: every figure of the table from one averaging, not
+    # the leaderboard's (docs/analysis.md, "Which topics, which values").
+    values = analysis_services.measure_values(evaluation, [measure])[measure]
+    means = {name: finite(mean) for name, mean in analysis.topic_means(values, names, evaluation.topics).items()}
     order = sorted(names, key=lambda name: (means[name] is None, -(means[name] or 0.0)))
     best = order[0] if order and means[order[0]] is not None else None
     intervals = analysis_services.interval_table(evaluation, measures=[measure], seed=seed)[measure]

@@ -16,7 +16,7 @@ from ir.formats.qrels import qrels_by_topic
 from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run_blocks
 from ir.formats.textio import TextSink, iter_lines, open_binary
 from ir.grades import MARK_NUMBERS, MARKS, RELEVANCE_LEVEL, is_relevant
-from ir.measures import LIMITS, MeasureEvaluator, Named, first_result_asked, parse_measures
+from ir.measures import MeasureEvaluator, Named, check_level, first_result_asked, parse_measures
 from ir.prime import (
     REPORTED,
     Evaluator,
@@ -257,13 +257,6 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
                       measures=evaluator.measures, topics=list(posts), relevance_level=level,
                       answer_runs=task3.task3_scores(runs=answer_runs, qrels=task3.answer_qrels(complete, answer_ids),
                                                      all_topics=all_topics, relevance_level=level))
-
-
-def check_level(relevance_level: int) -> None:
-    """The relevance level's range: the measures' own (`measures.LIMITS`)."""
-    low, high = LIMITS["rel"]
-    if not low <= relevance_level <= high:
-        raise InputError(f"the relevance level must be a whole number from {low} to {high:,}, not {relevance_level}")
 
 
 def _evaluator(qrels: Qrels, relevance_level: int, extra: Sequence[Named], first_result: bool) -> Evaluator:

@@ -16,7 +16,7 @@ from core.forms import form_values
 from core.permissions import organizer_required
 from ir.charts import difference_bars, sweep_line
 from ir.formats.topic_info import TOPIC_COLUMN
-from ir.prime import AR, MEASURES, REPORTED, RunScores, finite, format_value
+from ir.prime import AR, MEASURES, REPORTED, UNJUDGED, RunScores, finite, format_value
 from ir.problems import InputError
 from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
@@ -227,9 +227,11 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         raise Http404("This run has no scores")
     titles = dict(campaign.topics.values_list("topic_id", "title"))
     per_topic = [(topic, titles.get(topic, ""), values) for topic, values in row.per_topic.items()] if row else []
+    # Unjudged@10's mean is over every topic the run retrieved, which can be more or fewer than the prime means'.
+    unjudged = sum(1 for _topic, _title, values in per_topic if values.get(UNJUDGED) is not None)
     return render(request, "evaluation/run_scores.html", {
         "campaign": campaign, "run": run, "row": row, "per_topic": per_topic, "all_topics": all_topics,
-        "table": "task3" if task3 else ""})
+        "table": "task3" if task3 else "", "unjudged_topics": unjudged})
 
 
 @organizer_required

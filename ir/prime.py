@@ -194,7 +194,10 @@ class ExtraMeasures(Protocol):
 
     names: list[str]
 
-    def per_topic(self, lists: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]: ...
+    def per_topic(self, lists: Mapping[str, Mapping[str, float]], *, topics: Iterable[str] = ()
+                  ) -> dict[str, dict[str, float]]: ...
+
+    def mean(self, name: str, values: Sequence[float]) -> float: ...
 
 
 class Evaluator:
@@ -236,13 +239,14 @@ class Evaluator:
         rows: dict[str, dict[str, float]] = {}
         for topic in counted:
             measured = values.get(topic, {})  # a topic with nothing judged retrieved scores 0 (trec_eval -c)
-            row = {measure: measured.get(trec_name, 0.0) for measure, trec_name in TREC_NAMES.items()}
-            if topic in prime.unjudged:  # not for a topic the run did not retrieve at all
-                row[UNJUDGED] = prime.unjudged[topic]
-            rows[topic] = row
+            rows[topic] = {measure: measured.get(trec_name, 0.0) for measure, trec_name in TREC_NAMES.items()}
         means = mean_of(rows, MEASURES)
         # Over every topic the run retrieved that has qrels, judged items or not.
         means[UNJUDGED] = _mean(list(prime.unjudged.values()))
+        # Unjudged@10 of every topic the run retrieved, the topics its mean is over: also those with nothing judged
+        # retrieved, which have no prime value unless every qrels topic counts.
+        for topic, share in prime.unjudged.items():
+            rows.setdefault(topic, {})[UNJUDGED] = share
         if self.first_result and prime.first is not None:  # over the topics it answered (all: every qrels topic)
             firsts = first_result_scores(prime.first, self.qrels, all_topics=all_topics,
                                          relevance_level=self.relevance_level)
@@ -250,13 +254,13 @@ class Evaluator:
                 rows.setdefault(topic, {}).update(row)
             means.update(mean_of(firsts, FIRST_RESULT))
         if self.extra is not None and self.extra.names:
-            retrieved = [topic for topic, items in (lists or {}).items() if items]
-            extra = self.extra.per_topic(lists or {})
+            topics = list(self.qrels) if all_topics else [topic for topic, items in (lists or {}).items() if items]
+            extra = self.extra.per_topic(lists or {}, topics=topics)
             for measure in self.extra.names:
-                topics = self.qrels if all_topics else retrieved
-                for topic in topics:
-                    rows.setdefault(topic, {})[measure] = extra.get(topic, {}).get(measure, 0.0)
-                means[measure] = _mean([extra.get(topic, {}).get(measure, 0.0) for topic in topics])
+                column = [extra.get(topic, {}).get(measure, 0.0) for topic in topics]
+                for topic, value in zip(topics, column, strict=True):
+                    rows.setdefault(topic, {})[measure] = value
+                means[measure] = self.extra.mean(measure, column)
         per_topic = {topic: rows[topic] for topic in sorted(rows, key=natural_key)}
         return RunScores(name=name, per_topic=per_topic, means=means, topics=len(counted))
 

@@ -64,6 +64,15 @@ def value_matrix(values: Values, runs: Sequence[str], topics: Sequence[str]) -> 
     return matrix
 
 
+def topic_means(values: Values, runs: Sequence[str], topics: Sequence[str]) -> dict[str, float]:
+    """Each run's mean over `topics`, a topic it has no value for counting 0: the mean the intervals and the
+    significance tests are of (NaN over no topic)."""
+    if not topics:
+        return dict.fromkeys(runs, math.nan)
+    matrix = value_matrix(values, runs, topics)
+    return {run: float(matrix[row].mean()) for row, run in enumerate(runs)}
+
+
 def run_pairs(runs: Sequence[str], baseline: str | None = None) -> list[tuple[int, int]]:
     """Index pairs (a, b): every unordered pair in the order given, or each other run against the baseline."""
     if baseline is None:

@@ -131,3 +131,18 @@ def test_an_unknown_measure_keeps_what_was_typed_in_the_field(judged_answers, le
     assert 'id="id_measure" name="measure" value="nDCG@1O"' in html
     # The difference form goes on with the measure shown (the prime one), not the refused name.
     assert '<input type="hidden" name="measure" value="ndcg_prime">' in html
+
+
+def test_the_analysis_mean_is_the_one_its_interval_and_delta_average_over():
+    # The leaderboard's default mean: each run over the topics it retrieved a judged item for. "half" has T1..T6
+    # only (its own mean 0.8); the analysis pairs the runs over every qrels topic, T7..T12 counting 0 for it.
+    half = {t: dict.fromkeys(MEASURES, 0.8) for t in TOPICS[:6]}
+    full = {t: dict.fromkeys(MEASURES, 0.6) for t in TOPICS}
+    runs = [RunScores("full", full, dict.fromkeys(MEASURES, 0.6), 12), RunScores("half", half,
+                                                                              dict.fromkeys(MEASURES, 0.8), 6)]
+    evaluation = Evaluation(runs=runs, qrels_topics=12, all_topics=False, topics=TOPICS, measures=list(MEASURES))
+    found = board.board_analysis(evaluation)
+    rows = {row.run: row for row in found.runs}
+    assert rows["half"].mean == pytest.approx(0.4) and rows["full"].mean == pytest.approx(0.6)
+    assert found.best == "full" and rows["half"].vs_best.diff == pytest.approx(rows["half"].mean - rows["full"].mean)
+    assert rows["half"].low <= rows["half"].mean <= rows["half"].high

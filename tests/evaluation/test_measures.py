@@ -38,7 +38,7 @@ def test_a_binary_measure_named_without_a_level_takes_the_evaluations():
     assert str(parse_measure("P@10", relevance_level=1)) == "P@10"  # ir_measures' own default is 1
     assert str(parse_measure("AP(rel=1)", relevance_level=2)) == "AP"
     assert str(parse_measure("nDCG@10", relevance_level=2)) == "nDCG@10"  # graded: no level
-    assert str(parse_measure("bpref", relevance_level=2)) == "Bpref(rel=2)"  # trec_eval's name
+    assert str(parse_measure("bpref", relevance_level=2)) == "bpref (trec_eval -l2)"  # trec_eval's name, its -l
     assert str(parse_measure("Judged@10", relevance_level=2)) == "Judged@10"
     assert str(parse_measure("MAP", relevance_level=2)) == "AP(rel=2)"
     assert str(parse_measure("MRR", relevance_level=1)) == "RR"

@@ -67,7 +67,8 @@ def test_mean_is_over_topics_with_a_judged_retrieved_item_unless_all_topics():
     rows = [("A.1", "a", 1.0), ("A.2", "x", 1.0), ("A.9", "c", 1.0)]  # A.2: nothing judged; A.9: no qrels
     prime = prime_answers(rows, qrels)
     default = scores(qrels, prime)
-    assert default.topics == 1 and list(default.per_topic) == ["A.1"]
+    assert default.topics == 1 and list(default.per_topic) == ["A.1", "A.2"]
+    assert default.per_topic["A.2"] == {UNJUDGED: 1.0}  # no prime value, but the fraction its mean counts
     assert default.means[MAP] == pytest.approx(1.0)
     every = scores(qrels, prime, all_topics=True)
     assert every.topics == 3 and list(every.per_topic) == ["A.1", "A.2", "A.3"]
