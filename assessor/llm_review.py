@@ -142,7 +142,7 @@ def llm_agreement(*, campaign: Campaign, models: list[str] | None = None) -> lis
     result = []
     for model in models:
         llm = llm_selectors.llm_grades(campaign=campaign, model=model)
-        categories = tuple(sorted(set(scheme_values(campaign).values()) | set(llm.values())))
+        categories = tuple(sorted(scheme_values(campaign).values()))
         pairs = [LlmPair(OFFICIAL_QRELS, ag.compare(llm, official, level, categories))]
         pairs += [LlmPair(name, ag.compare(llm, people[name], level, categories))
                   for name in sorted(people) if llm.keys() & people[name].keys()]

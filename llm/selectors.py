@@ -62,12 +62,15 @@ _NO_ENDPOINT = object()
 def current_grades(*, campaign: Campaign, model: str, endpoint: Endpoint | None | object = _NO_ENDPOINT
                    ) -> QuerySet[LlmGrade]:
     """The grades of the campaign's pool items that count as `model`'s, oldest first, so that the last row of a unit
-    (item, or Task 2 instance) is its current grade: successful ones (a failure is no grade), no canary, and, when
+    (item, or Task 2 instance) is its current grade: successful ones (a failure, or a grade the campaign's scheme
+    does not have, is no grade), no canary, and, when
     `model` is the campaign endpoint's and the endpoint names a prompt, none of another prompt of that prompt's task.
     `endpoint`: the campaign's endpoint (or None) when the caller has read it already, else it is read here."""
     if endpoint is _NO_ENDPOINT:
         endpoint = Endpoint.objects.filter(campaign=campaign).first()
-    rows = LlmGrade.objects.filter(campaign=campaign, model=model, canary__isnull=True, grade__isnull=False)
+    # A grade outside the campaign's scheme (stored before the judge checked replies against it) is no grade.
+    rows = LlmGrade.objects.filter(campaign=campaign, model=model, canary__isnull=True,
+                                   grade__in=[g.value for g in campaign.judging_scheme.grades])
     if isinstance(endpoint, Endpoint) and endpoint.model == model and endpoint.prompt_id is not None:
         task = Prompt.objects.filter(pk=endpoint.prompt_id).values("task")[:1]
         rows = rows.exclude(~Q(prompt_id=endpoint.prompt_id) & Q(prompt__task=task))

@@ -57,3 +57,22 @@ def test_the_scale_of_a_scheme_names_its_grades():
     three = grades.preset("trec-3")
     skipping = grades.Scheme("s", tuple(g for g in grades.preset("trec-4").grades if g.value != 2))
     assert three.scale == "0 to 2" and skipping.scale == "0, 1 or 3"
+
+
+def test_a_grade_stored_outside_the_scheme_counts_nowhere(three_grades, organizer_client):
+    # Grades of 3 stored under a 0-2 scheme before replies were checked: no grade of the model's, no "official 3"
+    # row or fourth grade on the agreement page.
+    from assessor.llm_review import llm_agreement
+    from llm.selectors import llm_grades
+
+    from tests.factories import LlmPromptFactory
+    from tests.llm_rows import llm_grade
+
+    topic = three_grades.topics.get(topic_id="A.1")
+    items = list(topic.pool_items.values_list("item_id", flat=True)[:2])
+    prompt = LlmPromptFactory()
+    llm_grade(three_grades, "A.1", items[0], 3, prompt=prompt, model="m")
+    llm_grade(three_grades, "A.1", items[1], 1, prompt=prompt, model="m")
+    assert llm_grades(campaign=three_grades, model="m") == {("A.1", items[1], ""): 1}
+    [agreement] = llm_agreement(campaign=three_grades)
+    assert agreement.categories == (0, 1, 2) and agreement.graded == 1
