@@ -64,7 +64,6 @@ def test_a_grade_stored_outside_the_scheme_counts_nowhere(three_grades, organize
     # row or fourth grade on the agreement page.
     from assessor.llm_review import llm_agreement
     from llm.selectors import llm_grades
-
     from tests.factories import LlmPromptFactory
     from tests.llm_rows import llm_grade
 
