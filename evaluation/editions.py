@@ -27,9 +27,9 @@ from ir.prime import (
 from ir.problems import InputError, Problems
 from pooling.models import Campaign, Run
 
-from . import analysis_services, selectors, services
+# The module, not its names: report imports the leaderboard's snapshots, which import this module.
+from . import analysis_services, report, selectors, services
 from .models import EditionQrels
-from .report import HEADINGS, latex_escape
 
 
 @dataclass
@@ -105,6 +105,20 @@ def _table(editions: Sequence[Edition]) -> tuple[list[str], dict[tuple[str, str,
     return runs, values
 
 
+def editions_rows(editions: Sequence[Edition], *, order: Sequence[str] = ()) -> list[tuple[str, list[float | None]]]:
+    """The same table for a page: each run (those in `order` first, in that order) with its value of every edition
+    and measure (None: no topic of that edition), the columns of `edition_columns`."""
+    runs, values = _table(editions)
+    ranked = [run for run in order if run in runs] + [run for run in runs if run not in order]
+    return [(run, [values.get((run, label, measure)) for label, measure in edition_columns(editions)])
+            for run in ranked]
+
+
+def edition_columns(editions: Sequence[Edition]) -> list[tuple[str, str]]:
+    """(label, measure) of each column of the editions table: a group of the prime measures per edition."""
+    return [(edition.label, measure) for edition in editions for measure in MEASURES]
+
+
 def editions_latex(editions: Sequence[Edition], *, caption: str = "Results across editions") -> str:
     """A LaTeX table (booktabs): a Run column, then per edition a group of nDCG', MAP' and P'@10 under the edition's
     label; the best value of each column in bold."""
@@ -112,15 +126,15 @@ def editions_latex(editions: Sequence[Edition], *, caption: str = "Results acros
     columns = [(edition.label, measure) for edition in editions for measure in MEASURES]
     best = {column: max((v for run in runs if (v := values.get((run, *column))) is not None), default=None)
             for column in columns}
-    groups = " & ".join(rf"\multicolumn{{{len(MEASURES)}}}{{c}}{{{latex_escape(edition.label)}}}"
+    groups = " & ".join(rf"\multicolumn{{{len(MEASURES)}}}{{c}}{{{report.latex_escape(edition.label)}}}"
                         for edition in editions)
     rules = " ".join(rf"\cmidrule(lr){{{2 + i * len(MEASURES)}-{1 + (i + 1) * len(MEASURES)}}}"
                      for i in range(len(editions)))
-    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{report.latex_escape(caption)}}}",
              rf"\begin{{tabular}}{{l{'c' * len(columns)}}}", r"\toprule", rf" & {groups} \\", rules,
-             "Run & " + " & ".join(HEADINGS[measure] for _label, measure in columns) + r" \\", r"\midrule"]
+             "Run & " + " & ".join(report.HEADINGS[measure] for _label, measure in columns) + r" \\", r"\midrule"]
     for run in runs:
-        cells = [latex_escape(run)]
+        cells = [report.latex_escape(run)]
         for column in columns:
             value = values.get((run, *column))
             text = format_value(value) if value is not None else "--"
@@ -132,15 +146,18 @@ def editions_latex(editions: Sequence[Edition], *, caption: str = "Results acros
 
 def editions_csv(editions: Sequence[Edition]) -> str:
     """The same table in CSV: run, then a column per edition and measure, named `LABEL MEASURE`."""
-    runs, values = _table(editions)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    columns = [(edition.label, measure) for edition in editions for measure in MEASURES]
-    writer.writerow(["run", *(spreadsheet_safe(f"{label} {measure}") for label, measure in columns)])
-    for run in runs:
-        cells = [values.get((run, *column)) for column in columns]
-        writer.writerow([spreadsheet_safe(run), *(format_value(v) if v is not None else "" for v in cells)])
+    csv.writer(out, lineterminator="\n").writerows(editions_csv_rows(editions))
     return out.getvalue()
+
+
+def editions_csv_rows(editions: Sequence[Edition], *, first: str = "run") -> Iterator[list[str]]:
+    """editions_csv's rows, for a writer of another CSV (the leaderboard's, which ends with this table, its first
+    column named `first`)."""
+    columns = edition_columns(editions)
+    yield [first, *(spreadsheet_safe(f"{label} {measure}") for label, measure in columns)]
+    for run, cells in editions_rows(editions):
+        yield [spreadsheet_safe(run), *(format_value(v) if v is not None else "" for v in cells)]
 
 
 # A campaign's earlier editions: their qrels files, and its runs scored against them ------------------------------
@@ -191,13 +208,25 @@ def evaluate_campaign_edition(*, campaign: Campaign, qrels: Qrels, all_topics: b
                                relevance_level=campaign.relevance_level)
 
 
-def campaign_edition_results(*, campaign: Campaign, own: services.Evaluation, all_topics: bool = False
-                             ) -> list[Edition]:
-    """The campaign's own scores (labelled with its name) and those against each earlier edition: the column groups
-    of the report's editions table. Empty when the campaign has no earlier edition."""
-    editions = campaign_editions(campaign=campaign)
-    if not editions:
+def campaign_edition_scores(*, campaign: Campaign, all_topics: bool = False) -> list[Edition]:
+    """The campaign's runs scored against each earlier edition, in the order added: what the leaderboard's snapshot
+    stores (snapshots.py) and the report command computes, one computation for both."""
+    return [Edition(label, evaluate_campaign_edition(campaign=campaign, qrels=qrels, all_topics=all_topics))
+            for label, qrels in campaign_editions(campaign=campaign)]
+
+
+def editions_stamp(*, campaign: Campaign) -> str:
+    """What the editions' scores depend on besides the runs and the campaign's judgments: the editions themselves."""
+    return "|".join(f"{pk}:{label}" for pk, label in
+                    EditionQrels.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "label"))
+
+
+def campaign_edition_results(*, campaign: Campaign, own: services.Evaluation, all_topics: bool = False,
+                             earlier: Sequence[Edition] | None = None) -> list[Edition]:
+    """The campaign's own scores (labelled with its name) and those against each earlier edition (`earlier`, as
+    campaign_edition_scores gives them; computed now when None): the column groups of the report's editions table.
+    Empty when the campaign has no earlier edition."""
+    found = campaign_edition_scores(campaign=campaign, all_topics=all_topics) if earlier is None else list(earlier)
+    if not found:
         return []
-    return [Edition(campaign.name, own), *(
-        Edition(label, evaluate_campaign_edition(campaign=campaign, qrels=qrels, all_topics=all_topics))
-        for label, qrels in editions)]
+    return [Edition(campaign.name, own), *found]

@@ -21,7 +21,7 @@ from ir.problems import InputError
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 
-from . import analysis_services, selectors, services, snapshots
+from . import analysis_services, editions, selectors, services, snapshots
 from .board import ALPHA
 from .reusability import run_team
 
@@ -235,34 +235,41 @@ def _cell(text: str) -> str:
 
 # The report --------------------------------------------------------------------------------------------------------
 
-def _last_scores(campaign: Campaign, all_topics: bool) -> services.Evaluation:
+def _last_scores(campaign: Campaign, all_topics: bool) -> snapshots.Snapshot:
     snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics)
     if snapshot.computing:
         raise InputError("the scores are being computed: try again in a moment")
     if snapshot.value is None:
         raise InputError(snapshot.problem)
-    return snapshot.value
+    return snapshot
 
 
 def report_parts(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False,
                  compute: bool = False) -> Iterator[str]:
     """The campaign's tables in `fmt` (latex or csv): the results (from its official judgments: the leaderboard's
-    last scores, or with `compute` scored now, as a command does), the assessment, or both (CSV: the two tables
-    separated by an empty line). The arguments and the scores are checked before the first part; the results go
-    out before the assessment table is read (what a download streams)."""
+    last scores, or with `compute` scored now, as a command does), the assessment, or both (CSV: the tables
+    separated by an empty line); after them, when the results are asked for and the campaign has earlier editions,
+    its runs across editions (editions.py: from the same snapshot, or computed now). The arguments and the scores are
+    checked before the first part; the results go out before the assessment table is read (what a download
+    streams)."""
     if fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}'; expected one of {', '.join(FORMATS)}")
     if table not in TABLES:
         raise InputError(f"unknown table '{table}'; expected one of {', '.join(TABLES)}")
-    evaluation = None
+    evaluation, across = None, []
     if table in ("results", "both"):
-        evaluation = (services.evaluate_campaign(campaign=campaign, all_topics=all_topics) if compute
-                      else _last_scores(campaign, all_topics))
-    return _parts(campaign, fmt, evaluation, assessment=table in ("assessment", "both"))
+        if compute:
+            evaluation = services.evaluate_campaign(campaign=campaign, all_topics=all_topics)
+            across = editions.campaign_edition_results(campaign=campaign, own=evaluation, all_topics=all_topics)
+        else:
+            snapshot = _last_scores(campaign, all_topics)
+            evaluation = snapshot.value
+            across = editions.campaign_edition_results(campaign=campaign, own=evaluation, earlier=snapshot.editions)
+    return _parts(campaign, fmt, evaluation, across, assessment=table in ("assessment", "both"))
 
 
-def _parts(campaign: Campaign, fmt: str, evaluation: services.Evaluation | None, *, assessment: bool
-           ) -> Iterator[str]:
+def _parts(campaign: Campaign, fmt: str, evaluation: services.Evaluation | None, across: list[editions.Edition], *,
+           assessment: bool) -> Iterator[str]:
     if evaluation is not None:
         rows = results_rows(campaign=campaign, evaluation=evaluation)
         yield (results_latex(rows, caption=f"Results of {campaign.name}") if fmt == "latex"
@@ -272,6 +279,9 @@ def _parts(campaign: Campaign, fmt: str, evaluation: services.Evaluation | None,
         yield ("\n" if evaluation is not None else "") + (
             assessment_latex(topics, total, caption=f"Assessment of {campaign.name}") if fmt == "latex"
             else assessment_csv(topics, total))
+    if across:
+        yield "\n" + (editions.editions_latex(across, caption=f"Results of {campaign.name} across editions")
+                      if fmt == "latex" else editions.editions_csv(across))
 
 
 def report(*, campaign: Campaign, fmt: str, table: str = "both", all_topics: bool = False,

@@ -9,7 +9,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,7 +24,7 @@ from ir.problems import InputError
 from ir.statistics import RankAgreement, Reusability
 from pooling.models import Campaign
 
-from . import fusion, llm_board, reusability, selectors, services
+from . import editions, fusion, llm_board, reusability, selectors, services
 from .models import ScoreRefresh, ScoreSnapshot
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
@@ -44,6 +44,8 @@ class Snapshot:
     computed_at: datetime | None
     updating: bool
     llm: llm_board.LlmBoard | None = None  # the leaderboard's LLM part, computed with the scores
+    # The leaderboard's runs scored against each of the campaign's earlier editions, computed with the scores.
+    editions: list[editions.Edition] = field(default_factory=list)
 
     @property
     def computing(self) -> bool:
@@ -59,9 +61,10 @@ def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Seque
 
 
 def leaderboard_version(campaign: Campaign) -> str:
-    """The judgments stamp, and the LLM part's (the judge's model, its grades, the runs' declared models)."""
+    """The judgments stamp, the LLM part's (the judge's model, its grades, the runs' declared models) and the earlier
+    editions' (their qrels added or removed)."""
     return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)}|{llm_board.llm_stamp(campaign=campaign)}"
-                          .encode()).hexdigest()[:32]
+                          f"|{editions.editions_stamp(campaign=campaign)}".encode()).hexdigest()[:32]
 
 
 def reusability_scores(*, campaign: Campaign, depth: int | None = None) -> Snapshot:
@@ -108,8 +111,10 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
         value.version = snapshot.version
     llm = (llm_board.board_of(payload["llm"], _run_scores)
            if value is not None and kind == LEADERBOARD and "llm" in payload else None)
+    earlier = [editions.Edition(found["label"], _decode(LEADERBOARD, found["evaluation"]))
+               for found in payload.get("editions", [])] if kind == LEADERBOARD else []
     return Snapshot(value=value, problem=payload.get("problem", ""), computed_at=snapshot.computed_at,
-                    updating=snapshot.version != version, llm=llm)
+                    updating=snapshot.version != version, llm=llm, editions=earlier)
 
 
 def refresh_claim(*, campaign_pk: int) -> bool:
@@ -149,18 +154,23 @@ def scores_refresh(*, campaign_pk: int) -> int:
 
 
 def _compute(campaign: Campaign, kind: str, asked: dict) -> dict:
+    if kind == LEADERBOARD:
+        # The earlier editions' scores need none of the campaign's judgments: they are there before the first one.
+        earlier = _plain([{"label": e.label, "evaluation": asdict(e.evaluation)} for e in
+                          editions.campaign_edition_scores(campaign=campaign, all_topics=asked["all_topics"])])
     try:
         if kind == LEADERBOARD:
             people = services.evaluate_campaign(campaign=campaign, all_topics=asked["all_topics"],
                                                 measures=asked["measures"], relevance_level=asked["relevance_level"])
-            return _plain({**asdict(people), "llm": asdict(llm_board.llm_board(campaign=campaign, people=people))})
+            return _plain({**asdict(people), "llm": asdict(llm_board.llm_board(campaign=campaign, people=people)),
+                           "editions": earlier})
         if kind == FUSION:
             rows = fusion.campaign_sweep(campaign=campaign, ks=asked["ks"], measure=asked["measure"],
                                          relevance_level=asked["relevance_level"])
             return _plain({"rows": [asdict(row) for row in rows]})
         return _plain(asdict(reusability.reusability_campaign(campaign=campaign, depth=asked["depth"])))
     except InputError as exc:  # no judgments yet is an answer too
-        return {"problem": "; ".join(exc.messages())}
+        return {"problem": "; ".join(exc.messages()), **({"editions": earlier} if kind == LEADERBOARD else {})}
 
 
 def _plain(value: Any) -> Any:
@@ -189,7 +199,7 @@ def _decode(kind: str, payload: dict) -> Any:
     if kind == FUSION:
         return [fusion.SweepRow(**{**row, "value": _nan(row["value"])}) for row in payload["rows"]]
     if kind == LEADERBOARD:
-        payload = {key: value for key, value in payload.items() if key != "llm"}
+        payload = {key: value for key, value in payload.items() if key not in ("llm", "editions")}
         return services.Evaluation(**{**payload, "runs": [_run_scores(run) for run in payload["runs"]],
                                       "answer_runs": [_run_scores(run) for run in payload["answer_runs"]],
                                       "topic_counts": [tuple(counts) for counts in payload["topic_counts"]]})

@@ -23,7 +23,7 @@ from ir.task3_measures import TASK3_REPORTED
 from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run
 
-from . import board, llm_board, selectors, services, snapshots, topic_info
+from . import board, editions, llm_board, selectors, services, snapshots, topic_info
 from .forms import QrelsQueryForm
 from .services import Evaluation
 
@@ -65,6 +65,7 @@ def _all_topics(request: HttpRequest) -> bool:
     return request.GET.get("all_topics") in ("1", "true", "on")
 
 
+PAGE_HEADINGS = {"ndcg_prime": "nDCG′", "map_prime": "MAP′", "p10_prime": "P′@10"}
 COMPUTING = "The scores are being computed: try again in a moment."
 RETRY_SECONDS = 10
 SUGGESTED = ("nDCG@10", "P@10", "AP(rel=1)", "Bpref", "RR", "Judged@10")
@@ -108,6 +109,10 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "measure_typed": typed,  # the field keeps what was typed, even a measure refused (issue 22, point 9)
         "suggested": [*REPORTED, *SUGGESTED],
     }
+    if snapshot.editions:  # the campaign's earlier editions: each one's columns, computed with the scores
+        found = [*([editions.Edition(campaign.name, evaluation)] if evaluation else []), *snapshot.editions]
+        context.update(editions=found, edition_rows=editions.editions_rows(found, order=[r.name for r in rows]),
+                       edition_columns=[(label, PAGE_HEADINGS[m]) for label, m in editions.edition_columns(found)])
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
         context.update(_llm(request, snapshot.llm, rows))
@@ -270,6 +275,10 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
         for scores in evaluation.runs:
             writer.writerow([spreadsheet_safe(scores.name),
                              *(format_value(means.get(scores.name, {}).get(m)) for m in MEASURES)])
+    if snapshot.editions:  # the campaign's earlier editions: the report's editions table, from the same scores
+        writer.writerow([])
+        writer.writerows(editions.editions_csv_rows([editions.Edition(campaign.name, evaluation), *snapshot.editions],
+                                                    first="edition_run"))
     found = snapshot.llm
     if found is not None and found.runs:  # the campaign's LLM judge (issue 26): the runs under its qrels, and how
         # that ranking agrees with the people's; the same values as the page and the API's `llm`

@@ -81,7 +81,8 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
 def _judgments_import(job: Job, p: JudgmentsImportParams, progress) -> tuple[dict, list[str]]:
     with upload_local(p.upload) as path, open(path, "rb") as lines:
         result = assessor_services.judgments_import(campaign=_campaign(job), lines=lines, user=job.created_by,
-                                                    filename=p.filename)
+                                                    filename=p.filename, assessor=p.assessor, kind=p.judgment_kind,
+                                                    round=p.round, outside=p.outside, assigned=p.assigned)
     return asdict(result), []
 
 

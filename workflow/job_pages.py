@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
+from assessor.services.imports import ImportResult, import_notes
 from core.words import counted
 from ir.problems import InputError
 from pooling.models import Job
@@ -116,7 +117,8 @@ def job_summary(*, job: Job) -> str:
         made = f" New accounts (no usable password yet): {', '.join(accounts)}." if accounts else ""
         return (f"Imported {counted(r.get('judgments', 0), 'judgment')}{from_file}: {r.get('created', 0):,} new, "
                 f"{r.get('revised', 0):,} revised, {r.get('unchanged', 0):,} unchanged; "
-                f"{counted(r.get('new_assignments', 0), 'assignment')} created.{made}")
+                f"{counted(r.get('new_assignments', 0), 'assignment')} created.{made}"
+                + "".join(f" {note}" for note in import_notes(ImportResult(**r))))
     if job.kind == Job.Kind.COLLECTION_INGEST:
         names = job.params.get("names") or [Path(p).name for p in job.params.get("paths", [])]
         parts = [counted(n, *_COLLECTION_KINDS.get(kind, (kind, None))) for kind, n in r.get("counts", {}).items()]

@@ -55,10 +55,12 @@ def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | Anon
 
 
 @transaction.atomic
-def judgments_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None) -> Job:
-    """Stores a judgments TSV (SPEC 9) and queues the job that imports it into `campaign`."""
-    return job_create(campaign=campaign, user=user,
-                      params=JudgmentsImportParams(upload=upload_save(file=upload), filename=upload.name or ""))
+def judgments_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None,
+                     choices: dict | None = None) -> Job:
+    """Stores a judgments TSV (SPEC 9) or a TREC qrels file and queues the job that imports it into `campaign`, with
+    the organizer's `choices` (JudgmentsImportParams' assessor, judgment_kind, round, outside, assigned)."""
+    return job_create(campaign=campaign, user=user, params=JudgmentsImportParams(
+        upload=upload_save(file=upload), filename=upload.name or "", **(choices or {})))
 
 
 @transaction.atomic

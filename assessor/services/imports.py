@@ -1,29 +1,46 @@
-"""import_judgments (SPEC 9): a TSV of judgments made elsewhere (ir/formats/judgments_tsv.py reads it), checked
-by the same rules as the judging page and written as judgment_submit writes them, in bulk: every check is one query
-for the whole file (topics, pools, accounts, assignments, judgments, visits), and the rows are inserted in batches."""
+"""import_judgments (SPEC 9): a TSV of judgments made elsewhere, or a TREC qrels file with its assessor and kind
+chosen beside it (ir/formats/judgments_tsv.py reads both), checked by the same rules as the judging page and written
+as judgment_submit writes them, in bulk: every check is one query for the whole file (topics, pools, accounts,
+assignments, judgments, visits), and the rows are inserted in batches (docs/judging.md, "Importing judgments")."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection, transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from ir.formats.judgments_tsv import JudgmentRecord, binary_lines, read_judgments
+from ir.formats.judgments_tsv import (
+    QRELS,
+    JudgmentRecord,
+    binary_lines,
+    judgments_format,
+    qrels_judgments,
+    read_judgments,
+)
 from ir.grades import Scheme
 from ir.problems import InputError, Problems
 from people.services import username_valid as _valid_username
 from pooling.bulk import NULL, bulk_insert, copy_text, insert_rows
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
+from pooling.services import pool_items_add
 
 from .. import rules, selectors
 from ..models import Assignment, ItemVisit, Judgment
 from .assignments import _pairs_create
 from .judgments import BATCH, CLOSED, NewJudgment, judged_complete, judgments_save
+
+# What the organizer chooses for lines of items outside the pools, and for official lines of a topic another
+# assessor holds officially already: the file is refused (saying so), or those lines are skipped, or added to the
+# pools (OUTSIDE), or imported as dual judgments (ASSIGNED).
+REFUSE, SKIP, ADD, DUAL = "refuse", "skip", "add", "dual"
+OUTSIDE = (REFUSE, SKIP, ADD)
+ASSIGNED = (REFUSE, DUAL, SKIP)
 
 
 @dataclass
@@ -34,6 +51,11 @@ class ImportResult:
     unchanged: int
     new_accounts: list[str]
     new_assignments: int
+    format: str = "tsv"
+    outside_pool: int = 0  # lines of items that were outside the pools (skipped, or their items added, as chosen)
+    added_to_pool: int = 0  # items added to the pools
+    skipped_assigned: int = 0  # official lines skipped, their topic being assigned officially to another assessor
+    as_dual: list[str] = field(default_factory=list)  # topics imported as dual, being assigned officially already
 
 
 def _checked_rows(records: Iterable[JudgmentRecord], problems: Problems, scheme: Scheme) -> list[JudgmentRecord]:
@@ -82,15 +104,36 @@ def _stored_kind(kind: str, round_: int | None) -> tuple[str, int] | list[str]:
 
 @transaction.atomic
 def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | bytes],
-                     user: User | None = None, filename: str = "") -> ImportResult:
-    """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests): every line is
-    checked before anything is written, and a file with any problem changes nothing. What is written is what
-    judgment_submit writes for each line, submitted in file order: the judgment (or its next revision) with its
-    revision row, and the item's visit, completed when the item is."""
+                     user: User | None = None, filename: str = "", assessor: str = "", kind: str = "",
+                     round: int | None = None, outside: str = REFUSE, assigned: str = REFUSE) -> ImportResult:
+    """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests), or from a TREC qrels
+    file (4 columns), whose lines are `assessor`'s judgments in assignments of `kind` and `round` (official when no
+    kind is given). Every line is checked before anything is written, and a file with any problem changes nothing.
+    Lines of items outside the pools are refused, skipped or added to the pools (`outside`); official lines of a topic
+    another assessor holds officially are refused, imported as dual judgments or skipped (`assigned`). What is
+    written is what judgment_submit writes for each line, submitted in file order: the judgment (or its next
+    revision) with its revision row, and the item's visit, completed when the item is."""
+    if outside not in OUTSIDE:
+        raise InputError(f"items outside the pools are {', '.join(OUTSIDE)}, not '{outside[:20]}'")
+    if assigned not in ASSIGNED:
+        raise InputError(f"topics assigned already are {', '.join(ASSIGNED)}, not '{assigned[:20]}'")
     problems = Problems(file=filename)
-    rows = _checked_rows(read_judgments(binary_lines(lines), problems), problems, campaign.judging_scheme)
+    stream = binary_lines(lines)
+    fmt = judgments_format(stream)
+    if fmt == QRELS:
+        if not assessor.strip():
+            raise InputError(f"{filename or 'the file'} is a TREC qrels file, which names no assessor: choose whose "
+                             "judgments these are (an assessor's account, or 'imported'), and their kind")
+        records = qrels_judgments(stream, problems, assessor=assessor.strip(), kind=kind, round_=round,
+                                  filename=filename)
+    else:
+        records = read_judgments(stream, problems)
+    rows = _checked_rows(records, problems, campaign.judging_scheme)
     topics = {t.topic_id: t for t in campaign.topics.all()}
     formulas = campaign.task == Campaign.Task.FORMULAS
+    if formulas and outside == ADD:
+        raise InputError(f"campaign '{campaign.name}' pools formulas, whose pool items are built with their "
+                         "instances from the runs: items outside the pools can be skipped, not added")
     # The pools: answers by post id; formulas by the instance's formula id -> (visual id, post id), with each
     # visual id's selected instances (formula id -> post id) for the rule of a complete item.
     instances: dict[tuple[int, str], dict[str, str]] | None = None
@@ -105,18 +148,39 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
         pooled = {(topic_pk, item): (item, item) for topic_pk, item in
                   PoolItem.objects.filter(campaign=campaign).values_list("topic_id", "item_id")}
     seen: dict[tuple, int] = {}
+    kept: list[JudgmentRecord] = []
+    unpooled: dict[int, dict[str, None]] = {}  # topic pk -> the items to add to its pool, in file order
+    outside_lines = 0
     for row in rows:
         topic = topics.get(row.topic_id)
         if topic is None:
             problems.add(row.line, f"topic '{row.topic_id}' is not a topic of campaign '{campaign.name}'")
         elif (topic.pk, row.item_id) not in pooled:
-            what = "formula instance" if formulas else "post"
-            problems.add(row.line, f"{what} {row.item_id} is not in the pool of topic {row.topic_id}")
+            outside_lines += 1
+            if outside == REFUSE:
+                what = "formula instance" if formulas else "post"
+                problems.add(row.line, f"{what} {row.item_id} is not in the pool of topic {row.topic_id}")
+            elif outside == SKIP:
+                continue
+            else:
+                unpooled.setdefault(topic.pk, {})[row.item_id] = None
         key = (row.assessor, row.topic_id, row.item_id, row.kind, row.round)
         if key in seen:
             problems.add(row.line, f"the same judgment again (first on line {seen[key]})")
         seen.setdefault(key, row.line)
+        kept.append(row)
+    if outside == REFUSE and outside_lines:
+        problems.add(None, f"{outside_lines:,} line{pluralize(outside_lines)} name{pluralize(outside_lines, 's,')} "
+                           "items outside the pools: choose to skip them or to add them to the pools (on the form, "
+                           "or import_judgments --outside skip|add)")
     problems.raise_if_any()
+    rows, as_dual, skipped_assigned = _assigned_elsewhere(campaign=campaign, rows=kept, assigned=assigned,
+                                                          problems=problems)
+    problems.raise_if_any()
+    added = pool_items_add(campaign=campaign, items={pk: list(items) for pk, items in unpooled.items()}) \
+        if unpooled else 0
+    for topic_pk, items in unpooled.items():
+        pooled.update(((topic_pk, item), (item, item)) for item in items)
 
     users, new_accounts = _accounts(sorted({row.assessor for row in rows}))
     assignments, given, made = _assignments(campaign=campaign, rows=rows, topics=topics, users=users, user=user,
@@ -135,7 +199,55 @@ def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | byt
     written = _judgments_write(rows=rows, assignments=assignments, made=made, topics=topics, pooled=pooled,
                                instances=instances)
     return ImportResult(judgments=len(rows), created=written.created, revised=written.revised,
-                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=given)
+                        unchanged=written.unchanged, new_accounts=new_accounts, new_assignments=given, format=fmt,
+                        outside_pool=outside_lines, added_to_pool=added,
+                        skipped_assigned=skipped_assigned, as_dual=as_dual)
+
+
+def import_notes(result: ImportResult) -> list[str]:
+    """What an import did beside writing judgments, one sentence each, as the command and the job's page say it."""
+    notes = []
+    if result.outside_pool:
+        what = (f"{result.added_to_pool:,} item{pluralize(result.added_to_pool)} added to the pools"
+                if result.added_to_pool else "skipped")
+        notes.append(f"{result.outside_pool:,} line{pluralize(result.outside_pool)} of items outside the pools: "
+                     f"{what}.")
+    if result.skipped_assigned:
+        notes.append(f"{result.skipped_assigned:,} line{pluralize(result.skipped_assigned)} of topics assigned "
+                     "officially to another assessor skipped.")
+    if result.as_dual:
+        shown = ", ".join(result.as_dual[:10]) + (", ..." if len(result.as_dual) > 10 else "")
+        notes.append(f"{len(result.as_dual):,} topic{pluralize(len(result.as_dual))} assigned officially to another "
+                     f"assessor imported as dual judgments ({shown}).")
+    return notes
+
+
+def _assigned_elsewhere(*, campaign: Campaign, rows: list[JudgmentRecord], assigned: str, problems: Problems
+                        ) -> tuple[list[JudgmentRecord], list[str], int]:
+    """The rows to import, the topics whose official lines go to dual assignments and how many lines were skipped:
+    an official line of a topic another assessor holds officially is refused (on the topic's first such line, saying
+    the choices), made a dual judgment of its assessor, or skipped, as `assigned` says."""
+    wanted = {row.topic_id for row in rows if row.kind == Assignment.Kind.OFFICIAL}
+    owners = dict(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL,
+                                            withdrawn_at__isnull=True, topic__topic_id__in=wanted)
+                  .values_list("topic__topic_id", "assessor__username")) if wanted else {}
+    kept, as_dual, skipped = [], dict[str, None](), 0
+    refused: set[str] = set()
+    for row in rows:
+        owner = owners.get(row.topic_id)
+        if row.kind != Assignment.Kind.OFFICIAL or owner is None or owner == row.assessor:
+            kept.append(row)
+        elif assigned == SKIP:
+            skipped += 1
+        elif assigned == DUAL:
+            as_dual[row.topic_id] = None
+            kept.append(row._replace(kind=Assignment.Kind.DUAL, round=0))
+        elif row.topic_id not in refused:
+            refused.add(row.topic_id)
+            problems.add(row.line, f"topic {row.topic_id} is already assigned officially to {owner}: withdraw that "
+                                   "assignment first, or choose to import its lines as dual judgments or to skip "
+                                   "them (on the form, or import_judgments --assigned dual|skip)")
+    return kept, list(as_dual), skipped
 
 
 def _accounts(names: list[str]) -> tuple[dict[str, User], list[str]]:

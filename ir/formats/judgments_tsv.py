@@ -10,12 +10,17 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple, cast
 
+from ir.formats.qrels import read_qrels, split_columns
 from ir.formats.se_xml import parse_int
 from ir.formats.textio import FIELD_MAX, iter_lines, shown
 from ir.problems import Problems
 
 COLUMNS = "assessor, topic, item_id, grade, comment[, kind[, round]]"
 HEADER = ["assessor", "topic", "item_id"]
+TSV, QRELS = "tsv", "qrels"
+# What a 4-column line is told: a TREC qrels file is imported whole, with its assessor and kind chosen beside it.
+QRELS_HINT = ("a TREC qrels file (topic iteration item grade) is imported whole, with the assessor and kind chosen on "
+              "the form (import_judgments --assessor USER --kind KIND)")
 
 
 class JudgmentRecord(NamedTuple):
@@ -53,7 +58,8 @@ def read_judgments(stream: BinaryIO, problems: Problems) -> Iterator[JudgmentRec
         if number == 1 and [f.strip().lower() for f in fields[:3]] == HEADER:
             continue
         if not 5 <= len(fields) <= 7:
-            problems.add(number, f"expected 5 to 7 tab-separated columns ({COLUMNS}), found {len(fields)}")
+            hint = f": {QRELS_HINT}" if len(split_columns(text)) == 4 else ""
+            problems.add(number, f"expected 5 to 7 tab-separated columns ({COLUMNS}), found {len(fields)}{hint}")
             continue
         found = True
         assessor, topic_id, item_id, grade, comment = (f.strip() for f in fields[:5])
@@ -69,5 +75,36 @@ def read_judgments(stream: BinaryIO, problems: Problems) -> Iterator[JudgmentRec
             problems.add(number, f"round '{shown(round_text)}' is not a number")
             refused = True
         yield JudgmentRecord(number, assessor, topic_id, item_id, grade, comment, kind, round_, refused)
+    if not found and not problems:
+        problems.add(None, "the file has no rows")
+
+
+def judgments_format(stream: BinaryIO) -> str:
+    """TSV or QRELS, by the first line that holds something: 5 to 7 tab-separated fields are the judgments TSV,
+    4 whitespace-separated ones a TREC qrels file (anything else is read as the TSV, whose reader says what is
+    wrong). The stream is read from its start and put back there."""
+    found = TSV
+    for _number, text in iter_lines(stream, Problems(), line_max=FIELD_MAX):
+        if not text.strip():
+            continue
+        if not 5 <= len(text.split("\t")) <= 7 and len(split_columns(text)) == 4:
+            found = QRELS
+        break
+    stream.seek(0)
+    return found
+
+
+def qrels_judgments(stream: BinaryIO, problems: Problems, *, assessor: str, kind: str, round_: int | None,
+                    filename: str = "") -> Iterator[JudgmentRecord]:
+    """The lines of a TREC qrels file (ir/formats/qrels.py reads them) as judgments of `assessor` in assignments of
+    `kind` and `round_`: the grade as given, and the qrels' System failure (5) and Do not know (6) as SF and DK with a
+    comment saying where they come from (the judging page requires one)."""
+    found = False
+    for record in read_qrels(stream, problems):
+        found = True
+        mark = record.mark
+        comment = f"{mark} in the qrels file {filename}".rstrip() if mark else ""
+        yield JudgmentRecord(record.line, assessor, record.topic_id, record.item_id, mark or str(record.grade),
+                             comment, kind, round_, False)
     if not found and not problems:
         problems.add(None, "the file has no rows")

@@ -24,6 +24,7 @@ from .pools import (
     campaign_lock,
     judged_count,
     pool_build,
+    pool_items_add,
     unpooled_warnings,
 )
 from .runs import (
@@ -83,6 +84,7 @@ __all__ = [
     "file_checksum",
     "judged_count",
     "pool_build",
+    "pool_items_add",
     "pool_texts_fetch",
     "pools_built",
     "run_collection_check",

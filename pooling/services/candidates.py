@@ -10,12 +10,13 @@ from ir.problems import InputError
 
 from ..bulk import bulk_insert
 from ..models import Campaign, Candidate
-from .pools import campaign_lock
+from .pools import IMPORTED, campaign_lock
 
 
 @transaction.atomic
 def candidates_ingest(*, campaign: Campaign, path: str | os.PathLike) -> int:
-    """Replaces the campaign's candidates with the file's; returns how many. The next pool build pools them.
+    """Replaces the campaign's candidates with the file's (but those an import of judgments added); returns how many.
+    The next pool build pools them.
     Refused, with nothing stored, when a line names a topic the campaign does not have."""
     campaign_lock(campaign=campaign)
     if campaign.task != Campaign.Task.ANSWERS:
@@ -25,7 +26,8 @@ def candidates_ingest(*, campaign: Campaign, path: str | os.PathLike) -> int:
     unknown = sorted({c.topic for c in candidates if c.topic not in topics})
     if unknown:
         raise InputError(f"topics not in campaign '{campaign.name}': {', '.join(unknown)}")
-    Candidate.objects.filter(campaign=campaign).delete()
+    # The items an import of judgments added to the pools stay: they are judged, not the file's.
+    Candidate.objects.filter(campaign=campaign).exclude(source=IMPORTED).delete()
     positions: dict[str, int] = {}
     rows = []
     for c in candidates:

@@ -10,6 +10,7 @@ import json
 from dataclasses import asdict, dataclass, replace
 
 from django.db import connection, transaction
+from django.db.models import Max
 
 from ir.pools.formulas import overflow_count, pool_formulas, rr_vote, select_instances
 from ir.pools.ids import id_order_key
@@ -28,6 +29,7 @@ from .corpus import missing_documents_warnings, pool_texts_fetch
 # could take items out of the pools (assessor.selectors.judged_items_of_campaign).
 JudgedItems = dict[int, set[str]]
 CANDIDATES = "candidates:"  # a candidate's provenance: [candidates:<source>, its position among the topic's]
+IMPORTED = "imported-judgments"  # the candidates' source of items an import of judgments added to the pools
 
 
 def campaign_lock(*, campaign: Campaign, being_deleted: bool = False) -> None:
@@ -156,6 +158,33 @@ def _items_insert(campaign: Campaign, rows: list[tuple[int, str, int, list]]) ->
     bulk_insert(PoolItem, ["campaign", "topic", "item_id", "position", "provenance"],
                 ((campaign.pk, topic_pk, item_id, position, json.dumps(provenance))
                  for topic_pk, item_id, position, provenance in rows))
+
+
+@transaction.atomic
+def pool_items_add(*, campaign: Campaign, items: dict[int, list[str]]) -> int:
+    """Adds these answers (topic pk -> post ids that its pool lacks, in order) at the end of their topics' pools, for
+    an import of judgments made elsewhere (docs/judging.md, "Importing judgments"). Each is also a candidate of the source
+    IMPORTED, so that a later pool build pools it again, and its provenance says so. Returns how many were added."""
+    campaign_lock(campaign=campaign)
+    if campaign.task != Campaign.Task.ANSWERS:
+        raise InputError(f"campaign '{campaign.name}' pools formulas, whose pool items are built with their "
+                         "instances from the runs: items outside the pools can be skipped, not added")
+    wanted = {topic_pk: listed for topic_pk, listed in items.items() if listed}
+    last_item = {topic_pk: last for topic_pk, last in PoolItem.objects.filter(topic__in=wanted).values("topic")
+                 .annotate(last=Max("position")).values_list("topic_id", "last")}
+    last_candidate = {topic_pk: last for topic_pk, last in Candidate.objects.filter(topic__in=wanted)
+                      .values("topic").annotate(last=Max("position")).values_list("topic_id", "last")}
+    candidates, pooled = [], []
+    for topic_pk, listed in wanted.items():
+        start, first = last_item.get(topic_pk, -1) + 1, last_candidate.get(topic_pk, 0) + 1
+        for n, item_id in enumerate(listed):
+            candidates.append((campaign.pk, topic_pk, item_id, IMPORTED, "", first + n))
+            pooled.append((topic_pk, item_id, start + n, [[CANDIDATES + IMPORTED, first + n]]))
+    bulk_insert(Candidate, ["campaign", "topic", "item_id", "source", "note", "position"], candidates)
+    _items_insert(campaign, pooled)
+    pool_texts_fetch(campaign=campaign)
+    pool_contributions_store(campaign=campaign)
+    return len(pooled)
 
 
 def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:

@@ -55,7 +55,9 @@ def test_a_bad_line_in_the_middle_changes_nothing_and_is_named(wide, tmp_path, d
     path = tmp_path / "j.tsv"
     # ada revises all 200, carl (a new account) judges T.2: line 101 is the bad one.
     path.write_text("\n".join(lines("ada", "T.1", 100, grade="0") + [bad] + lines("carl", "T.2", 99)) + "\n")
-    assert rejected("import_judgments", "--campaign", "wide", str(path)) == [f"j.tsv:line 101: {message}"]
+    outside = ["j.tsv: 1 line names items outside the pools: choose to skip them or to add them to the pools (on "
+               "the form, or import_judgments --outside skip|add)"] if "pool" in message else []
+    assert rejected("import_judgments", "--campaign", "wide", str(path)) == [f"j.tsv:line 101: {message}", *outside]
     assert sorted(Judgment.objects.values_list("item_id", "grade", "revision")) == before
     assert JudgmentRevision.objects.count() == 200 and ItemVisit.objects.count() == 200
     assert list(Assignment.objects.values_list("assessor__username", flat=True)) == ["ada"]

@@ -82,10 +82,13 @@ def test_a_bad_import_file_is_rejected_with_line_numbers_and_changes_nothing(ans
         "j.tsv:line 4: post 77 is not in the pool of topic A.1",
         "j.tsv:line 5: a comment is required with Do not know (DK): say what went wrong",
         "j.tsv:line 6: expected 5 to 7 tab-separated columns (assessor, topic, item_id, grade, comment[, kind[, "
-        "round]]), found 4",
+        "round]]), found 4: a TREC qrels file (topic iteration item grade) is imported whole, with the assessor and "
+        "kind chosen on the form (import_judgments --assessor USER --kind KIND)",
         "j.tsv:line 7: a round is given for training assignments only, not for official",
         "j.tsv:line 8: not UTF-8 (byte 9 of the line)",
         "j.tsv:line 9: the same judgment again (first on line 1)",
+        "j.tsv: 1 line names items outside the pools: choose to skip them or to add them to the pools (on the form, "
+        "or import_judgments --outside skip|add)",
     ]
     assert not Judgment.objects.exists() and not Assignment.objects.exists()
     assert not django_user_model.objects.filter(username="ada").exists()

@@ -2,7 +2,7 @@
 report --qrels Q1 --qrels Q2 ... [--label L1 --label L2 ...] --format latex|csv [--all-topics] [-o FILE] RUN...: the
 results across editions (issue 28), one row per run and a column group per edition (docs/evaluation.md)."""
 from core.commands import ServiceCommand
-from evaluation import editions, report, services
+from evaluation import editions, report
 from ir.problems import InputError
 from pooling.selectors import campaign_named
 
@@ -40,14 +40,10 @@ class Command(ServiceCommand):
             if o["runs"] or o["label"]:
                 raise InputError("--campaign reports the campaign's own runs: no run files or --label")
             campaign = campaign_named(o["campaign"])
+            # With earlier editions' qrels added to the campaign, the results are followed by its runs across
+            # editions (report.report_parts, as the page's download writes them).
             text = report.report(campaign=campaign, fmt=o["format"], table=o["table"], all_topics=o["all_topics"],
                                  compute=True)
-            if o["table"] in ("results", "both") and campaign.editions.exists():
-                # Earlier editions' qrels added to the campaign: its runs' results across editions, a third table.
-                own = services.evaluate_campaign(campaign=campaign, all_topics=o["all_topics"])
-                found = editions.campaign_edition_results(campaign=campaign, own=own, all_topics=o["all_topics"])
-                text += "\n" + (editions.editions_latex(found, caption=f"Results of {campaign.name} across editions")
-                                if o["format"] == "latex" else editions.editions_csv(found))
         if o["output"]:
             write_whole(o["output"], lambda stream: stream.write(text))
         else:
