@@ -52,12 +52,13 @@ def running_job(campaign, *, attempts: int = 1, started_ago: timedelta = timedel
 
 @contextmanager
 def worker_holding(job: Job):
-    """A live worker running `job`: it holds the job's lock on its connection (on SQLite, where jobs run inside the
-    request, a job that began a moment ago is live)."""
+    """A live worker running `job`: it holds the job's lock on its connection and beats on its row (on SQLite, where
+    jobs run inside the request, a job that began a moment ago is live)."""
     if connection.vendor != "postgresql":
         Job.objects.filter(pk=job.pk).update(started_at=timezone.now())
         yield
         return
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now())
     worker = psycopg2.connect(database_url())
     try:
         with worker.cursor() as cursor:
@@ -309,7 +310,7 @@ def test_the_api_retries_a_stalled_job_and_refuses_a_live_one(organizer, tmp_pat
         response = api(organizer).post(f"/api/jobs/{live.pk}/retry/")
     assert response.status_code == 400
     assert response.json()["problems"] == [
-        f"job #{live.pk} is running: only a failed job or one whose worker stopped is retried"]
+        f"job #{live.pk} is running: only a failed job, a queued one or one whose worker stopped is retried"]
     stalled = running_job(campaign)
     monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     response = api(organizer).post(f"/api/jobs/{stalled.pk}/retry/")
