@@ -1,7 +1,10 @@
-"""The 500 page in the site's layout, with the navigation when the request can still render it."""
-from django.http import HttpRequest, HttpResponse
+"""The 500 page in the site's layout, with the navigation when the request can still render it, and the 503 page of
+a service that does not answer (the job queue's broker)."""
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
+
+from core.errors import ServiceUnavailable
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -11,3 +14,25 @@ def server_error(request: HttpRequest) -> HttpResponse:
         return render(request, "500.html", status=500)
     except Exception:
         return defaults.server_error(request)
+
+
+class ServiceUnavailableMiddleware:
+    """A page whose request needs a service that does not answer (core.errors.ServiceUnavailable, raised before
+    anything is saved) answers 503 with the site's page, or JSON under /api/ (where DRF does not catch it itself),
+    with Retry-After."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if not isinstance(exc, ServiceUnavailable):
+            return None
+        if request.path.startswith("/api/"):
+            response: HttpResponse = JsonResponse({"detail": str(exc.detail)}, status=503)
+        else:
+            response = render(request, "503.html", {"detail": str(exc.detail)}, status=503)
+        response["Retry-After"] = "30"
+        return response

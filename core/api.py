@@ -10,6 +10,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.errors import ServiceUnavailable
 from ir.problems import InputError
 
 
@@ -20,7 +21,10 @@ def exception_handler(exc, context):
     if isinstance(exc, InputError):
         return Response({"detail": "rejected input", "problems": exc.messages(), "problem_groups": exc.as_dicts(),
                          "total": exc.total}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if isinstance(exc, ServiceUnavailable) and response is not None:
+        response["Retry-After"] = "30"
+    return response
 
 
 @csrf_exempt  # a 404 whatever the method: nothing to protect, and no HTML CSRF page in the API

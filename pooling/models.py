@@ -426,6 +426,13 @@ class Job(models.Model):
     # Set by the Cancel button of a running job of a kind that stops between batches (LLM judging): the job sees it
     # there and ends cancelled, keeping what it wrote (workflow/jobs.py: job_cancel).
     cancel_requested = models.BooleanField(default=False)
+    # When a message for it was last sent to the workers: a queued job whose message the broker no longer holds is
+    # sent again by the workers' sweep (workflow/jobs.py: jobs_sweep).
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # Written every JOB_HEARTBEAT_EVERY seconds by the worker running it: older than JOB_STALE_AFTER, the worker is
+    # taken as lost. `claim` is the token of that run: only it writes the job's progress, beat and outcome.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    claim = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -440,13 +447,17 @@ class Job(models.Model):
 
     @property
     def stale(self) -> bool:
-        """Running, but its worker is gone: on PostgreSQL nobody holds the job's advisory lock, which its worker
-        holds while it runs it (workflow/jobs.py) and the server drops with the worker's connection. Without
-        advisory locks (SQLite, where a job runs inside the web request), running for more than an hour."""
+        """Running, but its worker is gone: its heartbeat (or, before the first beat, its start) is older than
+        JOB_STALE_AFTER seconds, or, on PostgreSQL, nobody holds the job's advisory lock, which its worker holds while
+        it runs it (workflow/jobs.py) and the server drops with the worker's connection. Without advisory locks
+        (SQLite, where a job runs inside the web request and beats nowhere), running for more than an hour."""
         if self.status != self.Status.RUNNING:
             return False
         if connection.vendor != "postgresql":
             return self.started_at is None or self.started_at < timezone.now() - timedelta(hours=1)
+        beat = self.heartbeat_at or self.started_at
+        if beat is None or beat < timezone.now() - timedelta(seconds=settings.JOB_STALE_AFTER):
+            return True
         with connection.cursor() as cursor:
             cursor.execute("SELECT NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
                            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
@@ -455,9 +466,11 @@ class Job(models.Model):
 
     @property
     def retryable(self) -> bool:
-        """Stopped for a reason other than its input: a lost worker or an internal error. A rejected input
+        """Not running and not to be rejected again: queued (its message is sent again), failed for another reason
+        than its input (a lost worker, an internal error), or running with its worker gone. A rejected input
         (`problems`) would be rejected again, so it is uploaded anew instead."""
-        return self.stale or (self.status == self.Status.FAILED and not self.problems)
+        return (self.status == self.Status.QUEUED or self.stale
+                or (self.status == self.Status.FAILED and not self.problems))
 
 
 # The first key of the advisory lock (pg_advisory_lock(JOB_LOCK, job id)) a worker holds while it runs a job.

@@ -21,10 +21,9 @@ from ir.grades import scheme_given
 from pooling import selectors, services
 from pooling.models import Campaign, Collection, Job
 from workflow.job_params import (
-    CampaignDeleteParams,
     PoolBuildParams,
 )
-from workflow.jobs import job_cancel, job_create, job_retry
+from workflow.jobs import campaign_delete_job, job_cancel, job_create, job_retry
 from workflow.serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
@@ -113,13 +112,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def destroy(self, request, pk=None):
         """Deletes a campaign with its topics, runs, pools, jobs and assignments: at once marked as being deleted
         (`deleting`; nothing new starts on it), then deleted by a job, in batches with progress (202 with the job).
-        Refused (400) once any item is judged: nothing an assessor submitted is ever deleted."""
-        with transaction.atomic():
-            campaign = self.get_object()
-            assessor_services.campaign_delete_start(campaign=campaign)
-            job = job_create(campaign=campaign, user=request.user,
-                             params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
-        return _accepted(job, request)
+        Refused (400) once any item is judged: nothing an assessor submitted is ever deleted. Asked again while the
+        campaign is being deleted by a job that is not running (queued, failed, its worker lost), that job is sent
+        again (202); while it runs, 400."""
+        return _accepted(campaign_delete_job(campaign=self.get_object(), user=request.user), request)
 
     @extend_schema(methods=["get"], responses=TopicSerializer(many=True))
     @extend_schema(methods=["post"], request=FileUploadSerializer, responses={202: JobSerializer})
@@ -256,8 +252,8 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         description="the job is not to be retried (queued, running, done, or rejected for its input): the reason")})
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
-        """Queues again a job that failed for another reason than its input, or whose worker stopped (`stale`);
-        400 with the reason for any other job. The job page's Retry button."""
+        """Queues (sends) again a queued job, a job that failed for another reason than its input, or one whose
+        worker stopped (`stale`); 400 with the reason for any other job. The job page's Retry button."""
         with transaction.atomic():
             job = job_retry(job=self.get_object())
         return _accepted(job, request)
@@ -266,6 +262,7 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         description="the job is finished, or of a kind that cannot stop halfway: the reason")})
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
-        """Cancels a queued LLM judging job, or asks a running one to stop between two batches (it ends
-        `cancelled`, keeping the grades it stored); 400 with the reason for any other job."""
+        """Cancels a queued job of any kind (a campaign delete that has not begun gives the campaign back), or asks a
+        running LLM judging job to stop between two batches (it ends `cancelled`, keeping the grades it stored); 400
+        with the reason for any other job."""
         return _accepted(job_cancel(job=self.get_object()), request)

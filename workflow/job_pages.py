@@ -20,11 +20,17 @@ def job_view(*, job: Job) -> dict:
     if job.status in (Job.Status.DONE, Job.Status.CANCELLED) and job.result:
         message = job_summary(job=job)  # jobs finished before the summaries said only "done"
     elif stale:
-        message = (f"its worker stopped answering (it started the job at {_at(job.started_at)}): the broker hands "
-                   "the job to a running worker again within minutes, or retry it now")
+        message = (f"its worker stopped answering (it started the job at {_at(job.started_at)}, last heard of at "
+                   f"{_at(job.heartbeat_at or job.started_at)}): a running worker takes it again within a minute, or "
+                   "retry it now")
     names = job.params.get("names") or ([job.params["filename"]] if job.params.get("filename") else [])
-    cancellable = (job.kind == Job.Kind.LLM_JUDGE and not job.finished and not job.cancel_requested and not stale)
+    cancellable = (job.status == Job.Status.QUEUED or (job.kind == Job.Kind.LLM_JUDGE and not job.finished
+                                                       and not job.cancel_requested and not stale))
+    # A job taken again from a lost worker says so, also once it finished (attempts > 1 only then).
+    retaken = (f"An earlier worker was lost while running it; a live worker took it again (attempt {job.attempts})."
+               if job.attempts > 1 else "")
     return {"job": job, "progress": job_progress(job=job), "stale": stale, "retryable": job.retryable,
+            "retaken": retaken,
             "cancellable": cancellable,
             "message": message, "files": ", ".join(names)}
 
@@ -44,8 +50,14 @@ def worker_lost_reason(*, job: Job) -> str:
             "with")
 
 
-def attempt_message(*, job: Job, attempts: int) -> str:
-    return f"attempt {job.attempts} of {attempts}: an earlier worker stopped"
+def attempt_message(*, job: Job, attempts: int, last_beat: datetime | None = None) -> str:
+    """What a running job says once a live worker took it again from a lost one."""
+    return (f"attempt {job.attempts} of {attempts}: {worker_lost_line(last_beat=last_beat)}, so another worker took "
+            "the job again from the start")
+
+
+def worker_lost_line(*, last_beat: datetime | None) -> str:
+    return f"its worker was lost (last heard of at {_at(last_beat)})" if last_beat else "an earlier worker was lost"
 
 
 def rejected_message(exc: InputError) -> str:
@@ -60,7 +72,7 @@ def retry_refusal(*, job: Job) -> str:
     if job.problems:
         return (f"job #{job.pk} was rejected for its input: it would be rejected again; upload a corrected file "
                 "instead")
-    return f"job #{job.pk} is {job.status}: only a failed job or one whose worker stopped is retried"
+    return f"job #{job.pk} is {job.status}: only a failed job, a queued one or one whose worker stopped is retried"
 
 
 _COLLECTION_KINDS = {"posts": ("post", None), "jsonl": ("document", None), "comments": ("comment", None),

@@ -1,30 +1,42 @@
-"""The job queue: create a job (sent to the workers when the transaction commits), run it once, retry it.
+"""The job queue: create a job (sent to the workers when the transaction commits), run it once, retry or cancel it,
+and the workers' sweep that sends again a job whose message is lost.
 
-Built on Celery's own redelivery. The task is acknowledged late, so the message of a job whose worker dies is handed
-out again: at once when a prefork child dies (task_reject_on_worker_lost), otherwise by Redis once the message has
-been out for the broker's visibility timeout (CELERY_VISIBILITY_TIMEOUT). Whether the job's worker is still alive
-the database says: while a worker runs a job it holds the job's advisory lock on its connection, and PostgreSQL
-drops that lock when the connection ends (Job.stale). So a message delivered again runs its job only when nobody
-holds it, and `attempts` fails a job that stopped its worker JOB_MAX_ATTEMPTS times, with the reason; the job page
-offers Retry. The service's transaction dies with its worker, so nothing is half-written.
+Built on Celery's own redelivery, and on the Job row. The task is acknowledged late, so the message of a job whose
+prefork child dies is handed out again at once (task_reject_on_worker_lost). Whether the job's worker is still alive
+the database says: while a worker runs a job it holds the job's advisory lock on its connection (PostgreSQL drops it
+when the connection ends) and beats on the job's row every JOB_HEARTBEAT_EVERY seconds (Job.stale). Every worker
+sweeps every JOB_SWEEP_EVERY seconds (jobs_sweep, config/celery_app.py): a queued job whose message the broker no
+longer holds (Redis restarted empty, a send that failed after the commit) and a running job whose worker is lost are
+sent again, so no Celery beat is needed. A message delivered again runs its job only when nobody holds it, under a
+claim token of its own (only that run writes the job's progress, beat and outcome), and `attempts` fails a job that
+stopped its worker JOB_MAX_ATTEMPTS times, with the reason; the job page offers Retry. The service's transaction
+dies with its worker, so nothing is half-written. docs/deploy.md, "Jobs and workers".
 """
 from __future__ import annotations
 
+import base64
+import json
 import logging
+import threading
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
+from assessor import services as assessor_services
+from core.errors import ServiceUnavailable
 from ir.problems import InputError
 from pooling import services
 from pooling.models import JOB_LOCK, Campaign, Job
 from workflow import job_pages
 from workflow.job_handlers import HANDLERS
-from workflow.job_params import JobParams, params_of
+from workflow.job_params import CampaignDeleteParams, JobParams, params_of
 from workflow.store import uploads_delete
 
 log = logging.getLogger(__name__)
@@ -36,33 +48,64 @@ def job_execute_task(job_id: int) -> str:
     return job.status if job else "gone"
 
 
+def _broker_check() -> None:
+    """Refuses (ServiceUnavailable: a 503; the caller's transaction rolls back whatever it made for the job) when the
+    broker does not answer, before the job's row is written. Should the broker go away between this
+    check and the send after the commit, the job stays queued and the workers' sweep sends it again."""
+    if job_execute_task.app.conf.task_always_eager:
+        return
+    try:
+        with job_execute_task.app.connection_for_write() as broker:
+            broker.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=2)
+    except (BrokerError, OSError) as exc:
+        log.warning("the job queue's broker does not answer: %s", exc)
+        raise ServiceUnavailable("the job queue (Redis) does not answer, so the job was not queued and nothing was "
+                                 "saved; send it again in a minute") from exc
+
+
+def _publish(job_id: int) -> None:
+    try:
+        job_execute_task.delay(job_id)
+    except BrokerError:  # committed: the sweep sends it again once the broker answers (jobs_sweep)
+        log.warning("job %s not sent to the workers: the sweep sends it again", job_id, exc_info=True)
+
+
 def _send(job: Job) -> None:
-    transaction.on_commit(lambda: job_execute_task.delay(job.pk))
+    transaction.on_commit(lambda: _publish(job.pk))
 
 
 def job_create(*, params: JobParams, user=None, campaign=None, collection=None) -> Job:
     """Creates a queued job of the params' kind and sends it to the workers once the current transaction commits.
-    Refused (InputError) on a campaign being deleted: nothing new starts on it."""
+    Refused (InputError) on a campaign being deleted: nothing new starts on it; refused (ServiceUnavailable, so that
+    the caller's transaction rolls back) when the broker does not answer."""
     if (campaign is not None and params.kind != Job.Kind.CAMPAIGN_DELETE
             and Campaign.objects.filter(pk=campaign.pk, deleting=True).exists()):
         raise services.campaign_deleting_error(campaign)
+    try:
+        _broker_check()
+    except ServiceUnavailable:
+        uploads_delete(params.uploads_stored())  # stored for this job, which will not be
+        raise
     job = Job.objects.create(kind=params.kind, params=params.to_json(),
                              created_by=user if user and user.is_authenticated else None,
-                             campaign=campaign, collection=collection)
+                             campaign=campaign, collection=collection, sent_at=timezone.now())
     _send(job)
     return job
 
 
 @transaction.atomic
 def job_retry(*, job: Job) -> Job:
-    """Queues a failed job (not a rejected input) or a running job whose worker stopped, once more."""
+    """Queues once more (sends again) a queued job, a failed job (not a rejected input) or a running job whose worker
+    stopped."""
     job = Job.objects.select_for_update().get(pk=job.pk)
     if not job.retryable:
         raise InputError(job_pages.retry_refusal(job=job))
+    _broker_check()
     job.status, job.attempts, job.progress, job.result, job.warnings = Job.Status.QUEUED, 0, 0.0, {}, []
     job.finished_at, job.message, job.cancel_requested = None, "queued again (retry)", False
+    job.claim, job.sent_at = "", timezone.now()  # a run of the job still going on somewhere writes nothing more
     job.save(update_fields=["status", "attempts", "progress", "result", "warnings", "finished_at", "message",
-                            "cancel_requested"])
+                            "cancel_requested", "claim", "sent_at"])
     _send(job)
     return job
 
@@ -73,20 +116,45 @@ CANCELLABLE = frozenset({Job.Kind.LLM_JUDGE})
 
 @transaction.atomic
 def job_cancel(*, job: Job) -> Job:
-    """Cancels a queued job at once, or asks a running one to stop between two batches (it then ends `cancelled`,
-    keeping what it stored); refused (InputError) for a finished job or a kind that cannot stop halfway."""
+    """Cancels a queued job of any kind at once (a campaign delete that has not begun deleting gives the campaign
+    back), or asks a running LLM judging job to stop between two batches (it then ends `cancelled`, keeping what it
+    stored); refused (InputError) for a finished job, another running one, and a campaign delete that began."""
     job = Job.objects.select_for_update().get(pk=job.pk)
-    if job.kind not in CANCELLABLE:
-        raise InputError(f"a {job.get_kind_display()} job cannot be cancelled: it writes all or nothing")
     if job.finished:
         raise InputError(f"job #{job.pk} is {job.status}: only a queued or running job is cancelled")
+    if job.status == Job.Status.RUNNING and job.kind not in CANCELLABLE:
+        raise InputError(f"a running {job.get_kind_display()} job cannot be cancelled: it writes all or nothing")
+    message = "cancelled before it started"
+    if job.kind == Job.Kind.CAMPAIGN_DELETE:
+        if job.started_at is not None:
+            raise InputError(f"job #{job.pk} began deleting the campaign's rows: retry it (or delete the campaign "
+                             "again) to finish the delete")
+        if Campaign.objects.filter(pk=job.params.get("campaign"), deleting=True).update(deleting=False):
+            message = "cancelled before it started: the campaign is kept (its unjudged assignments were removed)"
     if job.status == Job.Status.QUEUED:
-        job.status, job.finished_at, job.message = Job.Status.CANCELLED, timezone.now(), "cancelled before it started"
+        job.status, job.finished_at, job.message = Job.Status.CANCELLED, timezone.now(), message
     else:
         job.message = "cancelling: it stops after the batch it is judging"
     job.cancel_requested = True
     job.save(update_fields=["status", "finished_at", "message", "cancel_requested"])
     return job
+
+
+def campaign_delete_job(*, campaign: Campaign, user=None) -> Job:
+    """Starts deleting a campaign: marks it (assessor.services.campaign_delete_start, refused once anything is judged)
+    and queues the job that deletes it. A campaign already being deleted whose delete job is not running (queued,
+    failed, its worker lost, or gone) is sent to the workers again; one whose delete is running is refused."""
+    with transaction.atomic():
+        if Campaign.objects.filter(pk=campaign.pk, deleting=True).exists():
+            job = campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).order_by("-pk").first()
+            if job is not None and not job.retryable:
+                raise InputError(f"campaign '{campaign.name}' is being deleted by job #{job.pk} ({job.status})")
+            if job is not None:
+                return job_retry(job=job)
+        else:
+            assessor_services.campaign_delete_start(campaign=campaign)
+        return job_create(campaign=campaign, user=user,
+                          params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
 
 
 def _hold(job_id: int) -> bool:
@@ -107,24 +175,58 @@ def _release(job_id: int) -> None:
 
 @transaction.atomic
 def _claim(job_id: int) -> Job | None:
-    """Marks the job running, once more; None if it is not to be run (finished, gone, or failed now because its
-    worker stopped on each of its runs). The caller holds the job's lock, so a job found running lost its worker."""
+    """Marks the job running under a new claim token, once more; None if it is not to be run (finished, gone, or
+    failed now because its worker stopped on each of its runs). The caller holds the job's lock, so a job found
+    running lost its worker: the page then says so."""
     job = Job.objects.select_for_update().filter(pk=job_id).first()
     if job is None or job.finished:
         return None
     if job.status == Job.Status.RUNNING and job.attempts >= settings.JOB_MAX_ATTEMPTS:
         job.status, job.message = Job.Status.FAILED, job_pages.worker_lost_reason(job=job)
-        job.finished_at = timezone.now()
-        job.save(update_fields=["status", "message", "finished_at"])
+        job.finished_at, job.claim = timezone.now(), ""
+        job.save(update_fields=["status", "message", "finished_at", "claim"])
         log.warning("job %s failed: %s", job.pk, job.message)
         return None
-    if job.status == Job.Status.RUNNING:
-        log.warning("job %s lost its worker: run again", job.pk)
-    job.status, job.started_at, job.attempts = Job.Status.RUNNING, timezone.now(), job.attempts + 1
+    lost_beat = (job.heartbeat_at or job.started_at) if job.status == Job.Status.RUNNING else None
+    job.status, job.attempts, job.claim = Job.Status.RUNNING, job.attempts + 1, uuid.uuid4().hex
     if job.attempts > 1:
-        job.message = job_pages.attempt_message(job=job, attempts=settings.JOB_MAX_ATTEMPTS)
-    job.save(update_fields=["status", "started_at", "attempts", "message"])
+        log.warning("job %s lost its worker: run again", job.pk)
+        job.message = job_pages.attempt_message(job=job, attempts=settings.JOB_MAX_ATTEMPTS, last_beat=lost_beat)
+    job.started_at = job.heartbeat_at = timezone.now()
+    job.save(update_fields=["status", "started_at", "attempts", "message", "claim", "heartbeat_at"])
     return job
+
+
+@contextmanager
+def _heartbeat(job: Job) -> Iterator[None]:
+    """Beats on the job's row every JOB_HEARTBEAT_EVERY seconds while the job runs, from a thread with a connection of
+    its own, in autocommit, under the run's claim (a run that was replaced beats no more). Not on SQLite, where the
+    job runs inside the request."""
+    if connection.vendor == "sqlite":
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        own = connections.create_connection(DEFAULT_DB_ALIAS)  # made in this thread, closed below
+        try:
+            while not stop.wait(settings.JOB_HEARTBEAT_EVERY):
+                try:
+                    with own.cursor() as cursor:
+                        cursor.execute(f"UPDATE {Job._meta.db_table} SET heartbeat_at = %s WHERE id = %s AND "
+                                       "claim = %s", [timezone.now(), job.pk, job.claim])
+                except Exception:  # a beat missed: the next one may get through; the sweep waits JOB_STALE_AFTER
+                    log.warning("heartbeat of job %s not stored", job.pk, exc_info=True)
+        finally:
+            own.close()
+
+    thread = threading.Thread(target=beat, name=f"job-{job.pk}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=30)
 
 
 @contextmanager
@@ -150,8 +252,8 @@ def _progress(job: Job) -> Iterator[Callable[[float], None]]:
         try:
             with own.cursor() as cursor:
                 said, values = (", message = %s", [text]) if text else ("", [])
-                cursor.execute(f"UPDATE {Job._meta.db_table} SET progress = %s{said} WHERE id = %s AND attempts = %s",
-                               [round(fraction, 3), *values, job.pk, job.attempts])
+                cursor.execute(f"UPDATE {Job._meta.db_table} SET progress = %s{said} WHERE id = %s AND claim = %s",
+                               [round(fraction, 3), *values, job.pk, job.claim])
         except Exception:  # only the progress bar: it must not fail (roll back) the job
             log.warning("progress of job %s not stored", job.pk, exc_info=True)
 
@@ -170,7 +272,7 @@ def job_execute(*, job_id: int) -> Job | None:
         job = _claim(job_id)
         if job is None:
             return Job.objects.filter(pk=job_id).first()
-        with _progress(job) as progress:
+        with _heartbeat(job), _progress(job) as progress:
             try:
                 job.result, job.warnings = HANDLERS[job.kind](job, params_of(job), progress)
             except InputError as exc:
@@ -188,9 +290,9 @@ def job_execute(*, job_id: int) -> Job | None:
                 else:
                     job.status, job.progress = Job.Status.DONE, 1.0
                 job.message = job_pages.job_summary(job=job)
-        # Only the run that is still current writes its outcome (a worker whose connection was lost, and that was
-        # replaced meanwhile, does not).
-        written = Job.objects.filter(pk=job.pk, attempts=job.attempts).update(
+        # Only the run that holds the claim writes its outcome (a worker whose connection was lost, and that was
+        # replaced or retried meanwhile, does not).
+        written = Job.objects.filter(pk=job.pk, claim=job.claim).update(
             status=job.status, problems=job.problems, message=job.message, progress=job.progress, result=job.result,
             warnings=job.warnings, finished_at=timezone.now())
         # Once done or rejected, nobody reads the job's files again (a job that failed otherwise may be retried).
@@ -199,3 +301,48 @@ def job_execute(*, job_id: int) -> Job | None:
         return Job.objects.get(pk=job.pk)
     finally:
         _release(job_id)
+
+
+def _broker_jobs() -> tuple[set[int], set[int]]:
+    """The ids of the jobs whose message waits in the broker's queue, and of those delivered to a worker and not yet
+    acknowledged (Redis: the queue's list and kombu's `unacked` hash)."""
+    app = job_execute_task.app
+    queue = app.conf.task_default_queue
+
+    def job_of(message: dict) -> int | None:
+        if message.get("headers", {}).get("task") != job_execute_task.name:
+            return None
+        args = json.loads(base64.b64decode(message["body"]))[0]
+        return int(args[0]) if args else None
+
+    with app.connection_for_read() as broker:
+        broker.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=2)
+        channel = broker.default_channel
+        client = channel.client
+        waiting = {job_of(json.loads(raw)) for raw in client.lrange(queue, 0, -1)}
+        unacked = {job_of(json.loads(raw)[0]) for raw in client.hvals(channel.unacked_key)}
+    return {j for j in waiting if j is not None}, {j for j in unacked if j is not None}
+
+
+def jobs_sweep() -> list[int]:
+    """Sends again every job whose message is lost, and returns their ids: a queued job sent more than
+    JOB_RESEND_AFTER seconds ago whose message is neither waiting in the broker nor out to a worker, and a running
+    job whose worker is lost (Job.stale) with no message waiting for it. Run by every worker every JOB_SWEEP_EVERY
+    seconds; two sweeps at once send a job once (the first to move its `sent_at`), and a message sent twice runs
+    its job once (job_execute)."""
+    if job_execute_task.app.conf.task_always_eager:
+        return []
+    waiting, unacked = _broker_jobs()
+    now = timezone.now()
+    due = now - timedelta(seconds=settings.JOB_RESEND_AFTER)
+    sent = []
+    for job in Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("pk"):
+        if job.status == Job.Status.QUEUED:
+            lost = (job.sent_at or job.created_at) < due and job.pk not in waiting | unacked
+        else:
+            lost = job.pk not in waiting and job.stale
+        if lost and Job.objects.filter(pk=job.pk, sent_at=job.sent_at).update(sent_at=now):
+            log.warning("job %s (%s) has no message in the broker: sent again", job.pk, job.status)
+            job_execute_task.delay(job.pk)
+            sent.append(job.pk)
+    return sent

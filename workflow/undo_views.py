@@ -4,7 +4,6 @@ editing a campaign's settings, deleting a campaign. Each destructive action is a
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
@@ -18,8 +17,7 @@ from ir.problems import InputError
 from pooling import services
 from pooling.forms import CampaignSettingsForm, RunReplaceForm
 from pooling.models import Campaign, Job, Run
-from workflow.job_params import CampaignDeleteParams
-from workflow.jobs import job_create
+from workflow.jobs import campaign_delete_job
 from workflow.uploads import run_replace_upload
 
 
@@ -119,10 +117,7 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST":
         try:
-            with transaction.atomic():
-                assessor_services.campaign_delete_start(campaign=campaign)
-                job = job_create(campaign=campaign, user=request.user,
-                                 params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
+            job = campaign_delete_job(campaign=campaign, user=request.user)
         except InputError as exc:
             problems = exc.messages()
         else:

@@ -62,6 +62,7 @@ MIDDLEWARE = [
     # CsrfViewMiddleware reads the body (in process_view, which runs after every middleware's __call__).
     "workflow.uploads.UploadLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "config.errors.ServiceUnavailableMiddleware",  # a broker that does not answer: the 503 page
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: turns a lockout flagged during authentication into the lockout page (people.lockout).
     "axes.middleware.AxesMiddleware",
@@ -192,6 +193,21 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CEL
                                    "unacked_restore_throttle": 1}
 CELERY_IMPORTS = ["workflow.jobs", "evaluation.snapshots", "evaluation.simulation"]  # tasks beside what they serve
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
+# Every worker sweeps the jobs every JOB_SWEEP_EVERY seconds (config/celery_app.py, workflow/jobs.py: jobs_sweep): a
+# queued job sent more than JOB_RESEND_AFTER seconds ago whose message the broker no longer holds (Redis restarted
+# empty, a send that failed), and a running job whose worker is lost (no heartbeat for JOB_STALE_AFTER seconds, or
+# its database lock gone), are sent again. The worker running a job beats every JOB_HEARTBEAT_EVERY seconds.
+JOB_SWEEP_EVERY = float(os.environ.get("JOB_SWEEP_EVERY", "15"))
+JOB_RESEND_AFTER = float(os.environ.get("JOB_RESEND_AFTER", "60"))
+JOB_STALE_AFTER = float(os.environ.get("JOB_STALE_AFTER", "40"))
+JOB_HEARTBEAT_EVERY = float(os.environ.get("JOB_HEARTBEAT_EVERY", "10"))
+# A worker outlives the broker: it reconnects, for ever, at start-up and after Redis went away (docs/deploy.md).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CHANNEL_ERROR_RETRY = True
+# A web request that sends a job gives up on an unreachable broker within a second (then a 503, nothing saved).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 # The leaderboard's and reusability's recomputes (evaluation/snapshots.py): a low-priority queue of their own when named
 # (serve it with a worker of its own, `celery -A config worker -Q scores`, whose niced process then runs nothing
 # else), else the default queue.

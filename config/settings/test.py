@@ -42,7 +42,8 @@ SERVICES = {
 
 # Tasks run in-process unless a test sends them through a real worker (tests/pooling/test_celery_worker.py).
 CELERY_BROKER_URL = TEST_REDIS_URL or "memory://"
-CELERY_TASK_ALWAYS_EAGER = True
+# A worker the tests start says CELERY_TASK_ALWAYS_EAGER=0: its sweep sends jobs through the broker.
+CELERY_TASK_ALWAYS_EAGER = os.environ.get("CELERY_TASK_ALWAYS_EAGER", "1") == "1"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TEST_QUEUE", "celery")
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

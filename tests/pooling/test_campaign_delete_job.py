@@ -59,7 +59,8 @@ def test_a_pools_post_on_a_campaign_being_deleted_is_refused_cleanly(client, org
     response = api.post(f"/api/campaigns/{campaign.pk}/pools/", {}, format="json")
     assert response.status_code == 400
     assert response.json()["problems"] == ["campaign 'answers' is being deleted: nothing new is started on it"]
-    assert api.delete(f"/api/campaigns/{campaign.pk}/").status_code == 400  # already being deleted
+    again = api.delete(f"/api/campaigns/{campaign.pk}/")  # its delete job is not running: sent again, not doubled
+    assert again.status_code == 202 and again.json()["id"] == response_id(campaign)
     assert api.patch(f"/api/campaigns/{campaign.pk}/", {"name": "x"}, format="json").status_code == 400
     client.force_login(organizer)
     response = client.post(f"/campaigns/{campaign.pk}/pools/build/", follow=True)
@@ -68,6 +69,10 @@ def test_a_pools_post_on_a_campaign_being_deleted_is_refused_cleanly(client, org
     queued = job_execute(job_id=queued.pk)
     assert queued.status == "failed" and "is being deleted" in str(queued.problems)
     assert Job.objects.filter(kind=Job.Kind.POOL_BUILD).count() == 1
+
+
+def response_id(campaign) -> int:
+    return Job.objects.get(kind=Job.Kind.CAMPAIGN_DELETE, campaign=campaign).pk
 
 
 def test_a_campaign_with_judgments_is_refused_and_not_marked(organizer, judged):  # noqa: F811

@@ -29,6 +29,7 @@ from pooling.models import JOB_LOCK, Campaign, Job, PoolItem, Run, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign
 from workflow.job_params import PoolBuildParams, RunIngestParams
+from workflow.job_handlers import HANDLERS
 from workflow.jobs import job_create, job_execute
 
 from .test_celery_worker import database_url
@@ -52,12 +53,13 @@ def running_job(campaign, *, attempts: int = 1, started_ago: timedelta = timedel
 
 @contextmanager
 def worker_holding(job: Job):
-    """A live worker running `job`: it holds the job's lock on its connection (on SQLite, where jobs run inside the
-    request, a job that began a moment ago is live)."""
+    """A live worker running `job`: it holds the job's lock on its connection and beats on its row (on SQLite, where
+    jobs run inside the request, a job that began a moment ago is live)."""
     if connection.vendor != "postgresql":
         Job.objects.filter(pk=job.pk).update(started_at=timezone.now())
         yield
         return
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now())
     worker = psycopg2.connect(database_url())
     try:
         with worker.cursor() as cursor:
@@ -309,7 +311,7 @@ def test_the_api_retries_a_stalled_job_and_refuses_a_live_one(organizer, tmp_pat
         response = api(organizer).post(f"/api/jobs/{live.pk}/retry/")
     assert response.status_code == 400
     assert response.json()["problems"] == [
-        f"job #{live.pk} is running: only a failed job or one whose worker stopped is retried"]
+        f"job #{live.pk} is running: only a failed job, a queued one or one whose worker stopped is retried"]
     stalled = running_job(campaign)
     monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     response = api(organizer).post(f"/api/jobs/{stalled.pk}/retry/")
@@ -352,3 +354,57 @@ def test_a_progress_write_that_fails_costs_the_progress_bar_not_the_job(tmp_path
     if connection.vendor == "postgresql":  # SQLite writes no progress while the job runs
         assert failed, "the run's ingest reported no progress: the test tests nothing"
     assert done.status == Job.Status.DONE and Run.objects.filter(campaign=campaign, name="r9").exists()
+
+
+@pytest.mark.django_db
+def test_a_queued_job_of_any_kind_offers_retry_and_cancel_and_cancel_stops_it(client, organizer, tmp_path, enqueued):
+    job = job_create(campaign=answers_campaign(tmp_path), params=PoolBuildParams())
+    client.force_login(organizer)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert f'action="/jobs/{job.pk}/retry/"' in page and f'action="/jobs/{job.pk}/cancel/"' in page
+    assert client.post(f"/jobs/{job.pk}/retry/").status_code == 302
+    assert enqueued == [job.pk, job.pk]  # sent again
+    assert api(organizer).post(f"/api/jobs/{job.pk}/cancel/").status_code == 202
+    job.refresh_from_db()
+    assert job.status == Job.Status.CANCELLED and job_execute(job_id=job.pk).status == Job.Status.CANCELLED
+    assert not PoolItem.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_queued_campaign_delete_cancelled_keeps_the_campaign_and_one_that_failed_is_deleted_again(
+        client, organizer, tmp_path, enqueued):
+    from workflow.jobs import campaign_delete_job
+
+    campaign = answers_campaign(tmp_path)
+    job = campaign_delete_job(campaign=campaign, user=organizer)
+    assert Campaign.objects.get(pk=campaign.pk).deleting
+    assert api(organizer).post(f"/api/jobs/{job.pk}/cancel/").status_code == 202
+    assert not Campaign.objects.get(pk=campaign.pk).deleting  # restored: it can be used, or deleted, again
+    client.force_login(organizer)
+    response = client.post(f"/campaigns/{campaign.pk}/delete/")
+    again = Job.objects.filter(kind=Job.Kind.CAMPAIGN_DELETE).latest("pk")
+    assert response.status_code == 302 and again.pk != job.pk
+    Job.objects.filter(pk=again.pk).update(status=Job.Status.FAILED, message="internal error: boom",
+                                           started_at=timezone.now())
+    assert api(organizer).post(f"/api/jobs/{again.pk}/cancel/").status_code == 400  # it began: finish it instead
+    response = api(organizer).delete(f"/api/campaigns/{campaign.pk}/")  # stuck "being deleted": deleted again
+    assert response.status_code == 202 and response.json()["id"] == again.pk
+    assert job_execute(job_id=again.pk).status == Job.Status.DONE
+    assert not Campaign.objects.filter(pk=campaign.pk).exists()
+
+
+@pytest.mark.django_db
+def test_a_run_whose_claim_was_taken_over_writes_no_outcome(tmp_path, monkeypatch, enqueued):
+    """A run that was retried and replaced while it went on (same attempt number) leaves the new run's job alone."""
+    campaign = answers_campaign(tmp_path)
+    job = job_create(campaign=campaign, params=PoolBuildParams())
+
+    def replaced_meanwhile(job, params, progress):
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, message="the new run's outcome", attempts=1,
+                                             claim="the-new-run")
+        raise RuntimeError("the old run fails late")
+
+    monkeypatch.setitem(HANDLERS, Job.Kind.POOL_BUILD, replaced_meanwhile)
+    job_execute(job_id=job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.message, job.claim) == (Job.Status.DONE, "the new run's outcome", "the-new-run")
