@@ -189,7 +189,13 @@ def test_jobs_whose_messages_redis_lost_run_once_a_worker_sweeps_and_a_stuck_del
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_outlives_redis_killed_mid_job_and_runs_a_job_sent_after_the_restart(broker, organizer, tmp_path):
     campaign, later = campaigns(tmp_path, 2)
-    worker, log = broker.worker("--concurrency=1")  # as deployed: prefork, with gossip, mingle and heartbeats
+    # As compose starts it (prefork, its flags read from docker-compose.yml), with one process.
+    import yaml
+
+    compose = yaml.safe_load((Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text())
+    flags = [f for f in compose["services"]["worker"]["command"] if f.startswith("--without")]
+    assert flags == ["--without-gossip", "--without-mingle"]
+    worker, log = broker.worker("--concurrency=1", *flags)
     holder = psycopg2.connect(database_url())  # the build waits on this lock: the worker is mid-job
     try:
         with holder.cursor() as cursor:
