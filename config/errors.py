@@ -4,7 +4,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from core.errors import ServiceUnavailable
+
+# What the cache raises when Redis (the production cache) is down: the page answers 503, like a lost broker.
+CACHE_DOWN = (RedisConnectionError, RedisTimeoutError)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -18,8 +24,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 class ServiceUnavailableMiddleware:
     """A page whose request needs a service that does not answer (core.errors.ServiceUnavailable, raised before
-    anything is saved) answers 503 with the site's page, or JSON under /api/ (where DRF does not catch it itself),
-    with Retry-After."""
+    anything is saved; or the cache's Redis, gone) answers 503 with the site's page, or JSON under /api/ (where DRF
+    does not catch it itself), with Retry-After."""
 
     def __init__(self, get_response) -> None:
         self.get_response = get_response
@@ -28,6 +34,8 @@ class ServiceUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if isinstance(exc, CACHE_DOWN):
+            exc = ServiceUnavailable("the cache (Redis) does not answer; try again in a minute")
         if not isinstance(exc, ServiceUnavailable):
             return None
         if request.path.startswith("/api/"):

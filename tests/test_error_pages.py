@@ -94,3 +94,26 @@ def test_static_files_are_served_with_debug_off(client):
         response = client.get(path)
         assert response.status_code == 200, path
         response.close()
+
+
+def test_a_page_whose_cache_is_down_answers_the_sites_503(client, organizer):
+    # Production caches on Redis: with Redis gone, a page that reads the cache says so (503, Retry-After), in the
+    # site's layout, and the API in JSON: never a 500. The session, in the database, survives it.
+    import socket
+
+    from django.test import override_settings
+
+    from tests.factories import CampaignFactory
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    campaign = CampaignFactory()
+    client.force_login(organizer)
+    with override_settings(CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                               "LOCATION": f"redis://127.0.0.1:{closed}/0"}}):
+        page = client.get(f"/campaigns/{campaign.pk}/progress/")
+        api = client.get(f"/api/campaigns/{campaign.pk}/progress/")
+    text = _in_layout(page, 503, "Service unavailable", ORGANIZER_NAV)
+    assert "the cache (Redis) does not answer" in text and page["Retry-After"] == "30"
+    assert api.status_code == 503 and api.json()["detail"].startswith("the cache (Redis) does not answer")

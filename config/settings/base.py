@@ -227,9 +227,10 @@ else:
 # (the demo's load_demo would fill a cache that dies with it) and keeps 300 entries: pages sanitize as they go.
 JUDGING_CACHE_WARM = bool(REDIS_URL)
 
-# Sessions read through the cache (Redis when REDIS_URL is set) and written through to the database: one query
-# less on every request of an assessor's day.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions in the database alone: with the cache's Redis gone, people stay signed in and a page that needs the cache
+# answers the site's 503 (config.errors), where a session read through the cache failed every request with a 500.
+# The price is one indexed query a request.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 # Messages live in the session, not in a cookie. No password ever goes through them: a new or reset password is shown
 # on the response to the POST that made it, and nowhere else (people.pages.password_once).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
