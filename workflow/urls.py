@@ -24,6 +24,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/pools/simulation/", simulation_views.pool_simulation, name="pool_simulation"),
     path("campaigns/<int:pk>/pools/topics/<int:topic_pk>/", views.pool_topic, name="pool_topic"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/depth/", views.run_depth, name="run_depth"),
+    path("campaigns/<int:pk>/runs/<int:run_pk>/matches/", views.run_matches, name="run_matches"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/delete/", undo_views.run_delete, name="run_delete"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/replace/", undo_views.run_replace, name="run_replace"),
     path("campaigns/<int:pk>/settings/", undo_views.campaign_settings, name="campaign_settings"),

@@ -192,6 +192,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "judged": judged_items_count(campaign),
         "unpooled_runs": unpooled_runs,
         "unjudgeable": unjudgeable,
+        "mostly_missing_runs": campaign.runs.filter(mostly_missing=True),
     })
 
 
@@ -219,6 +220,24 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("pooling:campaign", pk=pk)
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
+
+
+@organizer_required
+@require_POST
+def run_matches(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    """Confirms (or takes back) the ids a mostly missing run shares with the collection; the pools must then be
+    rebuilt (docs/pooling.md, "Suspect matches")."""
+    run = get_object_or_404(Run, pk=run_pk, campaign_id=pk)
+    confirmed = request.POST.get("confirmed") != "0"
+    try:
+        services.run_matches_confirm(run=run, confirmed=confirmed)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        said = "confirmed: they are pooled" if confirmed else "left out of the pools again"
+        messages.info(request, f"The ids run {run.name} shares with the collection are {said}. "
+                               "Rebuild the pools to apply it.")
+    return redirect("pooling:pools", pk=pk)
 
 
 @organizer_required

@@ -36,6 +36,7 @@ from .runs import (
     run_facts_set,
     run_ingest,
     run_kind,
+    run_matches_confirm,
     run_options,
 )
 from .topics import TOPIC_TEXT, TopicContents, topic_contents, topic_delete, topic_update
@@ -86,6 +87,7 @@ __all__ = [
     "pool_texts_fetch",
     "pools_built",
     "run_collection_check",
+    "run_matches_confirm",
     "run_delete",
     "run_depth_set",
     "run_facts_set",

@@ -120,6 +120,16 @@ def run_facts_set(*, run: Run, **facts: Any) -> Run:
     return run
 
 
+def run_matches_confirm(*, run: Run, confirmed: bool = True) -> Run:
+    """Says that the ids a mostly missing run shares with the collection are its posts (pooled at the next build), or
+    takes that back (`confirmed` False: left out again); docs/pooling.md, "Suspect matches"."""
+    if confirmed and not run.mostly_missing:
+        raise InputError(f"run '{run.name}' has no suspect ids: most of its ids are in the collection")
+    run.matches_confirmed = confirmed
+    run.save(update_fields=["matches_confirmed"])
+    return run
+
+
 def run_depth_set(*, run: Run, depth: int | None) -> Run:
     """Gives a run a pool depth of its own (None: the campaign's depth for its kind again)."""
     _check_depth(depth)
@@ -179,7 +189,8 @@ def run_ingest(
         _entries_store(run, path, filename, topics, progress)
     run.warnings += _same_file_warning(run)
     run.warnings += _collection_warnings(run, campaign, allow_missing=bool(options.get("allow_missing")))
-    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
+    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings",
+                            "mostly_missing"])
     return run
 
 
@@ -267,8 +278,8 @@ def run_collection_check(*, run: Run) -> list[str]:
     collection may have grown since); adds and returns the warnings for the run's ids that are not in it."""
     found = _collection_warnings(run, run.campaign, allow_missing=True)
     if found:
-        Run.objects.filter(pk=run.pk).update(warnings=run.warnings + found)
         run.warnings = run.warnings + found
+    Run.objects.filter(pk=run.pk).update(warnings=run.warnings, mostly_missing=run.mostly_missing)
     return found
 
 
@@ -295,7 +306,9 @@ def _fill_post_ids(run: Run, collection_id: int) -> None:
 
 def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -> list[str]:
     """A warning for the run's ids that are not in the campaign's collection; InputError when they are more than
-    MOSTLY_MISSING of its rows, unless `allow_missing`."""
+    MOSTLY_MISSING of its rows, unless `allow_missing`: then the run is `mostly_missing`, and the ids the collection
+    has are suspect (a number another collection's post shares), left out of the pools until confirmed."""
+    run.mostly_missing = False
     collection = campaign.collection
     if collection is None or run.format == Run.Format.ARQMATH_TASK3:  # answers of a Task 3 run are no posts
         return []
@@ -324,7 +337,15 @@ def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -
                          f"(for example {sample}): is it the run of another collection? To keep it anyway, tick "
                          "“Keep it even if most of its ids are not in the collection” (API allow_missing, "
                          "ingest_run --allow-missing)")
-    return [f"{missing} {noun} ids are not in the collection '{collection}' (for example {sample})"]
+    warning = f"{missing} {noun} ids are not in the collection '{collection}' (for example {sample})"
+    if missing > MOSTLY_MISSING * rows:
+        run.mostly_missing = True
+        matching = rows - missing
+        said = "1 row" if matching == 1 else f"{matching:,} rows"
+        warning += (f": {said} whose {noun} id the collection has {'is' if matching == 1 else 'are'} suspect (most "
+                    f"likely another {noun} that shares the number) and kept out of the pools unless you confirm "
+                    "them. Load the posts the run names (the real Posts.xml) or use a pool-only corpus collection")
+    return [warning]
 
 
 def _same_file_warning(run: Run) -> list[str]:

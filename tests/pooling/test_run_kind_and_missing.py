@@ -87,7 +87,9 @@ def test_a_run_mostly_missing_from_the_collection_is_refused_unless_kept_explici
 
     upload(client, answers, "elsewhere", MISSING_ROWS, allow_missing="on")
     run = Run.objects.get(name="elsewhere")
-    assert "2 post ids are not in the collection 'judging' (for example 97, 98)" in run.warnings
+    assert ("2 post ids are not in the collection 'judging' (for example 97, 98): 1 row whose post id the "
+            "collection has is suspect") in " ".join(run.warnings)
+    assert run.mostly_missing and run.suspect
 
     api = APIClient()
     api.force_authenticate(organizer)
