@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 from django.forms.models import model_to_dict
 
 from core.bounds import max_chars
-from ir.formats.run_names import parse_run_name
+from ir.formats.run_names import facts_said, parse_run_name
 from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
 from ir.formats.textio import file_size, open_binary
 from ir.problems import InputError, Problems
@@ -79,7 +79,7 @@ def run_kind(*, name: str, filename: str = "", kind: str | None = None, alternat
     for said in (name, Path(filename).name):
         facts = parse_run_name(said)
         if facts is not None:
-            return not facts.primary, f"the name {said} ends in -{'P' if facts.primary else 'A'}"
+            return not facts.primary, f"the name {said} {facts.kind_said}"
     return False, "the name says neither -P nor -A"
 
 
@@ -88,9 +88,20 @@ def _check_depth(depth: int | None) -> None:
         raise InputError(f"a run's pool depth must be at least 1, not {depth}")
 
 
+def name_facts_said(*names: str) -> str:
+    """What the first ARQMath-style name among `names` says of the run, for the job page and ingest_run ("" when none
+    parses): the facts are editable on the run's Facts page."""
+    for name in names:
+        facts = parse_run_name(name)
+        if facts is not None:
+            return f"read from the name {name}: {facts_said(facts)}"
+    return ""
+
+
 def name_facts(*names: str) -> dict[str, Any]:
     """The run facts (`Run.FACTS`) the first ARQMath-style name among `names` gives
-    (`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`); {} when none parses."""
+    (`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>` and its variants,
+    ir/formats/run_names.py); {} when none parses."""
     for name in names:
         facts = parse_run_name(name)
         if facts is not None:
