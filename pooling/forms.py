@@ -109,6 +109,9 @@ class CollectionUploadForm(forms.Form):
     # the stubs cannot know that and see this field shadow BaseForm.files.
     files = MultipleFileField(  # type: ignore[assignment]
         help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
+    replace = forms.BooleanField(required=False, label="Replace the collection's documents",
+                                 help_text="delete what the collection holds and load these files instead (only while "
+                                           "no campaign of it has runs; a rejected file keeps the old documents)")
 
 
 # A campaign setting's name wherever a page asks for it (the settings page, the judging-order simulation).

@@ -72,7 +72,7 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
     with ExitStack() as files:
         paths: list[str | os.PathLike] = [files.enter_context(upload_local(name)) for name in p.uploads]
         result = services.collection_ingest(collection_name=p.collection, paths=paths, names=p.names or None,
-                                            progress=progress)
+                                            progress=progress, replace=p.replace)
     # The collection may have been created by this job: link it now that it exists.
     job.collection_id = result.collection
     job.save(update_fields=["collection"])

@@ -23,7 +23,7 @@ from pooling.forms import (
     RunUploadForm,
     TopicsUploadForm,
 )
-from pooling.models import Campaign, Job, Run
+from pooling.models import Campaign, Collection, Job, Run
 from workflow import uploads
 from workflow.job_pages import job_view
 from workflow.job_params import PoolBuildParams
@@ -112,13 +112,28 @@ def collection_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            job = uploads.collection_upload(name=data["collection"].strip(), uploads=data["files"], user=request.user)
+            job = uploads.collection_upload(name=data["collection"].strip(), uploads=data["files"], user=request.user,
+                                            replace=data["replace"])
         except InputError as exc:
             exc.add_to_form(form)
         else:
             return redirect("pooling:job", pk=job.pk)
     return render(request, "pooling/collection_list.html",
                   {"collections": selectors.collection_list(), "form": form})
+
+
+@organizer_required
+@require_POST
+def collection_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    collection = get_object_or_404(Collection, pk=pk)
+    try:
+        detached = services.collection_delete(collection=collection)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        left = f" Campaigns now without a collection: {', '.join(detached)}." if detached else ""
+        messages.info(request, f"Collection {collection.name} is deleted.{left}")
+    return redirect("pooling:collections")
 
 
 @organizer_required

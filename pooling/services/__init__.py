@@ -15,7 +15,7 @@ from .campaigns import (
     topics_ingest,
 )
 from .candidates import candidates_ingest
-from .collection import CollectionIngestResult, collection_ingest
+from .collection import CollectionIngestResult, collection_delete, collection_ingest
 from .corpus import PoolTextsResult, collection_corpus_set, missing_documents_warnings, pool_texts_fetch
 from .pools import (
     JudgedItems,
@@ -81,6 +81,7 @@ __all__ = [
     "campaign_update",
     "collection_corpus_set",
     "collection_get_or_create",
+    "collection_delete",
     "collection_ingest",
     "file_checksum",
     "judged_count",
