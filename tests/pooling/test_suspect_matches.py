@@ -90,3 +90,9 @@ def test_left_out_ids_keep_their_rank_and_do_not_deepen_the_run():
     assert pool == {"1": [("foreign", 1)], "3": [("foreign", 3)], "2": [("other", 1)]}
     formulas = {"foreign": [("f1", "p1", "v1"), ("f2", "p2", "v2"), ("f3", "p3", "v3")]}
     assert pool_formulas(formulas, {"foreign": 2}, {"foreign": {"f1"}}) == {"v2": {"f2": [("foreign", 2)]}}
+
+
+def test_the_campaign_form_says_what_to_load_when_runs_name_posts_the_collection_lacks(client, organizer):
+    client.force_login(organizer)
+    page = client.get("/campaigns/").content.decode()
+    assert "Runs that name posts this collection lacks need the real Posts.xml loaded, or a pool-only corpus" in page
