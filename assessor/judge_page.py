@@ -141,6 +141,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         # The evidence beside a candidate (issue 25), when the organizer turned it on; never where it came from.
         "candidate_notes": pooling_selectors.candidate_notes(topic=topic, item_id=item.item_id)
         if campaign.candidate_notes and task == Campaign.Task.ANSWERS else [],
+        "suspect": pooling_selectors.pool_item_suspect(item=item),
         "post_thread_url": post_url(post.post_id) if post and post_url else "",
         "judgment": page.judgment, "current": current,
         "saved_label": scheme.label(page.judgment.grade) if page.judgment else "",

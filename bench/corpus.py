@@ -59,7 +59,8 @@ def pool_ids(docs: int, pool: int) -> set[str]:
 def child(kind: str, path: Path, docs: int, pool: int) -> None:
     """One pass, in this process: prints its wall seconds, peak RSS (MiB) and what it found, as JSON."""
     if kind == "fetch":
-        from ir.formats.corpus import read_corpus, text_html
+        from ir.formats.corpus import read_corpus
+        from ir.formats.textio import text_html
 
         wanted = pool_ids(docs, pool)
         start = time.perf_counter()

@@ -19,7 +19,9 @@ class CampaignForm(forms.Form):
     name = forms.CharField(max_length=100)
     task = forms.ChoiceField(choices=Campaign.Task.choices)
     collection = forms.ChoiceField(required=False, help_text="the posts the runs retrieve from; upload its files on "
-                                                             "the Collections page")
+                                                             "the Collections page. Runs that name posts this "
+                                                             "collection lacks need the real Posts.xml loaded, or a "
+                                                             "pool-only corpus collection")
     new_collection = forms.CharField(max_length=100, required=False, label="Name of the new collection",
                                      help_text="only with “Create a new collection”")
     primary_depth = forms.IntegerField(**column_bounds(Campaign, "primary_depth", min_value=1), required=False,
@@ -109,6 +111,9 @@ class CollectionUploadForm(forms.Form):
     # the stubs cannot know that and see this field shadow BaseForm.files.
     files = MultipleFileField(  # type: ignore[assignment]
         help_text="Posts.xml, Comments.xml, formula index TSV(s), JSONL")
+    replace = forms.BooleanField(required=False, label="Replace the collection's documents",
+                                 help_text="delete what the collection holds and load these files instead (only while "
+                                           "no campaign of it has runs; a rejected file keeps the old documents)")
 
 
 # A campaign setting's name wherever a page asks for it (the settings page, the judging-order simulation).

@@ -298,6 +298,12 @@ class Run(models.Model):
         help_text="every topic's ranks are 1, 2, 3, ... (no gap, tie or disorder): a topic's first k rows are "
                   "its rows of rank <= k, which pooling reads without numbering the rows")
     warnings = models.JSONField(default=list, blank=True)
+    # Most of the run's ids are not in the collection: those that are are numbers it shares with another collection's
+    # posts (suspect), left out of the pools until the organizer confirms them (docs/pooling.md, "Suspect matches").
+    mostly_missing = models.BooleanField(
+        default=False, help_text="most of the run's ids are not in the collection: the ids found in it are suspect")
+    matches_confirmed = models.BooleanField(
+        default=False, help_text="the organizer confirmed that the run's ids found in the collection are its posts")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -311,6 +317,11 @@ class Run(models.Model):
     @property
     def kind(self) -> str:
         return "alternate" if self.alternate else "primary"
+
+    @property
+    def suspect(self) -> bool:
+        """The ids of the run that the collection has are left out of the pools (docs/pooling.md)."""
+        return self.mostly_missing and not self.matches_confirmed
 
 
 class RunEntry(models.Model):

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from django.db import connection
+from django.db.models import Exists, OuterRef
 
 from ir.pools.visual import cluster_visual_ids
 
-from .models import Campaign, Formula, Run, RunEntry
+from .models import Campaign, Formula, Post, Run, RunEntry
 
 BATCH = 5000
 # Post ids per lookup query: below SQLite's limit of bound parameters.
@@ -57,6 +58,22 @@ def _positioned(campaign: Campaign, start: int, stop: int,
     params = [campaign.pk, *pair_params, start, stop]
     numbered_params = [campaign.pk, trec, *pair_params, start, stop]
     return sql, params + numbered_params + numbered_params
+
+
+def suspect_items(campaign: Campaign) -> dict[str, set[str]]:
+    """Run name -> the ids of that run that the collection has, for the runs most of whose ids it lacks and that the
+    organizer has not confirmed (`Run.suspect`): numbers another collection's items share, which pooling leaves out
+    (docs/pooling.md, "Suspect matches"). The pool build and the planner read them here, so they agree."""
+    runs = campaign.runs.filter(mostly_missing=True, matches_confirmed=False)
+    if campaign.collection_id is None or not runs.exists():
+        return {}
+    model, column = (Post, "post_id") if campaign.task == Campaign.Task.ANSWERS else (Formula, "formula_id")
+    known = model.objects.filter(collection_id=campaign.collection_id, **{column: OuterRef("item_id")})
+    found: dict[str, set[str]] = {}
+    for name, item_id in (RunEntry.objects.filter(run__in=runs).filter(Exists(known)).order_by()
+                          .values_list("run__name", "item_id").iterator(chunk_size=BATCH)):
+        found.setdefault(name, set()).add(item_id)
+    return found
 
 
 def _fetch(sql: str, params: list) -> Iterator[tuple]:

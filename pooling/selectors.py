@@ -32,7 +32,7 @@ from .models import (
     RunAnswer,
     Topic,
 )
-from .ranking import formula_prefixes, run_depth, top_entries
+from .ranking import formula_prefixes, run_depth, suspect_items, top_entries
 
 
 def campaign_named(name: str) -> Campaign:
@@ -71,6 +71,14 @@ def candidate_notes(*, topic: Topic, item_id: str) -> list[str]:
     without their sources; empty ones left out."""
     return list(Candidate.objects.filter(topic=topic, item_id=item_id).exclude(note="").order_by("position")
                 .values_list("note", flat=True).distinct())
+
+
+def pool_item_suspect(*, item: PoolItem) -> bool:
+    """Whether every run that pooled the item is one most of whose ids the collection lacks (`Run.mostly_missing`):
+    the post shown is most likely another one that shares the number (docs/pooling.md, "Suspect matches")."""
+    names = {pair[0] for pair in item.provenance}
+    return bool(names) and Run.objects.filter(campaign_id=item.campaign_id, name__in=names,
+                                              mostly_missing=True).count() == len(names)
 
 
 def campaign_list() -> QuerySet[Campaign]:
@@ -265,7 +273,8 @@ def plan_stamp(campaign: Campaign) -> list:
     """What the planner's rows depend on besides the runs' rows (a replaced run is a new run): a stored plan with
     another stamp is stale."""
     return [campaign.primary_depth, campaign.alternate_depth, campaign.instances, campaign.max_depth,
-            [list(run) for run in campaign.runs.order_by("pk").values_list("pk", "alternate", "format")],
+            [list(run) for run in campaign.runs.order_by("pk").values_list("pk", "alternate", "format",
+                                                                           "mostly_missing", "matches_confirmed")],
             list(campaign.topics.order_by("pk").values_list("pk", flat=True))]
 
 
@@ -315,7 +324,8 @@ def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judg
         ranked = {topics[topic_pk]: lists for topic_pk, lists in prefixes.items()}
         task = "formulas"
     return plan_pool_sizes(ranked, depths, task=task, alternate_runs=alternates, alternate_depth=alternate_depth,
-                           instances_per_formula=campaign.instances, seconds_per_judgment=seconds_per_judgment)
+                           instances_per_formula=campaign.instances, seconds_per_judgment=seconds_per_judgment,
+                           left_out=suspect_items(campaign))
 
 
 def pool_sizes(*, campaign: Campaign) -> dict:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict
+from pathlib import Path
 
 from assessor import services as assessor_services
 from ir.problems import InputError
@@ -44,7 +45,7 @@ def _run_ingest(job: Job, p: RunIngestParams, progress) -> tuple[dict, list[str]
     _, why = services.run_kind(name=run.name, filename=p.filename, kind=p.options.get("kind"),
                                alternate=bool(p.options.get("alternate")))
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "kind": run.kind,
-            "kind_why": why}, run.warnings
+            "kind_why": why, "facts_said": services.name_facts_said(run.name, Path(p.filename).name)}, run.warnings
 
 
 def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[dict, list[str]]:
@@ -71,7 +72,7 @@ def _collection_ingest(job: Job, p: CollectionIngestParams, progress) -> tuple[d
     with ExitStack() as files:
         paths: list[str | os.PathLike] = [files.enter_context(upload_local(name)) for name in p.uploads]
         result = services.collection_ingest(collection_name=p.collection, paths=paths, names=p.names or None,
-                                            progress=progress)
+                                            progress=progress, replace=p.replace)
     # The collection may have been created by this job: link it now that it exists.
     job.collection_id = result.collection
     job.save(update_fields=["collection"])

@@ -119,6 +119,8 @@ def job_summary(*, job: Job) -> str:
     from_file = f" from {source}" if source else ""
     if job.kind == Job.Kind.RUN_INGEST:
         kind = f" Taken as {r['kind']}: {r['kind_why']}." if r.get("kind") else ""  # older jobs did not say
+        if r.get("facts_said"):
+            kind += f" Facts {r['facts_said']} (edit them on the run's Facts page)."
         return (f"Loaded run {r.get('name', '')}{from_file}: {counted(r.get('rows', 0), 'row')} for "
                 f"{counted(r.get('topics', 0), 'topic')}.{kind}")
     if job.kind == Job.Kind.TOPICS_INGEST:

@@ -79,6 +79,7 @@ class CollectionIngestParams(JobParams):
     collection: str
     uploads: list[str]
     names: list[str] = field(default_factory=list)
+    replace: bool = False  # the collection's documents replaced (services.collection_ingest)
 
     def uploads_stored(self) -> list[str]:
         return list(self.uploads)

@@ -65,11 +65,13 @@ def judgments_upload(*, campaign: Campaign, upload: UploadedFile, user: User | A
 
 @transaction.atomic
 def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User | AnonymousUser | None,
-                      collection: Collection | None = None) -> Job:
+                      collection: Collection | None = None, replace: bool = False) -> Job:
     """Stores collection files and queues one job that ingests them into the collection `name` (created if need
-    be); `collection` is that collection when it exists already, for the job's link to it."""
+    be; its documents replaced with `replace`); `collection` is that collection when it exists already, for the
+    job's link to it."""
     return job_create(collection=collection, user=user, params=CollectionIngestParams(
-        collection=name, uploads=[upload_save(file=f) for f in uploads], names=[f.name or "" for f in uploads]))
+        collection=name, uploads=[upload_save(file=f) for f in uploads], names=[f.name or "" for f in uploads],
+        replace=replace))
 
 # The URLs that take a file upload (URL names as `reverse` knows them): only an organizer may send a body larger
 # than REQUEST_BODY_MAX_BYTES there. A new upload URL must be added here, or its uploads are refused with 413.

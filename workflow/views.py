@@ -23,7 +23,7 @@ from pooling.forms import (
     RunUploadForm,
     TopicsUploadForm,
 )
-from pooling.models import Campaign, Job, Run
+from pooling.models import Campaign, Collection, Job, Run
 from workflow import uploads
 from workflow.job_pages import job_view
 from workflow.job_params import PoolBuildParams
@@ -112,13 +112,28 @@ def collection_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            job = uploads.collection_upload(name=data["collection"].strip(), uploads=data["files"], user=request.user)
+            job = uploads.collection_upload(name=data["collection"].strip(), uploads=data["files"], user=request.user,
+                                            replace=data["replace"])
         except InputError as exc:
             exc.add_to_form(form)
         else:
             return redirect("pooling:job", pk=job.pk)
     return render(request, "pooling/collection_list.html",
                   {"collections": selectors.collection_list(), "form": form})
+
+
+@organizer_required
+@require_POST
+def collection_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    collection = get_object_or_404(Collection, pk=pk)
+    try:
+        detached = services.collection_delete(collection=collection)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        left = f" Campaigns now without a collection: {', '.join(detached)}." if detached else ""
+        messages.info(request, f"Collection {collection.name} is deleted.{left}")
+    return redirect("pooling:collections")
 
 
 @organizer_required
@@ -192,6 +207,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "judged": judged_items_count(campaign),
         "unpooled_runs": unpooled_runs,
         "unjudgeable": unjudgeable,
+        "mostly_missing_runs": campaign.runs.filter(mostly_missing=True),
     })
 
 
@@ -219,6 +235,24 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("pooling:campaign", pk=pk)
     messages.info(request, f"Building pools: job #{job.pk}.")
     return redirect("pooling:job", pk=job.pk)
+
+
+@organizer_required
+@require_POST
+def run_matches(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    """Confirms (or takes back) the ids a mostly missing run shares with the collection; the pools must then be
+    rebuilt (docs/pooling.md, "Suspect matches")."""
+    run = get_object_or_404(Run, pk=run_pk, campaign_id=pk)
+    confirmed = request.POST.get("confirmed") != "0"
+    try:
+        services.run_matches_confirm(run=run, confirmed=confirmed)
+    except InputError as exc:
+        messages.error(request, "; ".join(exc.messages()))
+    else:
+        said = "confirmed: they are pooled" if confirmed else "left out of the pools again"
+        messages.info(request, f"The ids run {run.name} shares with the collection are {said}. "
+                               "Rebuild the pools to apply it.")
+    return redirect("pooling:pools", pk=pk)
 
 
 @organizer_required

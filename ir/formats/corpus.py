@@ -7,7 +7,6 @@ pool build, and a line is parsed only when its id is wanted.
 from __future__ import annotations
 
 import gzip
-import html
 import io
 import json
 import os
@@ -17,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ir.formats.jsonl import TEXT_KEYS_SAID, TITLE_KEY, text_key
 from ir.formats.textio import BOM, CHUNK, LINE_MAX, text_problem
 from ir.problems import InputError, Problem, Problems
 
 ID_KEYS = ("id", "docid", "_id")
-TEXT_KEYS = ("text", "contents", "body", "segment")
 GZIP_MAGIC = b"\x1f\x8b"
 PROGRESS_LINES = 1 << 16
 
@@ -31,7 +30,6 @@ _FIRST_ID = re.compile(rb'\s*\{\s*"(?:id|docid|_id)"\s*:\s*(?:"([^"\\]*)"|(-?\d+
 _DOCNO = re.compile(rb"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S)
 _TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.S | re.I)
 _TAG = re.compile(r"<[^>\n]*>")
-_PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,11 +193,12 @@ def _json_doc(name: str, line: int, text: str, problems: Problems) -> CorpusDoc 
     if not isinstance(doc_id, str) or not doc_id.strip():
         problems.add(line, "no document id (a string under id, docid or _id)")
         return None
-    body = _first(obj, TEXT_KEYS)
-    title = obj.get("title") or ""
+    key = text_key(obj)
+    body: Any = obj[key] if key is not None else None
+    title = obj.get(TITLE_KEY) or ""
     errors = []
     if not isinstance(body, str):
-        errors.append("no text (a string under text, contents, body or segment)")
+        errors.append(f"no text (a string under {TEXT_KEYS_SAID})")
     if not isinstance(title, str):
         errors.append("title is not a string")
     errors += [p for key, value in (("id", doc_id), ("text", body), ("title", title))
@@ -282,9 +281,3 @@ def _trec_doc(name: str, line: int, doc_id: str, data: bytes, problems: Problems
         return None
     return CorpusDoc(file=name, line=line, doc_id=doc_id, title=title, text=text)
 
-
-def text_html(text: str) -> str:
-    """A document's plain text as the HTML a post's body is (posts are stored as HTML and sanitized when shown):
-    escaped, its blank-line-separated paragraphs as <p> elements."""
-    return "".join(f"<p>{html.escape(part.strip(), quote=False)}</p>" for part in _PARAGRAPHS.split(text)
-                   if part.strip())

@@ -2,14 +2,40 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO
 
 from ir.formats.se_xml import PostRecord, int_refusal, normalize_tags, parse_int
-from ir.formats.textio import ID_MAX, iter_lines, shown, text_problem
+from ir.formats.textio import ID_MAX, iter_lines, shown, text_html, text_problem
 from ir.problems import Problems
 
 KINDS = ("question", "answer", "document")
+# The one rule of where a JSON line's text is, for the collection reader and the corpus reader (ir/formats/corpus.py):
+# the first of these keys a line has. `body` is HTML (the generic collection's field); the others are plain text
+# (BEIR, Pyserini, MS MARCO segments). docs/formats.md, "Generic JSONL".
+TEXT_KEYS = ("body", "text", "contents", "segment")
+TITLE_KEY = "title"
+TEXT_KEYS_SAID = f"{', '.join(TEXT_KEYS[:-1])} or {TEXT_KEYS[-1]}"
+_POST_KEYS = frozenset({"id", "kind", "thread_id", TITLE_KEY, "tags", "score", "created_at", "owner_user_id",
+                        "accepted_answer_id", *TEXT_KEYS})
+
+
+def text_key(obj: dict[str, Any]) -> str | None:
+    """The key a line's text is read from (TEXT_KEYS), None when it has none."""
+    return next((key for key in TEXT_KEYS if key in obj), None)
+
+
+def unread_bulk(obj: dict[str, Any], read: Collection[str]) -> str | None:
+    """A key the reader does not read whose string holds most of the line's text (a body under another name): the
+    line would be loaded with an empty text, so the reader warns."""
+    sizes = {key: len(value) for key, value in obj.items() if isinstance(value, str)}
+    total = sum(sizes.values())
+    return next((key for key, size in sizes.items() if key not in read and size > 0 and size * 2 > total), None)
+
+
+def unread_bulk_warning(key: str) -> str:
+    return (f"field '{key}' holds most of the line's text but is not read: the text is read from "
+            f"{TEXT_KEYS_SAID} (rename the field)")
 
 
 class _LongInteger(ValueError):
@@ -49,14 +75,17 @@ def json_objects(stream: BinaryIO, problems: Problems) -> Iterator[tuple[int, di
         yield line, obj
 
 
-def read_jsonl(stream: BinaryIO, problems: Problems) -> Iterator[PostRecord]:
-    """Posts of a JSONL file, as the file is read; blank lines are skipped, a file of none is a problem."""
+def read_jsonl(stream: BinaryIO, problems: Problems, warnings: Problems | None = None) -> Iterator[PostRecord]:
+    """Posts of a JSONL file, as the file is read; blank lines are skipped, a file of none is a problem. A field the
+    reader does not read that holds most of a line's text is a warning (`unread_bulk`)."""
     rows = 0
     for line, obj in json_objects(stream, problems):
         rows += 1
         errors: list[str] = []
         record = _post(line, obj, errors)
         problems.add_all(line, errors)
+        if warnings is not None and (key := unread_bulk(obj, _POST_KEYS)) is not None:
+            warnings.add(line, unread_bulk_warning(key))
         if record is not None:
             yield record
     if not rows and not problems:  # every line that is not blank is an object or a problem
@@ -78,8 +107,8 @@ def _post(line: int, obj: dict[str, Any], errors: list[str]) -> PostRecord | Non
         post_id=post_id,
         kind=kind if isinstance(kind, str) else "",  # with no kind the record has errors and is not returned
         thread_id=thread_id or post_id,
-        title=_text(obj, "title", errors),
-        body=_text(obj, "body", errors),
+        title=_text(obj, TITLE_KEY, errors),
+        body=_body(obj, errors),
         tags=_tags(obj, errors),
         score=_score(obj, errors),
         created_at=_text(obj, "created_at", errors),
@@ -106,6 +135,15 @@ def _id(obj: dict[str, Any], key: str, errors: list[str], *, required: bool = Fa
     if required and not text:
         errors.append(f"empty {key}")
     return text
+
+
+def _body(obj: dict[str, Any], errors: list[str]) -> str:
+    """The post's body: `body` as the HTML it is, another text key's plain text as HTML paragraphs."""
+    key = text_key(obj)
+    if key is None:
+        return ""
+    text = _text(obj, key, errors)
+    return text if key == "body" else text_html(text)
 
 
 def _text(obj: dict[str, Any], key: str, errors: list[str]) -> str:

@@ -4,6 +4,7 @@ A line that is not valid UTF-8, or holds a NUL, is reported as a problem with it
 """
 from __future__ import annotations
 
+import html
 import os
 import re
 from collections.abc import Iterator
@@ -102,3 +103,13 @@ def file_size(path: str | os.PathLike) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
+
+
+_PARAGRAPHS = re.compile(r"\n\s*\n")
+
+
+def text_html(text: str) -> str:
+    """Plain text as the HTML a post's body is (posts are stored as HTML and sanitized when shown): escaped, its
+    blank-line-separated paragraphs as <p> elements. For corpus documents and JSONL lines whose text is not `body`."""
+    return "".join(f"<p>{html.escape(part.strip(), quote=False)}</p>" for part in _PARAGRAPHS.split(text)
+                   if part.strip())

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Literal
 
@@ -37,14 +37,16 @@ def _prefix(visual_ids: Iterable[str], k: int) -> int:
 
 
 def pool_formulas(
-    ranked: Mapping[str, Sequence[tuple[str, str, str]]], ks: Mapping[str, int]
+    ranked: Mapping[str, Sequence[tuple[str, str, str]]], ks: Mapping[str, int],
+    left_out: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, dict[str, Provenance]]:
     """Pool one topic: visual id -> candidate formula id -> [(run, rank), ...].
 
     ranked maps a run name to its (formula_id, post_id, visual_id) entries for the topic in rank order; rank is
     the 1-based position. Each run contributes its pooled_prefix for ks[run]. Runs are walked in sorted name
     order, so the result does not depend on the order the runs were given in. A formula id repeated within one
-    run counts once, at its best rank.
+    run counts once, at its best rank. `left_out[run]`: formula ids that run does not pool (suspect matches,
+    docs/pooling.md); they still count towards its k distinct visual ids.
     """
     pool: dict[str, dict[str, Provenance]] = {}
     for run in sorted(ranked):
@@ -53,8 +55,9 @@ def pool_formulas(
         entries = ranked[run]
         depth = _prefix((visual_id for _, _, visual_id in entries), ks[run])
         seen: set[str] = set()
+        skipped = (left_out or {}).get(run, ())
         for rank, (formula_id, _post_id, visual_id) in enumerate(entries[:depth], start=1):
-            if formula_id in seen:
+            if formula_id in seen or formula_id in skipped:
                 continue
             seen.add(formula_id)
             pool.setdefault(visual_id, {}).setdefault(formula_id, []).append((run, rank))

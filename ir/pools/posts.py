@@ -1,25 +1,28 @@
 """Task 1 pooling (SPEC 4.1): the union of each run's first depth(run) answers, with provenance."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 Provenance = list[tuple[str, int]]
 
 
-def pool_answers(ranked: Mapping[str, Sequence[str]], depths: Mapping[str, int]) -> dict[str, Provenance]:
+def pool_answers(ranked: Mapping[str, Sequence[str]], depths: Mapping[str, int],
+                 left_out: Mapping[str, Collection[str]] | None = None) -> dict[str, Provenance]:
     """Pool one topic: item id -> [(run, rank), ...] for every run whose first depths[run] items contain it.
 
     ranked maps a run name to its item ids for the topic in rank order; rank is the 1-based position in that
     list. Every run in ranked needs a depth (0 leaves the run out). Runs are walked in sorted name order, so the
     result, its key order (first appearance) and each provenance list (by run name) do not depend on the order
-    the runs were given in. An item repeated within one run counts once, at its best rank.
+    the runs were given in. An item repeated within one run counts once, at its best rank. `left_out[run]`: ids that
+    run does not pool (suspect matches, docs/pooling.md); they keep their rank, so the run's depth is not deepened.
     """
     pool: dict[str, Provenance] = {}
     for run in sorted(ranked):
         depth = _depth(depths, run)
         seen: set[str] = set()
+        skipped = (left_out or {}).get(run, ())
         for rank, item in enumerate(ranked[run][:depth], start=1):
-            if item in seen:
+            if item in seen or item in skipped:
                 continue
             seen.add(item)
             pool.setdefault(item, []).append((run, rank))

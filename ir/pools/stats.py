@@ -80,12 +80,14 @@ def plan_pool_sizes(
     alternate_depth: Callable[[int], int] | None = None,
     instances_per_formula: int = 5,
     seconds_per_judgment: float | None = None,
+    left_out: Mapping[str, Collection[str]] | None = None,
 ) -> list[PlanRow]:
     """The planner: for each depth d, the campaign's pool size if primary runs were pooled to d.
 
     ranked_by_topic maps topic id -> run -> the run's list as pool_answers (item ids) or pool_formulas
     ((formula_id, post_id, visual_id) entries) takes it. Alternate runs are pooled to alternate_depth(d)
-    (for example lambda d: d * 20 // 45), or to d too when it is None.
+    (for example lambda d: d * 20 // 45), or to d too when it is None. `left_out`: as pool_answers and pool_formulas
+    take it.
     """
     rows = []
     for depth in depths:
@@ -94,11 +96,11 @@ def plan_pool_sizes(
         for ranked in ranked_by_topic.values():
             run_depths = {run: alt if run in alternate_runs else depth for run in ranked}
             if task == "answers":
-                size = len(pool_answers(ranked, run_depths))
+                size = len(pool_answers(ranked, run_depths, left_out))
                 items += size
                 judgments += size
             else:
-                pool = pool_formulas(ranked, run_depths)
+                pool = pool_formulas(ranked, run_depths, left_out)
                 items += len(pool)
                 judgments += sum(min(instances_per_formula, len(c)) for c in pool.values())
         hours = None if seconds_per_judgment is None else judging_hours(judgments, seconds_per_judgment)

@@ -15,7 +15,7 @@ from .campaigns import (
     topics_ingest,
 )
 from .candidates import candidates_ingest
-from .collection import CollectionIngestResult, collection_ingest
+from .collection import CollectionIngestResult, collection_delete, collection_ingest
 from .corpus import PoolTextsResult, collection_corpus_set, missing_documents_warnings, pool_texts_fetch
 from .pools import (
     JudgedItems,
@@ -32,11 +32,13 @@ from .runs import (
     RunIngestOptions,
     file_checksum,
     name_facts,
+    name_facts_said,
     run_collection_check,
     run_depth_set,
     run_facts_set,
     run_ingest,
     run_kind,
+    run_matches_confirm,
     run_options,
 )
 from .topics import TOPIC_TEXT, TopicContents, topic_contents, topic_delete, topic_update
@@ -80,6 +82,7 @@ __all__ = [
     "campaign_update",
     "collection_corpus_set",
     "collection_get_or_create",
+    "collection_delete",
     "collection_ingest",
     "file_checksum",
     "judged_count",
@@ -88,11 +91,13 @@ __all__ = [
     "pool_texts_fetch",
     "pools_built",
     "run_collection_check",
+    "run_matches_confirm",
     "run_delete",
     "run_depth_set",
     "run_facts_set",
     "missing_documents_warnings",
     "name_facts",
+    "name_facts_said",
     "run_ingest",
     "run_kind",
     "run_options",

@@ -21,7 +21,7 @@ from ir.pools.ids import id_order_key
 from ir.problems import MAX_KEPT, InputError, Problem, Problems
 
 from ..bulk import NULL, Row, bulk_insert, copy_text, insert_rows
-from ..models import Collection, Comment, Formula, Post
+from ..models import Campaign, Collection, Comment, Formula, Post, Run
 from .campaigns import collection_get_or_create
 from .common import PROGRESS_EVERY, Progress, Rejected, fits
 
@@ -37,17 +37,53 @@ class CollectionIngestResult:
     warnings: list[str]
 
 
+def _runs_refusal(collection: Collection, doing: str) -> None:
+    """A collection whose campaigns have runs keeps its documents: the runs were checked against them, and pools and
+    judgments name them (docs/formats.md, "Replacing or deleting a collection")."""
+    with_runs = sorted(set(Run.objects.filter(campaign__collection=collection)
+                           .values_list("campaign__name", flat=True)))
+    if with_runs:
+        raise InputError(f"collection '{collection}' cannot be {doing}: campaign{'s' if len(with_runs) > 1 else ''} "
+                         f"{', '.join(with_runs)} of it {'have' if len(with_runs) > 1 else 'has'} runs (delete "
+                         "the runs first, or load the files into a new collection)")
+
+
+def _collection_clear(collection: Collection) -> None:
+    for model in (Post, Comment, Formula):
+        model.objects.filter(collection=collection)._raw_delete(using="default")
+    Collection.objects.filter(pk=collection.pk).update(post_count=0, comment_count=0, formula_count=0, warnings=[])
+
+
+@transaction.atomic
+def collection_delete(*, collection: Collection) -> list[str]:
+    """Deletes a collection none of whose campaigns has runs, with its documents; campaigns of it (topics only) are
+    left without a collection. Returns their names."""
+    Collection.objects.select_for_update().filter(pk=collection.pk).first()
+    _runs_refusal(collection, "deleted")
+    campaigns = sorted(Campaign.objects.filter(collection=collection).values_list("name", flat=True))
+    Campaign.objects.filter(collection=collection).update(collection=None)
+    _collection_clear(collection)
+    collection.delete()
+    return campaigns
+
+
 @transaction.atomic
 def collection_ingest(
     *, collection_name: str, paths: list[str | os.PathLike], names: list[str] | None = None,
-    progress: Progress = None,
+    progress: Progress = None, replace: bool = False,
 ) -> CollectionIngestResult:
     """Loads collection files (Posts.xml, Comments.xml, formula index TSVs, JSONL) all or nothing.
 
     The collection is created if needed, inside the same transaction: a rejected first load leaves no
-    empty collection behind. Returns the collection's id, counts per kind and the warnings.
+    empty collection behind. `replace`: the collection's documents are deleted first, in the same transaction (a
+    rejected file leaves them as they were), refused when a campaign of it has runs. Returns the collection's id,
+    counts per kind and the warnings.
     """
     collection = collection_get_or_create(name=collection_name)
+    if replace:
+        Collection.objects.select_for_update().filter(pk=collection.pk).first()
+        _runs_refusal(collection, "replaced")
+        _collection_clear(collection)
     names = names or [Path(p).name for p in paths]
     files = _collection_files(paths, names)
     sizes = [file_size(path) for _, path, _ in files]
@@ -145,7 +181,7 @@ def _ingest_collection_file(collection, kind, path, problems, warnings, *, write
     with open_binary(path) as stream:
         if kind in ("posts", "jsonl"):
             def read(s, p, w=None):
-                return se_xml.read_posts(s, p, w or Problems()) if kind == "posts" else jsonl.read_jsonl(s, p)
+                return se_xml.read_posts(s, p, w or Problems()) if kind == "posts" else jsonl.read_jsonl(s, p, w)
 
             rows = _post_rows(collection, read(stream, problems, warnings), problems)
             target = _Target(Post, POST_COLUMNS, "post", lambda s, p: ((r.line, r.post_id) for r in read(s, p)),

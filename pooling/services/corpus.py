@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import F
 
-from ir.formats.corpus import CorpusDoc, corpus_check, read_corpus, text_html
+from ir.formats.corpus import CorpusDoc, corpus_check, read_corpus
+from ir.formats.textio import text_html
 from ir.pools.ids import id_order_key
 from ir.problems import InputError, Problems
 

@@ -20,7 +20,7 @@ from ir.problems import InputError
 
 from ..bulk import bulk_insert
 from ..models import Campaign, Candidate, PoolInstance, PoolItem, Post
-from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, top_entries
+from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, suspect_items, top_entries
 from ..selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute, pool_stamp, run_contributions_compute
 from .common import Progress
 from .corpus import missing_documents_warnings, pool_texts_fetch
@@ -204,8 +204,9 @@ def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
 
     rows: list[tuple[int, str, int, list]] = []
     sizes: dict[str, int] = {}
+    left_out = suspect_items(campaign)
     for topic_pk, topic_id in topics:
-        pool = pool_answers(ranked.get(topic_pk, {}), depths)
+        pool = pool_answers(ranked.get(topic_pk, {}), depths, left_out)
         order = display_order(pool, seed=campaign.seed, topic_id=topic_id)
         rows += [(topic_pk, item_id, position, pool[item_id]) for position, item_id in enumerate(order)]
         sizes[topic_id] = len(order)
@@ -249,8 +250,9 @@ def _build_formulas(campaign, depths, topics) -> PoolBuildResult:
     sizes: dict[str, int] = {}
     overflow: dict[str, int] = {}
     selected_total = 0
+    left_out = suspect_items(campaign)
     for topic_pk, topic_id in topics:
-        pool = pool_formulas(ranked.get(topic_pk, {}), depths)
+        pool = pool_formulas(ranked.get(topic_pk, {}), depths, left_out)
         chosen = select_instances(pool, n=campaign.instances, policy=campaign.selection, seed=campaign.seed,
                                   topic_id=topic_id, posts=posts)
         for position, visual_id in enumerate(display_order(pool, seed=campaign.seed, topic_id=topic_id)):

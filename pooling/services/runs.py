@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 from django.forms.models import model_to_dict
 
 from core.bounds import max_chars
-from ir.formats.run_names import parse_run_name
+from ir.formats.run_names import facts_said, parse_run_name
 from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
 from ir.formats.textio import file_size, open_binary
 from ir.problems import InputError, Problems
@@ -79,7 +79,7 @@ def run_kind(*, name: str, filename: str = "", kind: str | None = None, alternat
     for said in (name, Path(filename).name):
         facts = parse_run_name(said)
         if facts is not None:
-            return not facts.primary, f"the name {said} ends in -{'P' if facts.primary else 'A'}"
+            return not facts.primary, f"the name {said} {facts.kind_said}"
     return False, "the name says neither -P nor -A"
 
 
@@ -88,9 +88,20 @@ def _check_depth(depth: int | None) -> None:
         raise InputError(f"a run's pool depth must be at least 1, not {depth}")
 
 
+def name_facts_said(*names: str) -> str:
+    """What the first ARQMath-style name among `names` says of the run, for the job page and ingest_run ("" when none
+    parses): the facts are editable on the run's Facts page."""
+    for name in names:
+        facts = parse_run_name(name)
+        if facts is not None:
+            return f"read from the name {name}: {facts_said(facts)}"
+    return ""
+
+
 def name_facts(*names: str) -> dict[str, Any]:
     """The run facts (`Run.FACTS`) the first ARQMath-style name among `names` gives
-    (`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>`); {} when none parses."""
+    (`<team>-task<N>-<name>-<auto|manual>-<both|math|text>[-<extract|generate>]-<P|A>` and its variants,
+    ir/formats/run_names.py); {} when none parses."""
     for name in names:
         facts = parse_run_name(name)
         if facts is not None:
@@ -117,6 +128,16 @@ def run_facts_set(*, run: Run, **facts: Any) -> Run:
         raise InputError([f"{field}: {' '.join(errors)}" for field, errors in exc.message_dict.items()]) from None
     if changed:
         run.save(update_fields=changed)
+    return run
+
+
+def run_matches_confirm(*, run: Run, confirmed: bool = True) -> Run:
+    """Says that the ids a mostly missing run shares with the collection are its posts (pooled at the next build), or
+    takes that back (`confirmed` False: left out again); docs/pooling.md, "Suspect matches"."""
+    if confirmed and not run.mostly_missing:
+        raise InputError(f"run '{run.name}' has no suspect ids: most of its ids are in the collection")
+    run.matches_confirmed = confirmed
+    run.save(update_fields=["matches_confirmed"])
     return run
 
 
@@ -179,7 +200,8 @@ def run_ingest(
         _entries_store(run, path, filename, topics, progress)
     run.warnings += _same_file_warning(run)
     run.warnings += _collection_warnings(run, campaign, allow_missing=bool(options.get("allow_missing")))
-    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings"])
+    run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings",
+                            "mostly_missing"])
     return run
 
 
@@ -267,8 +289,8 @@ def run_collection_check(*, run: Run) -> list[str]:
     collection may have grown since); adds and returns the warnings for the run's ids that are not in it."""
     found = _collection_warnings(run, run.campaign, allow_missing=True)
     if found:
-        Run.objects.filter(pk=run.pk).update(warnings=run.warnings + found)
         run.warnings = run.warnings + found
+    Run.objects.filter(pk=run.pk).update(warnings=run.warnings, mostly_missing=run.mostly_missing)
     return found
 
 
@@ -295,7 +317,9 @@ def _fill_post_ids(run: Run, collection_id: int) -> None:
 
 def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -> list[str]:
     """A warning for the run's ids that are not in the campaign's collection; InputError when they are more than
-    MOSTLY_MISSING of its rows, unless `allow_missing`."""
+    MOSTLY_MISSING of its rows, unless `allow_missing`: then the run is `mostly_missing`, and the ids the collection
+    has are suspect (a number another collection's post shares), left out of the pools until confirmed."""
+    run.mostly_missing = False
     collection = campaign.collection
     if collection is None or run.format == Run.Format.ARQMATH_TASK3:  # answers of a Task 3 run are no posts
         return []
@@ -324,7 +348,15 @@ def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -
                          f"(for example {sample}): is it the run of another collection? To keep it anyway, tick "
                          "“Keep it even if most of its ids are not in the collection” (API allow_missing, "
                          "ingest_run --allow-missing)")
-    return [f"{missing} {noun} ids are not in the collection '{collection}' (for example {sample})"]
+    warning = f"{missing} {noun} ids are not in the collection '{collection}' (for example {sample})"
+    if missing > MOSTLY_MISSING * rows:
+        run.mostly_missing = True
+        matching = rows - missing
+        said = "1 row" if matching == 1 else f"{matching:,} rows"
+        warning += (f": {said} whose {noun} id the collection has {'is' if matching == 1 else 'are'} suspect (most "
+                    f"likely another {noun} that shares the number) and kept out of the pools unless you confirm "
+                    "them. Load the posts the run names (the real Posts.xml) or use a pool-only corpus collection")
+    return [warning]
 
 
 def _same_file_warning(run: Run) -> list[str]:

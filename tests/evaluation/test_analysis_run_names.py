@@ -1,7 +1,7 @@
 """Run facts read from ARQMath run names (issue 18 point 2), on names the ARQMath labs published."""
 import pytest
 
-from ir.formats.run_names import RunFacts, parse_run_name
+from ir.formats.run_names import RunFacts, facts_said, parse_run_name
 
 
 @pytest.mark.parametrize(("name", "facts"), [
@@ -37,4 +37,31 @@ def test_arqmath_run_names_give_their_facts(name, facts):
     "",
 ])
 def test_other_names_give_no_facts(name):
+    assert parse_run_name(name) is None
+
+
+# The run names found in the ARQMath data (tests/data/arqmath/runs, task3/teams_document_id.tsv) and those the
+# walkthrough met in ARQMath-1 files: a prim_ prefix, `_` for `-`, a number after the A.
+@pytest.mark.parametrize(("name", "team", "primary", "said"), [
+    ("prim_MIRMU-task1-Ensemble-auto-both-A", "MIRMU", False, "ends in -A"),
+    ("prim_MIRMU-task1-SCM-auto-both", "MIRMU", True, "starts with prim_"),
+    ("alt_MIRMU-task1-SCM-auto-both", "MIRMU", False, "starts with alt_"),
+    ("DPRL_task1_auto_both_A3", "DPRL", False, "ends in -A3"),
+    ("tf.DPRL_task1_auto_both_P.tsv", "DPRL", True, "ends in -P"),
+    ("TU_DBS-task3-se3_len_pen_10-auto-both-generate-A", "TU_DBS", False, "ends in -A"),
+    ("psu-task1-auto-both-A.tsv", "psu", False, "ends in -A"),
+])
+def test_arqmath_name_variants_give_the_team_and_kind_and_say_what_told_it(name, team, primary, said):
+    facts = parse_run_name(name)
+    assert facts is not None and (facts.team, facts.primary, facts.kind_said) == (team, primary, said)
+
+
+def test_an_underscored_name_gives_every_fact_and_says_them():
+    facts = parse_run_name("DPRL_task1_auto_both_A3")
+    assert facts == RunFacts("DPRL", 1, "", False, "both", False, "", False)
+    assert facts_said(facts) == "team DPRL, task 1, automatic, text and math, alternate"
+
+
+@pytest.mark.parametrize("name", ["Run_Ensemble_0", "mlt_base", "prim_ensemble-task1", "DPRL_task1_auto_both"])
+def test_run_tags_and_names_without_the_scheme_give_no_facts(name):
     assert parse_run_name(name) is None

@@ -70,7 +70,7 @@ def test_bad_lines_that_must_be_read_are_reported_with_file_and_line(tmp_path):
     _, problems = read(path, {"ok", "no-text", "nul"})
     assert problems == [
         "bad.jsonl:line 2: invalid JSON: Expecting value (column 1)",
-        "bad.jsonl:line 3: no text (a string under text, contents, body or segment)",
+        "bad.jsonl:line 3: no text (a string under body, text, contents or segment)",
         "bad.jsonl:line 4: not a JSON object",
         "bad.jsonl:line 5: no document id (a string under id, docid or _id)",
         "bad.jsonl:line 6: text holds a NUL character",

@@ -94,7 +94,7 @@ def test_a_bad_line_of_a_pooled_document_stores_nothing_and_says_where(tmp_path)
     with pytest.raises(InputError) as refused:
         services.pool_build(campaign=campaign, judged_items={})
     assert refused.value.messages() == [
-        "bad.jsonl:line 3: no text (a string under text, contents, body or segment)",
+        "bad.jsonl:line 3: no text (a string under body, text, contents or segment)",
         "bad.jsonl:line 4: invalid JSON: Expecting ',' delimiter (column 25)"]
     assert stored("bad") == set()
 

@@ -68,8 +68,10 @@ def test_the_api_and_ingest_run_take_the_kind_and_alternate_keeps_its_meaning(or
     assert kind_of(P_NAME) == "alternate" and "(alternate: chosen on upload;" in out
     out, _ = command_output("ingest_run", "--campaign", "answers", "--name", "old-flag", "--alternate", str(path))
     assert kind_of("old-flag") == "alternate"
-    out, _ = command_output("ingest_run", "--campaign", "answers", "--name", A_NAME + "2", str(path))
-    assert kind_of(A_NAME + "2") == "primary" and f"(primary: the name {P_NAME}.tsv ends in -P;" in out
+    # A name that is no ARQMath name (A_NAME + "2" now is: -A2, a second alternate) leaves the file name to say it.
+    out, _ = command_output("ingest_run", "--campaign", "answers", "--name", "renamed", str(path))
+    assert kind_of("renamed") == "primary" and f"(primary: the name {P_NAME}.tsv ends in -P;" in out
+    assert f"facts read from the name {P_NAME}.tsv: team team, task 1, automatic, text and math, primary" in out
     assert rejected("ingest_run", "--campaign", "answers", "--name", "both", "--kind", "primary", "--alternate",
                     str(path)) == ["the run is given kind 'primary' and marked alternate: choose one"]
 
@@ -87,7 +89,9 @@ def test_a_run_mostly_missing_from_the_collection_is_refused_unless_kept_explici
 
     upload(client, answers, "elsewhere", MISSING_ROWS, allow_missing="on")
     run = Run.objects.get(name="elsewhere")
-    assert "2 post ids are not in the collection 'judging' (for example 97, 98)" in run.warnings
+    assert ("2 post ids are not in the collection 'judging' (for example 97, 98): 1 row whose post id the "
+            "collection has is suspect") in " ".join(run.warnings)
+    assert run.mostly_missing and run.suspect
 
     api = APIClient()
     api.force_authenticate(organizer)
@@ -112,3 +116,20 @@ def test_half_of_the_ids_missing_is_a_warning(answers, tmp_path):
     path.write_bytes(MISSING_ROWS)
     with pytest.raises(InputError, match="2 of the run's 3 post ids"):
         services.run_ingest(campaign=answers, path=path, name="more")
+
+
+def test_real_name_variants_give_team_and_kind_the_job_page_says_what_was_read_and_the_facts_stay_editable(
+        client, organizer, answers):
+    client.force_login(organizer)
+    job = upload(client, answers, "DPRL_task1_auto_both_A3")
+    run = Run.objects.get(name="DPRL_task1_auto_both_A3")
+    assert (run.kind, run.team, run.data_used) == ("alternate", "DPRL", "both")
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert "Taken as alternate: the name DPRL_task1_auto_both_A3 ends in -A3." in page
+    assert ("Facts read from the name DPRL_task1_auto_both_A3: team DPRL, task 1, automatic, text and math, "
+            "alternate (edit them on the run&#x27;s Facts page).") in page
+    upload(client, answers, "prim_MIRMU-task1-Ensemble-auto-both-A")
+    assert Run.objects.get(name="prim_MIRMU-task1-Ensemble-auto-both-A").team == "MIRMU"
+    services.run_facts_set(run=run, team="DPRL (RIT)", alternate=False)
+    run.refresh_from_db()
+    assert (run.team, run.kind) == ("DPRL (RIT)", "primary")

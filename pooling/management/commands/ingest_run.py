@@ -1,4 +1,6 @@
 """ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9; also --kind, --allow-missing, --llm-model."""
+from pathlib import Path
+
 from core.commands import ServiceCommand
 from pooling import services
 from pooling.selectors import campaign_named
@@ -31,3 +33,6 @@ class Command(ServiceCommand):
         _, why = services.run_kind(name=run.name, filename=o["path"], kind=o["kind"], alternate=o["alternate"])
         self.stdout.write(f"run '{run.name}' ({run.kind}: {why}; {run.get_format_display()}): {run.row_count} rows "
                           f"for {run.topic_count} topics")
+        said = services.name_facts_said(run.name, Path(o["path"]).name)
+        if said:
+            self.stdout.write(f"facts {said} (editable on the run's Facts page)")
