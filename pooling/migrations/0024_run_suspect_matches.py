@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pooling', '0022_job_cancel'),
+        ('pooling', '0023_job_sweep'),
     ]
 
     operations = [
