@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: demo test install lint clean
+.PHONY: demo test test-fast install lint clean
 
 # The demo installs the runtime requirements only; `make test` (and lint) add the development ones (browser driver,
 # fuzzers, mypy, ranx): a fresh `make demo` does not wait for what only the suite uses.
@@ -33,8 +33,13 @@ demo: $(VENV)/.runtime
 # the suite says loudly what it skipped. REQUIRE_SERVICES=1 turns every skip into a failure.
 # mypy first (its settings are in pyproject.toml: a bare `mypy` checks the same).
 test: install
-	$(VENV)/bin/mypy
-	$(PY) -m pytest $(PYTEST_ARGS)
+	@start=$$(date +%s); $(VENV)/bin/mypy && $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The suite without the browser tests (Chromium), for a quick loop while developing; CI runs them all (make test).
+test-fast: install
+	@start=$$(date +%s); $(PY) -m pytest -m "not browser" $(PYTEST_ARGS); status=$$?; \
+	echo "make test-fast: $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: install
 	$(VENV)/bin/ruff check .

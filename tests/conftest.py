@@ -40,6 +40,8 @@ def pytest_sessionstart(session):
 def pytest_collection_modifyitems(config, items):
     found = _available()
     for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):  # Chromium's tests are browser tests, marked or not
+            item.add_marker(pytest.mark.browser)
         for name in ("postgresql", "redis", "browser"):
             if item.get_closest_marker(name) and not found[name]:
                 item.add_marker(pytest.mark.skip(reason=f"SKIPPED: no {name} on this machine"))
