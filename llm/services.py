@@ -410,6 +410,9 @@ def canaries_create(*, campaign: Campaign, topics: Sequence[Topic], per_topic: i
 
 # Judging ---------------------------------------------------------------------------------------------------------
 
+MISSING_TEXT = "the item's text is not in the collection: nothing was sent (load its text, then run again)"
+
+
 @dataclass
 class LlmJudgeResult:
     """What a judging run did: `judged` grades and `failed` failures stored now, `skipped` already graded (by this
@@ -421,6 +424,8 @@ class LlmJudgeResult:
     prompts: list[str] = field(default_factory=list)
     judged: int = 0
     failed: int = 0
+    # Units whose text the collection lacks: stored with MISSING_TEXT, never sent, and not a failure to try again.
+    missing: int = 0
     skipped: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -528,8 +533,7 @@ class _Run:
                         break
                     unit, prompt, text = nxt
                     if text is None:
-                        done.append((unit, prompt, Verdict.failed("the item's text is not in the collection: "
-                                                                  "nothing was sent")))
+                        done.append((unit, prompt, Verdict.failed(MISSING_TEXT)))
                     else:
                         in_flight[self.judge.submit(text)] = (unit, prompt)
                 if in_flight:
@@ -567,7 +571,9 @@ class _Run:
             return
         _store(self.campaign, self.result.model, done)
         for _unit, _prompt, verdict in done:
-            if verdict.grade is None:
+            if verdict.failure == MISSING_TEXT:  # never sent, and no run sends it until its text is loaded
+                self.result.missing += 1
+            elif verdict.grade is None:
                 self.result.failed += 1
                 self.reasons[verdict.failure[:500]] += 1
             else:

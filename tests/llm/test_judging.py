@@ -36,10 +36,14 @@ def test_grades_are_parsed_and_stored_with_their_provenance(answers):
 
     with ChatServer(answer) as server:
         result = services.llm_judge(campaign=answers, settings=settings_for(server))
-    # A.2's item 99 is not in the collection: a failure, nothing sent for it.
+    # A.2's item 99 is not in the collection: nothing sent for it, and no failure to try again: it is missing.
     assert server.requests == 4
     assert grades(answers) == {"A.1/10": 3, "A.1/11": 0, "A.1/12": 1, "A.2/20": 0, "A.2/99": None}
-    assert (result.judged, result.failed, result.skipped) == (4, 1, 0)
+    assert (result.judged, result.failed, result.missing, result.skipped) == (4, 0, 1, 0)
+    from workflow.job_pages import llm_judge_summary
+    said = llm_judge_summary(result.as_json())
+    assert said.startswith("Judged 4 items with test-model, 0 failures (tried again by the next run), 1 item whose "
+                           "text the collection lacks (not sent, and not until its text is loaded), 0 already graded")
     stored = LlmGrade.objects.get(item_id="10")
     assert stored.model == "test-model" and str(stored.prompt) == "umbrela-bing v1"
     assert stored.replies == ["M: 2\n##final score: 3"] and stored.sample_grades == [3]
@@ -217,10 +221,10 @@ def test_cancel_stops_between_batches_and_keeps_what_was_judged(answers, monkeyp
                                     cancelled=cancelled)
     assert result.cancelled
     stored = LlmGrade.objects.count()
-    assert 1 <= stored < 5 and result.judged + result.failed == stored
+    assert 1 <= stored < 5 and result.judged + result.failed + result.missing == stored
     with ChatServer() as server:
         rest = services.llm_judge(campaign=answers, settings=settings_for(server))
-    assert rest.skipped == stored - result.failed and LlmGrade.objects.count() == 5
+    assert rest.skipped == stored - result.failed - result.missing and LlmGrade.objects.count() == 5
 
 
 def test_canaries_copy_official_zeros_and_are_judged(answers):

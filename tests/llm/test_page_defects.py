@@ -57,7 +57,7 @@ def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, dj
     failed = job.result["failed"]
     # Stopped with the failures that came back by then: at least 2, and never the campaign's 5 items and canaries.
     assert job.status == Job.Status.FAILED and job.result["gave_up"] and 2 <= failed <= 4
-    assert LlmGrade.objects.count() == failed and not job.result["canaries_created"]
+    assert LlmGrade.objects.count() == failed + job.result["missing"] and not job.result["canaries_created"]
     # The status says "failed" (no "failed: failed:"); the first GIVE_UP requests are named as the docs name them.
     more = f" ({failed - 2} more in flight failed with them)" if failed > 2 else ""
     assert job.message.startswith(f"the first 2 requests to m all failed{more}, so the run stopped there")

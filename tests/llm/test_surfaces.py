@@ -51,8 +51,11 @@ def test_the_job_judges_and_says_what_it_did(answers, django_capture_on_commit_c
     job.refresh_from_db()
     assert job.status == Job.Status.DONE, job.message
     # 4 items and 4 canaries (two sources, each stuffed and planted), from what the model graded 0.
-    assert job.result["judged"] == 8 and job.result["failed"] == 1 and job.result["canaries_created"] == 4
-    assert job.message.startswith("Judged 8 items with m, 1 failure (tried again by the next run)")
+    # The item the collection lacks is no failure to try again: it is missing, and said so.
+    assert job.result["judged"] == 8 and job.result["failed"] == 0 and job.result["missing"] == 1
+    assert job.result["canaries_created"] == 4
+    assert job.message.startswith("Judged 8 items with m, 0 failures (tried again by the next run), 1 item whose text "
+                                  "the collection lacks")
 
 
 def test_a_queued_job_is_cancelled_at_once_and_a_finished_one_is_not(answers, django_capture_on_commit_callbacks):
@@ -85,7 +88,7 @@ def test_cancel_stops_a_running_job_between_batches(answers, monkeypatch):
     assert job.status == Job.Status.CANCELLED
     stored = LlmGrade.objects.count()
     assert 1 <= stored < 5 and server.requests < 4
-    assert job.result["judged"] + job.result["failed"] == stored
+    assert job.result["judged"] + job.result["failed"] + job.result["missing"] == stored
     assert job.result["cancelled"] and job.message.startswith(
         f"Cancelled: stopped after judging {job.result['judged']} item")
 

@@ -47,6 +47,7 @@ class Command(ServiceCommand):
             self.stdout.write(f"{topic_id}\tcanaries from {source} zeros" if source != "none"
                               else f"{topic_id}\tno canaries: no item graded 0")
         self.stdout.write(f"campaign '{campaign.name}', model {r.model}, prompts {', '.join(r.prompts)}: "
-                          f"judged {r.judged}, failed {r.failed}, already graded {r.skipped}, "
+                          f"judged {r.judged}, failed {r.failed}, not in the collection {r.missing}, "
+                          f"already graded {r.skipped}, "
                           f"canaries made {r.canaries_created}, tokens in {r.tokens_in}, tokens out {r.tokens_out}, "
                           f"{r.seconds:.1f} s")
