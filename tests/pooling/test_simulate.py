@@ -128,3 +128,12 @@ def test_bad_arguments_are_refused_with_a_reason(files):
     lines = rejected("simulate_judging", "--qrels", str(files / "qrels.txt"), "--depth", "3", "--policy", "bandit",
                      str(files / "bad.tsv"))
     assert any("bad.tsv" in line and "1" in line for line in lines)
+
+
+def test_two_files_that_would_give_runs_one_name_are_refused(files):
+    # A campaign names a run by its file name without the extension, and so does the simulator (the seeded
+    # tie-break between runs reads the names): r1.tsv and r1.txt would be one run.
+    (files / "r1.txt").write_text((files / "r2.tsv").read_text())
+    lines = rejected("simulate_judging", "--qrels", str(files / "qrels.txt"), "--depth", "3", "--policy", "bandit",
+                     str(files / "r1.tsv"), str(files / "r1.txt"))
+    assert any("r1.txt" in line and "two runs would be named 'r1'" in line for line in lines)
