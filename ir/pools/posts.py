@@ -36,7 +36,7 @@ def _depth(depths: Mapping[str, int], run: str) -> int:
 
 
 def pooling_order(rows: Iterable[tuple[str, int, float]], *, trec: bool) -> list[str]:
-    """A run's list for one topic as pooling reads it (SPEC 4: in rank order) from its (item id, rank, score) rows: by
+    """A run's list for one topic as pooling reads it (docs/pooling.md) from its (item id, rank, score) rows: by
     rank, then item id; a TREC run in trec_eval's order (score descending, then item id descending), whatever its
     ranks, which may start at 0 (docs/formats.md). An item listed twice counts once, at its first place. The pool
     build reads stored runs by the same rule, in SQL (pooling/ranking.py); a list in trec_eval's order is what a run
