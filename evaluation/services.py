@@ -13,7 +13,7 @@ from assessor import reports as assessor_reports
 from evaluation import selectors, task3
 from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import qrels_by_topic
-from ir.formats.runs import ARQMATH_TASK2, detect_format, read_run_blocks
+from ir.formats.runs import ARQMATH_TASK2, RunColumns, RunSummary, detect_format, read_run_blocks
 from ir.formats.textio import TextSink, iter_lines, open_binary
 from ir.grades import MARK_NUMBERS, MARKS, RELEVANCE_LEVEL, is_relevant
 from ir.measures import MeasureEvaluator, Named, check_level, first_result_asked, parse_measures
@@ -397,14 +397,20 @@ def read_run_columns(path: str | os.PathLike, task: str, problems: list[Problems
                      ) -> Iterator[tuple[Sequence[str], Sequence[str], Sequence[float]]]:
     """The run's rows as the file is read, a block at a time: (topic ids, item ids, scores); its problems join
     `problems`, and the run tag of its first row `tags` (when given)."""
+    for block in read_run_file(path, task, problems):
+        if tags is not None and not tags:
+            tags.append(block.tags[0])
+        yield block.topic_ids, block.item_ids, block.scores
+
+
+def read_run_file(path: str | os.PathLike, task: str, problems: list[Problems], *, summary: RunSummary | None = None
+                  ) -> Iterator[RunColumns]:
+    """read_run_columns' blocks whole (ranks too), the file's format in `summary` when given."""
     found = Problems(file=Path(path).name)
     problems.append(found)
     with open_binary(path) as stream:
-        for block in read_run_blocks(stream, found, Problems(), topics=_AnyTopic(), task=task,
-                                     max_depth=NO_DEPTH_LIMIT, find_duplicates=False):
-            if tags is not None and not tags:
-                tags.append(block.tags[0])
-            yield block.topic_ids, block.item_ids, block.scores
+        yield from read_run_blocks(stream, found, Problems(), topics=_AnyTopic(), task=task,
+                                   max_depth=NO_DEPTH_LIMIT, summary=summary, find_duplicates=False)
 
 
 def _read_visual_ids(paths: Sequence[str | os.PathLike], needed: set[str], problems: list[Problems]

@@ -11,12 +11,15 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from ir.pools.adaptive import POLICIES
+from ir.formats.runs import TREC, RunSummary, run_name
+from ir.pools.adaptive import POLICIES, WARM_UP
+from ir.pools.posts import pooling_order
 from ir.pools.simulate import PolicyResult, simulate
-from ir.prime import Qrels
+from ir.prime import Qrels, answer_block_lists
 from ir.problems import InputError, Problems
 from ir.statistics import RankedRun
 from pooling.models import Campaign
+from pooling.ranking import top_entries
 
 from . import selectors, services
 from .reusability import ranked, ranked_runs
@@ -43,9 +46,10 @@ def check_simulation(*, depth: int, policies: Sequence[str], relevance_level: in
 
 def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], depth: int,
                    policies: Sequence[str], seed: int = 0, relevance_level: int = services.RELEVANCE_LEVEL,
-                   warm_up: int = 0, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
-    """Each policy replayed on the pools of the run files (Task 1 answer runs, named by their file names) at `depth`,
-    with the qrels file as the assessor. Any problem in any file rejects all."""
+                   warm_up: int = WARM_UP, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
+    """Each policy replayed on the pools of the run files (Task 1 answer runs, named as ingest_run names them) at
+    `depth`, with the qrels file as the assessor: the order a campaign of these runs at this depth shows an assessor
+    who grades as the qrels do. Any problem in any file rejects all."""
     check_simulation(depth=depth, policies=policies, relevance_level=relevance_level, warm_up=warm_up,
                      min_depth=min_depth, budget=budget)
     if not run_paths:
@@ -55,19 +59,38 @@ def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     problems: list[Problems] = []
     qrels = services.read_qrels_file(qrels_path, problems)
     runs: dict[str, RankedRun] = {}
+    pooled: dict[str, RankedRun] = {}
     for path in run_paths:
-        name = Path(path).name
+        name = run_name(Path(path).name)
         if name in runs:
-            problems.append(services.file_problem(name, "two runs have this file name; their rows could not be told "
-                                                        "apart"))
+            problems.append(services.file_problem(Path(path).name, f"two runs would be named '{name}' (the file name "
+                                                  "without its extension); their rows could not be told apart"))
             continue
-        runs[name] = ranked(services.run_lists(services.ANSWERS, services.read_run_columns(
-            path, services.ANSWERS, problems), qrels, None))
+        runs[name], pooled[name] = file_lists(path, qrels, problems)
     services.raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
     return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=relevance_level,
-                    warm_up=warm_up, min_depth=min_depth, budget=budget)
+                    warm_up=warm_up, min_depth=min_depth, budget=budget, pooled=pooled)
+
+
+def file_lists(path: str | os.PathLike, qrels: Qrels, problems: list[Problems]) -> tuple[RankedRun, RankedRun]:
+    """A Task 1 run file's lists of the qrels topics, read once: as `evaluate` scores them (trec_eval's order) and
+    as the pool build reads them (`pooling_order`: by rank; they differ where scores tie)."""
+    summary = RunSummary()
+    rows: dict[str, list[tuple[str, int, float]]] = {}
+
+    def blocks():
+        for block in services.read_run_file(path, services.ANSWERS, problems, summary=summary):
+            for topic, item, rank, score in zip(block.topic_ids, block.item_ids, block.ranks, block.scores,
+                                                strict=True):
+                if topic in qrels:
+                    rows.setdefault(topic, []).append((item, rank, score))
+            yield block.topic_ids, block.item_ids, block.scores
+
+    scored = ranked(answer_block_lists(blocks(), qrels))
+    trec = summary.format == TREC
+    return scored, {topic: pooling_order(topic_rows, trec=trec) for topic, topic_rows in rows.items()}
 
 
 # --- the planner's curves: the campaign's own runs replayed against an earlier edition's qrels --------------------
@@ -80,9 +103,10 @@ def simulation_key(campaign_pk: int) -> str:
 
 
 def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies: Sequence[str], seed: int = 0,
-                      warm_up: int = 0, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
-    """The campaign's answer runs (read whole from the database) pooled at `depth` and judged in each policy's order
-    by a qrels of another edition (the topics both share), at the campaign's relevance level."""
+                      warm_up: int = WARM_UP, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
+    """The campaign's answer runs (read whole from the database, as they are scored) pooled at `depth` as the pool
+    build pools them (`pooling.ranking.top_entries`) and judged in each policy's order by a qrels of another edition
+    (the topics both share), at the campaign's relevance level."""
     check_simulation(depth=depth, policies=policies, relevance_level=campaign.relevance_level, warm_up=warm_up,
                      min_depth=min_depth, budget=budget)
     if campaign.task != Campaign.Task.ANSWERS:
@@ -93,13 +117,19 @@ def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies:
         raise InputError("the qrels judge none of the campaign's topics: upload the qrels of the edition whose runs "
                          "(and topic ids) the campaign holds")
     qrels = {topic: qrels[topic] for topic in shared}
+    stored = list(ranked_runs(campaign))
     runs: dict[str, RankedRun] = {
         run.name: ranked(services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
-        for run in ranked_runs(campaign)}
+        for run in stored}
     if not runs:
         raise InputError("the campaign has no runs to pool")
+    names = {run.pk: run.name for run in stored}
+    pooled: dict[str, dict[str, list[str]]] = {}
+    for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, depth):
+        if run_pk in names and topic_ids[topic_pk] in qrels:
+            pooled.setdefault(names[run_pk], {}).setdefault(topic_ids[topic_pk], []).append(item_id)
     return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=campaign.relevance_level,
-                    warm_up=warm_up, min_depth=min_depth, budget=budget)
+                    warm_up=warm_up, min_depth=min_depth, budget=budget, pooled=pooled)
 
 
 def simulation_request(*, campaign: Campaign, qrels: Qrels, qrels_name: str, params: dict) -> None:

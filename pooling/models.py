@@ -14,6 +14,7 @@ from django.db import connection, models
 from django.utils import timezone
 
 from ir.grades import HIGH, LOW, RELEVANCE_LEVEL, Scheme, scheme_of
+from ir.pools.adaptive import WARM_UP
 
 # The columns' ranges (PostgreSQL integer and bigint), so that a form, the API and a command all refuse what the
 # database could not store, with the field's name, instead of failing on the INSERT.
@@ -196,7 +197,7 @@ class Campaign(models.Model):
     judging_order = models.CharField(max_length=16, choices=JudgingOrder.choices, default=JudgingOrder.RANDOM,
                                      help_text="the order of each assessor's items: random (ARQMath's), "
                                                "move-to-front or bandit")
-    warm_up = models.PositiveSmallIntegerField(default=5, validators=[MaxValueValidator(1000)],
+    warm_up = models.PositiveSmallIntegerField(default=WARM_UP, validators=[MaxValueValidator(1000)],
                                                help_text="the first items of each assignment come in random order, "
                                                          "so the assessor learns the topic")
     min_depth = models.PositiveIntegerField(default=0, validators=[MaxValueValidator(INT_MAX)],

@@ -11,6 +11,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field
 from itertools import groupby, repeat
 from operator import ge, gt, lt
+from pathlib import PurePath
 from typing import BinaryIO, NamedTuple, ParamSpec
 
 from ir.formats.formula_tsv import tsv_records
@@ -83,6 +84,12 @@ class RunSummary:
     # descending). Where there is none, every rank is its row's position in its topic's list, the list that
     # pooling reads (Run.ranks_are_positions).
     irregular_topics: set[str] = field(default_factory=set)
+
+
+def run_name(filename: str) -> str:
+    """The name a run file gives its run: the file name without its extension (ingest_run's, unless given another;
+    the judging simulator's, whose seeded tie-break between runs reads their names)."""
+    return PurePath(filename).stem.strip()
 
 
 def detect_format(fields: list[str]) -> str | None:

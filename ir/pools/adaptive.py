@@ -15,11 +15,14 @@ from ir.pools.order import display_order
 
 POLICIES = ("random", "move-to-front", "bandit")
 DEFAULT_POLICY = "random"
+# A campaign's warm-up unless its organizer sets another, and the simulator's (docs/pooling.md "Live order and
+# budgets"): a simulation with the defaults replays what a campaign with the defaults shows its assessors.
+WARM_UP = 5
 
 Pool = Mapping[str, Sequence[tuple[str, int]]]
 
 
-def next_items(policy: str, pool: Pool, judged: Mapping[str, bool], *, seed: int, warm_up: int = 5,
+def next_items(policy: str, pool: Pool, judged: Mapping[str, bool], *, seed: int, warm_up: int = WARM_UP,
                min_depth: int = 0, count: int = 1, exclude: Collection[str] = (), topic_id: str = "") -> list[str]:
     """The next `count` item ids to judge, in order, of `pool` (item id -> its provenance [(run, rank), ...]) given
     `judged` (item id -> relevant at the campaign's relevance level, for the items judged so far, in the order they
@@ -51,7 +54,7 @@ class Judging:
     O(runs), not O(pool): each run keeps a pointer into its items in rank order, past the items already done.
     """
 
-    def __init__(self, policy: str, pool: Pool, *, seed: int, warm_up: int = 5, min_depth: int = 0,
+    def __init__(self, policy: str, pool: Pool, *, seed: int, warm_up: int = WARM_UP, min_depth: int = 0,
                  topic_id: str = "", exclude: Iterable[str] = ()) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown judging order {policy!r}: one of {', '.join(POLICIES)}")

@@ -1,7 +1,11 @@
 """Task 1 pooling (SPEC 4.1): the union of each run's first depth(run) answers, with provenance."""
 from __future__ import annotations
 
+<<<<<<< HEAD
 from collections.abc import Collection, Mapping, Sequence
+=======
+from collections.abc import Iterable, Mapping, Sequence
+>>>>>>> h-order
 
 Provenance = list[tuple[str, int]]
 
@@ -36,3 +40,14 @@ def _depth(depths: Mapping[str, int], run: str) -> int:
     if depth < 0:
         raise ValueError(f"pooling depth of run {run!r} is negative: {depth}")
     return depth
+
+
+def pooling_order(rows: Iterable[tuple[str, int, float]], *, trec: bool) -> list[str]:
+    """A run's list for one topic as pooling reads it (docs/pooling.md) from its (item id, rank, score) rows: by
+    rank, then item id; a TREC run in trec_eval's order (score descending, then item id descending), whatever its
+    ranks, which may start at 0 (docs/formats.md). An item listed twice counts once, at its first place. The pool
+    build reads stored runs by the same rule, in SQL (pooling/ranking.py); a list in trec_eval's order is what a run
+    is scored on, and differs where scores tie."""
+    ordered = (sorted(rows, key=lambda row: (row[2], row[0]), reverse=True) if trec
+               else sorted(rows, key=lambda row: (row[1], row[0])))
+    return list(dict.fromkeys(item for item, _rank, _score in ordered))

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir.grades import RELEVANCE_LEVEL, is_relevant
-from ir.pools.adaptive import Judging
+from ir.pools.adaptive import WARM_UP, Judging
 from ir.pools.posts import pool_answers
 from ir.prime import NDCG, Qrels, format_value, natural_key
 from ir.statistics import RankedRun, kendall_tau, prime_scorer
@@ -30,19 +30,23 @@ class PolicyResult:
 
 
 def simulate(runs: Runs, qrels: Qrels, *, depth: int, policies: Sequence[str], seed: int = 0,
-             relevance_level: int = RELEVANCE_LEVEL, warm_up: int = 0, min_depth: int = 0,
-             budget: int | None = None) -> list[PolicyResult]:
+             relevance_level: int = RELEVANCE_LEVEL, warm_up: int = WARM_UP, min_depth: int = 0,
+             budget: int | None = None, pooled: Runs | None = None) -> list[PolicyResult]:
     """Pools every qrels topic the runs retrieved at `depth`, then judges each pool in each policy's order with the
     qrels as the assessor: an item the qrels do not judge counts as not relevant (it would not be found either).
+    `runs` are the lists the runs are scored on (trec_eval's order); `pooled`, when given, the same runs' lists as
+    the pool build reads them (`posts.pooling_order`: they differ where scores tie), which the pools and the
+    policies' provenance come from: the order judged is then the live order of a campaign of these runs.
 
     The curve's found fraction at x% is the mean over topics (those with a relevant pooled item) of the relevant
     pooled items found among the first floor(x% of the pool) judged. With `budget`, each topic's first `budget`
     items make a qrels of their own, and tau compares the runs' nDCG' means under it with those under the whole
     pool's qrels (prime measures drop what is unjudged)."""
-    topics = sorted((t for t in qrels if any(ranked.get(t) for ranked in runs.values())), key=natural_key)
+    pooled = runs if pooled is None else pooled
+    topics = sorted((t for t in qrels if any(ranked.get(t) for ranked in pooled.values())), key=natural_key)
     pools = {}
     for topic in topics:
-        lists = {run: ranked[topic] for run, ranked in runs.items() if ranked.get(topic)}
+        lists = {run: ranked[topic] for run, ranked in pooled.items() if ranked.get(topic)}
         pools[topic] = pool_answers(lists, dict.fromkeys(lists, depth))
     results = []
     for policy in policies:

@@ -16,7 +16,7 @@ from django.forms.models import model_to_dict
 
 from core.bounds import max_chars
 from ir.formats.run_names import facts_said, parse_run_name
-from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run
+from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run, run_name
 from ir.formats.textio import file_size, open_binary
 from ir.problems import InputError, Problems
 
@@ -170,7 +170,7 @@ def run_ingest(
     are looked up in the collection: a warning for those it lacks, the run refused when they are most of its rows
     (MOSTLY_MISSING) unless `allow_missing`."""
     filename = filename or Path(path).name
-    name = (options.get("name") or Path(filename).stem).strip()
+    name = (options.get("name") or run_name(filename)).strip()
     alternate, _ = run_kind(name=name, filename=filename, kind=options.get("kind"),
                             alternate=bool(options.get("alternate")))
     said = name_facts(name, Path(filename).name)

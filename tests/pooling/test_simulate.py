@@ -24,7 +24,8 @@ def files(tmp_path):
 
 
 def simulate(files, *args):
-    out, _ = command_output("simulate_judging", "--qrels", str(files / "qrels.txt"), *args,
+    """The command's curves and summary lines; the worked examples have no warm-up (a campaign's 5 is the default)."""
+    out, _ = command_output("simulate_judging", "--qrels", str(files / "qrels.txt"), "--warm-up", "0", *args,
                             str(files / "r1.tsv"), str(files / "r2.tsv"))
     lines = out.splitlines()
     assert lines[0] == "policy\tjudged_fraction\tfound_fraction"
@@ -38,8 +39,9 @@ def simulate(files, *args):
 
 
 def test_move_to_front_finds_the_relevant_run_first_and_judges_three_eighths_for_90(files):
-    # Seed 1 puts r1.tsv first in the runs' seeded order (seed 0 puts r2.tsv first): its first item is d1.
-    pool = {item: [(run, r)] for run, ranked in (("r1.tsv", R1), ("r2.tsv", R2)) for r, item in enumerate(ranked, 1)}
+    # Seed 1 puts r1 first in the runs' seeded order (seed 0 puts r2 first): its first item is d1. The runs are
+    # named as ingest_run names them: r1.tsv is run r1.
+    pool = {item: [(run, r)] for run, ranked in (("r1", R1), ("r2", R2)) for r, item in enumerate(ranked, 1)}
     assert next_items("move-to-front", pool, {}, seed=1, warm_up=0, topic_id="T1") == ["d1"]
     assert next_items("move-to-front", pool, {}, seed=0, warm_up=0, topic_id="T1") == ["d5"]
     curve, summary = simulate(files, "--depth", "4", "--policy", "move-to-front", "--seed", "1")
@@ -126,3 +128,12 @@ def test_bad_arguments_are_refused_with_a_reason(files):
     lines = rejected("simulate_judging", "--qrels", str(files / "qrels.txt"), "--depth", "3", "--policy", "bandit",
                      str(files / "bad.tsv"))
     assert any("bad.tsv" in line and "1" in line for line in lines)
+
+
+def test_two_files_that_would_give_runs_one_name_are_refused(files):
+    # A campaign names a run by its file name without the extension, and so does the simulator (the seeded
+    # tie-break between runs reads the names): r1.tsv and r1.txt would be one run.
+    (files / "r1.txt").write_text((files / "r2.tsv").read_text())
+    lines = rejected("simulate_judging", "--qrels", str(files / "qrels.txt"), "--depth", "3", "--policy", "bandit",
+                     str(files / "r1.tsv"), str(files / "r1.txt"))
+    assert any("r1.txt" in line and "two runs would be named 'r1'" in line for line in lines)

@@ -2,7 +2,7 @@
 [--min-depth D] [--budget N] RUN...: SPEC 9, docs/pooling.md ("Judging order")."""
 from core.commands import ServiceCommand
 from evaluation import services, simulation
-from ir.pools.adaptive import POLICIES
+from ir.pools.adaptive import POLICIES, WARM_UP
 from ir.pools.simulate import summary_lines
 
 
@@ -23,8 +23,9 @@ class Command(ServiceCommand):
                             help="the seed of the random order, the warm-up and the ties (default 0)")
         parser.add_argument("--policy", action="append", required=True, choices=POLICIES, metavar="P",
                             help=f"a judging order: {', '.join(POLICIES)} (repeat for several)")
-        parser.add_argument("--warm-up", type=int, default=0, metavar="N",
-                            help="judge the first N items of each topic in random order (default 0)")
+        parser.add_argument("--warm-up", type=int, default=WARM_UP, metavar="N",
+                            help=f"judge the first N items of each topic in random order (default {WARM_UP}, a "
+                                 "campaign's)")
         parser.add_argument("--min-depth", type=int, default=0, metavar="D",
                             help="judge every run's first D items before any other (default 0)")
         parser.add_argument("--budget", type=int, metavar="N",
