@@ -1,11 +1,7 @@
 """Task 1 pooling (SPEC 4.1): the union of each run's first depth(run) answers, with provenance."""
 from __future__ import annotations
 
-<<<<<<< HEAD
-from collections.abc import Collection, Mapping, Sequence
-=======
-from collections.abc import Iterable, Mapping, Sequence
->>>>>>> h-order
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 Provenance = list[tuple[str, int]]
 

@@ -69,6 +69,16 @@ def test_real_runs_in_the_demo_collection_are_flagged_and_their_matches_kept_out
     item = PoolItem.objects.get(campaign=demo_campaign, item_id="4401")
     assert selectors.pool_item_suspect(item=item)
     assert "confirmed and pooled" in client.get(f"/campaigns/{demo_campaign.pk}/pools/").content.decode()
+    # The assessor judging it is told so on the judging page.
+    from assessor import services as assessor_services
+    from tests.factories import UserFactory
+
+    assessor = UserFactory(username="judge-suspect")
+    [assignment] = assessor_services.assignments_create(campaign=demo_campaign, assessors=[assessor],
+                                                        topic_ids=[item.topic.topic_id]).created
+    client.force_login(assessor)
+    page = client.get(f"/assess/assignments/{assignment.pk}/items/{item.position}/").content.decode()
+    assert 'class="problems suspect-note"' in page and "4401" in page
 
 
 def test_a_run_mostly_in_the_collection_is_not_suspect_and_cannot_be_confirmed(tmp_path):
