@@ -137,6 +137,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "topic_title": safe["topic_title"], "topic_question": safe["topic_question"],
         "topic_tags": topic.tags.split(), "topic_siblings": pooling_selectors.sibling_topics(topic=topic),
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
+        "post_title": safe["post_title"],
         "answer": page.shown.answer,
         # The evidence beside a candidate (issue 25), when the organizer turned it on; never where it came from.
         "candidate_notes": pooling_selectors.candidate_notes(topic=topic, item_id=item.item_id)

@@ -460,7 +460,8 @@ def judging_fragments(*, topic: Topic, shown: ItemShown) -> dict[str, tuple[str,
     query_marks = [topic.formula_id] if topic.formula_id else []
     post = shown.post
     fragments = {"topic_title": (topic.title, query_marks), "topic_question": (topic.question, query_marks),
-                 "post_body": (post.body if post else "", []), "question_title": (shown.question_title, [])}
+                 "post_body": (post.body if post else "", []), "question_title": (shown.question_title, []),
+                 "post_title": (post.title if post else "", [])}  # a document's own title (an answer has none)
     for n, instance in enumerate(shown.instances):
         marks = [instance.formula_id]
         fragments[f"title-{n}"] = (instance.post.title if instance.post else "", marks)

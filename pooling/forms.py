@@ -8,16 +8,19 @@ from ir.grades import PRESETS
 
 from .models import Campaign, Collection, Run, Topic
 from .services import BUDGETS, NO_BUDGET, RUN_KINDS, TOPIC_TEXT, CampaignSettings, campaign_settings
+from .words import DOCUMENT_TASK, DOCUMENTS, TASK_CHOICES, collection_kind
 
 
 class CampaignForm(forms.Form):
     """A new campaign. Its collection is picked from the existing ones; creating a collection is a separate,
-    explicit choice (NEW_COLLECTION and a name). Instances and selection are Task 2's: ignored for Task 1."""
+    explicit choice (NEW_COLLECTION and a name). Instances and selection are Task 2's: ignored for Task 1. A
+    document-retrieval track is an answers campaign on a collection of documents (docs/pooling.md, "Document
+    retrieval"): its task is 'answers' once cleaned, and its collection gives its pages their words."""
     NEW_COLLECTION = "+new"
     FORMULA_FIELDS = ("instances", "selection")
 
     name = forms.CharField(max_length=100)
-    task = forms.ChoiceField(choices=Campaign.Task.choices)
+    task = forms.ChoiceField(choices=TASK_CHOICES)
     collection = forms.ChoiceField(required=False, help_text="the posts the runs retrieve from; upload its files on "
                                                              "the Collections page. Runs that name posts this "
                                                              "collection lacks need the real Posts.xml loaded, or a "
@@ -58,6 +61,16 @@ class CampaignForm(forms.Form):
             data["collection"] = new
         elif new:
             self.add_error("new_collection", "choose “Create a new collection” to create one, or clear this name")
+        if data.get("task") == DOCUMENT_TASK:
+            data["task"] = Campaign.Task.ANSWERS
+            found = Collection.objects.filter(name=data.get("collection") or "").first()
+            if found is not None and found.post_count and collection_kind(found) != DOCUMENTS:
+                self.add_error("collection", f"collection '{found.name}' holds Stack Exchange posts, not documents: "
+                                             "pick a collection of documents, or Answer retrieval (Task 1)")
+            elif found is None or collection_kind(found) != DOCUMENTS:
+                self.add_error("collection", "a document-retrieval track needs its collection of documents: declare "
+                                             "its corpus or load its JSONL documents on the Collections page, then "
+                                             "pick it here")
         if data.get("task") != Campaign.Task.FORMULAS:
             for name in self.FORMULA_FIELDS:
                 data[name] = None
@@ -86,7 +99,7 @@ class RunUploadForm(forms.Form):
 
 
 class TopicsUploadForm(forms.Form):
-    file = forms.FileField(help_text="ARQMath topic XML, TREC topics, TSV queries or JSONL topics")
+    file = forms.FileField(help_text="a topic file of one of the formats above, told by its shape")
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -155,6 +168,9 @@ class CampaignSettingsForm(forms.ModelForm):
             del self.fields["force"]
         for name in ("relevance_level", "judging_order", "warm_up", "min_depth", "budget_spread"):
             self.fields[name].required = False  # left empty (or not sent): as it is (the service's None)
+        if self.instance.pk and not self.instance.words.arqmath:  # a TREC track's words (pooling/words.py)
+            self.fields["relevance_level"].help_text = ("evaluation: the lowest grade counted relevant by MAP', "
+                                                        "P'@10 and binary measures (1 for TREC's binary qrels)")
         if self.instance.collection_id:
             self.initial.setdefault("collection", self.instance.collection.name)
         # Shown but fixed once runs are in (they were checked against the collection); the service says so too.

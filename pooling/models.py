@@ -7,6 +7,8 @@ bulk loading a plain COPY without lookups.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -15,6 +17,9 @@ from django.utils import timezone
 
 from ir.grades import HIGH, LOW, RELEVANCE_LEVEL, Scheme, scheme_of
 from ir.pools.adaptive import WARM_UP
+
+if TYPE_CHECKING:
+    from .words import CampaignWords
 
 # The columns' ranges (PostgreSQL integer and bigint), so that a form, the API and a command all refuse what the
 # database could not store, with the field's name, instead of failing on the INSERT.
@@ -225,6 +230,12 @@ class Campaign(models.Model):
     @property
     def judging_scheme(self) -> Scheme:
         return scheme_of(self.scheme, self.task)
+
+    @cached_property
+    def words(self) -> CampaignWords:
+        """What its pages call its task, items, marks and relevant grades (pooling/words.py)."""
+        from .words import campaign_words  # the words read the models
+        return campaign_words(self)
 
 
 class Topic(models.Model):

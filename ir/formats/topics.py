@@ -42,13 +42,14 @@ class _Micro(NamedTuple):
     narrative: str = ""
 
 
-def read_topic_file(stream: BinaryIO, problems: Problems, *, task: str) -> list[TopicRecord]:
+def read_topic_file(stream: BinaryIO, problems: Problems, *, task: str, words: str | None = None
+                    ) -> list[TopicRecord]:
     """The topics of a topic file of any known format. TREC, TSV and JSONL topics have no query formula: for Task 2
-    (task 'formulas') they are refused whole."""
+    (task 'formulas') they are refused whole. `words`: what a refusal says was expected (topics_xml.EXPECTED)."""
     kind = stream_kind(stream)
     reader = READERS.get(kind or "")
     if reader is None:
-        return read_topics(stream, problems, task=task)
+        return read_topics(stream, problems, task=task, words=words)
     assert kind is not None
     if task == "formulas":
         problems.add(1, looks_like(kind, EXPECTED[task]))

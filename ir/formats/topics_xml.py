@@ -12,7 +12,10 @@ from ir.formats.textio import FIELD_MAX, field_problem
 from ir.problems import Problems
 
 TASKS = ("answers", "formulas")
-EXPECTED = {"answers": "an ARQMath Task 1 (or Task 3) topic file", "formulas": "an ARQMath Task 2 topic file"}
+# What a reader given a file of another kind expected, in the campaign's words (pooling/words.py): a document-retrieval
+# track is an answers campaign that takes any topic file but Task 2's.
+EXPECTED = {"answers": "an ARQMath Task 1 (or Task 3) topic file", "formulas": "an ARQMath Task 2 topic file",
+            "documents": "a topic file (TREC <top>, TSV queries, JSONL topics or <Topics> XML)"}
 # Child element -> TopicRecord field.
 FIELDS = {"Title": "title", "Question": "question", "Tags": "tags", "Formula_Id": "formula_id", "Latex": "latex"}
 
@@ -79,14 +82,16 @@ class _TopicHandler(ContentHandler):
         self.depth -= 1
 
 
-def read_topics(stream: BinaryIO, problems: Problems, *, task: str) -> list[TopicRecord]:
-    """All topics of the file; task is 'answers' (Task 1) or 'formulas' (Task 2)."""
+def read_topics(stream: BinaryIO, problems: Problems, *, task: str, words: str | None = None) -> list[TopicRecord]:
+    """All topics of the file; task is 'answers' (Task 1) or 'formulas' (Task 2); `words` the key of EXPECTED a
+    refusal names (the task's by default)."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, not {task!r}")
+    expected = EXPECTED[words or task]
     # A file of another known kind (a run, qrels, a CSV) fails as XML on its first line: say what it is instead.
     kind = stream_kind(stream)
     if kind is not None and kind not in (TOPICS_TASK1, TOPICS_TASK2):
-        problems.add(1, looks_like(kind, EXPECTED[task]))
+        problems.add(1, looks_like(kind, expected))
         return []
     handler = _TopicHandler(problems)
     for _ in feed_xml(stream, handler, problems):
@@ -95,10 +100,10 @@ def read_topics(stream: BinaryIO, problems: Problems, *, task: str) -> list[Topi
     # file has everything a Task 1 topic needs). Task 2 topics are the ones with a Formula_Id.
     with_formula = [line for line, _number, fields in handler.topics if fields.get("formula_id")]
     if task == "answers" and with_formula:
-        problems.add(with_formula[0], looks_like(TOPICS_TASK2, EXPECTED[task]))
+        problems.add(with_formula[0], looks_like(TOPICS_TASK2, expected))
         return []
     if task == "formulas" and handler.topics and not with_formula:
-        problems.add(handler.topics[0][0], looks_like(TOPICS_TASK1, EXPECTED[task]))
+        problems.add(handler.topics[0][0], looks_like(TOPICS_TASK1, expected))
         return []
     if not handler.topics and not problems:
         problems.add(None, "the file has no topics")

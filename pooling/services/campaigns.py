@@ -159,7 +159,7 @@ def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str 
     already there are updated. A micro-topic is a topic of its own, with its parent's id, title and prelude."""
     problems = Problems(file=filename or Path(path).name)
     with open_binary(path) as stream:
-        records = read_topic_file(stream, problems, task=campaign.task)
+        records = read_topic_file(stream, problems, task=campaign.task, words=campaign.words.kind)
     for r in records:
         fits(r.line, problems, None, ("topic number", r.topic_id), ("Formula_Id", r.formula_id),
              ("parent topic id", r.parent))

@@ -99,8 +99,7 @@ def test_a_bad_line_of_a_pooled_document_stores_nothing_and_says_where(tmp_path)
     assert stored("bad") == set()
 
 
-def test_the_judging_page_shows_a_corpus_document_as_a_post_and_a_lacking_one_as_missing(campaign, client,
-                                                                                         assessor_user):
+def test_the_judging_page_shows_a_corpus_document_and_a_lacking_one_as_missing(campaign, client, assessor_user):
     services.pool_build(campaign=campaign, judged_items={})
     assignment = assignments_create(campaign=campaign, assessors=[assessor_user], topic_ids=["A.1"]).created[0]
     client.force_login(assessor_user)
@@ -109,7 +108,7 @@ def test_the_judging_page_shows_a_corpus_document_as_a_post_and_a_lacking_one_as
     page = unescape(client.get(f"/assess/assignments/{assignment.pk}/items/{position['10']}/").content.decode())
     assert "text of 10" in page and 'name="grade" value="3"' in page
     page = unescape(client.get(f"/assess/assignments/{assignment.pk}/items/{position['15']}/").content.decode())
-    assert "Post 15 is not in the collection" in page
+    assert "Document 15 is not in the collection" in page  # a corpus holds documents (pooling/words.py)
     assert 'value="SF"' in page and 'name="grade" value="3"' not in page
 
 
