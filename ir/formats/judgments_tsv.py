@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple, cast
 
 from ir.formats.se_xml import parse_int
-from ir.formats.textio import FIELD_MAX, iter_lines, shown
+from ir.formats.textio import FIELD_MAX, iter_lines, no_rows, shown
 from ir.problems import Problems
 
 COLUMNS = "assessor, topic, item_id, grade, comment[, kind[, round]]"
@@ -69,5 +69,4 @@ def read_judgments(stream: BinaryIO, problems: Problems) -> Iterator[JudgmentRec
             problems.add(number, f"round '{shown(round_text)}' is not a number")
             refused = True
         yield JudgmentRecord(number, assessor, topic_id, item_id, grade, comment, kind, round_, refused)
-    if not found and not problems:
-        problems.add(None, "the file has no rows")
+    no_rows(found, problems)
