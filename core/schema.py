@@ -1,8 +1,7 @@
 """The OpenAPI schema's generator (drf-spectacular's), made to tell the whole truth about answers: besides the
 successes each view declares, the error answers every operation can give (a 400 for input, 401/403 for who asks,
 404 for an id, 413 for an upload's size, 415 for a body's content type), with the error body's shape.
-tests/security/test_schemathesis.py holds the
-schema to the answers the service really gives."""
+tests/security/test_schemathesis.py holds the schema to the answers the service really gives."""
 from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
