@@ -1,5 +1,7 @@
 """Downloads: the one rule for naming downloaded files (parts joined by "-", no spaces, nothing a shell or a header
 could trip on: "ARQMath-3 Task 1" gives ARQMath-3_Task_1-qrels.txt), and CSV cells a spreadsheet will not run."""
+import re
+
 from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 
@@ -18,6 +20,14 @@ def attachment(*parts: str, extension: str) -> str:
 
 def spreadsheet_safe(value) -> str:
     """A CSV cell that a spreadsheet will not run as a formula: text starting with = + - @ (or a tab or CR) gets a
-    leading apostrophe. Usernames and run names come from uploads, so they may start so."""
+    leading apostrophe. Usernames and run names come from uploads, so they may start so. A number stays a number
+    (an int or float, or text that is a plain decimal number such as a kappa of "-0.3333"): a spreadsheet reads it
+    as a value, never as a formula, and the apostrophe would turn it into text."""
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    if isinstance(value, int | float) or text[:1] not in ("=", "+", "-", "@", "\t", "\r") or _NUMBER.fullmatch(text):
+        return text
+    return "'" + text
+
+
+# A plain decimal number, as Python and the measures write one: "-0.3333", "+1", "-2e-05"; nothing else may follow.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")

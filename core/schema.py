@@ -1,7 +1,7 @@
 """The OpenAPI schema's generator (drf-spectacular's), made to tell the whole truth about answers: besides the
 successes each view declares, the error answers every operation can give (a 400 for input, 401/403 for who asks,
-404 for an id, 413 for an upload's size), with the error body's shape. tests/security/test_schemathesis.py holds the
-schema to the answers the service really gives."""
+404 for an id, 413 for an upload's size, 415 for a body's content type), with the error body's shape.
+tests/security/test_schemathesis.py holds the schema to the answers the service really gives."""
 from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
@@ -43,6 +43,8 @@ class AutoSchema(SpectacularAutoSchema):
         if not any(isinstance(p, AllowAny) for p in self.view.get_permissions()):
             responses.setdefault("401", error("no valid credentials (a token or a signed-in session)"))
             responses.setdefault("403", error("not allowed to this user (most routes are organizers' only)"))
+        if body:  # DRF's answer to a body in a content type none of the view's parsers reads
+            responses.setdefault("415", error("the request body's content type is not one this operation reads"))
         if any(p["in"] == "path" for p in parameters):
             responses.setdefault("404", error("no such object (or it is not yours)"))
         for code, response in responses.items():  # an error a view declares by its description only

@@ -176,7 +176,9 @@ class EvaluationSerializer(serializers.Serializer):
                                                                     "instance-level qrels); null for answers")
     version = serializers.CharField(help_text="the state of the judgments and runs these scores are for; while a "
                                                 "new state is being scored, the previous scores are given")
-    computed_at = serializers.DateTimeField(help_text="when these scores were computed")
+    computed_at = serializers.DateTimeField(allow_null=True, help_text="when these scores were computed; null when "
+                                                                       "there is nothing to score (no run, or no "
+                                                                       "official judgment yet: runs is empty)")
     updating = serializers.BooleanField(help_text="newer judgments are being scored: these scores are the last "
                                                   "ones computed, not yet theirs")
     qrels_topics = serializers.IntegerField()
@@ -191,7 +193,8 @@ class EvaluationSerializer(serializers.Serializer):
 
 
 def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Snapshot:
-    """The last scores (InputError before the first official judgment); `.computing` before the first are in."""
+    """The last scores (InputError when there are none: no run, or no official judgment); `.computing` before the
+    first are in."""
     snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics, measures=measures)
     if not snapshot.computing and snapshot.value is None:
         raise InputError(snapshot.problem)
@@ -227,17 +230,18 @@ class EvaluationApi(APIView):
         """Every run of the campaign scored against its official judgments (nDCG', MAP', P'@10, and the unjudged
         fraction of the top 10; an answers campaign's ARQMath-3 Task 3 runs, under answer_runs: AR, P@1 and LO;
         each run's characterisation fractions, MG and UI): the last ones computed, recomputed in the background after
-        each change of the judgments (`updating` meanwhile). 400 before the first official judgment; 202 (Retry-After)
-        until the first scores of what is asked are computed."""
+        each change of the judgments (`updating` meanwhile). A campaign with no run or no official judgment yet
+        answers an empty table at once (`runs` empty, `computed_at` null); 202 (Retry-After) until the first scores
+        of what is asked are computed."""
         campaign = get_object_or_404(Campaign, pk=pk)
         all_topics = flag(request.query_params.get("all_topics"))
         per_topic = flag(request.query_params.get("per_topic"))
         asked = [name for name in request.query_params.getlist("measure") if name.strip()]
         parents = board.parents_of(campaign) if flag(request.query_params.get("parents")) else None
-        snapshot = _scores(campaign, all_topics, asked)
+        snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics, measures=asked)
         if snapshot.computing:
             return _computing()
-        evaluation = snapshot.value
+        evaluation = snapshots.scores_or_empty(snapshot, campaign=campaign, all_topics=all_topics)
         characterised = characterisation_report(campaign=campaign)
         if request.accepted_renderer.format == "tsv":
             return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))

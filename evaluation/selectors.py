@@ -149,6 +149,21 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     return *official, assignments, runs, formulas, adjudicated
 
 
+NO_RUNS = "No run yet: the leaderboard lists the runs once they are uploaded and judged."
+NO_JUDGMENTS = "No official judgment yet: the runs are scored once assessors have judged."
+
+
+def nothing_to_score(*, campaign: Campaign) -> str:
+    """Why the campaign's scores are an empty table with nothing to compute (no run, or no official judgment nor
+    official adjudication yet); "" when there is something to score. Two existence queries: a new campaign's score
+    pages answer at once, never "being computed" (docs/evaluation.md)."""
+    if not Run.objects.filter(campaign=campaign).exists():
+        return NO_RUNS
+    if not official_judgments(campaign=campaign).exists() and not official_adjudications(campaign=campaign).exists():
+        return NO_JUDGMENTS
+    return ""
+
+
 def scores_version(*, campaign: Campaign) -> str:
     """A short digest of `judgments_stamp`: pages compare digests to see a change."""
     return hashlib.sha256(repr(judgments_stamp(campaign=campaign)).encode()).hexdigest()[:32]

@@ -46,18 +46,32 @@ class Snapshot:
     llm: llm_board.LlmBoard | None = None  # the leaderboard's LLM part, computed with the scores
     # The leaderboard's runs scored against each of the campaign's earlier editions, computed with the scores.
     editions: list[editions.Edition] = field(default_factory=list)
+    idle: bool = False  # nothing to compute (`selectors.nothing_to_score`): an empty table, `problem` saying why
 
     @property
     def computing(self) -> bool:
-        return self.computed_at is None
+        return self.computed_at is None and not self.idle
 
 
 def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Sequence[str] = ()) -> Snapshot:
     """The leaderboard's last scores (`services.evaluate_campaign`) of these measures at the campaign's relevance
-    level. An unknown measure is refused (InputError)."""
+    level. An unknown measure is refused (InputError). A campaign with no run or no official judgment has nothing to
+    compute: an idle snapshot, without a recompute."""
     parse_measures(measures, relevance_level=campaign.relevance_level)
+    empty = selectors.nothing_to_score(campaign=campaign)
+    if empty:
+        return Snapshot(value=None, problem=empty, computed_at=None, updating=False, idle=True)
     asked = {"all_topics": bool(all_topics), "measures": list(measures), "relevance_level": campaign.relevance_level}
     return _read(campaign, LEADERBOARD, asked, leaderboard_version(campaign))
+
+
+def scores_or_empty(snapshot: Snapshot, *, campaign: Campaign, all_topics: bool) -> services.Evaluation:
+    """The snapshot's scores, or an empty table (no run, no judgment) where there are none to show: what the CSV and
+    the API answer for a campaign with nothing to score."""
+    if snapshot.value is not None:
+        return snapshot.value
+    return services.Evaluation(runs=[], qrels_topics=0, all_topics=bool(all_topics),
+                               relevance_level=campaign.relevance_level)
 
 
 def leaderboard_version(campaign: Campaign) -> str:

@@ -242,12 +242,11 @@ def run_scores(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
 @organizer_required
 def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
-    snapshot = snapshots.leaderboard(campaign=campaign, all_topics=_all_topics(request))
+    all_topics = _all_topics(request)
+    snapshot = snapshots.leaderboard(campaign=campaign, all_topics=all_topics)
     if snapshot.computing:
         return computing_response()
-    evaluation = snapshot.value
-    if evaluation is None:
-        raise Http404("No official judgments yet")
+    evaluation = snapshots.scores_or_empty(snapshot, campaign=campaign, all_topics=all_topics)  # no run: headers only
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = attachment(campaign.name, "leaderboard", extension="csv")
     writer = csv.writer(response)

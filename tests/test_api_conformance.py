@@ -141,3 +141,11 @@ def test_the_llm_endpoint_and_its_judging_job_answer_as_documented(call, campaig
     cancelled = call("POST", "/api/jobs/{id}/cancel/", path_parameters={"id": started.json()["id"]})
     assert cancelled.status_code == 202 and cancelled.json()["status"] == "cancelled"
     assert call("POST", "/api/jobs/{id}/cancel/", path_parameters={"id": started.json()["id"]}).status_code == 400
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", "/api/characterisations/"), ("POST", "/api/collections/"),
+                                               ("PATCH", "/api/campaigns/{id}/")])
+def test_a_body_in_a_content_type_no_parser_reads_is_a_documented_415(call, campaign, method, path):
+    response = call(method, path, path_parameters={"id": campaign.pk} if "{id}" in path else {},
+                    body="name=x", media_type="text/plain")
+    assert response.status_code == 415

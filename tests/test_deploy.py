@@ -1,6 +1,7 @@
 """The deployment as docker-compose.yml runs it: its web and worker commands, started here with its environment (the
 container names and volume put on this machine), serve the site behind the TLS proxy and ingest an upload that the
 web server stored in the worker."""
+import http.client
 import json
 import os
 import re
@@ -166,3 +167,30 @@ def test_a_run_uploaded_to_the_web_service_is_ingested_by_the_worker(deployment,
     assert job["status"] == "done", (job, (logs / "worker.log").read_text()[-3000:])
     assert sorted(RunEntry.objects.filter(run__campaign=campaign).values_list("item_id", flat=True)) == [
         "10", "11", "12"]
+
+
+def token_attempts(base: str, *, source: str, times: int) -> list[int]:
+    """The statuses of failed /api/token/ logins sent to gunicorn from the `source` address, each forging another
+    X-Forwarded-For."""
+    host, port = base.removeprefix("http://").split(":")
+    statuses = []
+    for i in range(times):
+        connection_ = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
+        try:
+            connection_.request("POST", "/api/token/", body=json.dumps({"username": "mallory", "password": "wrong"}),
+                                headers={"Content-Type": "application/json", "X-Forwarded-Proto": "https",
+                                         "X-Forwarded-For": f"192.0.2.{i}"})
+            statuses.append(connection_.getresponse().status)
+        finally:
+            connection_.close()
+    return statuses
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forged_forwarded_for_sent_to_gunicorn_directly_is_locked_out(deployment):
+    """Compose declares a proxy (BEHIND_PROXY=1): from the proxy's address the header is believed, but a peer outside
+    TRUSTED_PROXY_ADDRESSES (127.0.0.2 here, as a host on the network would be) is counted under its own address."""
+    base, _ = deployment
+    limit = settings.AXES_FAILURE_LIMIT  # compose leaves LOGIN_FAILURE_LIMIT at its default
+    assert token_attempts(base, source="127.0.0.1", times=limit + 2) == [400] * (limit + 2)  # the proxy's clients
+    assert token_attempts(base, source="127.0.0.2", times=limit + 2) == [400] * (limit - 1) + [429] * 3

@@ -1,6 +1,9 @@
 """Failed logins are counted per pair of account and address (django-axes, really on here) at the login page, the
 admin's login and /api/token/: at the limit that pair is locked with a 429 page in the site's layout (JSON under
 /api/), and a good login before the limit works. Behind a declared proxy the address is the one the proxy saw."""
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,11 +111,16 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(accounts):
 PROXY = "172.18.0.2"  # the TLS-terminating proxy: every request reaches the service from its address
 
 
-def compose_proxy_count() -> int:
-    """TRUSTED_PROXY_COUNT as docker-compose.yml sets it when .env does not."""
+def compose_setting(name: str) -> str:
+    """A setting as docker-compose.yml sets it when .env does not."""
     compose = yaml.safe_load((Path(base.BASE_DIR) / "docker-compose.yml").read_text())
-    value = compose["services"]["web"]["environment"]["TRUSTED_PROXY_COUNT"]  # "${TRUSTED_PROXY_COUNT:-1}"
-    return int(value.rsplit(":-", 1)[1].rstrip("}"))
+    value = compose["services"]["web"]["environment"][name]  # "${TRUSTED_PROXY_COUNT:-1}"
+    return value.rsplit(":-", 1)[1].rstrip("}")
+
+
+def compose_proxy():
+    return override_settings(TRUSTED_PROXY_COUNT=int(compose_setting("TRUSTED_PROXY_COUNT")),
+                             TRUSTED_PROXY_ADDRESSES=compose_setting("TRUSTED_PROXY_ADDRESSES").split(","))
 
 
 def through_proxy(username, password, client_ip, forged=""):
@@ -124,7 +132,7 @@ def through_proxy(username, password, client_ip, forged=""):
 
 
 def test_behind_the_compose_proxy_one_attacker_locks_only_the_names_it_attacks(accounts):
-    with override_settings(TRUSTED_PROXY_COUNT=compose_proxy_count()):
+    with compose_proxy():
         # One attacker, forging a different X-Forwarded-For each time, fails under many names...
         for i in range(LIMIT):
             for name in ("ada", "bob", "cy"):
@@ -137,9 +145,30 @@ def test_behind_the_compose_proxy_one_attacker_locks_only_the_names_it_attacks(a
         assert through_proxy("ada", "ada-pass-1", "203.0.113.6").status_code == 302
 
 
+@pytest.mark.parametrize("proxy", [None, "10.9.9.9"])
+def test_behind_a_proxy_a_login_sent_to_the_app_port_directly_is_counted_under_its_own_address(accounts, proxy):
+    """BEHIND_PROXY=1 (one proxy), but the attacker reaches the app port itself, forging a new X-Forwarded-For each
+    time: the header is not the proxy's (the connection is from no trusted address), so its failures lock it."""
+    trusted = ["127.0.0.1", "::1"] if proxy is None else ["10.9.9.0/24"]
+    with override_settings(TRUSTED_PROXY_COUNT=1, TRUSTED_PROXY_ADDRESSES=trusted):
+        def attempt(password, i):
+            return Client().post("/login/", {"username": "ada", "password": password}, REMOTE_ADDR="198.51.100.7",
+                                 HTTP_X_FORWARDED_FOR=f"192.0.2.{i}")
+
+        for i in range(LIMIT - 1):
+            assert attempt("wrong", i).status_code == 200
+        assert_locked(attempt("wrong", LIMIT), login_page)
+        assert_locked(attempt("ada-pass-1", LIMIT + 1), login_page)
+        # The proxy's own connections are still counted under the address it appended.
+        if proxy:
+            response = Client().post("/login/", {"username": "ada", "password": "ada-pass-1"}, REMOTE_ADDR=proxy,
+                                     HTTP_X_FORWARDED_FOR="198.51.100.99")
+            assert response.status_code == 302
+
+
 @pytest.mark.parametrize("forwarded", ["", "not-an-address", "x" * 300, " , "])
 def test_behind_a_proxy_a_header_that_names_no_address_counts_as_the_connection(accounts, forwarded):
-    with override_settings(TRUSTED_PROXY_COUNT=1):
+    with compose_proxy():
         for _ in range(LIMIT - 1):
             response = Client().post("/login/", {"username": "ada", "password": "wrong"}, REMOTE_ADDR=PROXY,
                                      HTTP_X_FORWARDED_FOR=forwarded)
@@ -189,3 +218,22 @@ def test_the_people_page_shows_a_locked_account_and_unlocks_it(accounts, django_
     assert "Unlock ada?" in client.get(f"/people/{ada.account.pk}/unlock/").content.decode()
     assert client.post(f"/people/{ada.account.pk}/unlock/").status_code == 302
     assert login_page("ada", "ada-pass-1", ip="10.0.6.1").status_code == 302
+
+
+def test_a_trusted_proxy_entry_that_is_no_address_stops_the_start_up():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "TRUSTED_PROXY_ADDRESSES": "127.0.0.1,proxy"}
+    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=base.BASE_DIR, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "TRUSTED_PROXY_ADDRESSES: 'proxy' is not an address or a network" in done.stderr
+
+
+def test_the_readme_says_the_lock_is_of_an_account_at_an_address():
+    """The code locks the pair (AXES_LOCKOUT_PARAMETERS), and the README tells users the same: not "one account, or
+    one address"."""
+    assert base.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
+    readme = " ".join((Path(base.BASE_DIR) / "README.md").read_text().split())
+    assert "failed logins locked per pair of account and address" in readme
+    assert ("Ten failed logins for one account from one address within 15 minutes lock that account at that address "
+            "for 15 minutes") in readme
+    assert "or from one address" not in readme and "per account and per address" not in readme

@@ -1,4 +1,5 @@
 """Settings shared by every environment. Everything that differs between machines comes from the environment."""
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -133,6 +134,15 @@ AXES_HTTP_RESPONSE_CODE = 429
 # each appends the address it saw to X-Forwarded-For: then the one the outermost proxy saw (people.lockout).
 # Without a proxy the header is the client's to forge. A declared proxy (BEHIND_PROXY=1) counts as one by default.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or (1 if env_bool("BEHIND_PROXY") else 0))
+# The header is believed only on a connection from one of these addresses or networks (the proxy's): one sent to the
+# app port from anywhere else is counted under its own address, whatever it forged (docs/deploy.md).
+TRUSTED_PROXY_ADDRESSES = [entry.strip() for entry in os.environ.get("TRUSTED_PROXY_ADDRESSES", "127.0.0.1,::1")
+                           .split(",") if entry.strip()]
+for _entry in TRUSTED_PROXY_ADDRESSES:
+    try:
+        ipaddress.ip_network(_entry, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXY_ADDRESSES: '{_entry}' is not an address or a network") from None
 AXES_CLIENT_IP_CALLABLE = "people.lockout.client_address"
 
 # An API token (/api/token/) is refused this long after it was issued (people.tokens); asking again gives a new one.

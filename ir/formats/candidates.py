@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ir.formats.textio import ID_MAX, TextSink, iter_lines, open_binary, shown, text_problem
+from ir.formats.textio import ID_MAX, TextSink, iter_lines, no_rows, open_binary, shown, text_problem
 from ir.problems import Problems
 
 SOURCE_MAX = 100  # a source is a short label (`cited-in-accepted-answer`); it names the candidate in provenance
@@ -22,7 +22,7 @@ class Candidate:
 
 def read_candidates(path: str | os.PathLike) -> list[Candidate]:
     """The candidates of a file, in its order, a repeated (topic, item, source) once (its first line); InputError
-    with every line's problem."""
+    with every line's problem, or when the file has no rows (ingesting it would wipe the campaign's candidates)."""
     problems = Problems(os.path.basename(path))
     found: dict[tuple[str, str, str], Candidate] = {}
     with open_binary(path) as stream:
@@ -45,6 +45,7 @@ def read_candidates(path: str | os.PathLike) -> list[Candidate]:
                 problems.add_all(lineno, messages)
                 continue
             found.setdefault((topic, item_id, source), Candidate(topic, item_id, source, note))
+    no_rows(len(found), problems)
     problems.raise_if_any()
     return list(found.values())
 
@@ -79,5 +80,6 @@ def read_topic_questions(path: str | os.PathLike) -> list[tuple[str, str]]:
                 problems.add(lineno, f"topic {fields[0]} is given twice")
             else:
                 found[fields[0]] = fields[1]
+    no_rows(len(found), problems)
     problems.raise_if_any()
     return list(found.items())

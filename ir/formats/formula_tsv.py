@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from ir.formats.textio import BOM, LINE_MAX, csv_lines, iter_lines
+from ir.formats.textio import BOM, LINE_MAX, csv_lines, iter_lines, no_rows
 from ir.problems import Problems
 
 V2_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
@@ -155,13 +155,7 @@ def read_formula_index(stream: BinaryIO, problems: Problems) -> Iterator[Formula
         problems.add_all(line, errors)
         if record is not None:
             yield record
-    _no_rows(rows, problems)
-
-
-def _no_rows(rows: int, problems: Problems) -> None:
-    """A header without rows would load nothing and say it went well."""
-    if not rows and not problems:
-        problems.add(None, "the file has no rows")
+    no_rows(rows, problems)
 
 
 def _formula(line: int, row: dict[str, str], errors: list[str]) -> FormulaRecord | None:
@@ -212,4 +206,4 @@ def read_formula_extra(stream: BinaryIO, problems: Problems) -> Iterator[ExtraRe
         for column in columns:
             if values[column].strip():
                 yield ExtraRecord(line, formula_id, column, values[column])
-    _no_rows(rows, problems)
+    no_rows(rows, problems)

@@ -6,7 +6,7 @@ from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO
 
 from ir.formats.se_xml import PostRecord, int_refusal, normalize_tags, parse_int
-from ir.formats.textio import ID_MAX, iter_lines, shown, text_html, text_problem
+from ir.formats.textio import ID_MAX, iter_lines, no_rows, shown, text_html, text_problem
 from ir.problems import Problems
 
 KINDS = ("question", "answer", "document")
@@ -88,8 +88,7 @@ def read_jsonl(stream: BinaryIO, problems: Problems, warnings: Problems | None =
             warnings.add(line, unread_bulk_warning(key))
         if record is not None:
             yield record
-    if not rows and not problems:  # every line that is not blank is an object or a problem
-        problems.add(None, "the file has no rows")
+    no_rows(rows, problems)  # every line that is not blank is an object or a problem
 
 
 def _post(line: int, obj: dict[str, Any], errors: list[str]) -> PostRecord | None:

@@ -12,7 +12,7 @@ from typing import BinaryIO, NamedTuple, cast
 
 from ir.formats.qrels import read_qrels, split_columns
 from ir.formats.se_xml import parse_int
-from ir.formats.textio import FIELD_MAX, iter_lines, shown
+from ir.formats.textio import FIELD_MAX, iter_lines, no_rows, shown
 from ir.problems import Problems
 
 COLUMNS = "assessor, topic, item_id, grade, comment[, kind[, round]]"
@@ -75,8 +75,7 @@ def read_judgments(stream: BinaryIO, problems: Problems) -> Iterator[JudgmentRec
             problems.add(number, f"round '{shown(round_text)}' is not a number")
             refused = True
         yield JudgmentRecord(number, assessor, topic_id, item_id, grade, comment, kind, round_, refused)
-    if not found and not problems:
-        problems.add(None, "the file has no rows")
+    no_rows(found, problems)
 
 
 def judgments_format(stream: BinaryIO) -> str:
@@ -106,5 +105,4 @@ def qrels_judgments(stream: BinaryIO, problems: Problems, *, assessor: str, kind
         comment = f"{mark} in the qrels file {filename}".rstrip() if mark else ""
         yield JudgmentRecord(record.line, assessor, record.topic_id, record.item_id, mark or str(record.grade),
                              comment, kind, round_, False)
-    if not found and not problems:
-        problems.add(None, "the file has no rows")
+    no_rows(found, problems)

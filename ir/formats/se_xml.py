@@ -15,7 +15,7 @@ from xml.sax.xmlreader import Locator
 import defusedxml.sax
 from defusedxml.common import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 
-from ir.formats.textio import FIELD_MAX, field_problem, shown
+from ir.formats.textio import FIELD_MAX, field_problem, no_rows, shown
 from ir.problems import Problems
 
 # Small enough that the rows collected between two yields stay few, large enough to be fast.
@@ -162,8 +162,7 @@ def iter_rows(stream: BinaryIO, problems: Problems, root: str) -> Iterator[tuple
     handler = _RowHandler(root, problems)
     for _ in feed_xml(stream, handler, problems):
         yield from handler.drain()
-    if not handler.count and not problems:
-        problems.add(None, "the file has no rows")
+    no_rows(handler.count, problems)
 
 
 def read_posts(stream: BinaryIO, problems: Problems, warnings: Problems) -> Iterator[PostRecord]:

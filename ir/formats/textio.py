@@ -93,6 +93,13 @@ def field_problem(name: str, value: str) -> str | None:
     return None
 
 
+def no_rows(rows: int, problems: Problems) -> None:
+    """The one empty-file rule of the readers: a file without rows (empty, blank, or a header alone) would load
+    nothing, or replace what is stored with nothing, and say it went well."""
+    if not rows and not problems:
+        problems.add(None, "the file has no rows")
+
+
 def shown(value: str, limit: int = 40) -> str:
     """A field as quoted in a message: a field of megabytes must not make a message of megabytes."""
     return value if len(value) <= limit else value[:limit] + "..."

@@ -13,6 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from assessor import dashboard_views, services
 from assessor.models import Assignment, Judgment
+from core.downloads import spreadsheet_safe
 from tests.commands import command_output, rejected
 
 from .fixtures import assign
@@ -312,3 +313,23 @@ def test_a_round_that_is_no_training_round_number_is_refused_alike_by_page_csv_a
     assert problem in csv_file.content.decode()
     assert "<li>" + problem.replace("'", "&#x27;") + "</li>" in qrels.content.decode()  # the site's 400 page
     assert problem.replace("'", "&#x27;") in page.content.decode()
+
+
+def test_a_negative_kappa_in_the_csv_is_a_number_and_a_formula_is_not(answers, ada, bob, client, organizer):
+    # ada and bob disagree on every answer that is graded relevant: a kappa below 0.
+    import_lines(answers, {"ada": {"10": "3", "11": "0", "12": "2"}, "bob": {"10": "0", "11": "3", "12": "0"}})
+    kappa = f"{cohen_kappa_score([1, 0, 1], [0, 1, 0]):.4f}"
+    assert kappa.startswith("-")
+    client.force_login(organizer)
+    rows = list(csv.reader(io.StringIO(client.get(f"/campaigns/{answers.pk}/agreement.csv").content.decode())))
+    assert ["training", "1", "ada", "bob", "binary", kappa, "3", ""] in rows
+    assert not any(cell.startswith("'-0") or cell.startswith("'-1") for row in rows for cell in row)
+
+
+@pytest.mark.parametrize(("value", "cell"), [
+    (-0.3333, "-0.3333"), (-2, "-2"), ("-0.3333", "-0.3333"), ("+1", "+1"), ("-2e-05", "-2e-05"), ("3", "3"),
+    ("=1+1", "'=1+1"), ("-1+cmd|' /C calc'!A0", "'-1+cmd|' /C calc'!A0"), ("+A1", "'+A1"), ("@SUM(1;2)", "'@SUM(1;2)"),
+    ("\t=1", "'\t=1"), ("\r-1", "'\r-1"), ("-", "'-"), ("- 1", "'- 1"), ("-1 ", "'-1 "), ("ada", "ada"),
+])
+def test_a_csv_cell_neutralises_only_what_starts_a_formula(value, cell):
+    assert spreadsheet_safe(value) == cell

@@ -218,7 +218,7 @@ def test_leaderboard_before_any_judgment_says_so(answers, client, organizer):
     client.force_login(organizer)
     page = client.get(reverse("evaluation:leaderboard", args=[answers.pk])).content.decode()
     assert 'id="no-judgments"' in page
-    assert client.get(f"/api/campaigns/{answers.pk}/evaluation/").status_code == 400
+    assert client.get(f"/api/campaigns/{answers.pk}/evaluation/").json()["runs"] == []  # an empty table, 200
 
 
 def test_min_relevant_counts_relevant_at_the_campaigns_relevance_level(judged_answers, client, organizer):

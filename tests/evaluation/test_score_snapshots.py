@@ -80,3 +80,33 @@ def test_reusability_shows_the_last_table_updating_after_a_judgment(judged_answe
     assert 'id="reusability"' in page and "<strong>updating</strong>" in page
     snapshots.scores_refresh(campaign_pk=judged_answers.pk)
     assert "updating" not in client.get(url).content.decode()
+
+
+@pytest.mark.parametrize("runs", [False, True], ids=["no run", "runs, no judgment"])
+def test_a_new_campaign_answers_an_empty_table_at_once(answers, client, organizer, broker, runs):
+    """Nothing to compute: no "being computed" (503 or 202) and no recompute queued, but the empty table and why."""
+    if not runs:
+        answers.runs.all().delete()
+    client.force_login(organizer)
+    page = client.get(reverse("evaluation:leaderboard", args=[answers.pk]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    sentence = "No official judgment yet: the runs are scored once assessors have judged." if runs else (
+        "No run yet: the leaderboard lists the runs once they are uploaded and judged.")
+    assert sentence in text and "Computing the scores" not in text and 'data-computing="1"' not in text
+    csv_file = client.get(reverse("evaluation:leaderboard_csv", args=[answers.pk]))
+    assert csv_file.status_code == 200
+    assert csv_file.content.decode().splitlines()[0].startswith("run,kind,manual,baseline,ndcg_prime,")
+    assert len(csv_file.content.decode().splitlines()) == 1  # the header, no run
+    api = client.get(f"/api/campaigns/{answers.pk}/evaluation/")
+    assert api.status_code == 200
+    assert api.json()["runs"] == [] and api.json()["judgments"] == 0 and api.json()["computed_at"] is None
+    assert broker == []
+
+
+def test_a_campaign_with_runs_and_judgments_is_still_being_computed(judged_answers, client, organizer, broker):  # noqa: F811
+    client.force_login(organizer)
+    response = client.get(reverse("evaluation:leaderboard_csv", args=[judged_answers.pk]))
+    assert response.status_code == 503 and response["Retry-After"]
+    assert client.get(f"/api/campaigns/{judged_answers.pk}/evaluation/").status_code == 202
+    assert broker == [judged_answers.pk]

@@ -1,9 +1,10 @@
 """Candidates pooled beside the runs (issue 25): a candidates file, its source as provenance, refusals."""
 import pytest
 
-from ir.formats.candidates import Candidate, candidate_lines, read_candidates
+from ir.formats.candidates import Candidate, candidate_lines, read_candidates, read_topic_questions
 from ir.problems import InputError
 from pooling import services
+from pooling.models import Candidate as CandidateRow
 from pooling.models import PoolItem
 from pooling.selectors import pool_statistics
 from tests.commands import command_output, rejected
@@ -60,3 +61,17 @@ def test_a_note_with_tabs_and_line_ends_stays_one_line(tmp_path):
     assert lines == ["A.1\t10\tcited\tone two three\n"]
     (tmp_path / "c.tsv").write_text("".join(lines), encoding="utf-8")
     assert read_candidates(tmp_path / "c.tsv") == [Candidate("A.1", "10", "cited", "one two three")]
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n\t\n"])
+def test_an_empty_candidates_file_is_refused_and_keeps_the_candidates(tmp_path, content):
+    campaign = answers_campaign(tmp_path)
+    path = tmp_path / "candidates.tsv"
+    path.write_text("A.1\t10\tcited\nA.2\t98\tmanual\n", encoding="utf-8")
+    command_output("ingest_candidates", "--campaign", "answers", str(path))
+    path.write_text(content, encoding="utf-8")
+    assert rejected("ingest_candidates", "--campaign", "answers", str(path)) == [
+        "candidates.tsv: the file has no rows"]
+    assert CandidateRow.objects.filter(campaign=campaign).count() == 2
+    with pytest.raises(InputError, match="the file has no rows"):
+        read_topic_questions(path)
