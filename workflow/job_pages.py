@@ -101,11 +101,12 @@ def llm_judge_summary(r: dict) -> str:
                 "endpoint on the LLM page, then retry.")
     stopped = "Cancelled: stopped after judging" if r.get("cancelled") else "Judged"
     canaries = f"; {counted(r['canaries_created'], 'canary', 'canaries')} made" if r.get("canaries_created") else ""
-    missing = (f", {counted(r['missing'], 'item')} whose text the collection lacks (not sent, and not until its text is "
-               "loaded)" if r.get("missing") else "")
+    missing = (f", {counted(r['missing'], 'item')} whose text the collection lacks (not sent, and not until its text "
+               "is loaded)" if r.get("missing") else "")
     return (f"{stopped} {counted(r.get('judged', 0), 'item')} with {r.get('model', '')}, "
             f"{counted(r.get('failed', 0), 'failure')} (tried again by the next run){missing}, "
-            f"{r.get('skipped', 0):,} already graded{canaries}; {r.get('tokens_in', 0):,} tokens in, {r.get('tokens_out', 0):,} out, "
+            f"{r.get('skipped', 0):,} already graded{canaries}; {r.get('tokens_in', 0):,} tokens in, "
+            f"{r.get('tokens_out', 0):,} out, "
             f"{r.get('seconds', 0):.1f} s.{commonest}")
 
 

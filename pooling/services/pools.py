@@ -164,7 +164,8 @@ def _items_insert(campaign: Campaign, rows: list[tuple[int, str, int, list]]) ->
 def pool_items_add(*, campaign: Campaign, items: dict[int, list[str]]) -> int:
     """Adds these answers (topic pk -> post ids that its pool lacks, in order) at the end of their topics' pools, for
     an import of judgments made elsewhere (docs/judging.md, "Importing judgments"). Each is also a candidate of the
-    source IMPORTED, so that a later pool build pools it again, and its provenance says so. Returns how many were added."""
+    source IMPORTED, so that a later pool build pools it again, and its provenance says so. Returns how many were
+    added."""
     campaign_lock(campaign=campaign)
     if campaign.task != Campaign.Task.ANSWERS:
         raise InputError(f"campaign '{campaign.name}' pools formulas, whose pool items are built with their "
