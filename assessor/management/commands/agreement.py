@@ -10,8 +10,8 @@ class Command(ServiceCommand):
     help = ("Cohen's kappa of every pair of assessors (the scheme's grades and H+M binary, SF and DK left out) and "
             "each assessor's mean, per training round and for the dual assessment; with --kind llm (and by default, "
             "after them), each LLM (llm:MODEL) against the official qrels and each assessor, with linear-weighted "
-            "kappa and Krippendorff's alpha. The JSON adds the reasons of n/a, Krippendorff's alpha, the kappas against a "
-            "round's gold qrels, the LLMs' confusion matrices and their canaries' flip rates.")
+            "kappa and Krippendorff's alpha. The JSON adds the reasons of n/a, Krippendorff's alpha, the kappas "
+            "against a round's gold qrels, the LLMs' confusion matrices and their canaries' flip rates.")
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True)
