@@ -35,8 +35,10 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
         result, problem = snapshot.value, snapshot.problem
     if request.GET.get("format") == "tsv" and snapshot is not None and snapshot.computing:
         return computing_response()
-    if result is not None and request.GET.get("format") == "tsv":
-        response = HttpResponse("".join(reusability_lines(result.rows, result.agreements, cell=spreadsheet_safe)),
+    idle = snapshot is not None and snapshot.idle  # nothing to score yet: the table's header, the page's sentence
+    if (result is not None or idle) and request.GET.get("format") == "tsv":
+        rows, agreements = (result.rows, result.agreements) if result is not None else ([], [])
+        response = HttpResponse("".join(reusability_lines(rows, agreements, cell=spreadsheet_safe)),
                                 content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "reusability", extension="tsv")
         return response

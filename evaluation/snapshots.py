@@ -58,11 +58,17 @@ def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Seque
     level. An unknown measure is refused (InputError). A campaign with no run or no official judgment has nothing to
     compute: an idle snapshot, without a recompute."""
     parse_measures(measures, relevance_level=campaign.relevance_level)
-    empty = selectors.nothing_to_score(campaign=campaign)
-    if empty:
-        return Snapshot(value=None, problem=empty, computed_at=None, updating=False, idle=True)
+    if (idle := _idle(campaign)) is not None:
+        return idle
     asked = {"all_topics": bool(all_topics), "measures": list(measures), "relevance_level": campaign.relevance_level}
     return _read(campaign, LEADERBOARD, asked, leaderboard_version(campaign))
+
+
+def _idle(campaign: Campaign) -> Snapshot | None:
+    """The snapshot of every kind for a campaign with nothing to score (no run, or no official judgment): an empty
+    table saying why, never "being computed", and nothing queued."""
+    empty = selectors.nothing_to_score(campaign=campaign)
+    return Snapshot(value=None, problem=empty, computed_at=None, updating=False, idle=True) if empty else None
 
 
 def scores_or_empty(snapshot: Snapshot, *, campaign: Campaign, all_topics: bool) -> services.Evaluation:
@@ -87,12 +93,16 @@ def reusability_scores(*, campaign: Campaign, depth: int | None = None) -> Snaps
     depth = campaign.primary_depth if depth is None else depth
     if depth < 1:
         raise InputError(f"the depth must be at least 1, not {depth}")
+    if (idle := _idle(campaign)) is not None:
+        return idle
     asked = {"depth": depth, "relevance_level": campaign.relevance_level}
     return _read(campaign, REUSABILITY, asked, reusability_version(campaign))
 
 
 def fusion_sweep(*, campaign: Campaign) -> Snapshot:
     """The last sweep of RRF's k over the campaign's primary runs (`fusion.campaign_sweep`): a list of SweepRow."""
+    if (idle := _idle(campaign)) is not None:
+        return idle
     asked = {"ks": list(fusion.SWEEP_KS), "measure": NDCG, "relevance_level": campaign.relevance_level}
     return _read(campaign, FUSION, asked, fusion_version(campaign))
 

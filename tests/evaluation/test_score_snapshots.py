@@ -101,6 +101,14 @@ def test_a_new_campaign_answers_an_empty_table_at_once(answers, client, organize
     api = client.get(f"/api/campaigns/{answers.pk}/evaluation/")
     assert api.status_code == 200
     assert api.json()["runs"] == [] and api.json()["judgments"] == 0 and api.json()["computed_at"] is None
+    # Every score page of the kind: reusability (page and TSV) and the RRF sweep say why, never "computing".
+    reuse = client.get(reverse("evaluation:reusability", args=[answers.pk]))
+    assert reuse.status_code == 200 and sentence in reuse.content.decode()
+    assert "Computing the table" not in reuse.content.decode()
+    tsv = client.get(reverse("evaluation:reusability", args=[answers.pk]), {"format": "tsv"})
+    assert tsv.status_code == 200 and len(tsv.content.decode().splitlines()) == 1  # the header
+    sweep = client.get(reverse("evaluation:leaderboard", args=[answers.pk]), {"sweep": "1"}).content.decode()
+    assert "The sweep is being computed" not in sweep
     assert broker == []
 
 
