@@ -87,9 +87,9 @@ class CollectionIngestParams(JobParams):
 
 @dataclass(frozen=True)
 class JudgmentsImportParams(UploadParams):
-    """A judgments TSV (SPEC 9) or a TREC qrels file for assessor.services.judgments_import, with the organizer's
-    choices: a qrels file's assessor, kind and round, and what becomes of lines outside the pools or of topics
-    assigned already (the service's `outside` and `assigned`)."""
+    """A judgments TSV (docs/formats.md, Judgments) or a TREC qrels file for assessor.services.judgments_import, with
+    the organizer's choices: a qrels file's assessor, kind and round, and what becomes of lines outside the pools or of
+    topics assigned already (the service's `outside` and `assigned`)."""
 
     kind: ClassVar[str] = Job.Kind.JUDGMENTS_IMPORT
     assessor: str = ""

@@ -1,5 +1,5 @@
-"""The organizer's page that imports a judgments TSV (SPEC 9) or a TREC qrels file into a campaign, as a job:
-import_judgments on the web (docs/judging.md, "Importing judgments")."""
+"""The organizer's page that imports a judgments TSV (docs/formats.md, Judgments) or a TREC qrels file into a campaign,
+as a job: import_judgments on the web (docs/judging.md, "Importing judgments")."""
 from __future__ import annotations
 
 from django import forms

@@ -57,8 +57,9 @@ def topics_upload(*, campaign: Campaign, upload: UploadedFile, user: User | Anon
 @transaction.atomic
 def judgments_upload(*, campaign: Campaign, upload: UploadedFile, user: User | AnonymousUser | None,
                      choices: dict | None = None) -> Job:
-    """Stores a judgments TSV (SPEC 9) or a TREC qrels file and queues the job that imports it into `campaign`, with
-    the organizer's `choices` (JudgmentsImportParams' assessor, judgment_kind, round, outside, assigned)."""
+    """Stores a judgments TSV (docs/formats.md, Judgments) or a TREC qrels file and queues the job that imports it into
+    `campaign`, with the organizer's `choices` (JudgmentsImportParams' assessor, judgment_kind, round, outside,
+    assigned)."""
     return job_create(campaign=campaign, user=user, params=JudgmentsImportParams(
         upload=upload_save(file=upload), filename=upload.name or "", **(choices or {})))
 

@@ -1,7 +1,8 @@
-"""import_judgments (SPEC 9): a TSV of judgments made elsewhere, or a TREC qrels file with its assessor and kind
-chosen beside it (ir/formats/judgments_tsv.py reads both), checked by the same rules as the judging page and written
-as judgment_submit writes them, in bulk: every check is one query for the whole file (topics, pools, accounts,
-assignments, judgments, visits), and the rows are inserted in batches (docs/judging.md, "Importing judgments")."""
+"""import_judgments (docs/formats.md, Judgments): a TSV of judgments made elsewhere, or a TREC qrels file with its
+assessor and kind chosen beside it (ir/formats/judgments_tsv.py reads both), checked by the same rules as the judging
+page and written as judgment_submit writes them, in bulk: every check is one query for the whole file (topics, pools,
+accounts, assignments, judgments, visits), and the rows are inserted in batches (docs/judging.md, "Importing
+judgments")."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -106,12 +107,12 @@ def _stored_kind(kind: str, round_: int | None) -> tuple[str, int] | list[str]:
 def judgments_import(*, campaign: Campaign, lines: BinaryIO | Iterable[str | bytes],
                      user: User | None = None, filename: str = "", assessor: str = "", kind: str = "",
                      round: int | None = None, outside: str = REFUSE, assigned: str = REFUSE) -> ImportResult:
-    """Loads judgments from the TSV of SPEC 9 (for migrations from another tool, and tests), or from a TREC qrels
-    file (4 columns), whose lines are `assessor`'s judgments in assignments of `kind` and `round` (official when no
-    kind is given). Every line is checked before anything is written, and a file with any problem changes nothing.
-    Lines of items outside the pools are refused, skipped or added to the pools (`outside`); official lines of a topic
-    another assessor holds officially are refused, imported as dual judgments or skipped (`assigned`). What is
-    written is what judgment_submit writes for each line, submitted in file order: the judgment (or its next
+    """Loads judgments from the TSV of docs/formats.md ("Judgments") (for migrations from another tool, and tests), or
+    from a TREC qrels file (4 columns), whose lines are `assessor`'s judgments in assignments of `kind` and `round`
+    (official when no kind is given). Every line is checked before anything is written, and a file with any problem
+    changes nothing. Lines of items outside the pools are refused, skipped or added to the pools (`outside`); official
+    lines of a topic another assessor holds officially are refused, imported as dual judgments or skipped (`assigned`).
+    What is written is what judgment_submit writes for each line, submitted in file order: the judgment (or its next
     revision) with its revision row, and the item's visit, completed when the item is."""
     if outside not in OUTSIDE:
         raise InputError(f"items outside the pools are {', '.join(OUTSIDE)}, not '{outside[:20]}'")

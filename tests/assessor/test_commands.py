@@ -1,4 +1,5 @@
-"""assign_topics and import_judgments (SPEC 9): what they print, and rejected files that change nothing."""
+"""assign_topics and import_judgments (docs/formats.md, Judgments): what they print, and rejected files that change
+nothing."""
 
 import pytest
 

@@ -1,5 +1,5 @@
-"""import_judgments --campaign NAME PATH: SPEC 9 (migrations from another tool, tests), and TREC qrels files with
---assessor and --kind (docs/judging.md, "Importing judgments")."""
+"""import_judgments --campaign NAME PATH (docs/formats.md, Judgments: migrations from another tool, tests), and TREC
+qrels files with --assessor and --kind (docs/judging.md, "Importing judgments")."""
 from pathlib import Path
 
 from django.template.defaultfilters import pluralize
