@@ -102,7 +102,9 @@ def assignment_progress(*, assignment: Assignment) -> Progress:
 
 def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
     """The assignment's judgments of one item, by formula id (empty for an answer)."""
-    return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id)}
+    # Unordered: one judgment per unit (the unique constraint), and the models' orderings would join the assignment,
+    # its campaign, topic and assessor to sort them.
+    return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id).order_by()}
 
 
 class JudgedUnit(NamedTuple):
@@ -213,8 +215,8 @@ def shown_before(*, assignment: Assignment, item: PoolItem) -> int | None:
               .filter(first_shown_at__lt=Coalesce(Subquery(this), Now()),
                       item_id__in=_assignment_items(assignment).values("item_id"))
               .order_by("-first_shown_at", "-pk").values("item_id")[:1])
-    return (PoolItem.objects.filter(topic_id=assignment.topic_id, item_id=Subquery(before))
-            .values_list("position", flat=True).first())
+    return (PoolItem.objects.filter(topic_id=assignment.topic_id, item_id=Subquery(before)).order_by()
+            .values_list("position", flat=True).first())  # one item of that id: unordered (no ordering's joins)
 
 
 def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[PoolItem]:
@@ -369,7 +371,7 @@ def judging_page(*, user: User, assignment_pk: int, position: int) -> JudgingPag
     work) or the topic has no such item."""
     # The campaign's LLM endpoint read with it: the page asks for it (suggestions), and the next item (ordering).
     assignment = (Assignment.objects.filter(pk=assignment_pk, assessor=user)
-                  .select_related("campaign__llm_endpoint", "topic").first())
+                  .select_related("campaign__llm_endpoint", "topic").order_by().first())  # no ordering's joins
     if assignment is None:
         return None
     return judging_page_of(assignment=assignment, position=position,
@@ -397,7 +399,8 @@ def judging_page_of(*, assignment: Assignment, position: int, progress: Progress
 def item_id_at(*, user: User, assignment_pk: int, position: int) -> str | None:
     """The item id at `position` of the topic of the user's own assignment, else None."""
     return (PoolItem.objects.filter(topic__assignments__pk=assignment_pk, topic__assignments__assessor=user,
-                                    position=position).values_list("item_id", flat=True).first())
+                                    position=position).order_by("position").values_list("item_id", flat=True)
+            .first())  # one topic: its position order, without the campaign the models' ordering joins
 
 
 def units_not_in_collection(*, campaign: Campaign, item: PoolItem, instances: dict[str, str] | None) -> set[str]:
