@@ -66,7 +66,7 @@ def own_assignment(request: HttpRequest, pk: int) -> Assignment:
     """The signed-in user's own assignment, else 404: nobody reaches another assessor's work."""
     assert request.user.is_authenticated  # its callers are login_required views
     try:
-        return (Assignment.objects.select_related("campaign__collection", "topic")
+        return (Assignment.objects.select_related("campaign__collection", "campaign__llm_endpoint", "topic")
                 .get(pk=pk, assessor=request.user))
     except Assignment.DoesNotExist:
         raise Http404("No such assignment") from None

@@ -31,22 +31,35 @@ def _subquery_count(queryset) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
+def _counted(kind: str, *, assignment, topic, check_assignment) -> tuple[QuerySet, QuerySet]:
+    """The one rule of an assignment's progress: the rows counted as its `total` and as its `done` items, by its kind
+    (each a values() query fit for _subquery_count). The items of its topic's pool and those it completed
+    (ItemVisit.completed_at); for a characterisation assignment, the items of its sample and those with every question
+    answered (SampleItem.completed_at); for a check assignment, the pool items sent to it (CheckItem). `assignment`
+    and `topic` are the assignment's pk and topic pk, as values or as references to a query of assignments;
+    `check_assignment` its pk as seen from inside the total's own subquery."""
+    if kind == Assignment.Kind.CHARACTERISATION:
+        sample = SampleItem.objects.filter(assignment=assignment).values("assignment")
+        return sample, sample.filter(completed_at__isnull=False)
+    total = PoolItem.objects.filter(topic=topic)
+    if kind == Assignment.Kind.CHECK:
+        total = total.filter(item_id__in=CheckItem.objects.filter(assignment=check_assignment).values("item_id"))
+    done = ItemVisit.objects.filter(assignment=assignment, completed_at__isnull=False).values("assignment")
+    return total.values("topic"), done
+
+
 def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, _Counts]]:
-    """The one count of an assignment's progress: each annotated with `total` (the items of its topic's pool) and
-    `done` (the items it completed, ItemVisit.completed_at); for a characterisation assignment, the items of its
-    sample and those with every question answered (SampleItem.completed_at); for a check assignment, the items sent to
-    it (CheckItem)."""
-    items = PoolItem.objects.filter(topic=OuterRef("topic")).values("topic")
-    done = ItemVisit.objects.filter(assignment=OuterRef("pk"), completed_at__isnull=False).values("assignment")
-    sample = SampleItem.objects.filter(assignment=OuterRef("pk")).values("assignment")
-    checks = PoolItem.objects.filter(topic=OuterRef("topic"), item_id__in=CheckItem.objects.filter(
-        assignment=OuterRef(OuterRef("pk"))).values("item_id")).values("topic")
+    """Each assignment annotated with its progress (`_counted`): `total` items and `done` items, whatever its kind.
+    One assignment already read counts faster with assignment_progress."""
+    refs = {"assignment": OuterRef("pk"), "topic": OuterRef("topic"), "check_assignment": OuterRef(OuterRef("pk"))}
+    sample, sample_done = _counted(Assignment.Kind.CHARACTERISATION, **refs)
+    checks, _done = _counted(Assignment.Kind.CHECK, **refs)
+    items, done = _counted(Assignment.Kind.OFFICIAL, **refs)
     characterising = Q(kind=Assignment.Kind.CHARACTERISATION)
     return assignments.annotate(
         total=Case(When(characterising, then=_subquery_count(sample)),
                    When(kind=Assignment.Kind.CHECK, then=_subquery_count(checks)), default=_subquery_count(items)),
-        done=Case(When(characterising, then=_subquery_count(sample.filter(completed_at__isnull=False))),
-                  default=_subquery_count(done)))
+        done=Case(When(characterising, then=_subquery_count(sample_done)), default=_subquery_count(done)))
 
 
 def assignment_list(*, user: User, campaign: Campaign | None = None, include_withdrawn: bool = False):
@@ -78,14 +91,20 @@ class Progress:
 
 
 def assignment_progress(*, assignment: Assignment) -> Progress:
-    """Items complete of the items of the assignment's topic."""
-    counted = with_progress(Assignment.objects.filter(pk=assignment.pk)).values("done", "total").get()
-    return Progress(done=counted["done"], total=counted["total"])
+    """An assignment's progress (`_counted`), its kind and topic known: the two counts of its kind only, in one query
+    (with_progress's CASE over every kind costs the judging page more to build than to run)."""
+    total, done = _counted(assignment.kind, assignment=assignment.pk, topic=assignment.topic_id,
+                           check_assignment=assignment.pk)
+    counted = (Assignment.objects.filter(pk=assignment.pk)
+               .values(total_=_subquery_count(total), done_=_subquery_count(done)).get())
+    return Progress(done=counted["done_"], total=counted["total_"])
 
 
 def item_judgments(*, assignment: Assignment, item_id: str) -> dict[str, Judgment]:
     """The assignment's judgments of one item, by formula id (empty for an answer)."""
-    return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id)}
+    # Unordered: one judgment per unit (the unique constraint), and the models' orderings would join the assignment,
+    # its campaign, topic and assessor to sort them.
+    return {j.formula_id: j for j in Judgment.objects.filter(assignment=assignment, item_id=item_id).order_by()}
 
 
 class JudgedUnit(NamedTuple):
@@ -196,8 +215,8 @@ def shown_before(*, assignment: Assignment, item: PoolItem) -> int | None:
               .filter(first_shown_at__lt=Coalesce(Subquery(this), Now()),
                       item_id__in=_assignment_items(assignment).values("item_id"))
               .order_by("-first_shown_at", "-pk").values("item_id")[:1])
-    return (PoolItem.objects.filter(topic_id=assignment.topic_id, item_id=Subquery(before))
-            .values_list("position", flat=True).first())
+    return (PoolItem.objects.filter(topic_id=assignment.topic_id, item_id=Subquery(before)).order_by()
+            .values_list("position", flat=True).first())  # one item of that id: unordered (no ordering's joins)
 
 
 def items_ahead(*, assignment: Assignment, position: int, count: int) -> list[PoolItem]:
@@ -350,12 +369,13 @@ def judging_page(*, user: User, assignment_pk: int, position: int) -> JudgingPag
     """The user's own assignment (with its campaign, topic and progress) and the item at `position` of its topic
     with what the page shows of it; None when the assignment is not the user's (nobody reaches another assessor's
     work) or the topic has no such item."""
-    assignment = with_progress(Assignment.objects.filter(pk=assignment_pk, assessor=user)
-                               .select_related("campaign", "topic")).first()
+    # The campaign's LLM endpoint read with it: the page asks for it (suggestions), and the next item (ordering).
+    assignment = (Assignment.objects.filter(pk=assignment_pk, assessor=user)
+                  .select_related("campaign__llm_endpoint", "topic").order_by().first())  # no ordering's joins
     if assignment is None:
         return None
     return judging_page_of(assignment=assignment, position=position,
-                           progress=Progress(done=assignment.done, total=assignment.total))
+                           progress=assignment_progress(assignment=assignment))
 
 
 def judging_page_of(*, assignment: Assignment, position: int, progress: Progress) -> JudgingPage | None:
@@ -379,7 +399,8 @@ def judging_page_of(*, assignment: Assignment, position: int, progress: Progress
 def item_id_at(*, user: User, assignment_pk: int, position: int) -> str | None:
     """The item id at `position` of the topic of the user's own assignment, else None."""
     return (PoolItem.objects.filter(topic__assignments__pk=assignment_pk, topic__assignments__assessor=user,
-                                    position=position).values_list("item_id", flat=True).first())
+                                    position=position).order_by("position").values_list("item_id", flat=True)
+            .first())  # one topic: its position order, without the campaign the models' ordering joins
 
 
 def units_not_in_collection(*, campaign: Campaign, item: PoolItem, instances: dict[str, str] | None) -> set[str]:

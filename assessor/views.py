@@ -134,7 +134,8 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         messages.info(request, "Saved. Grade every instance to complete this formula.")
         return redirect("assessor:judge", pk=pk, position=position)
     # Straight to the next item, as the continue URL would send the browser: one round trip less.
-    return _next_item(request, Assignment.objects.select_related("topic", "campaign").get(pk=pk), position)
+    return _next_item(request, Assignment.objects.select_related("topic", "campaign__llm_endpoint").get(pk=pk),
+                      position)
 
 
 def _judge_page(request: HttpRequest, page: selectors.JudgingPage, errors: list[str] | None = None,

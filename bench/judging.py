@@ -16,7 +16,8 @@ its new answer on the request path.
 Checks that must hold whatever the speed: after each level the database holds exactly one judgment, one revision and
 one completed visit per POST that got a redirect (0 lost, 0 duplicated); after the levels, the same POST sent twice,
 in a row and at the same moment, for some items, keeps one judgment each. Last, an in-process check
-(django.test.Client) counts the SQL queries of each request kind and times it server-side. Client, gunicorn and
+(django.test.Client) counts the SQL queries of each request kind, times it server-side and measures the CPU it
+costs Django and its PostgreSQL backend (less bent by the machine's load than a time). Client, gunicorn and
 PostgreSQL CPU are measured per level from /proc, since all three share the machine. Results land in
 docs/benchmarks.md ("Judging").
 
@@ -550,7 +551,11 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold
     client.force_login(users[0])
     rng = random.Random(7)
     profiler = cProfile.Profile() if profile else None
-    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": []} for kind in KINDS}
+    figures: dict[str, dict[str, list]] = {kind: {"queries": [], "ms": [], "db_ms": [], "cpu_ms": [], "pg_cpu_ms": []}
+                                           for kind in KINDS}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
     statements: dict[str, list[str]] = {}
     url, posted = continue_url(assignments[users[0].pk][0]), ""
 
@@ -575,9 +580,11 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold
         connection.commit = timed_commit
         try:
             with connection.execute_wrapper(timed):
-                start = time.perf_counter()
+                start, cpu, pg_cpu = time.perf_counter(), time.process_time(), cpu_seconds(backend)
                 response = profiler.runcall(call) if profiler is not None and kind == "page" else call()
                 figures[kind]["ms"].append(1000 * (time.perf_counter() - start))
+                figures[kind]["cpu_ms"].append(1000 * (time.process_time() - cpu))
+                figures[kind]["pg_cpu_ms"].append(1000 * (cpu_seconds(backend) - pg_cpu))
         finally:
             del connection.commit
         figures[kind]["queries"].append(sum(1 for sql, _ in executed if sql != "COMMIT"))
@@ -600,13 +607,21 @@ def in_process_check(*, campaign, users: list, topics: list, profile: bool, cold
         post = measure("post", lambda target=target, form=form: client.post(target, form))
         posted = post["Location"]
         after = "?after=" + target.rstrip("/").rsplit("/", 1)[1]
+    # CPU: means, not medians (the backend's clock may tick coarser than one request).
     result = {kind: {"queries": statistics.median(f["queries"]), "ms": statistics.median(f["ms"]),
-                     "db_ms": statistics.median(f["db_ms"]), "statements": statements[kind]}
+                     "db_ms": statistics.median(f["db_ms"]), "cpu_ms": statistics.mean(f["cpu_ms"]),
+                     "pg_cpu_ms": statistics.mean(f["pg_cpu_ms"]), "statements": statements[kind]}
               for kind, f in figures.items()}
     result["page_bytes"] = len(page.content)
     if profiler is not None:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
     return result
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds a process of this machine has run (its PostgreSQL backend): from /proc/PID/schedstat, in
+    nanoseconds; the CPU a request costs counts less on the machine's load than its wall time."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
 
 
 def statement(sql: str) -> str:
@@ -673,11 +688,12 @@ def report(args: argparse.Namespace, facts: dict, levels: list[dict], double: di
                  f"{double['redirects']} redirected): {double['db']['judgments']} judgments, "
                  f"{double['db']['revisions']} revisions: {'OK' if double['ok'] else 'MISMATCH'}")
     lines += ["", f"in process (django.test.Client, no HTTP; medians of {IN_PROCESS_LOOPS} loops): server-side ms, "
-              "of which waiting for PostgreSQL, and the queries"]
+              "of which waiting for PostgreSQL, the mean CPU ms of Django (this process) and of its PostgreSQL "
+              "backend, and the queries"]
     for k in KINDS:
         f = inproc[k]
-        lines.append(f"  {k:<5} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, {f['queries']:g} queries: "
-                     + ", ".join(f["statements"]))
+        lines.append(f"  {k:<5} {f['ms']:5.1f} ms, PostgreSQL {f['db_ms']:4.1f} ms, CPU {f['cpu_ms']:4.1f} + "
+                     f"{f['pg_cpu_ms']:4.1f} ms, {f['queries']:g} queries: " + ", ".join(f["statements"]))
     lines.append(f"  judging page {inproc['page_bytes']:,} bytes")
     lines += ["", "goals:"]
     at_goal = next((level for level in levels if level["n"] == GOAL_LEVEL), None)

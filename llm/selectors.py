@@ -117,7 +117,11 @@ def llm_qrels_by_topic(*, campaign: Campaign, model: str, level: str = VISUAL
 
 def endpoint_in_mode(campaign: Campaign, mode: str) -> Endpoint | None:
     """The campaign's endpoint when it is in `mode` (suggest or filter), else None (another mode, or no endpoint):
-    what the judging page and the live order ask before reading any grade."""
+    what the judging page and the live order ask before reading any grade. A campaign read with its endpoint
+    (select_related("campaign__llm_endpoint"), as the judging pages read theirs) is answered without a query."""
+    if Campaign.llm_endpoint.is_cached(campaign):
+        endpoint = getattr(campaign, "llm_endpoint", None)  # None cached: the campaign has none
+        return endpoint if endpoint is not None and endpoint.mode == mode else None
     return Endpoint.objects.filter(campaign=campaign, mode=mode).first()
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from django.utils import timezone
 from assessor import selectors, services
 from assessor.models import ItemVisit
 from pooling.models import PoolItem
-from tests.factories import ItemVisitFactory
+from tests.factories import ItemVisitFactory, PoolItemFactory, PostFactory
 
 from .fixtures import assign
 
@@ -69,3 +69,43 @@ def test_a_deactivated_user_is_signed_out(client, ada):
     ada.is_active = False
     ada.save()
     assert client.get("/assess/").status_code == 302        # to the login page
+
+
+def judging_queries(client, a, position: int) -> dict[str, list[str]]:
+    """The SQL of the judging page of the item at `position`, of its submit (redirected to the next item) and of the
+    continue URL, as an assessor signed in sends them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    item = PoolItem.objects.get(topic=a.topic, position=position)
+    url = f"/assess/assignments/{a.pk}/items/{position}/"
+    sql = {}
+    for kind, send in (("page", lambda: client.get(url)),
+                       ("submit", lambda: client.post(url, {"item_id": item.item_id, "grade": "2"})),
+                       ("continue", lambda: client.get(f"/assess/assignments/{a.pk}/?after={position}"))):
+        with CaptureQueriesContext(connection) as captured:
+            response = send()
+        assert response.status_code == (200 if kind == "page" else 302), kind
+        sql[kind] = [q["sql"] for q in captured.captured_queries]
+    return sql
+
+
+def test_the_judging_page_and_its_submit_ask_as_few_queries_for_a_long_pool_half_judged(client, answers, ada):
+    # docs/benchmarks.md ("Judging"): what each judging request asks PostgreSQL is bounded by a constant, and no
+    # query joins tables only to sort the one row it reads (the models' orderings join campaign, topic and assessor).
+    a = assign(answers, ada, "A.1")
+    client.force_login(ada)
+    client.get(f"/assess/assignments/{a.pk}/items/0/")  # the session's first page writes it and its roles
+    short = judging_queries(client, a, 0)
+    for n in range(40):
+        PostFactory(collection=answers.collection, post_id=str(500 + n), thread_id="1", body=f"<p>answer {n}</p>")
+        PoolItemFactory(topic=a.topic, item_id=str(500 + n), position=3 + n)
+    for position in range(1, 21):
+        judging_queries(client, a, position)
+    long = judging_queries(client, a, 21)
+    counts = {kind: len(sql) for kind, sql in long.items()}
+    assert counts == {kind: len(sql) for kind, sql in short.items()}
+    assert counts == {"page": 8, "submit": 15, "continue": 3}
+    for kind, sql in long.items():
+        joined = [s for s in sql if 'JOIN "auth_user"' in s or 'ORDER BY "pooling_campaign"' in s]
+        assert joined == [], kind
