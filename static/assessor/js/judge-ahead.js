@@ -16,7 +16,25 @@
   const KEEP = 30;             // items shown in this page that Back and the back button swap in without a request
   const held = new Map();      // position -> {view, asked (Date.now() when requested), ready (typeset), shown, lastShown}
   const done = new Set();      // positions submitted complete from this page
-  const later = new Map();     // position -> the position Back left it for: the item Enter opens again after it
+  // Item address -> the address of the item Back left for it: the item Enter opens again after it. Kept for this tab
+  // (sessionStorage) across the pages Back loads, so that in a finished topic (nothing fetched ahead) Enter after a
+  // revision retraces the way Back came instead of going to My assignments.
+  const LATER = "judge-later";
+  const later = {
+    all() { try { return JSON.parse(sessionStorage.getItem(LATER) || "{}"); } catch (error) { return {}; } },
+    set(url, from) {
+      const kept = this.all();
+      kept[url] = from;
+      try { sessionStorage.setItem(LATER, JSON.stringify(kept)); } catch (error) { /* nothing kept */ }
+    },
+    take(url) {
+      const kept = this.all();
+      const from = kept[url];
+      delete kept[url];
+      try { sessionStorage.setItem(LATER, JSON.stringify(kept)); } catch (error) { /* nothing kept */ }
+      return from;
+    },
+  };
   const suffix = document.title.slice(document.title.indexOf(" · "));
   const label = document.getElementById("item-label");
   let order = [];              // positions of the items after the one shown, in the server's order
@@ -192,13 +210,14 @@
   async function next_(view) {
     done.add(positionOf(view));
     // Back then Enter: the item Back left, as it was shown after this one, before anything new.
-    const again = later.get(positionOf(view));
-    later.delete(positionOf(view));
-    if (again !== undefined && held.has(again)) {
+    const back = later.take(view.dataset.url);
+    const again = Array.from(held.keys()).find((p) => held.get(p).view.dataset.url === back);
+    if (again !== undefined) {
       await held.get(again).ready;
       if (current() === view) show(again, true, true);
       return;
     }
+    if (back && navigator.onLine) { leave(back); return; }   // left in a page before this one
     for (;;) {
       const relevant = branch && !done.has(branch.position) && held.has(branch.position) && given(view, branch.grades);
       const position = relevant ? branch.position : order.find((p) => !done.has(p) && held.has(p));
@@ -240,11 +259,12 @@
       const url = new URL(link.href).pathname;
       for (const [position, item] of held) {
         if (item.view.dataset.url === url) {
-          later.set(position, positionOf(current()));
+          later.set(url, current().dataset.url);
           show(position, true, false);
           return;
         }
       }
+      later.set(url, current().dataset.url);
       leave(link.href);
     },
     leave,

@@ -116,8 +116,13 @@
     }
     input.checked = true;
     if (fast) Ahead.stale();   // a submit is coming: what follows is asked again if the list is old
-    if (commentNeeded(scope)) {
-      scope.querySelector("textarea").focus();  // a comment is required: go write it
+    commentNeeded(scope);
+    if (input.hasAttribute("data-needs-comment")) {
+      // A comment goes with it: the cursor goes to the box whatever it holds already (a comment written before Back),
+      // so that what is typed next is the comment, never shortcuts.
+      const box = scope.querySelector("textarea");
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
       return;
     }
     if (formulas) {
@@ -292,9 +297,18 @@
     });
   }
 
+  // A text field has the focus (the comment box, any input one types in, a select, an editable element): keys are
+  // text there, no shortcut acts (Enter submits only with Ctrl).
+  const NOT_TEXT = ["radio", "checkbox", "button", "submit", "reset", "image", "hidden"];
+  function typingIn(el) {
+    if (!(el instanceof HTMLElement)) return false;
+    if (el.isContentEditable || el.matches("textarea, select")) return true;
+    return el instanceof HTMLInputElement && !NOT_TEXT.includes(el.type);
+  }
+
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.metaKey) return;
-    const typing = event.target.matches("textarea, input[type=text], input[type=search]");
+    const typing = typingIn(event.target);
     if (event.key === "Enter" && (event.ctrlKey || !typing)) {
       // Enter on a link or button keeps its meaning until a grade is chosen; then it submits wherever the focus is
       // (say, on a Thread link opened a moment ago).

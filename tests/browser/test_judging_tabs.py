@@ -1,0 +1,90 @@
+"""The judging page under real use, in headless Chromium (docs/judging.md, "The next item at once, and nothing lost"
+and "Two tabs"): judgments left in a closed tab still reach the server, two tabs never overwrite each other unseen,
+and no shortcut fires while the assessor types."""
+import pytest
+from playwright.sync_api import expect
+
+from assessor import services
+from assessor.models import Judgment
+from tests.assessor.fixtures import assign
+from tests.browser.test_judging import sent, typeset
+from tests.browser.test_judging_ahead import on_item, open_first, pool, six  # noqa: F401 (the fixture `six`)
+from tests.browser.test_organizer_pages import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOWN = "#item-pane .item-view:not(.parked)"
+
+
+def item_page(live_server, a, position: int) -> str:
+    return f"{live_server.url}/assess/assignments/{a.pk}/items/{position}/"
+
+
+# -- shortcuts while typing
+
+
+def test_d_after_back_focuses_the_filled_comment_and_typing_there_skips_nothing(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    page.keyboard.press("d")
+    page.keyboard.type("unsure")
+    page.keyboard.press("Control+Enter")
+    on_item(page, live_server, a, 1, order[1])
+    page.keyboard.press("b")                                   # back to the Do-not-know item, its comment filled
+    on_item(page, live_server, a, 0, order[0])
+    page.keyboard.press("d")
+    box = page.locator(f"{SHOWN} textarea")
+    expect(box).to_be_focused()
+    page.keyboard.press("End")
+    page.keyboard.type(" revised, see bnjk?310fd")            # every shortcut key, typed into the comment
+    on_item(page, live_server, a, 0, order[0])
+    expect(box).to_have_value("unsure revised, see bnjk?310fd")
+    expect(page.locator(f"{SHOWN} input[value=DK]")).to_be_checked()
+    page.keyboard.press("Control+Enter")
+    on_item(page, live_server, a, 1, order[1])
+    sent(page)
+    judgment = Judgment.objects.get(assignment=a, item_id=order[0])
+    assert (judgment.grade, judgment.comment, judgment.revision) == ("DK", "unsure revised, see bnjk?310fd", 2)
+
+
+@pytest.mark.parametrize("field", ['<div contenteditable="true" id="typed"></div>',
+                                   '<select id="typed"><option>s</option><option>b</option></select>',
+                                   '<input type="number" id="typed">'])
+def test_no_shortcut_acts_while_the_focus_is_in_a_text_field(page, live_server, six, ada, field):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    page.evaluate("html => document.querySelector('.judge-bar').insertAdjacentHTML('beforeend', html)", field)
+    page.focus("#typed")
+    for key in "3sbn?":
+        page.keyboard.press(key)
+    on_item(page, live_server, a, 0, order[0])
+    expect(page.locator(f"{SHOWN} input[type=radio]:checked")).to_have_count(0)
+    expect(page.locator("#definitions")).not_to_have_attribute("open", "")
+
+
+def test_enter_after_a_revision_in_a_finished_topic_returns_to_where_the_assessor_was(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    for item_id in order:                                      # every item judged, shown in pool order
+        services.judgment_submit(assignment_pk=a.pk, item_id=item_id, grades=[services.GradeInput(grade="2")],
+                                 user=ada)
+    log_in(page, live_server, "ada", "assessor-pass-1")
+    page.goto(item_page(live_server, a, 5))
+    typeset(page)
+    page.keyboard.press("b")                                   # nothing held ahead in a finished topic: a page load
+    on_item(page, live_server, a, 4, order[4])
+    typeset(page)
+    page.keyboard.press("b")
+    on_item(page, live_server, a, 3, order[3])
+    typeset(page)
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")                               # forward the way Back came, not My assignments
+    on_item(page, live_server, a, 4, order[4])
+    typeset(page)
+    page.keyboard.press("Enter")                               # the same grade again: on to where the assessor was
+    on_item(page, live_server, a, 5, order[5])
+    sent(page)
+    assert Judgment.objects.get(assignment=a, item_id=order[3]).grade == "1"
+    assert Judgment.objects.get(assignment=a, item_id=order[4]).revision == 1
