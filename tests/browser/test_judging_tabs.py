@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from assessor import services
-from assessor.models import Judgment
+from assessor.models import Judgment, JudgmentRevision
 from tests.assessor.fixtures import assign
 from tests.browser.test_judging import sent, typeset
 from tests.browser.test_judging_ahead import on_item, open_first, pool, six  # noqa: F401 (the fixture `six`)
@@ -88,3 +88,71 @@ def test_enter_after_a_revision_in_a_finished_topic_returns_to_where_the_assesso
     sent(page)
     assert Judgment.objects.get(assignment=a, item_id=order[3]).grade == "1"
     assert Judgment.objects.get(assignment=a, item_id=order[4]).revision == 1
+
+
+# -- two tabs
+
+
+def test_a_grade_changed_in_another_tab_is_shown_and_the_assessor_chooses(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)                           # tab A
+    other = page.context.new_page()                            # tab B, the same item
+    other.goto(item_page(live_server, a, 0))
+    typeset(other)
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    sent(page)
+    other.keyboard.press("0")
+    other.keyboard.press("Enter")
+    on_item(other, live_server, a, 1, order[1])
+    conflicts = other.locator("#sync-conflicts")
+    expect(conflicts).to_contain_text("changed in another tab: Medium (2) → Not relevant (0)", timeout=20000)
+    sent(other)
+    judgment = Judgment.objects.get(assignment=a, item_id=order[0])
+    assert (judgment.grade, judgment.revision) == ("2", 1)     # not replaced unseen
+    other.click("#sync-conflicts .conflict-again")             # theirs again, as a new revision
+    expect(conflicts).to_be_hidden()
+    sent(other)
+    judgment.refresh_from_db()
+    assert (judgment.grade, judgment.revision) == ("0", 2)
+    assert JudgmentRevision.objects.filter(judgment=judgment).count() == 2
+    other.close()
+
+
+def test_keeping_the_other_tabs_grade_writes_nothing(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    services.judgment_submit(assignment_pk=a.pk, item_id=order[0], grades=[services.GradeInput(grade="3")],
+                             user=ada)                         # another browser, meanwhile
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    expect(page.locator("#sync-conflicts")).to_contain_text("changed in another tab: High (3) → Low (1)",
+                                                            timeout=20000)
+    expect(page.locator(f"#item-pane .item-view[data-position='0'] .item-sync")).to_contain_text(
+        "Not saved: changed in another tab")
+    page.click("#sync-conflicts .conflict-keep")
+    expect(page.locator("#sync-conflicts")).to_be_hidden()
+    sent(page)
+    assert list(Judgment.objects.filter(assignment=a).values_list("grade", "revision")) == [("3", 1)]
+
+
+def test_a_revision_made_before_the_first_submit_was_sent_is_no_conflict(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    page.context.set_offline(True)
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    on_item(page, live_server, a, 1, order[1])
+    page.keyboard.press("b")
+    on_item(page, live_server, a, 0, order[0])
+    page.keyboard.press("1")                                   # revised in this tab, the first still unsent
+    page.keyboard.press("Enter")
+    on_item(page, live_server, a, 1, order[1])
+    page.context.set_offline(False)
+    sent(page)
+    expect(page.locator("#sync-conflicts")).to_be_hidden()
+    judgment = Judgment.objects.get(assignment=a, item_id=order[0])
+    assert (judgment.grade, judgment.revision) == ("1", 2)

@@ -230,7 +230,7 @@
     }
     if (current() !== view) return;
     if (listed && navigator.onLine) {
-      Outbox.idle(10000).then(() => location.assign(view.querySelector("#next").href));
+      Outbox.idle(10000).then(() => Outbox.go(() => location.assign(view.querySelector("#next").href)));
     } else {
       waiting = view;
       tell(view, "Saved in this browser. No further item was fetched: the next one opens when the network is back.");
@@ -243,7 +243,7 @@
       tell(current(), "Offline: this opens when the network is back. Your judgments are kept in this browser.");
       return;
     }
-    Outbox.idle(5000).then(() => location.assign(url));
+    Outbox.idle(5000).then(() => Outbox.go(() => location.assign(url)));
   }
 
   window.JudgeAhead = {
@@ -275,14 +275,14 @@
   window.addEventListener("popstate", (event) => {
     const position = event.state && event.state.judge;
     if (typeof position === "number" && held.has(position)) { show(position, false, false); return; }
-    if (navigator.onLine) { location.reload(); return; }
+    if (navigator.onLine) { Outbox.go(() => location.reload()); return; }
     history.replaceState({judge: positionOf(current())}, "", current().dataset.url);
     tell(current(), "Offline: that item is no longer in this page; it opens when the network is back.");
   });
   // The server found the item shown stale (the pools were rebuilt since it was fetched): the position anew.
   Outbox.onAnswer((record, outcome) => {
     if (record.kind !== "shown" || !outcome.ok || outcome.body.current !== false) return;
-    if (current().dataset.url === record.itemUrl) { location.replace(record.itemUrl); return; }
+    if (current().dataset.url === record.itemUrl) { Outbox.go(() => location.replace(record.itemUrl)); return; }
     held.forEach((item, position) => { if (item.view.dataset.url === record.itemUrl) drop(position); });
   });
   window.addEventListener("online", refresh);
