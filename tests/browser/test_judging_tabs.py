@@ -1,14 +1,18 @@
 """The judging page under real use, in headless Chromium (docs/judging.md, "The next item at once, and nothing lost"
 and "Two tabs"): judgments left in a closed tab still reach the server, two tabs never overwrite each other unseen,
 and no shortcut fires while the assessor types."""
+import re
+import time
+
 import pytest
+from django.db import transaction
 from playwright.sync_api import expect
 
 from assessor import services
-from assessor.models import Judgment, JudgmentRevision
+from assessor.models import Assignment, Judgment, JudgmentRevision, SubmitReceipt
 from tests.assessor.fixtures import assign
 from tests.browser.test_judging import sent, typeset
-from tests.browser.test_judging_ahead import on_item, open_first, pool, six  # noqa: F401 (the fixture `six`)
+from tests.browser.test_judging_ahead import judge, on_item, open_first, pool, six  # noqa: F401 (the fixture `six`)
 from tests.browser.test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -156,3 +160,76 @@ def test_a_revision_made_before_the_first_submit_was_sent_is_no_conflict(page, l
     expect(page.locator("#sync-conflicts")).to_be_hidden()
     judgment = Judgment.objects.get(assignment=a, item_id=order[0])
     assert (judgment.grade, judgment.revision) == ("1", 2)
+
+
+# -- judgments left in a closed tab
+
+
+def arrived(a, count: int) -> int:
+    """Waits (20 s at most) for the server to hold `count` judgments of `a`, the tab that sent them being gone."""
+    for _ in range(200):
+        held = Judgment.objects.filter(assignment=a).count()
+        if held >= count:
+            return held
+        time.sleep(0.1)
+    return Judgment.objects.filter(assignment=a).count()
+
+
+def test_three_fast_judgments_then_a_closed_tab_all_reach_the_server_once(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    with transaction.atomic():                                 # the server is slow: its submits wait for this lock
+        Assignment.objects.select_for_update().get(pk=a.pk)
+        for key in "310":
+            judge(page, key)
+        page.close()                                           # the tab closed with two submits not even sent
+    assert arrived(a, 3) == 3                                  # nothing of this browser's is open any more
+    assert dict(Judgment.objects.filter(assignment=a).values_list("item_id", "grade")) == {
+        order[0]: "3", order[1]: "1", order[2]: "0"}
+    assert JudgmentRevision.objects.count() == 3 and SubmitReceipt.objects.count() == 3
+
+
+def test_leaving_with_judgments_unsent_asks_first(page, live_server, six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    page.context.set_offline(True)
+    judge(page, "3")
+    asked = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
+    page.click(".judge-bar a:has-text('My assignments')")
+    on_item(page, live_server, a, 1, order[1])                 # the assessor chose to stay
+    assert asked == ["beforeunload"]
+    page.context.set_offline(False)
+    sent(page)
+    with page.expect_navigation():
+        page.click(".judge-bar a:has-text('My assignments')")  # nothing unsent: no question
+    assert asked == ["beforeunload"]
+
+
+def test_the_start_page_in_any_browser_says_the_server_lacks_judgments_a_browser_sent(page, browser, live_server,
+                                                                                      six, ada):
+    a = assign(six, ada, "A.9")
+    order = pool(a)
+    open_first(page, live_server, a)
+    lost = re.compile(r".*/items/1/$")
+    page.route(lost, lambda route: route.abort() if route.request.method == "POST" else route.continue_())
+    for key in "310":
+        judge(page, key)
+    expect(page.locator("#sync-status")).to_contain_text("not sent yet")   # the second cannot be sent, nor the third
+    page.evaluate("window.dispatchEvent(new PageTransitionEvent('pagehide'))")   # the tab goes: all handed over
+    assert arrived(a, 2) == 2
+    elsewhere = browser.new_context()
+    try:
+        home = elsewhere.new_page()
+        log_in(home, live_server, "ada", "assessor-pass-1")
+        expect(home.locator("#not-arrived")).to_contain_text(
+            "The server has 1 judgment fewer than one of your browsers sent")
+        page.unroute(lost)                                     # the first browser, back: it sends what it holds
+        sent(page)
+        home.reload()
+        expect(home.locator("#not-arrived")).to_have_count(0)
+        assert Judgment.objects.get(assignment=a, item_id=order[1]).grade == "1"
+    finally:
+        elsewhere.close()
