@@ -135,7 +135,7 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     except InputError as exc:
         conflict = isinstance(exc, services.RevisionConflict)
         if answer_json:
-            if conflict:  # the page asks which to keep (judge-outbox.js)
+            if isinstance(exc, services.RevisionConflict):  # the page asks which to keep (judge-outbox.js)
                 return JsonResponse({"saved": False, "errors": exc.messages(),
                                      "conflict": {"revision": exc.revision}}, status=409)
             return JsonResponse({"saved": False, "errors": exc.messages()}, status=400)

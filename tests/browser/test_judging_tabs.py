@@ -20,6 +20,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOWN = "#item-pane .item-view:not(.parked)"
 
 
+@pytest.fixture
+def a9(request, ada):
+    """ada's assignment of A.9, six answers to judge (test_judging_ahead's campaign `six`)."""
+    return assign(request.getfixturevalue("six"), ada, "A.9")
+
+
 def item_page(live_server, a, position: int) -> str:
     return f"{live_server.url}/assess/assignments/{a.pk}/items/{position}/"
 
@@ -27,8 +33,8 @@ def item_page(live_server, a, position: int) -> str:
 # -- shortcuts while typing
 
 
-def test_d_after_back_focuses_the_filled_comment_and_typing_there_skips_nothing(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_d_after_back_focuses_the_filled_comment_and_typing_there_skips_nothing(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     page.keyboard.press("d")
@@ -55,8 +61,8 @@ def test_d_after_back_focuses_the_filled_comment_and_typing_there_skips_nothing(
 @pytest.mark.parametrize("field", ['<div contenteditable="true" id="typed"></div>',
                                    '<select id="typed"><option>s</option><option>b</option></select>',
                                    '<input type="number" id="typed">'])
-def test_no_shortcut_acts_while_the_focus_is_in_a_text_field(page, live_server, six, ada, field):
-    a = assign(six, ada, "A.9")
+def test_no_shortcut_acts_while_the_focus_is_in_a_text_field(page, live_server, a9, ada, field):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     page.evaluate("html => document.querySelector('.judge-bar').insertAdjacentHTML('beforeend', html)", field)
@@ -68,8 +74,8 @@ def test_no_shortcut_acts_while_the_focus_is_in_a_text_field(page, live_server, 
     expect(page.locator("#definitions")).not_to_have_attribute("open", "")
 
 
-def test_enter_after_a_revision_in_a_finished_topic_returns_to_where_the_assessor_was(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_enter_after_a_revision_in_a_finished_topic_returns_to_where_the_assessor_was(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     for item_id in order:                                      # every item judged, shown in pool order
         services.judgment_submit(assignment_pk=a.pk, item_id=item_id, grades=[services.GradeInput(grade="2")],
@@ -97,8 +103,8 @@ def test_enter_after_a_revision_in_a_finished_topic_returns_to_where_the_assesso
 # -- two tabs
 
 
-def test_a_grade_changed_in_another_tab_is_shown_and_the_assessor_chooses(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_a_grade_changed_in_another_tab_is_shown_and_the_assessor_chooses(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)                           # tab A
     other = page.context.new_page()                            # tab B, the same item
@@ -124,8 +130,8 @@ def test_a_grade_changed_in_another_tab_is_shown_and_the_assessor_chooses(page, 
     other.close()
 
 
-def test_keeping_the_other_tabs_grade_writes_nothing(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_keeping_the_other_tabs_grade_writes_nothing(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     services.judgment_submit(assignment_pk=a.pk, item_id=order[0], grades=[services.GradeInput(grade="3")],
@@ -134,7 +140,7 @@ def test_keeping_the_other_tabs_grade_writes_nothing(page, live_server, six, ada
     page.keyboard.press("Enter")
     expect(page.locator("#sync-conflicts")).to_contain_text("changed in another tab: High (3) → Low (1)",
                                                             timeout=20000)
-    expect(page.locator(f"#item-pane .item-view[data-position='0'] .item-sync")).to_contain_text(
+    expect(page.locator("#item-pane .item-view[data-position='0'] .item-sync")).to_contain_text(
         "Not saved: changed in another tab")
     page.click("#sync-conflicts .conflict-keep")
     expect(page.locator("#sync-conflicts")).to_be_hidden()
@@ -142,8 +148,8 @@ def test_keeping_the_other_tabs_grade_writes_nothing(page, live_server, six, ada
     assert list(Judgment.objects.filter(assignment=a).values_list("grade", "revision")) == [("3", 1)]
 
 
-def test_a_revision_made_before_the_first_submit_was_sent_is_no_conflict(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_a_revision_made_before_the_first_submit_was_sent_is_no_conflict(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     page.context.set_offline(True)
@@ -175,8 +181,8 @@ def arrived(a, count: int) -> int:
     return Judgment.objects.filter(assignment=a).count()
 
 
-def test_three_fast_judgments_then_a_closed_tab_all_reach_the_server_once(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_three_fast_judgments_then_a_closed_tab_all_reach_the_server_once(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     with transaction.atomic():                                 # the server is slow: its submits wait for this lock
@@ -190,8 +196,8 @@ def test_three_fast_judgments_then_a_closed_tab_all_reach_the_server_once(page, 
     assert JudgmentRevision.objects.count() == 3 and SubmitReceipt.objects.count() == 3
 
 
-def test_leaving_with_judgments_unsent_asks_first(page, live_server, six, ada):
-    a = assign(six, ada, "A.9")
+def test_leaving_with_judgments_unsent_asks_first(page, live_server, a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     page.context.set_offline(True)
@@ -209,8 +215,8 @@ def test_leaving_with_judgments_unsent_asks_first(page, live_server, six, ada):
 
 
 def test_the_start_page_in_any_browser_says_the_server_lacks_judgments_a_browser_sent(page, browser, live_server,
-                                                                                      six, ada):
-    a = assign(six, ada, "A.9")
+                                                                                      a9, ada):
+    a = a9
     order = pool(a)
     open_first(page, live_server, a)
     lost = re.compile(r".*/items/1/$")
