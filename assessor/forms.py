@@ -143,6 +143,28 @@ def grades_posted(data) -> list[GradeInput]:
     return grades
 
 
+class SeenForm(forms.Form):
+    """`seen_revision`: the item's revision the judging page showed (services.item_revision), sent with its grades;
+    empty from clients that do not send it (no check)."""
+    seen_revision = WholeNumberField(min_value=0, max_value=2**31 - 1, required=False, error_messages=dict.fromkeys(
+        ("invalid", "min_value", "max_value"), "the revision seen '%(value)s' is not a whole number"))
+
+
+def seen_revision(data) -> int | None:
+    """The revision a judging page saw, None when not sent; InputError when it is not a whole number."""
+    return form_values(SeenForm(data))["seen_revision"]
+
+
+class BrowserSubmitForm(forms.Form):
+    """The outbox's numbering of a submit (judge-outbox.js): the browser's random id and the submit's number there."""
+    browser = forms.RegexField(regex=r"^[0-9a-f]{8,32}$")
+    number = WholeNumberField(min_value=1, max_value=2**31 - 1)
+
+    def heard(self) -> tuple[str, int] | None:
+        """Both, when the outbox sent them well formed; None otherwise (a plain form, the API, an older page)."""
+        return (self.cleaned_data["browser"], self.cleaned_data["number"]) if self.is_valid() else None
+
+
 class ContinueForm(forms.Form):
     """`?after=`: the position a continue URL goes on from. None when there is none or it is no pool item's position
     (the next item is then the first unjudged one)."""

@@ -163,6 +163,9 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "item_label": f"item {place} of {page.progress.total}",
         "complete": services.judged_complete(judged, None if task == Campaign.Task.ANSWERS else {
             i.formula_id: "" for i in page.shown.instances}),
+        # The revision shown, sent back with the grades: a newer one on the server is not replaced unseen.
+        "seen_revision": services.item_revision([j for j in [page.judgment, *(i.judgment for i in page.shown.instances)]
+                                                 if j is not None]),
         "stamp": item_stamp(assignment_pk=assignment.pk, position=item.position, pool_item_pk=item.pk,
                             at=rendered_at),
     }

@@ -186,12 +186,31 @@ class SubmitReceipt(models.Model):
     revised = models.PositiveIntegerField(default=0)
     unchanged = models.PositiveIntegerField(default=0)
     complete = models.BooleanField(default=False)
+    # The item's revision after this submit (services.item_revision), which a repeat answers again.
+    revision = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["assignment", "key"], name="submit_receipt_unique")]
 
     def __str__(self) -> str:
         return f"submit {self.key} of {self.item_id}"
+
+
+class BrowserSubmit(models.Model):
+    """A judging page's submit heard by the server, by the browser that made it and its number there (the browser
+    numbers its submits 1, 2, 3, ...): a number missing below the highest one heard is a submit that browser made and
+    still holds, which the start page reports from any browser (docs/judging.md, "Nothing lost")."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    browser = models.CharField(max_length=32, help_text="the browser's random id, kept in its localStorage")
+    number = models.PositiveIntegerField()
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "browser", "number"], name="browser_submit_unique")]
+
+    def __str__(self) -> str:
+        return f"submit {self.number} of browser {self.browser}"
 
 
 class TrainingRound(models.Model):

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from django.contrib.auth.models import User
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce, Now
 
 from core.permissions import is_organizer
@@ -15,7 +15,7 @@ from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, P
 from pooling.selectors import posts_not_in_collection
 
 from . import ordering
-from .models import Assignment, CharacterisationAnswer, CheckItem, ItemVisit, Judgment, SampleItem
+from .models import Assignment, BrowserSubmit, CharacterisationAnswer, CheckItem, ItemVisit, Judgment, SampleItem
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -533,3 +533,19 @@ def assessor_judgments(*, user: User, assignment: Assignment | None = None):
     if assignment is not None:
         judgments = judgments.filter(assignment=assignment)
     return judgments
+
+
+class NotArrived(NamedTuple):
+    """Submits a browser of the assessor made that the server has not heard (services.browser_submit_heard)."""
+    browser: str
+    missing: int
+    last_heard: datetime
+
+
+def submits_not_arrived(*, user: User) -> list[NotArrived]:
+    """Per browser of the user, the numbers missing below the highest submit number heard from it, where any are
+    (most recently heard first): what the server knows it lacks. A browser whose last submits never arrived, and
+    which sent nothing since, is not known to lack anything."""
+    rows = (BrowserSubmit.objects.filter(user=user).values("browser")
+            .annotate(highest=Max("number"), heard=Count("id"), last=Max("at")).order_by("-last"))
+    return [NotArrived(r["browser"], r["highest"] - r["heard"], r["last"]) for r in rows if r["highest"] > r["heard"]]

@@ -21,7 +21,15 @@ from people.pages import password_once
 from pooling.models import Campaign, Collection, PoolItem, Topic
 
 from . import budgets, selectors, services
-from .forms import AssessorCreateForm, AssignForm, ContinueForm, TopicSearchForm, grades_posted
+from .forms import (
+    AssessorCreateForm,
+    AssignForm,
+    BrowserSubmitForm,
+    ContinueForm,
+    TopicSearchForm,
+    grades_posted,
+    seen_revision,
+)
 from .judge_page import history_context, judge_context, own_assignment, progress_shown
 from .models import Assignment
 from .rendering import collection_safe
@@ -47,7 +55,8 @@ def home(request: HttpRequest) -> HttpResponse:
                        "total": sum(a.total for a in held),
                        "open": any(a.done < a.total and not a.closed_at for a in held)})
     return render(request, "assessor/home.html", {"assignments": assignments, "groups": groups, "done": done,
-                                                  "total": total, "skipped": skipped})
+                                                  "total": total, "skipped": skipped,
+                                                  "not_arrived": selectors.submits_not_arrived(user=request.user)})
 
 
 @login_required
@@ -80,6 +89,10 @@ def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) 
     return redirect("assessor:judge", pk=assignment.pk, position=item.position)
 
 
+CONFLICT_CHOICE = ("Submit again to save your grades as a new revision, or leave this item (Next unjudged, or "
+                   "reload it) to keep the other tab's.")
+
+
 def _grade_inputs(request: HttpRequest, item_id: str) -> list[services.GradeInput]:
     """The grades of the form. The form names the item and each instance it showed, so that a page left open
     across a forced pool rebuild cannot put its grades on whatever item or instance now sits at that place."""
@@ -102,6 +115,9 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
         if not page.assignment.read_only:
             services.item_visit(assignment=page.assignment, item_id=page.item.item_id)
         return _judge_page(request, page)
+    heard = BrowserSubmitForm(request.POST).heard()
+    if heard is not None:  # the page's outbox no longer holds it, whatever the answer (docs/judging.md)
+        services.browser_submit_heard(user=request.user, browser=heard[0], number=heard[1])
     item_id = selectors.item_id_at(user=request.user, assignment_pk=pk, position=position)
     if item_id is None:
         raise Http404("No such assignment or item")
@@ -114,21 +130,29 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
     try:
         result = services.judgment_submit(assignment_pk=pk, item_id=item_id, grades=_grade_inputs(request, item_id),
                                           user=request.user, active_seconds=active,
-                                          key=request.POST.get("submit_key", ""))
+                                          key=request.POST.get("submit_key", ""),
+                                          seen=seen_revision(request.POST))
     except InputError as exc:
+        conflict = isinstance(exc, services.RevisionConflict)
         if answer_json:
+            if isinstance(exc, services.RevisionConflict):  # the page asks which to keep (judge-outbox.js)
+                return JsonResponse({"saved": False, "errors": exc.messages(),
+                                     "conflict": {"revision": exc.revision}}, status=409)
             return JsonResponse({"saved": False, "errors": exc.messages()}, status=400)
-        # A refused submission: the page again, with why and with the choices made.
+        # A refused submission: the page again, with why and with the choices made (after a conflict, with the
+        # server's revision: submitting again replaces it deliberately).
         page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)
         if page is None:
             raise Http404("No such assignment or item") from None
-        return _judge_page(request, page, exc.messages(), request.POST)
+        errors = exc.messages() + ([CONFLICT_CHOICE] if conflict else [])
+        return _judge_page(request, page, errors, request.POST)
     except (Assignment.DoesNotExist, PoolItem.DoesNotExist):
         raise Http404("No such assignment or item") from None
     if answer_json:
         held = Assignment.objects.select_related("campaign").get(pk=pk)
         progress = progress_shown(held, selectors.assignment_progress(assignment=held))
         return JsonResponse({"saved": True, "complete": result.complete, "repeated": result.repeated,
+                             "revision": result.revision,
                              "progress": {"done": progress.done, "total": progress.total}})
     if not result.complete:
         messages.info(request, "Saved. Grade every instance to complete this formula.")

@@ -23,8 +23,10 @@ from .judging_cache import judging_cache_warm
 from .judgments import (
     MAX_ACTIVE_SECONDS,
     GradeInput,
+    RevisionConflict,
     SubmitResult,
     item_complete,
+    item_revision,
     item_shown,
     item_skip,
     item_visit,
@@ -32,6 +34,7 @@ from .judgments import (
     judgment_submit,
     visits_recount,
 )
+from .outbox import browser_submit_heard
 from .pools import campaign_delete, campaign_delete_start, campaign_update, pools_rebuild, run_delete, run_replace
 from .topics import topic_delete
 
@@ -40,9 +43,11 @@ __all__ = [
     "MAX_ACTIVE_SECONDS",
     "AssignResult",
     "GradeInput",
+    "RevisionConflict",
     "ImportResult",
     "SubmitResult",
     "assignment_withdraw",
+    "browser_submit_heard",
     "assignments_balance",
     "assignments_create",
     "campaign_delete",
@@ -55,6 +60,7 @@ __all__ = [
     "item_shown",
     "item_skip",
     "item_visit",
+    "item_revision",
     "judged_complete",
     "judging_cache_warm",
     "judgment_submit",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import NamedTuple
@@ -94,10 +94,36 @@ class SubmitResult:
     unchanged: int = 0
     complete: bool = False
     repeated: bool = False      # a submit key seen before: nothing was written, the first answer is given again
+    revision: int = 0           # the item's revision after it (item_revision)
 
     @property
     def changed(self) -> bool:
         return bool(self.created or self.revised)
+
+
+def item_revision(judgments: Iterable[Judgment]) -> int:
+    """An item's revision as an assessor sees it: the sum of its judgments' revisions (one per unit graded, plus one per
+    change), which every write of the item raises. The judging page sends back the one it showed (docs/judging.md,
+    "Two tabs")."""
+    return sum(j.revision for j in judgments)
+
+
+class RevisionConflict(InputError):
+    """A submit would replace grades the page never saw: the item has a newer revision on the server (another tab or
+    browser changed it since). Nothing is written; `revision` is the server's, which a deliberate resubmit sends."""
+
+    def __init__(self, problems: list[str], revision: int) -> None:
+        super().__init__(problems)
+        self.revision = revision
+
+
+def _conflicts(revised: Sequence[tuple[Judgment, str, str]], scheme: Scheme) -> list[str]:
+    def named(grade: str) -> str:
+        return f"{scheme.label(grade)} ({grade})"
+
+    return [(f"instance {j.formula_id}: " if j.formula_id else "") + "changed in another tab: "
+            + (f"{named(j.grade)} → {named(grade)}" if grade != j.grade else f"{named(grade)}, another comment")
+            for j, grade, _ in revised]
 
 
 def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None, missing: set[str],
@@ -123,7 +149,8 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
 
 @transaction.atomic
 def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: User,
-                    active_seconds: float = 0.0, source: str = "web", key: str = "") -> SubmitResult:
+                    active_seconds: float = 0.0, source: str = "web", key: str = "",
+                    seen: int | None = None) -> SubmitResult:
     """Saves the assessor's grades for one item (answers: one grade; formulas: one per selected instance given).
 
     Idempotent: the unique (assignment, item, instance) constraint keeps one judgment whatever the number of
@@ -134,7 +161,9 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     revision, nor adds its active time twice, even after another value was submitted since.
 
     Assignment.DoesNotExist when the assignment is not the user's, PoolItem.DoesNotExist when its topic has no such
-    item (a 404 to the pages and the API); InputError for grades refused or a closed topic.
+    item (a 404 to the pages and the API); InputError for grades refused or a closed topic; RevisionConflict when
+    `seen` (the item's revision the page showed, item_revision) is older than the server's and the submit would
+    change a grade or comment: the page then asks the assessor which to keep, nothing is replaced unseen.
     """
     # One submission of an assignment at a time: a close or a withdrawal cannot slip in between the check and the
     # write, two submissions for instances of one formula both see each other when they decide "complete", and
@@ -150,7 +179,7 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             if receipt.item_id != item_id:
                 raise InputError(f"this submit key was used for item {receipt.item_id}, not {item_id}")
             return SubmitResult(created=receipt.created, revised=receipt.revised, unchanged=receipt.unchanged,
-                                complete=receipt.complete, repeated=True)
+                                complete=receipt.complete, repeated=True, revision=receipt.revision)
     if assignment.read_only:
         raise InputError(CLOSED)
     rules.graded_kind(assignment.kind)
@@ -185,7 +214,11 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
             result.unchanged += 1
         else:
             revised.append((judgment, g.grade, comment))
+    revision = item_revision(existing.values())
+    if revised and seen is not None and revision > seen:
+        raise RevisionConflict(_conflicts(revised, scheme), revision)
     result.complete = judged_complete(set(existing) | {g.formula_id for g in grades}, instances)
+    result.revision = revision + len(new) + len(revised)
 
     active = float(active_seconds or 0.0)
     active = min(max(active, 0.0), MAX_ACTIVE_SECONDS) if math.isfinite(active) else 0.0
@@ -211,7 +244,8 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
                     revised={j.formula_id: j for j, *_ in revised}, shown=shown, at=now)
     if key:  # under the assignment's lock: no other submit of this key is between the look-up above and here
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
-                                     revised=result.revised, unchanged=result.unchanged, complete=result.complete)
+                                     revised=result.revised, unchanged=result.unchanged, complete=result.complete,
+                                     revision=result.revision)
     return result
 
 

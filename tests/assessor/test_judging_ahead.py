@@ -179,7 +179,8 @@ def test_the_pages_script_gets_json_answers_and_its_resend_is_taken_once(ada_cli
     for _ in range(2):
         response = ada_client.post(url(a, 0), data, HTTP_ACCEPT="application/json")
         assert response.status_code == 200
-    assert response.json() == {"saved": True, "complete": True, "repeated": True, "progress": {"done": 1, "total": 3}}
+    assert response.json() == {"saved": True, "complete": True, "repeated": True, "revision": 1,
+                               "progress": {"done": 1, "total": 3}}
     assert JudgmentRevision.objects.count() == 1
     refused = ada_client.post(url(a, 1), {"item_id": second, "grade": "DK", "submit_key": "c" * 32},
                               HTTP_ACCEPT="application/json")

@@ -16,7 +16,25 @@
   const KEEP = 30;             // items shown in this page that Back and the back button swap in without a request
   const held = new Map();      // position -> {view, asked (Date.now() when requested), ready (typeset), shown, lastShown}
   const done = new Set();      // positions submitted complete from this page
-  const later = new Map();     // position -> the position Back left it for: the item Enter opens again after it
+  // Item address -> the address of the item Back left for it: the item Enter opens again after it. Kept for this tab
+  // (sessionStorage) across the pages Back loads, so that in a finished topic (nothing fetched ahead) Enter after a
+  // revision retraces the way Back came instead of going to My assignments.
+  const LATER = "judge-later";
+  const later = {
+    all() { try { return JSON.parse(sessionStorage.getItem(LATER) || "{}"); } catch (error) { return {}; } },
+    set(url, from) {
+      const kept = this.all();
+      kept[url] = from;
+      try { sessionStorage.setItem(LATER, JSON.stringify(kept)); } catch (error) { /* nothing kept */ }
+    },
+    take(url) {
+      const kept = this.all();
+      const from = kept[url];
+      delete kept[url];
+      try { sessionStorage.setItem(LATER, JSON.stringify(kept)); } catch (error) { /* nothing kept */ }
+      return from;
+    },
+  };
   const suffix = document.title.slice(document.title.indexOf(" · "));
   const label = document.getElementById("item-label");
   let order = [];              // positions of the items after the one shown, in the server's order
@@ -192,13 +210,14 @@
   async function next_(view) {
     done.add(positionOf(view));
     // Back then Enter: the item Back left, as it was shown after this one, before anything new.
-    const again = later.get(positionOf(view));
-    later.delete(positionOf(view));
-    if (again !== undefined && held.has(again)) {
+    const back = later.take(view.dataset.url);
+    const again = Array.from(held.keys()).find((p) => held.get(p).view.dataset.url === back);
+    if (again !== undefined) {
       await held.get(again).ready;
       if (current() === view) show(again, true, true);
       return;
     }
+    if (back && navigator.onLine) { leave(back); return; }   // left in a page before this one
     for (;;) {
       const relevant = branch && !done.has(branch.position) && held.has(branch.position) && given(view, branch.grades);
       const position = relevant ? branch.position : order.find((p) => !done.has(p) && held.has(p));
@@ -211,7 +230,7 @@
     }
     if (current() !== view) return;
     if (listed && navigator.onLine) {
-      Outbox.idle(10000).then(() => location.assign(view.querySelector("#next").href));
+      Outbox.idle(10000).then(() => Outbox.go(() => location.assign(view.querySelector("#next").href)));
     } else {
       waiting = view;
       tell(view, "Saved in this browser. No further item was fetched: the next one opens when the network is back.");
@@ -224,7 +243,7 @@
       tell(current(), "Offline: this opens when the network is back. Your judgments are kept in this browser.");
       return;
     }
-    Outbox.idle(5000).then(() => location.assign(url));
+    Outbox.idle(5000).then(() => Outbox.go(() => location.assign(url)));
   }
 
   window.JudgeAhead = {
@@ -240,11 +259,12 @@
       const url = new URL(link.href).pathname;
       for (const [position, item] of held) {
         if (item.view.dataset.url === url) {
-          later.set(position, positionOf(current()));
+          later.set(url, current().dataset.url);
           show(position, true, false);
           return;
         }
       }
+      later.set(url, current().dataset.url);
       leave(link.href);
     },
     leave,
@@ -255,14 +275,14 @@
   window.addEventListener("popstate", (event) => {
     const position = event.state && event.state.judge;
     if (typeof position === "number" && held.has(position)) { show(position, false, false); return; }
-    if (navigator.onLine) { location.reload(); return; }
+    if (navigator.onLine) { Outbox.go(() => location.reload()); return; }
     history.replaceState({judge: positionOf(current())}, "", current().dataset.url);
     tell(current(), "Offline: that item is no longer in this page; it opens when the network is back.");
   });
   // The server found the item shown stale (the pools were rebuilt since it was fetched): the position anew.
   Outbox.onAnswer((record, outcome) => {
     if (record.kind !== "shown" || !outcome.ok || outcome.body.current !== false) return;
-    if (current().dataset.url === record.itemUrl) { location.replace(record.itemUrl); return; }
+    if (current().dataset.url === record.itemUrl) { Outbox.go(() => location.replace(record.itemUrl)); return; }
     held.forEach((item, position) => { if (item.view.dataset.url === record.itemUrl) drop(position); });
   });
   window.addEventListener("online", refresh);

@@ -116,8 +116,13 @@
     }
     input.checked = true;
     if (fast) Ahead.stale();   // a submit is coming: what follows is asked again if the list is old
-    if (commentNeeded(scope)) {
-      scope.querySelector("textarea").focus();  // a comment is required: go write it
+    commentNeeded(scope);
+    if (input.hasAttribute("data-needs-comment")) {
+      // A comment goes with it: the cursor goes to the box whatever it holds already (a comment written before Back),
+      // so that what is typed next is the comment, never shortcuts.
+      const box = scope.querySelector("textarea");
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
       return;
     }
     if (formulas) {
@@ -178,7 +183,7 @@
     if (button) button.setAttribute("aria-busy", "true");
     // The outbox first, so that the server knows every judgment made before this one.
     const go = () => HTMLFormElement.prototype.submit.call(target);
-    if (fast) Outbox.idle(5000).then(go); else go();
+    if (fast) Outbox.idle(5000).then(() => Outbox.go(go)); else go();
   }
 
   document.addEventListener("submit", (event) => {
@@ -202,9 +207,11 @@
     }
     const fields = Array.from(new FormData(form), ([name, value]) => [name, String(value)])
       .filter(([name]) => name !== "csrfmiddlewaretoken");
+    // `after`: this item's submit made before from this page, whose answer gives the revision this one saw.
     const record = Outbox.add({kind: "submit", url: form.action, fields, label: view.dataset.title,
-                               itemUrl: view.dataset.url});
+                               itemUrl: view.dataset.url, after: view.dataset.lastKey});
     if (!record) { plainSubmit(form); return; }   // this browser keeps nothing: the server answers first
+    view.dataset.lastKey = record.key;
     pendingMark(view, record);
     if (view.dataset.complete !== "1" && !view.dataset.counted) {
       view.dataset.counted = "1";
@@ -258,6 +265,15 @@
         if (outcome.ok) savedLines(line.closest(".item-view"), record.fields);
       });
       if (outcome.ok && !Outbox.waiting()) progress(outcome.body.progress.done, outcome.body.progress.total);
+      // The item's revision the server answered is the one a plain submit of it from this page saw.
+      document.querySelectorAll(".item-view").forEach((shown) => {
+        const last = shown.dataset.lastKey;
+        if (!last || (last !== record.key && last !== record.replaces)) return;
+        const revision = Outbox.revisionAfter(last);
+        if (revision === undefined) return;
+        shown.querySelector("input[name=seen_revision]").value = String(revision);
+        delete shown.dataset.lastKey;
+      });
     });
     // Reopened with this item's submit still in the browser: the grades as submitted, not as the server had them.
     const kept = Outbox.waitingFor(view.dataset.url);
@@ -268,6 +284,7 @@
         else if (field instanceof HTMLTextAreaElement) field.value = value;
       });
       pendingMark(view, kept);
+      view.dataset.lastKey = kept.key;
     }
     pane.addEventListener("click", (event) => {
       const link = event.target.closest("a#back, a#next");
@@ -292,9 +309,18 @@
     });
   }
 
+  // A text field has the focus (the comment box, any input one types in, a select, an editable element): keys are
+  // text there, no shortcut acts (Enter submits only with Ctrl).
+  const NOT_TEXT = ["radio", "checkbox", "button", "submit", "reset", "image", "hidden"];
+  function typingIn(el) {
+    if (!(el instanceof HTMLElement)) return false;
+    if (el.isContentEditable || el.matches("textarea, select")) return true;
+    return el instanceof HTMLInputElement && !NOT_TEXT.includes(el.type);
+  }
+
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.metaKey) return;
-    const typing = event.target.matches("textarea, input[type=text], input[type=search]");
+    const typing = typingIn(event.target);
     if (event.key === "Enter" && (event.ctrlKey || !typing)) {
       // Enter on a link or button keeps its meaning until a grade is chosen; then it submits wherever the focus is
       // (say, on a Thread link opened a moment ago).
