@@ -126,7 +126,7 @@ def test_the_llm_endpoint_and_its_judging_job_answer_as_documented(call, campaig
     path = "/api/campaigns/{id}/llm/"
     assert call("GET", path, path_parameters={"id": campaign.pk}).status_code == 404
     put = call("PUT", path, path_parameters={"id": campaign.pk}, media_type="application/json",
-               body={"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "LLM_KEY"})
+               body={"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "ASSESS_LLM_KEY_TEST"})
     assert put.status_code == 200 and put.json()["prompt_name"] == "umbrela-bing v1"
     patched = call("PATCH", path, path_parameters={"id": campaign.pk}, media_type="application/json",
                    body={"samples": 3})
@@ -134,7 +134,7 @@ def test_the_llm_endpoint_and_its_judging_job_answer_as_documented(call, campaig
     refused = call("PATCH", path, path_parameters={"id": campaign.pk}, media_type="application/json",
                    body={"api_key_env": "sk-not-a-name"})
     assert refused.status_code == 400
-    assert call("GET", path, path_parameters={"id": campaign.pk}).json()["api_key_env"] == "LLM_KEY"
+    assert call("GET", path, path_parameters={"id": campaign.pk}).json()["api_key_env"] == "ASSESS_LLM_KEY_TEST"
     started = call("POST", "/api/campaigns/{id}/llm/judge/", path_parameters={"id": campaign.pk},
                    media_type="application/json", body={"limit_per_topic": 1})
     assert started.status_code == 202 and started.json()["kind"] == "llm_judge"
