@@ -279,8 +279,8 @@ def time_pages(campaign, organizer, assessors, args: argparse.Namespace, *, afte
     clients = {"organizer": Client(HTTP_HOST="localhost"), "assessor": Client(HTTP_HOST="localhost")}
     clients["organizer"].force_login(organizer)
     clients["assessor"].force_login(assessors[0])
-    # The leaderboard (and its sweep), reusability and report read the last computed scores (evaluation/snapshots.py): ask for them
-    # once, then compute them here as the scores worker would, so that the pages time reading them, not computing.
+    # The leaderboard (and its sweep), reusability and report read the last computed scores (evaluation/snapshots.py):
+    # ask for them once, then compute them here as the scores worker would, so that the pages time reading them.
     from evaluation import snapshots
     snapshots.leaderboard(campaign=campaign)
     snapshots.reusability_scores(campaign=campaign)
