@@ -238,7 +238,21 @@ def _dual_topics(data: GroupData, grades: dict[str, dict[tuple, int]], relevance
 
 
 def agreement_of_group(*, campaign: Campaign, key: GroupKey) -> AgreementGroup:
-    """A group's agreement; the binary scale counts relevant what the campaign's relevance level does."""
+    """A group's agreement; the binary scale counts relevant what the campaign's relevance level does. Kept in the
+    cache under what it is computed from (`_group_stamp`, the relevance level and the scheme's facets), as the
+    disagreement list is: the agreement page, its CSV and the API read a round's every judgment and compute its
+    pairwise kappas only after one of them changed (docs/benchmarks.md)."""
+    facets = [f.name for f in campaign.judging_scheme.facets]
+    asked = hashlib.sha256(repr((campaign.relevance_level, facets)).encode()).hexdigest()[:16]
+    cache_key = f"agreement:v1:{campaign.pk}:{key.kind}:{key.round}:{asked}:{_group_stamp(campaign, key)}"
+    found: AgreementGroup | None = cache.get(cache_key)
+    if found is None:
+        found = _agreement_compute(campaign, key, facets)
+        cache.set(cache_key, found, DISAGREEMENTS_SECONDS)
+    return found
+
+
+def _agreement_compute(campaign: Campaign, key: GroupKey, facets: list[str]) -> AgreementGroup:
     data = group_data(campaign=campaign, key=key)
     grades = data.numeric()
     level = campaign.relevance_level
@@ -246,8 +260,7 @@ def agreement_of_group(*, campaign: Campaign, key: GroupKey) -> AgreementGroup:
     judged = sum(len(units) for units in grades.values())
     result = AgreementGroup(
         key=key, assessors=data.assessors, topics=list(data.topics), pairs=pairs, means=ag.means(grades, pairs),
-        facet_pairs=ag.facet_pairs(data.facets, [f.name for f in campaign.judging_scheme.facets],
-                                   _pairs_sharing_a_topic(data)),
+        facet_pairs=ag.facet_pairs(data.facets, facets, _pairs_sharing_a_topic(data)),
         alpha={scale: ag.krippendorff_alpha(grades, scale, level) for scale in ag.SCALES}, judged=judged,
         left_out=sum(len(units) for units in data.grades.values()) - judged)
     if key.kind == TRAINING:
@@ -378,7 +391,8 @@ def disagreement_list(*, campaign: Campaign, key: GroupKey, topic: str | None = 
     return found
 
 
-# A group's list stays in the cache this long after it was computed, unless what it was computed from changes first.
+# A group's list (and its agreement) stays in the cache this long after it was computed, unless what it was computed
+# from changes first.
 DISAGREEMENTS_SECONDS = 24 * 3600
 
 

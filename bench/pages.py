@@ -57,7 +57,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--judged", type=float, default=0.85,
                         help="fraction of each topic's pool judged officially (default 0.85)")
     parser.count("rounds", 5, "timed requests per page (median reported)")
-    parser.add_argument("--only", default="", help="time only the pages whose label contains this")
+    parser.add_argument("--only", default="", help="time only the pages whose label contains this (or one of these, "
+                                                   "comma-separated)")
     args = parser.parse(argv)
     if not 0 < args.scale <= 1 or not 0 < args.judged <= 1:
         parser.error("--scale and --judged must be in (0, 1]")
@@ -193,18 +194,26 @@ def pages(campaign, assessors) -> list[tuple[str, str, str, bool]]:
         ("pool topic", f"{c}/pools/topics/{topic.pk}/", "organizer", False),
         ("progress", f"{c}/progress/", "organizer", False),
         ("progress API", f"/api/campaigns/{pk}/progress/", "organizer", False),
+        ("agreement", f"{c}/agreement/", "organizer", False),
         ("agreement (training round 1)", f"{c}/agreement/?kind=training&round=1", "organizer", False),
+        ("agreement.csv", f"{c}/agreement.csv", "organizer", True),
+        ("agreement API", f"/api/campaigns/{pk}/agreement/", "organizer", False),
         ("disagreements (training round 1)", f"{c}/disagreements/?kind=training&round=1", "organizer", False),
         ("disagreements projector", f"{c}/disagreements/?kind=training&round=1&projector=1", "organizer", False),
         ("qrels.txt", f"{c}/qrels.txt", "organizer", True),
         ("qrels API", f"/api/campaigns/{pk}/qrels/", "organizer", True),
+        ("pools export API", f"/api/campaigns/{pk}/pools/export/", "organizer", True),
         ("report (latex)", f"{c}/report/?format=latex", "organizer", True),
+        ("report (csv, assessment)", f"{c}/report/?format=csv&table=assessment", "organizer", True),
         ("campaign delete confirmation", f"{c}/delete/", "organizer", False),
+        ("topic delete confirmation", f"{c}/topics/{topic.pk}/delete/", "organizer", False),
+        ("scheme", f"{c}/scheme/", "organizer", False),
         ("run replace", f"{c}/runs/{run.pk}/replace/", "organizer", False),
         ("settings", f"{c}/settings/", "organizer", False),
         ("assignments", f"{c}/assignments/", "organizer", False),
         ("training rounds", f"{c}/training/", "organizer", False),
         ("leaderboard", f"{c}/leaderboard/", "organizer", False),
+        ("leaderboard sweep", f"{c}/leaderboard/?sweep=1", "organizer", False),
         ("reusability", f"{c}/reusability/", "organizer", False),
         ("assessor home", "/assess/", "assessor", False),
         ("judging page", f"/assess/assignments/{official.pk}/items/1/", "assessor", False),
@@ -270,17 +279,18 @@ def time_pages(campaign, organizer, assessors, args: argparse.Namespace, *, afte
     clients = {"organizer": Client(HTTP_HOST="localhost"), "assessor": Client(HTTP_HOST="localhost")}
     clients["organizer"].force_login(organizer)
     clients["assessor"].force_login(assessors[0])
-    # The leaderboard, reusability and report read the last computed scores (evaluation/snapshots.py): ask for them
-    # once, then compute them here as the scores worker would, so that the pages time reading them, not computing.
+    # The leaderboard (and its sweep), reusability and report read the last computed scores (evaluation/snapshots.py):
+    # ask for them once, then compute them here as the scores worker would, so that the pages time reading them.
     from evaluation import snapshots
     snapshots.leaderboard(campaign=campaign)
     snapshots.reusability_scores(campaign=campaign)
+    snapshots.fusion_sweep(campaign=campaign)
     snapshots.scores_refresh(campaign_pk=campaign.pk)
     results = {}
     revise = Revising(campaign, assessors[0]) if after_judgment else (lambda: None)
     queued = mock.patch.object(snapshots, "scores_refresh_enqueue") if after_judgment else mock.MagicMock()
     for label, path, who, download in pages(campaign, assessors):
-        if args.only and args.only not in label:
+        if args.only and not any(part in label for part in args.only.split(",")):
             continue
         client = clients[who]
         request_once(client, path, download)  # warm-up: caches, first imports

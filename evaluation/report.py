@@ -7,6 +7,7 @@ import hashlib
 import io
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -122,13 +123,14 @@ def _below_best(evaluation: services.Evaluation, *, campaign_pk: int, measure: s
 def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], AssessmentRow]:
     """Per topic with official judgments (natural order): its official assessor, pool size, the qrels' H/M/L/N
     counts and the seconds per judged item; then the totals (assessors: how many)."""
-    qrels = selectors.campaign_qrels(campaign=campaign)
+    qrels = dict(selectors.qrels_topic_grades(campaign=campaign))  # counted: no order needed
     pools = {topic["topic"]: topic["items"] for topic in pool_sizes(campaign=campaign)["topics"]}
     official = {row.topic: row for row in progress_report(campaign=campaign).rows if row.kind == "official"}
     columns = grade_columns(campaign)
     rows = []
     for topic in sorted(qrels, key=natural_key):
-        grades = {letter: sum(1 for g in qrels[topic].values() if g == value) for letter, value in columns}
+        counts = Counter(qrels[topic].values())
+        grades = {letter: counts[value] for letter, value in columns}
         mine = official.get(topic)
         rows.append(AssessmentRow(topic=topic, assessor=mine.assessor if mine else "", pool=pools.get(topic, 0),
                                   grades=grades, seconds=mine.seconds_per_item if mine else None))

@@ -117,6 +117,14 @@ def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
     """The campaign's qrels as evaluation reads them: posts and Task 3 answer ids (answers) or visual ids (formulas);
     what `qrels_by_topic` gives (with `complete`: SF and DK as 5 and 6), in its order, from one query (evaluation holds
     every topic's judgments anyway)."""
+    topics = dict(qrels_topic_grades(campaign=campaign, complete=complete))
+    return {topic: dict(sorted(topics[topic].items(), key=lambda row: natural_key(row[0])))
+            for topic in sorted(topics, key=natural_key)}
+
+
+def qrels_topic_grades(*, campaign: Campaign, complete: bool = False) -> Iterator[tuple[str, dict[str, int]]]:
+    """`campaign_qrels` in no order, topics nor items: what a count of its grades reads (sorting 30,000 item ids in
+    natural order is most of the time of `campaign_qrels` at ARQMath-3's size)."""
     by_topic: dict[int, list[tuple]] = {}
     for topic_pk, *row in official_judgments(campaign=campaign).order_by().values_list(
             "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade"
@@ -126,13 +134,10 @@ def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
     for topic_pk in overrides:
         by_topic.setdefault(topic_pk, [])
     names = dict(Topic.objects.filter(pk__in=by_topic).values_list("pk", "topic_id"))
-    qrels: dict[str, dict[str, int]] = {}
-    for topic_pk in sorted(by_topic, key=lambda pk: natural_key(names[pk])):
-        grades = _topic_grades(campaign, VISUAL, by_topic[topic_pk], complete=complete,
-                               overrides=overrides.get(topic_pk, {}))
+    for topic_pk, rows in by_topic.items():
+        grades = _topic_grades(campaign, VISUAL, rows, complete=complete, overrides=overrides.get(topic_pk, {}))
         if grades:
-            qrels[names[topic_pk]] = dict(sorted(grades.items(), key=lambda row: natural_key(row[0])))
-    return qrels
+            yield names[topic_pk], grades
 
 
 def judgments_stamp(*, campaign: Campaign) -> tuple:

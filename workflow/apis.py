@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from assessor import services as assessor_services
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
-from ir.formats.pools import write_pool_tsv
+from ir.formats.pools import pool_tsv_lines
 from ir.grades import scheme_given
 from pooling import selectors, services
 from pooling.models import Campaign, Collection, Job
@@ -187,9 +187,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         rows = selectors.pool_export_rows(campaign=campaign)
         next(rows)  # the header; InputError (400) when there are no pools yet
-        response = HttpResponse(content_type="text/tab-separated-values; charset=utf-8")
+        # Streamed: the first rows go out while the database still reads the rest (docs/benchmarks.md).
+        response = StreamingHttpResponse(pool_tsv_lines(rows, campaign.task),
+                                         content_type="text/tab-separated-values; charset=utf-8")
         response["Content-Disposition"] = attachment(campaign.name, "pools", extension="tsv")
-        write_pool_tsv(rows, campaign.task, response)
         return response
 
 

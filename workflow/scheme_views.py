@@ -14,11 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from assessor import services as assessor_services
-from assessor.selectors import judged_items_of_campaign
+from assessor.selectors import judged_items_count
 from core.permissions import organizer_required
 from ir.grades import DEFINITION_MAX, MARK_LABELS, MAX_GRADE, PRESETS, preset, scheme_from_json
 from ir.problems import InputError
-from pooling import services
 from pooling.models import Campaign
 
 FACETS = 3  # facet rows the page offers (the MathOverflow scheme asks two questions)
@@ -135,7 +134,7 @@ def scheme_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: the campaign's scheme in the editor's fields (or a preset's, ?from=NAME, to start from); POST: saved as
     the campaign's custom scheme, unless judging has started or the scheme breaks a rule (every problem shown)."""
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    judged, _ = services.judged_count(judged_items_of_campaign(campaign))
+    judged = judged_items_count(campaign)
     start = request.GET.get("from", "")
     base = (preset(start, campaign.task) if start in PRESETS else campaign.judging_scheme).to_json()
     initial, grade_rows, facet_rows = _initial(base)

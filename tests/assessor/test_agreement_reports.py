@@ -272,6 +272,37 @@ def test_disagreement_review_reads_the_rounds_judgments_once_until_one_changes(c
     assert "answer 11" not in client.get(url).content.decode()
 
 
+def test_agreement_reads_the_rounds_judgments_once_until_one_changes(client, organizer, round_1):
+    """The page, its CSV and the API share the round's agreement, kept under what it is computed from."""
+    client.force_login(organizer)
+    api = f"/api/campaigns/{round_1.pk}/agreement/?kind=training&round=1"
+
+    def grades_read(queries):
+        return [q for q in queries if '"assessor_judgment"."grade"' in q["sql"]]
+
+    def ada_bob_graded():
+        group = client.get(api).json()["groups"][0]
+        return next(p["kappa"] for p in group["pairs"]
+                    if (p["assessor"], p["other"], p["scale"]) == ("ada", "bob", "graded"))
+
+    with CaptureQueriesContext(connection) as first:
+        before = ada_bob_graded()
+    with CaptureQueriesContext(connection) as again:
+        assert client.get(f"/campaigns/{round_1.pk}/agreement/?kind=training&round=1").status_code == 200
+        assert client.get(f"/campaigns/{round_1.pk}/agreement.csv?kind=training&round=1").status_code == 200
+        assert ada_bob_graded() == before
+    assert grades_read(first) and not grades_read(again)
+    # Bob changes his 1 for answer 11 to ada's 2: the next request computes the new kappa.
+    bob_a1 = Assignment.objects.get(campaign=round_1, assessor__username="bob", topic__topic_id="A.1",
+                                    kind="training")
+    services.judgment_submit(assignment_pk=bob_a1.pk, item_id="11", grades=[services.GradeInput(grade="2")],
+                             user=bob_a1.assessor)
+    ada, bob = ROUND_1["ada"], {**ROUND_1["bob"], "11": "2"}
+    common = [i for i in ada if ada[i] in "0123" and bob[i] in "0123"]
+    expected = cohen_kappa_score([int(ada[i]) for i in common], [int(bob[i]) for i in common])
+    assert ada_bob_graded() == pytest.approx(expected) and expected != pytest.approx(before)
+
+
 def test_formulas_agree_per_instance(formulas, django_user_model):
     lines = ["ada\tB.1\t1\t3\t\ttraining\t1", "ada\tB.1\t2\t2\t\ttraining\t1", "ada\tB.1\t3\t0\t\ttraining\t1",
              "bob\tB.1\t1\t3\t\ttraining\t1", "bob\tB.1\t2\t3\t\ttraining\t1", "bob\tB.1\t3\t0\t\ttraining\t1"]
