@@ -371,7 +371,7 @@ def judging_page(*, user: User, assignment_pk: int, position: int) -> JudgingPag
     work) or the topic has no such item."""
     # The campaign's LLM endpoint read with it: the page asks for it (suggestions), and the next item (ordering).
     assignment = (Assignment.objects.filter(pk=assignment_pk, assessor=user)
-                  .select_related("campaign__llm_endpoint", "topic").order_by().first())  # no ordering's joins
+                  .select_related("campaign__collection", "campaign__llm_endpoint", "topic").order_by().first())
     if assignment is None:
         return None
     return judging_page_of(assignment=assignment, position=position,
