@@ -5,7 +5,7 @@ import pytest
 
 from pooling import services
 from tests.browser.test_organizer_pages import log_in
-from tests.factories import CampaignFactory
+from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -74,3 +74,24 @@ def test_screenshots_of_an_out_of_date_pool_and_a_help_page(page, live_server, o
     # The screenshots of the help page load from the site.
     assert page.evaluate("() => [...document.querySelectorAll('#help-text img')].every(i => i.naturalWidth > 0)")
     screenshot(page, "help-page.png")
+
+
+def test_the_runs_table_with_real_run_names_fits_the_campaign_page_at_1400_px(browser, live_server, organizer,
+                                                                              tmp_path):
+    # Real ARQMath participants' run names are long and have no space: the name and tag cells break them, so the
+    # campaign page does not scroll sideways (it was 1,582 px wide at 1,400).
+    campaign = CampaignFactory(name="ARQMath-1 Task 1")
+    TopicFactory(campaign=campaign, topic_id="A.1")
+    for name in ("prim_MIRMU-task1-SCM_compuBERT_math_and_text-auto-both-P",
+                 "DPRL_task1_auto_both_A3_rerank_tangent_cft_plus_bm25_fused",
+                 "TU_DBS_task1_TU_DBS_P_Ensemble_of_SciBERT_and_TF-IDF_retrieval"):
+        ingest(campaign, tmp_path, name, task1_lines("A.1", ["10", "11"], name), allow_missing=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    try:
+        log_in(page, live_server, "olga", "organizer-pass-1")
+        page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+        assert page.locator("#runs tbody tr").count() == 3
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+    finally:
+        context.close()
