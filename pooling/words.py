@@ -86,6 +86,11 @@ class CampaignWords:
         return "count" if len(self.marks) > 1 else "counts"
 
     @property
+    def marks_and(self) -> str:
+        """"System failure and Do not know": the scheme's marks by their labels ("" without marks)."""
+        return _listed([MARK_LABELS[m] for m in self.marks], "and")
+
+    @property
     def marks_either(self) -> str:
         """"System failure or Do not know": what an item without its text can be given."""
         return _listed([MARK_LABELS[m] for m in self.marks])

@@ -47,7 +47,8 @@ def test_no_arqmath_word_on_the_organizer_pages_of_a_trec_track(track, client, o
                 f"/campaigns/{campaign.pk}/pools/", f"/campaigns/{campaign.pk}/pools/topics/{topic.pk}/",
                 f"/campaigns/{campaign.pk}/topics/upload/", f"/campaigns/{campaign.pk}/leaderboard/",
                 f"/campaigns/{campaign.pk}/leaderboard/runs/{run.pk}/", f"/campaigns/{campaign.pk}/assignments/",
-                f"/campaigns/{campaign.pk}/progress/", f"/campaigns/{campaign.pk}/scheme/"):
+                f"/campaigns/{campaign.pk}/progress/", f"/campaigns/{campaign.pk}/scheme/",
+                f"/campaigns/{campaign.pk}/agreement/", f"/campaigns/{campaign.pk}/disagreements/"):
         if words := arqmath_words(text_of(client.get(url))):
             found[url] = words
     assert found == {}
