@@ -139,7 +139,7 @@ def judge_context(page: selectors.JudgingPage, errors: list[str], posted=None, *
         "post": post, "post_body": safe["post_body"], "question_title": safe["question_title"],
         "post_title": safe["post_title"],
         "answer": page.shown.answer,
-        # The evidence beside a candidate (issue 25), when the organizer turned it on; never where it came from.
+        # The evidence beside a candidate, when the organizer turned it on; never where it came from.
         "candidate_notes": pooling_selectors.candidate_notes(topic=topic, item_id=item.item_id)
         if campaign.candidate_notes and task == Campaign.Task.ANSWERS else [],
         "suspect": pooling_selectors.pool_item_suspect(item=item),

@@ -1,4 +1,4 @@
-"""The LLM co-assessor measured against people (issue 26, docs/agreement.md): each model's agreement with every
+"""The LLM co-assessor measured against people (docs/agreement.md): each model's agreement with every
 assessor and with the official qrels, its canaries' flip rate, and the items where it and the official judgment
 differ on relevance, for an organizer to send to an assessor as a check assignment.
 
@@ -154,9 +154,9 @@ def llm_agreement(*, campaign: Campaign, models: list[str] | None = None) -> lis
 
 
 def llm_agreement_rows(agreements: list[LlmAgreement]) -> list[tuple[str, ...]]:
-    """SPEC 9's agreement rows of the LLMs (kind "llm", round "-", assessor "llm:MODEL"): against the official qrels,
-    each assessor, then "mean", on the scales graded, binary, weighted (linear-weighted kappa) and alpha (ordinal
-    Krippendorff's alpha of the two)."""
+    """The agreement rows (docs/agreement.md) of the LLMs (kind "llm", round "-", assessor "llm:MODEL"): against the
+    official qrels, each assessor, then "mean", on the scales graded, binary, weighted (linear-weighted kappa) and
+    alpha (ordinal Krippendorff's alpha of the two)."""
     rows: list[tuple[str, ...]] = []
     for a in agreements:
         for pair in a.pairs:
@@ -206,7 +206,7 @@ def agreement_with_llm(*, campaign: Campaign, kind: str | None, round: int | Non
     return groups, (llm_agreement(campaign=campaign) if kind is None and round is None else [])
 
 
-# -- disagreements to people (issue 26, point 7)
+# -- disagreements to people (docs/llm.md)
 
 
 @dataclass(frozen=True)

@@ -133,11 +133,11 @@ def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
                                           key=request.POST.get("submit_key", ""),
                                           seen=seen_revision(request.POST))
     except InputError as exc:
-        conflict = isinstance(exc, services.RevisionConflict)
+        conflict = exc if isinstance(exc, services.RevisionConflict) else None
         if answer_json:
-            if isinstance(exc, services.RevisionConflict):  # the page asks which to keep (judge-outbox.js)
+            if conflict is not None:  # the page asks which to keep (judge-outbox.js)
                 return JsonResponse({"saved": False, "errors": exc.messages(),
-                                     "conflict": {"revision": exc.revision}}, status=409)
+                                     "conflict": {"revision": conflict.revision}}, status=409)
             return JsonResponse({"saved": False, "errors": exc.messages()}, status=400)
         # A refused submission: the page again, with why and with the choices made (after a conflict, with the
         # server's revision: submitting again replaces it deliberately).

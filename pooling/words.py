@@ -72,9 +72,7 @@ class CampaignWords:
     @property
     def marks_short(self) -> str:
         """"SF and DK" (ARQMath's page words), "Do not know" for a scheme with that mark only, "" without marks."""
-        if self.marks == ("SF", "DK"):
-            return "SF and DK"
-        return _listed([MARK_LABELS[m] for m in self.marks], "and")
+        return "SF and DK" if self.marks == ("SF", "DK") else self.marks_and
 
     @property
     def marks_are(self) -> str:
@@ -100,7 +98,7 @@ class CampaignWords:
         """The complete qrels' option: "System failure and Do not know as grades 5 and 6"."""
         numbers = {"SF": "5", "DK": "6"}
         grade = "grades" if len(self.marks) > 1 else "grade"
-        return (f"{_listed([MARK_LABELS[m] for m in self.marks], 'and')} as {grade} "
+        return (f"{self.marks_and} as {grade} "
                 f"{_listed([numbers[m] for m in self.marks], 'and')}")
 
     @property

@@ -333,12 +333,13 @@ def jobs_sweep() -> list[int]:
     if job_execute_task.app.conf.task_always_eager:
         return []
     waiting, unacked = _broker_jobs()
+    held = waiting | unacked
     now = timezone.now()
     due = now - timedelta(seconds=settings.JOB_RESEND_AFTER)
     sent = []
     for job in Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("pk"):
         if job.status == Job.Status.QUEUED:
-            lost = (job.sent_at or job.created_at) < due and job.pk not in waiting | unacked
+            lost = (job.sent_at or job.created_at) < due and job.pk not in held
         else:
             lost = job.pk not in waiting and job.stale
         if lost and Job.objects.filter(pk=job.pk, sent_at=job.sent_at).update(sent_at=now):

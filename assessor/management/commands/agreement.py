@@ -1,4 +1,4 @@
-"""agreement --campaign NAME [--kind training|dual|llm] [--round R] [--format json|tsv]: SPEC 9."""
+"""agreement --campaign NAME [--kind training|dual|llm] [--round R] [--format json|tsv] (docs/agreement.md)."""
 import json
 
 from assessor import llm_review, reports
