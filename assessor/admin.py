@@ -2,7 +2,7 @@
 (so that every change has its revision row), and nothing submitted may be deleted."""
 from django.contrib import admin
 
-from .models import (
+from assessor.models import (
     Assignment,
     CharacterisationAnswer,
     CharacterisationQuestion,

@@ -10,15 +10,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from assessor import budgets, selectors, services
+from assessor.forms import AheadForm, ShownForm
+from assessor.judge_page import judge_context, own_assignment
+from assessor.models import Assignment
+from assessor.stamps import shown_at, stamp_read
 from core.forms import form_values
 from ir.problems import InputError
 from pooling.models import PoolItem
-
-from . import budgets, selectors, services
-from .forms import AheadForm, ShownForm
-from .judge_page import judge_context, own_assignment
-from .models import Assignment
-from .stamps import shown_at, stamp_read
 
 # Items fetched ahead: the one Enter opens and two after it, so that an assessor can judge three with the network
 # down.

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from . import apis, characterisation_apis, dashboard_apis
+from assessor import apis, characterisation_apis, dashboard_apis
 
 router = SimpleRouter()
 router.register("assignments", apis.AssignmentViewSet, basename="assignment")

@@ -15,15 +15,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.bounds import upload_size_check
-from core.permissions import IsOrganizer
-from ir.problems import InputError
-from people.selectors import accounts_named
-from pooling.models import Campaign, PoolInstance, PoolItem
-
-from . import budgets, rounds, selectors, services, suggestions
-from .models import Assignment
-from .serializers import (
+from assessor import budgets, rounds, selectors, services, suggestions
+from assessor.models import Assignment
+from assessor.serializers import (
     AssignmentSerializer,
     AssignResultSerializer,
     AssignSerializer,
@@ -37,6 +31,11 @@ from .serializers import (
     TrainingRoundSerializer,
     assignment_of_query,
 )
+from core.bounds import upload_size_check
+from core.permissions import IsOrganizer
+from ir.problems import InputError
+from people.selectors import accounts_named
+from pooling.models import Campaign, PoolInstance, PoolItem
 
 
 class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):

@@ -11,12 +11,11 @@ from django.core.cache import cache
 from django.db.models import Count
 from django.utils import timezone
 
+from assessor.models import Assignment, ItemVisit, Judgment
+from assessor.progress import judging_time
 from ir.pools.budgets import budget_spread
 from pooling.models import Campaign, PoolItem
 from pooling.selectors import plan_seconds_per_judgment
-
-from .models import Assignment, ItemVisit, Judgment
-from .progress import judging_time
 
 # The hours budget's spread is read again at most this often (seconds): it counts every topic's relevant items and
 # the campaign's time per judgment, which the next item should not wait for on every request.

@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import User
 
+from assessor.models import Assignment, CharacterisationAnswer, CharacterisationQuestion, SampleItem
+from assessor.selectors import ItemShown, Progress, _item_shown, with_progress
 from pooling.models import Campaign, PoolItem, Run
-
-from .models import Assignment, CharacterisationAnswer, CharacterisationQuestion, SampleItem
-from .selectors import ItemShown, Progress, _item_shown, with_progress
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
-    from .selectors import _Counts
+    from assessor.selectors import _Counts
 
 
 def questions_of(campaign: Campaign) -> list[CharacterisationQuestion]:

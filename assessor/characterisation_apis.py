@@ -11,14 +11,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.permissions import IsOrganizer
-from ir.problems import InputError
-from people.selectors import accounts_named
-from pooling.models import Campaign
-
-from . import characterisation, services
-from .models import Assignment, CharacterisationAnswer, SampleItem
-from .serializers import (
+from assessor import characterisation, services
+from assessor.models import Assignment, CharacterisationAnswer, SampleItem
+from assessor.serializers import (
     CharacterisationAnswerSerializer,
     CharacterisationAssignSerializer,
     CharacteriseResultSerializer,
@@ -27,6 +22,10 @@ from .serializers import (
     QuestionAddSerializer,
     assignment_of_query,
 )
+from core.permissions import IsOrganizer
+from ir.problems import InputError
+from people.selectors import accounts_named
+from pooling.models import Campaign
 
 ASSIGNMENT = OpenApiParameter("assignment", int, description="one characterisation assignment of yours")
 

@@ -10,16 +10,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
+from assessor import characterisation, rules, selectors, services
+from assessor.forms import CharacteriseForm, QuestionForm
+from assessor.models import Assignment, CharacterisationQuestion, SampleItem
+from assessor.rendering import judging_safe_fragments, thread_url
+from assessor.views import assessor_choices, assigned, position_after, topic_holders
 from core.permissions import organizer_required
 from ir.problems import InputError
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
-
-from . import characterisation, rules, selectors, services
-from .forms import CharacteriseForm, QuestionForm
-from .models import Assignment, CharacterisationQuestion, SampleItem
-from .rendering import judging_safe_fragments, thread_url
-from .views import assessor_choices, assigned, position_after, topic_holders
 
 ANSWER = "answer-"  # the page's field of a question: answer-LABEL, yes or no
 

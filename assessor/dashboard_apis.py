@@ -6,11 +6,10 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assessor import llm_review, progress, reports
+from assessor.forms import GroupKeyForm
 from core.permissions import IsOrganizer
 from pooling.models import Campaign
-
-from . import llm_review, progress, reports
-from .forms import GroupKeyForm
 
 
 class AgreementApi(APIView):

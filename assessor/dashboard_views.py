@@ -16,6 +16,15 @@ from django.template.defaultfilters import pluralize, slugify
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from assessor import llm_review, reports, rounds
+from assessor import progress as progress_reports
+from assessor.forms import GroupKeyForm
+from assessor.models import Adjudication, TrainingRound
+from assessor.rendering import collection_safe_many
+from assessor.rendering import thread_url as _post_url
+from assessor.rules import MAX_COMMENT
+from assessor.services.adjudication import adjudication_record
+from assessor.services.checks import check_items_send
 from core.bounds import column_bounds, max_chars, upload_size_check
 from core.downloads import attachment, spreadsheet_safe
 from core.permissions import ORGANIZERS, organizer_required
@@ -24,16 +33,6 @@ from ir.grades import MARK_LABELS, Scheme
 from ir.problems import InputError
 from pooling import selectors as pooling_selectors
 from pooling.models import AnswerText, Campaign, Post, Topic
-
-from . import llm_review, reports, rounds
-from . import progress as progress_reports
-from .forms import GroupKeyForm
-from .models import Adjudication, TrainingRound
-from .rendering import collection_safe_many
-from .rendering import thread_url as _post_url
-from .rules import MAX_COMMENT
-from .services.adjudication import adjudication_record
-from .services.checks import check_items_send
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

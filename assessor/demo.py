@@ -7,9 +7,7 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from pooling.models import Campaign, PoolItem
-
-from .models import (
+from assessor.models import (
     Adjudication,
     AdjudicationRevision,
     Assignment,
@@ -18,7 +16,7 @@ from .models import (
     Judgment,
     JudgmentRevision,
 )
-from .services import (
+from assessor.services import (
     GradeInput,
     assignments_create,
     campaign_rows_delete,
@@ -26,6 +24,7 @@ from .services import (
     judgment_submit,
     questions_arqmath,
 )
+from pooling.models import Campaign, PoolItem
 
 # Items of the training round and of the dual topic the demo assessors have judged already, so that the agreement
 # dashboard, the disagreement review and the progress page have something to show.

@@ -5,15 +5,14 @@ from typing import TYPE_CHECKING
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 
+from assessor import rules
+from assessor.models import Assignment
+from assessor.services import GradeInput
 from core.bounds import column_bounds
 from core.forms import WholeNumberField, form_values
 from ir.problems import InputError
 from llm.models import LlmGrade
 from pooling.models import PoolItem
-
-from . import rules
-from .models import Assignment
-from .services import GradeInput
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

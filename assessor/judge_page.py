@@ -6,15 +6,14 @@ from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from assessor import budgets, rules, selectors, services, suggestions
+from assessor.forms import grade_formset
+from assessor.models import GRADES_NEEDING_COMMENT, Assignment, JudgmentRevision
+from assessor.rendering import judging_safe_fragments, thread_url
+from assessor.stamps import item_stamp
 from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, Scheme
 from pooling import selectors as pooling_selectors
 from pooling.models import Campaign
-
-from . import budgets, rules, selectors, services, suggestions
-from .forms import grade_formset
-from .models import GRADES_NEEDING_COMMENT, Assignment, JudgmentRevision
-from .rendering import judging_safe_fragments, thread_url
-from .stamps import item_stamp
 
 
 def _grades(scheme: Scheme, missing: bool = False) -> list[dict]:

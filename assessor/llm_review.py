@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assessor import reports
+from assessor.models import Assignment, Judgment
+from assessor.official import official_unit_grades
 from ir import agreement as ag
 from ir.grades import is_relevant
 from ir.prime import natural_key
@@ -16,10 +19,6 @@ from ir.problems import InputError
 from llm import selectors as llm_selectors
 from llm.models import LlmGrade
 from pooling.models import Campaign
-
-from . import reports
-from .models import Assignment, Judgment
-from .official import official_unit_grades
 
 LLM = "llm"
 OFFICIAL_QRELS = "qrels:official"  # the official qrels' column beside assessors (no username holds a colon)

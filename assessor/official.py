@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 from django.db.models import Max, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
+from assessor.models import Adjudication, Assignment, Judgment
 from pooling.models import Campaign
-
-from .models import Adjudication, Assignment, Judgment
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

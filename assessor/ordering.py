@@ -8,13 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
+from assessor.models import Assignment, ItemVisit, Judgment
 from ir import grades
 from ir.pools.adaptive import next_items
 from llm import selectors as llm_selectors
 from llm.models import Mode
 from pooling.models import Campaign, PoolItem
-
-from .models import Assignment, ItemVisit, Judgment
 
 
 def demoted_items(*, campaign: Campaign, topic_id: int) -> set[str]:

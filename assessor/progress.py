@@ -11,13 +11,12 @@ from django.db.models import Avg, Count, F, IntegerField, Max, OuterRef, Q, Quer
 from django.db.models.functions import Coalesce, Least, TruncDate
 from django.utils import timezone
 
+from assessor.models import Assignment, ItemVisit, Judgment
+from assessor.selectors import campaign_assignments
+from assessor.services import MAX_ACTIVE_SECONDS
 from core.aggregates import Epoch, Median, Seconds
 from ir.pools.stopping import TopicStopping, topic_stopping
 from pooling.models import Campaign, JudgingOrder, PoolItem
-
-from .models import Assignment, ItemVisit, Judgment
-from .selectors import campaign_assignments
-from .services import MAX_ACTIVE_SECONDS
 
 
 @dataclass

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, Sum
 
+from assessor.models import GRADE_VALUES, Adjudication, Assignment, GoldJudgment, Judgment, TrainingRound
 from ir import agreement as ag
 from ir.pools.ids import id_order_key
 from ir.problems import InputError
 from pooling.models import Campaign, PoolInstance, PoolItem
 from pooling.selectors import pool_stamp
-
-from .models import GRADE_VALUES, Adjudication, Assignment, GoldJudgment, Judgment, TrainingRound
 
 TRAINING = Assignment.Kind.TRAINING.value
 DUAL = Assignment.Kind.DUAL.value

@@ -10,13 +10,12 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
+from assessor.models import Assignment, GoldJudgment, TrainingRound
+from assessor.selectors import campaign_assignments
+from assessor.services import AssignResult, assignments_create
 from ir.formats.qrels import read_qrels
 from ir.problems import InputError, Problems
 from pooling.models import Campaign, Topic
-
-from .models import Assignment, GoldJudgment, TrainingRound
-from .selectors import campaign_assignments
-from .services import AssignResult, assignments_create
 
 GOLD_GRADES = range(0, 4)
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from assessor.models import GRADES_NEEDING_COMMENT, Assignment, CharacterisationQuestion, Grade
 from ir.grades import Scheme
 from ir.problems import InputError
-
-from .models import GRADES_NEEDING_COMMENT, Assignment, CharacterisationQuestion, Grade
 
 MAX_COMMENT = 5000
 ROUND_MAX = 2**31 - 1  # Assignment.round's column

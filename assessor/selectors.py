@@ -10,12 +10,19 @@ from django.contrib.auth.models import User
 from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce, Now
 
+from assessor import ordering
+from assessor.models import (
+    Assignment,
+    BrowserSubmit,
+    CharacterisationAnswer,
+    CheckItem,
+    ItemVisit,
+    Judgment,
+    SampleItem,
+)
 from core.permissions import is_organizer
 from pooling.models import AnswerText, Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Topic
 from pooling.selectors import posts_not_in_collection
-
-from . import ordering
-from .models import Assignment, BrowserSubmit, CharacterisationAnswer, CheckItem, ItemVisit, Judgment, SampleItem
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations

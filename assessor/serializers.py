@@ -1,10 +1,9 @@
 """API shapes of the assessor's own work, and of the organizer's assigning (assignments, training rounds)."""
 from rest_framework import serializers
 
+from assessor.models import Assignment, CharacterisationAnswer, Judgment, JudgmentRevision, TrainingRound
 from core.bounds import column_bounds
 from llm.models import LlmGrade
-
-from .models import Assignment, CharacterisationAnswer, Judgment, JudgmentRevision, TrainingRound
 
 
 class AssignmentSerializer(serializers.ModelSerializer):

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from assessor.models import Assignment
 from ir.problems import InputError
 from llm import selectors as llm_selectors
 from llm.models import LlmGrade, Mode
 from pooling.models import Campaign, Topic
-
-from .models import Assignment
 
 
 def suggestions_shown(*, campaign: Campaign, topic: Topic, item_ids: Iterable[str],

@@ -1,7 +1,7 @@
 """Celery tasks of the judging app: each takes primary keys and calls one service."""
 from celery import shared_task
 
-from .services.judging_cache import judging_cache_warm
+from assessor.services.judging_cache import judging_cache_warm
 
 
 @shared_task(acks_late=True)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import ahead_views, characterisation_views, dashboard_views, views
+from assessor import ahead_views, characterisation_views, dashboard_views, views
 
 app_name = "assessor"
 urlpatterns = [

@@ -14,14 +14,8 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.permissions import ORGANIZERS, organizer_required
-from ir.problems import InputError
-from people import services as people_services
-from people.pages import password_once
-from pooling.models import Campaign, Collection, PoolItem, Topic
-
-from . import budgets, selectors, services
-from .forms import (
+from assessor import budgets, selectors, services
+from assessor.forms import (
     AssessorCreateForm,
     AssignForm,
     BrowserSubmitForm,
@@ -30,9 +24,14 @@ from .forms import (
     grades_posted,
     seen_revision,
 )
-from .judge_page import history_context, judge_context, own_assignment, progress_shown
-from .models import Assignment
-from .rendering import collection_safe
+from assessor.judge_page import history_context, judge_context, own_assignment, progress_shown
+from assessor.models import Assignment
+from assessor.rendering import collection_safe
+from core.permissions import ORGANIZERS, organizer_required
+from ir.problems import InputError
+from people import services as people_services
+from people.pages import password_once
+from pooling.models import Campaign, Collection, PoolItem, Topic
 
 
 @login_required

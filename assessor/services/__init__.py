@@ -2,7 +2,7 @@
 submits with their revisions), characterisation (questions, samples, yes/no answers), imports (import_judgments),
 pools (every build or change of a campaign's pools, and its delete, told what is judged), topics (deleting a topic
 nothing is judged on)."""
-from .assignments import (
+from assessor.services.assignments import (
     AssignResult,
     assignment_withdraw,
     assignments_balance,
@@ -11,16 +11,16 @@ from .assignments import (
     characterisation_assign,
     topic_close,
 )
-from .characterisation import (
+from assessor.services.characterisation import (
     ARQMATH_QUESTIONS,
     characterisation_submit,
     question_add,
     question_delete,
     questions_arqmath,
 )
-from .imports import ImportResult, judgments_import
-from .judging_cache import judging_cache_warm
-from .judgments import (
+from assessor.services.imports import ImportResult, judgments_import
+from assessor.services.judging_cache import judging_cache_warm
+from assessor.services.judgments import (
     MAX_ACTIVE_SECONDS,
     GradeInput,
     RevisionConflict,
@@ -34,9 +34,16 @@ from .judgments import (
     judgment_submit,
     visits_recount,
 )
-from .outbox import browser_submit_heard
-from .pools import campaign_delete, campaign_delete_start, campaign_update, pools_rebuild, run_delete, run_replace
-from .topics import topic_delete
+from assessor.services.outbox import browser_submit_heard
+from assessor.services.pools import (
+    campaign_delete,
+    campaign_delete_start,
+    campaign_update,
+    pools_rebuild,
+    run_delete,
+    run_replace,
+)
+from assessor.services.topics import topic_delete
 
 __all__ = [
     "ARQMATH_QUESTIONS",

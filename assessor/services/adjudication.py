@@ -8,11 +8,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assessor import reports, rules
+from assessor.models import Adjudication, AdjudicationRevision, Judgment
 from ir.problems import InputError
 from pooling.models import Campaign, Topic
-
-from .. import reports, rules
-from ..models import Adjudication, AdjudicationRevision, Judgment
 
 
 @dataclass(frozen=True)

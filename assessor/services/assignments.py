@@ -11,11 +11,8 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ir.problems import InputError, Problems
-from pooling.models import Campaign, Topic
-
-from .. import balancing, rules
-from ..models import (
+from assessor import balancing, rules
+from assessor.models import (
     Assignment,
     CharacterisationAnswer,
     CharacterisationQuestion,
@@ -25,8 +22,10 @@ from ..models import (
     SampleItem,
     TrainingRound,
 )
-from ..tasks import judging_cache_warm_task
-from .characterisation import sample_plan, samples_create
+from assessor.services.characterisation import sample_plan, samples_create
+from assessor.tasks import judging_cache_warm_task
+from ir.problems import InputError, Problems
+from pooling.models import Campaign, Topic
 
 log = logging.getLogger(__name__)
 

@@ -10,18 +10,17 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from ir.problems import InputError
-from pooling.models import Campaign, PoolItem, Topic
-
-from .. import rules
-from ..models import (
+from assessor import rules
+from assessor.models import (
     Assignment,
     CharacterisationAnswer,
     CharacterisationQuestion,
     CharacterisationRevision,
     SampleItem,
 )
-from .judgments import SubmitResult
+from assessor.services.judgments import SubmitResult
+from ir.problems import InputError
+from pooling.models import Campaign, PoolItem, Topic
 
 # ARQMath-3's two questions, in its tables' order (MG, UI): what "Add ARQMath's questions" adds.
 ARQMATH_QUESTIONS = (

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from assessor.models import Assignment, CheckItem
+from assessor.services.assignments import _campaign_topics, _pairs_create
 from ir.problems import InputError, Problems
 from pooling.models import Campaign, PoolItem
-
-from ..models import Assignment, CheckItem
-from .assignments import _campaign_topics, _pairs_create
 
 
 @dataclass(frozen=True)

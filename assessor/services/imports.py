@@ -16,6 +16,10 @@ from django.db import connection, transaction
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
+from assessor import rules, selectors
+from assessor.models import Assignment, ItemVisit, Judgment
+from assessor.services.assignments import _pairs_create
+from assessor.services.judgments import BATCH, CLOSED, NewJudgment, judged_complete, judgments_save
 from ir.formats.judgments_tsv import (
     QRELS,
     JudgmentRecord,
@@ -30,11 +34,6 @@ from people.services import username_valid as _valid_username
 from pooling.bulk import NULL, bulk_insert, copy_text, insert_rows
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 from pooling.services import pool_items_add
-
-from .. import rules, selectors
-from ..models import Assignment, ItemVisit, Judgment
-from .assignments import _pairs_create
-from .judgments import BATCH, CLOSED, NewJudgment, judged_complete, judgments_save
 
 # What the organizer chooses for lines of items outside the pools, and for official lines of a topic another
 # assessor holds officially already: the file is refused (saying so), or those lines are skipped, or added to the

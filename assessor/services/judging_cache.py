@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from assessor import rendering, selectors
 from pooling.models import Topic
-
-from .. import rendering, selectors
 
 log = logging.getLogger(__name__)
 

@@ -15,13 +15,12 @@ from django.db.models import Expression, F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from assessor import rules, selectors, suggestions
+from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 from ir.grades import Scheme
 from ir.problems import InputError
 from pooling.bulk import bulk_insert, copy_text
 from pooling.models import Campaign, PoolInstance, PoolItem
-
-from .. import rules, selectors, suggestions
-from ..models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 
 # Longest active time one submission may report: a page left open over a weekend is not a day of work.
 MAX_ACTIVE_SECONDS = 4 * 3600

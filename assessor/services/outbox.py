@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from ..models import BrowserSubmit
+from assessor.models import BrowserSubmit
 
 
 def browser_submit_heard(*, user: User, browser: str, number: int) -> None:

@@ -13,14 +13,13 @@ from typing import Unpack
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from assessor.selectors import judged_items_of_campaign
+from assessor.services.assignments import campaign_rows_delete
+from assessor.services.judgments import visits_recount
 from ir.grades import Scheme
 from pooling import services as pooling
 from pooling.models import Campaign, Run
 from pooling.services.common import Progress
-
-from ..selectors import judged_items_of_campaign
-from .assignments import campaign_rows_delete
-from .judgments import visits_recount
 
 
 def _judged_locked(campaign: Campaign) -> pooling.JudgedItems:

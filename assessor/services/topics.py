@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from assessor.models import Assignment, SampleItem
+from assessor.selectors import judged_items_of_campaign, topic_work
 from ir.problems import InputError
 from pooling import services as pooling
 from pooling.models import Campaign, Topic
-
-from ..models import Assignment, SampleItem
-from ..selectors import judged_items_of_campaign, topic_work
 
 
 @transaction.atomic
