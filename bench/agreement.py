@@ -38,7 +38,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def campaign_shape(campaign) -> tuple[int, int, int]:
-    from assessor.models import Assignment
+    from judging.models import Assignment
     from pooling.models import PoolItem
 
     assessors = Assignment.objects.filter(campaign=campaign, kind="training", round=1).values("assessor").distinct()
@@ -48,7 +48,8 @@ def campaign_shape(campaign) -> tuple[int, int, int]:
 
 
 def drop_campaign(campaign) -> None:
-    from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision, TrainingRound
+    from agreement.models import TrainingRound
+    from judging.models import Assignment, ItemVisit, Judgment, JudgmentRevision
 
     JudgmentRevision.objects.filter(judgment__assignment__campaign=campaign).delete()
     Judgment.objects.filter(assignment__campaign=campaign).delete()
@@ -68,8 +69,8 @@ def build(args: argparse.Namespace):
     from django.db import transaction
     from django.utils import timezone
 
-    from assessor.models import Assignment, ItemVisit, Judgment
-    from assessor.rounds import training_round_create
+    from agreement.rounds import training_round_create
+    from judging.models import Assignment, ItemVisit, Judgment
     from pooling.models import Campaign, Collection, PoolItem, Post, Topic
 
     existing = Campaign.objects.filter(name=CAMPAIGN).first()

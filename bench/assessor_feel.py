@@ -44,8 +44,9 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import harness
-import judging as bench_judging  # run_jobs_here: the warm-up jobs in this process
 from harness import note
+
+import judging as bench_judging  # run_jobs_here: the warm-up jobs in this process
 
 GOALS_MS = {"Task 1": 100.0, "Task 2": 150.0}
 ASSESSOR = "assessor1"                    # the demo's: official Task 1 topics A.301 (24 judged) and A.302, Task 2 B.301
@@ -140,14 +141,14 @@ def load_demo(work: Path) -> str:
 
 
 def assignment_pk(topic_id: str) -> int:
-    from assessor.models import Assignment
+    from judging.models import Assignment
 
     return Assignment.objects.get(assessor__username=ASSESSOR, topic__topic_id=topic_id, kind="official").pk
 
 
 def judged(pk: int) -> tuple[int, int]:
     """The assignment's judged items and judgments (a formula's judgments are one per instance)."""
-    from assessor.models import Judgment
+    from judging.models import Judgment
 
     rows = Judgment.objects.filter(assignment_id=pk)
     return rows.values("item_id").distinct().count(), rows.count()

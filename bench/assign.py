@@ -69,8 +69,8 @@ def main(argv: list[str]) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from assessor import rendering, services
-    from assessor.models import Assignment
+    from judging import rendering, services
+    from judging.models import Assignment
 
     campaign = campaign_of(args.topics, args.pool)
     users = [User.objects.get_or_create(username=f"benchassign{n:02d}")[0] for n in range(args.assessors)]

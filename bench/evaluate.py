@@ -133,7 +133,7 @@ def campaign_setup(args: argparse.Namespace, qrels: dict[str, dict[str, int]], r
     from django.db import transaction
     from django.utils import timezone
 
-    from assessor.models import Assignment, Judgment
+    from judging.models import Assignment, Judgment
     from pooling.models import Campaign, Run, Topic
     from pooling.services import campaign_create, run_ingest
 

@@ -121,7 +121,7 @@ def bench_users(count: int) -> list:
 
 def free_topics(campaign, users: list) -> list:
     """The campaign's topics that nobody but the benchmark's assessors is assigned, in topic-file order."""
-    from assessor.models import Assignment
+    from judging.models import Assignment
 
     taken = (Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
              .exclude(assessor__in=users).values("topic"))
@@ -134,8 +134,8 @@ def reset_and_assign(campaign, users: list, topics: list) -> dict[int, list[int]
     user pk -> assignment pks in topic order."""
     from django.contrib.auth import get_user_model
 
-    from assessor import services
-    from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision
+    from judging import services
+    from judging.models import Assignment, ItemVisit, Judgment, JudgmentRevision
 
     everyone = get_user_model().objects.filter(username__startswith=USERNAME.split("{")[0])
     JudgmentRevision.objects.filter(judgment__assignment__assessor__in=everyone).delete()
@@ -150,7 +150,7 @@ def reset_and_assign(campaign, users: list, topics: list) -> dict[int, list[int]
 
 
 def judged_counts(users: list) -> dict[str, int]:
-    from assessor.models import ItemVisit, Judgment, JudgmentRevision
+    from judging.models import ItemVisit, Judgment, JudgmentRevision
 
     return {"judgments": Judgment.objects.filter(assignment__assessor__in=users).count(),
             "revisions": JudgmentRevision.objects.filter(judgment__assignment__assessor__in=users).count(),
@@ -179,7 +179,7 @@ def assign_level(campaign, users: list, topics: list, *, cold: bool) -> tuple[di
     """A clean cache, then the level's assignments with their warm-up job; cleared again if `cold`. Returns the
     assignments and what the warm-up did: its seconds (assignments included) and the fragments a second warm-up
     still finds missing (0: the job covered every page)."""
-    from assessor import services
+    from judging import services
 
     clear_cache()
     start = time.perf_counter()

@@ -78,7 +78,7 @@ def reset(campaign) -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from assessor.models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
+    from judging.models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 
     with transaction.atomic():
         JudgmentRevision.objects.filter(judgment__assignment__campaign=campaign).delete()
@@ -154,7 +154,7 @@ def main(argv: list[str]) -> None:
     harness.setup_django()
     only_ours = partial(harness.only_campaign, CAMPAIGN)
     harness.database_of_our_own("bench/judgments_import.py", only_ours, f"deletes what campaign {CAMPAIGN} holds")
-    from assessor.services import judgments_import
+    from judging.services import judgments_import
     from pooling.services import run_ingest
 
     facts = harness.machine_facts("shared_buffers", "synchronous_commit", code=("assessor", "pooling", "ir"))

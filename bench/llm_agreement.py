@@ -11,8 +11,9 @@ import os
 import sys
 from io import StringIO
 
-import agreement as agreement_bench
 import harness
+
+import agreement as agreement_bench
 
 MODEL = "bench-llm"
 

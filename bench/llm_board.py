@@ -14,8 +14,9 @@ import random
 import sys
 
 import harness
-import judging
 from harness import note
+
+import judging
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_llm_board"
 MODEL = "bench-judge"
@@ -24,9 +25,9 @@ MODEL = "bench-judge"
 def judge_pool(campaign) -> None:
     """Official judgments for every pool item of the topics the demo left unjudged (made up, seeded), once: the
     people's qrels then hold every topic, as the LLM's do, and the two scorings do the same work."""
-    from assessor.models import Assignment
-    from assessor.services import judgments_import
     from evaluation.selectors import campaign_qrels
+    from judging.models import Assignment
+    from judging.services import judgments_import
 
     judged = set(campaign_qrels(campaign=campaign))
     assessors = dict(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL, withdrawn_at=None)

@@ -31,7 +31,7 @@ def campaign_of(pool: int, runs: int, depth: int, judged: int):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from assessor.models import Assignment, ItemVisit, Judgment
+    from judging.models import Assignment, ItemVisit, Judgment
     from pooling.models import Campaign, PoolItem, Topic
 
     shape = {"pool": pool, "runs": runs, "depth": depth, "judged": judged}
@@ -110,8 +110,8 @@ def main(argv: list[str]) -> None:
     harness.ensure_database(only_ours=lambda: harness.only_campaign(CAMPAIGN))
     from django.test import Client
 
-    from assessor import selectors
-    from assessor.models import Assignment
+    from judging import selectors
+    from judging.models import Assignment
 
     campaign, assignment = campaign_of(args.pool, args.runs, args.depth, args.judged)
     client = Client(SERVER_NAME="127.0.0.1")

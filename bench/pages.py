@@ -89,7 +89,7 @@ def users():
 
 def build(size: Size, args: argparse.Namespace, organizer, assessors):
     """The campaign of `size`, reused when a complete one exists (it has judgments)."""
-    from assessor.models import Judgment
+    from judging.models import Judgment
     from pooling.models import Campaign
 
     campaign = Campaign.objects.filter(name=size.name).first()
@@ -98,8 +98,8 @@ def build(size: Size, args: argparse.Namespace, organizer, assessors):
     if campaign is not None:
         sys.exit(f"{size.name} was left half-built by an interrupted run: drop the database {DEFAULT_DATABASE_URL} "
                  "and run again")
-    from assessor.rounds import training_round_create
-    from assessor.services import judgments_import, pools_rebuild
+    from agreement.rounds import training_round_create
+    from judging.services import judgments_import, pools_rebuild
     from pooling.models import PoolItem
     from pooling.services import campaign_create, collection_ingest, run_ingest, topics_ingest
 
@@ -164,7 +164,7 @@ def visits_timed(campaign) -> None:
 
 
 def shape(campaign) -> dict[str, int]:
-    from assessor.models import ItemVisit, Judgment
+    from judging.models import ItemVisit, Judgment
     from pooling.models import PoolItem, Post, RunEntry
 
     return {"runs": campaign.runs.count(), "topics": campaign.topics.count(),
@@ -179,7 +179,7 @@ def shape(campaign) -> dict[str, int]:
 
 def pages(campaign, assessors) -> list[tuple[str, str, str, bool]]:
     """(label, path, who: organizer or assessor, download: timed to its first byte)."""
-    from assessor.models import Assignment
+    from judging.models import Assignment
     from pooling.models import PoolItem
 
     pk = campaign.pk
@@ -249,7 +249,7 @@ class Revising:
     last scores, "updating" (evaluation/snapshots.py)."""
 
     def __init__(self, campaign, assessor) -> None:
-        from assessor.models import Assignment, Judgment
+        from judging.models import Assignment, Judgment
 
         self.assessor = assessor
         self.assignment = (Assignment.objects.filter(campaign=campaign, kind="official", assessor=assessor)
@@ -259,7 +259,7 @@ class Revising:
         self.turn = 0
 
     def __call__(self) -> None:
-        from assessor.services import GradeInput, judgment_submit
+        from judging.services import GradeInput, judgment_submit
 
         item_id, grade = self.judged[self.turn % len(self.judged)]
         flipped = "1" if grade == "0" else "0"

@@ -90,7 +90,7 @@ def users(password: str):
 
 def build(args, organizer, assessors):
     """The campaign, reused when a complete one exists (it has judgments)."""
-    from assessor.models import Judgment
+    from judging.models import Judgment
     from pooling.models import Campaign
 
     campaign = Campaign.objects.filter(name=CAMPAIGN).first()
@@ -98,8 +98,8 @@ def build(args, organizer, assessors):
         return campaign
     if campaign is not None:
         sys.exit(f"{CAMPAIGN} was left half-built by an interrupted run: drop its database and run again")
-    from assessor.rounds import training_round_create
-    from assessor.services import judgments_import, pools_rebuild
+    from agreement.rounds import training_round_create
+    from judging.services import judgments_import, pools_rebuild
     from pooling.models import PoolItem
     from pooling.services import campaign_create, collection_ingest, run_ingest, topics_ingest
 

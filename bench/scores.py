@@ -26,8 +26,9 @@ import sys
 import time
 
 import harness
-import judging
 from harness import note
+
+import judging
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/assess_bench_scores"
 
@@ -71,13 +72,13 @@ def main(argv: list[str]) -> int:
     from django.test import Client
     from django.urls import reverse
 
-    from assessor.services import judgments_import
     from evaluation import snapshots
     from evaluation.services import evaluate_campaign
+    from judging.services import judgments_import
 
     client = Client(SERVER_NAME="127.0.0.1")
     if options.campaign:
-        from assessor.models import Assignment
+        from judging.models import Assignment
         from pooling.models import Campaign
 
         campaign = Campaign.objects.get(name=options.campaign)

@@ -1,4 +1,4 @@
 """Project configuration; loads the Celery app so shared tasks bind to it."""
-from .celery_app import app as celery_app
+from config.celery_app import app as celery_app
 
 __all__ = ("celery_app",)

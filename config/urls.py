@@ -2,11 +2,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView
 
 from core.api import not_found
-from people import views as people_views
-from people.apis import TokenObtainApi
 from workflow import views as workflow_views
 
 urlpatterns = [
@@ -18,18 +15,14 @@ urlpatterns = [
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("", include("people.urls")),
     path("", include("workflow.urls")),
-    path("", include("assessor.urls")),
+    path("", include("judging.urls")),
+    path("", include("agreement.urls")),
+    path("", include("characterisation.urls")),
     path("", include("evaluation.urls")),
     path("", include("workflow.llm_urls")),  # the LLM page lists jobs as workflow does: it lives above llm
     path("help/", include("core.urls")),
     path("admin/", admin.site.urls),
-    path("api/", include("workflow.api_urls")),
-    path("api/", include("assessor.api_urls")),
-    path("api/", include("evaluation.api_urls")),
-    path("api/", include("llm.api_urls")),
-    path("api/token/", TokenObtainApi.as_view(), name="api-token"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", people_views.api_docs, name="api-docs"),
+    path("api/", include("config.api_urls")),  # the one API router
     # Last: an /api/ address that nothing above takes (a malformed id, say) is a JSON 404, as the schema says. Only
     # addresses ending in a slash, so that APPEND_SLASH still redirects /api/campaigns to /api/campaigns/.
     re_path(r"^api/[\s\S]*/$", not_found),  # [\s\S], not ".": a segment holding a newline is still under /api/

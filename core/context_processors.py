@@ -3,7 +3,7 @@ import time
 
 from django.utils.functional import SimpleLazyObject
 
-from .permissions import is_organizer
+from core.permissions import is_organizer
 
 # The navigation's organizer flag is kept in the session for this long: one auth_group query per user every few
 # minutes instead of one on every page. It only picks the links shown; every organizer page and endpoint checks

@@ -39,11 +39,11 @@ HELP_PAGES: dict[str, str] = {
 
 # The help page of each view (url namespace:name, or the namespace alone), for the Help link in the top bar.
 HELP_FOR_VIEW: dict[str, str] = {
-    "pooling:run_upload": "formats", "pooling:topics_upload": "formats", "pooling:run_fuse": "evaluation",
-    "pooling:judgments_upload": "formats", "pooling:collections": "formats",
+    "workflow:run_upload": "formats", "workflow:topics_upload": "formats", "workflow:run_fuse": "evaluation",
+    "workflow:judgments_upload": "formats", "workflow:collections": "formats",
     "pooling": "pooling",
-    "assessor:progress": "agreement", "assessor:agreement": "agreement", "assessor:training_rounds": "agreement",
-    "assessor:disagreements": "agreement",
+    "agreement:progress": "agreement", "agreement:agreement": "agreement", "agreement:training_rounds": "agreement",
+    "agreement:disagreements": "agreement",
     "assessor": "judging",
     "evaluation:reusability": "analysis", "evaluation:topic_info": "analysis",
     "evaluation": "evaluation",
@@ -65,7 +65,7 @@ def docs_dir() -> Path:
 
 
 def help_page_for(view_name: str | None) -> str | None:
-    """The help page of a view, by its full url name ("pooling:pools") or its namespace; None when none helps."""
+    """The help page of a view, by its full url name ("workflow:pools") or its namespace; None when none helps."""
     if not view_name:
         return None
     return HELP_FOR_VIEW.get(view_name) or HELP_FOR_VIEW.get(view_name.split(":", 1)[0])

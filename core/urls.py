@@ -1,7 +1,7 @@
 """The help pages (core/help.py): docs/*.md of a fixed list, rendered, and their screenshots."""
 from django.urls import path
 
-from . import help as views
+from core import help as views
 
 app_name = "help"
 urlpatterns = [

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from evaluation.services import Evaluation
 from ir import statistics as analysis
 from ir.formats.topic_info import TopicInfo
 from ir.prime import UNJUDGED
 from ir.statistics import Comparison, Values
-
-from .services import Evaluation
 
 
 def analysed_measures(evaluation: Evaluation) -> list[str]:

@@ -10,14 +10,13 @@ from core.downloads import attachment, spreadsheet_safe
 from core.errors import bad_request_page
 from core.forms import form_values
 from core.permissions import organizer_required
+from evaluation import report
+from evaluation.forms import DepthForm
+from evaluation.snapshots import reusability_scores
+from evaluation.views import computing_response
 from ir.problems import InputError
 from ir.statistics import reusability_lines
 from pooling.models import Campaign
-
-from . import report
-from .forms import DepthForm
-from .snapshots import reusability_scores
-from .views import computing_response
 
 
 @organizer_required

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluation.services import raise_problems
 from ir.formats.qrels import qrels_by_topic
 from ir.formats.task3_answer_ids import AnswerIds, read_answer_ids, read_teams
 from ir.formats.task3_answers import AnswerRow, read_answers
@@ -23,8 +24,6 @@ from ir.task3_measures import (
     hf_tokenizer,
     latex_tokens,
 )
-
-from .services import raise_problems
 
 
 @dataclass

@@ -14,10 +14,15 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assessor.characterisation import characterisation_report
+from characterisation.selectors import characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from core.forms import form_values
+from evaluation import board, llm_board, selectors, services, snapshots, topic_info
+from evaluation.characterisation import characterisation_lines
+from evaluation.forms import MinRelevantForm
+from evaluation.snapshots import Snapshot
+from evaluation.views import COMPUTING, RETRY_SECONDS, scores_table
 from ir.prime import MEASURES, REPORTED, finite, score_lines
 from ir.problems import InputError
 from ir.qrels import QrelsSummary
@@ -25,12 +30,6 @@ from ir.rankings import RankCorrelation
 from ir.statistics import Comparison
 from ir.task3_measures import TASK3_REPORTED
 from pooling.models import Campaign
-
-from . import board, llm_board, selectors, services, snapshots, topic_info
-from .characterisation import characterisation_lines
-from .forms import MinRelevantForm
-from .snapshots import Snapshot
-from .views import COMPUTING, RETRY_SECONDS, scores_table
 
 
 class QrelsApi(APIView):

@@ -9,15 +9,13 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from evaluation import analysis_services
+from evaluation import analysis_services, selectors
+from evaluation.services import LEADERBOARD_SECONDS, Evaluation
 from ir import statistics as analysis
 from ir.formats.topic_info import TopicInfo, has_column
 from ir.prime import MEASURES, finite, format_value
 from ir.problems import InputError
 from ir.statistics import Comparison
-
-from . import selectors
-from .services import LEADERBOARD_SECONDS, Evaluation
 
 ALPHA = 0.05  # a difference is marked significant when Holm's p of the randomization test is below it
 

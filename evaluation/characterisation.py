@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from assessor.characterisation import CharacterisationReport
+from characterisation.selectors import CharacterisationReport
 from ir.prime import MEAN, format_value
 
 PREFIX = "char:"  # the measure column: char:MG, char:UI

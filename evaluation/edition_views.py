@@ -10,11 +10,10 @@ from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
 from core.words import counted
+from evaluation.editions import edition_add
+from evaluation.models import EditionQrels
 from ir.problems import InputError
 from pooling.models import Campaign
-
-from .editions import edition_add
-from .models import EditionQrels
 
 
 class EditionForm(forms.Form):

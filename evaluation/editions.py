@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.downloads import spreadsheet_safe
+
+# The module, not its names: report imports the leaderboard's snapshots, which import this module.
+from evaluation import analysis_services, report, selectors, services
+from evaluation.models import EditionQrels
 from ir import statistics as analysis
 from ir.formats.qrels import qrels_by_topic
 from ir.grades import RELEVANCE_LEVEL
@@ -26,10 +30,6 @@ from ir.prime import (
 )
 from ir.problems import InputError, Problems
 from pooling.models import Campaign, Run
-
-# The module, not its names: report imports the leaderboard's snapshots, which import this module.
-from . import analysis_services, report, selectors, services
-from .models import EditionQrels
 
 
 @dataclass

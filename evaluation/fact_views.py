@@ -9,15 +9,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
+from evaluation.models import CampaignTopicInfo
+from evaluation.topic_info import topic_info_ingest
 from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import natural_key
 from ir.problems import InputError
 from pooling import services as pooling_services
 from pooling.forms import RunFactsForm
 from pooling.models import Campaign, Run
-
-from .models import CampaignTopicInfo
-from .topic_info import topic_info_ingest
 
 
 @organizer_required
@@ -37,7 +36,7 @@ def run_facts(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
             messages.success(request, f"The facts of run {run.name} were saved.")
             if run.alternate != was_alternate and pooling_services.pools_built(campaign=run.campaign):
                 messages.info(request, f"Run {run.name} is now {run.kind}: rebuild the pools to pool it so.")
-            return redirect("pooling:campaign", pk=pk)
+            return redirect("workflow:campaign", pk=pk)
     return render(request, "evaluation/run_facts.html", {"campaign": run.campaign, "run": run, "form": form},
                   status=400 if form.errors else 200)
 

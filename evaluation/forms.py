@@ -1,8 +1,8 @@
 """The query strings of the evaluation pages and API, read by Django forms (core.forms.form_values)."""
 from django import forms
 
-from assessor.forms import GroupKeyForm
 from core.bounds import column_bounds
+from judging.forms import GroupKeyForm
 from pooling.models import Campaign
 
 

@@ -13,13 +13,12 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
+from evaluation import services
 from ir.prime import MEASURES, Qrels, RunScores
 from ir.rankings import RankCorrelation, rank_correlation
 from llm import selectors as llm_selectors
 from llm.models import Endpoint, LlmGrade
 from pooling.models import Campaign, Run
-
-from . import services
 
 NO_ENDPOINT = "the campaign has no LLM endpoint: set one on its LLM page to compare the judge's ranking"
 

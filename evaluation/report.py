@@ -13,18 +13,17 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from assessor.characterisation import characterisation_report
-from assessor.models import Assignment, ItemVisit
-from assessor.progress import ProgressRow, progress_report, visit_timing
+from judging.progress import ProgressRow, progress_report, visit_timing
+from characterisation.selectors import characterisation_report
 from core.downloads import spreadsheet_safe
+from evaluation import analysis_services, editions, selectors, services, snapshots
+from evaluation.board import ALPHA
+from evaluation.reusability import run_team
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
+from judging.models import Assignment, ItemVisit
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
-
-from . import analysis_services, editions, selectors, services, snapshots
-from .board import ALPHA
-from .reusability import run_team
 
 FORMATS = ("latex", "csv")
 TABLES = ("results", "assessment", "both")

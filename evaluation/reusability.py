@@ -9,14 +9,13 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 
+from evaluation import selectors, services, task3
 from ir.formats.task3_answer_ids import read_teams
 from ir.formats.textio import open_binary
 from ir.prime import trec_order
 from ir.problems import InputError, Problems
 from ir.statistics import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
 from pooling.models import Campaign, Run
-
-from . import selectors, services, task3
 
 
 @dataclass

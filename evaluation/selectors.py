@@ -9,14 +9,15 @@ from operator import itemgetter
 
 from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
-from assessor.models import GRADE_VALUES, Adjudication, Assignment
+from agreement.models import Adjudication
 
 # Which grade of a unit is official is assessor's rule (the LLM's agreement with the official qrels reads it too).
-from assessor.official import official_adjudications, official_judgments, official_stamp_columns
-from assessor.official import official_overrides as _official_overrides
-from assessor.official import unit_grades as _unit_grades
+from agreement.official import official_adjudications, official_judgments, official_stamp_columns
+from agreement.official import official_overrides as _official_overrides
+from agreement.official import unit_grades as _unit_grades
 from ir.grades import MARK_NUMBERS, is_relevant
 from ir.prime import TOP, Qrels, natural_key
+from judging.models import GRADE_VALUES, Assignment
 from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 
-from assessor import reports as assessor_reports
+from agreement import reports as assessor_reports
 from evaluation import selectors, task3
 from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import qrels_by_topic

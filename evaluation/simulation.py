@@ -11,6 +11,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from evaluation import selectors, services
+from evaluation.reusability import ranked, ranked_runs
 from ir.formats.runs import TREC, RunSummary, run_name
 from ir.pools.adaptive import POLICIES, WARM_UP
 from ir.pools.posts import pooling_order
@@ -20,9 +22,6 @@ from ir.problems import InputError, Problems
 from ir.statistics import RankedRun
 from pooling.models import Campaign
 from pooling.ranking import top_entries
-
-from . import selectors, services
-from .reusability import ranked, ranked_runs
 
 
 def check_simulation(*, depth: int, policies: Sequence[str], relevance_level: int, warm_up: int, min_depth: int,

@@ -18,14 +18,13 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from evaluation import editions, fusion, llm_board, reusability, selectors, services
+from evaluation.models import ScoreRefresh, ScoreSnapshot
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
 from ir.problems import InputError
 from ir.statistics import RankAgreement, Reusability
 from pooling.models import Campaign
-
-from . import editions, fusion, llm_board, reusability, selectors, services
-from .models import ScoreRefresh, ScoreSnapshot
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
 FUSION = ScoreSnapshot.Kind.FUSION.value

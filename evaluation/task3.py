@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 
+from evaluation import selectors
 from ir.grades import MARKS
 from ir.prime import Qrels, RunScores
 from ir.task3_measures import answer_scores
 from pooling.models import Run
-
-from . import selectors
 
 
 def kept(qrels: Qrels, keep: Callable[[str, int], bool]) -> dict[str, dict[str, int]]:

@@ -7,11 +7,10 @@ from pathlib import Path
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from evaluation.models import CampaignTopicInfo
 from ir.formats.topic_info import TopicInfo, decode_topic_info
 from ir.prime import natural_key
 from pooling.models import Campaign
-
-from .models import CampaignTopicInfo
 
 SHOWN = 10  # topics named in a warning
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import analysis_views, edition_views, fact_views, views
+from evaluation import analysis_views, edition_views, fact_views, views
 
 app_name = "evaluation"
 urlpatterns = [

@@ -8,12 +8,15 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
-from assessor.characterisation import characterisation_report
+from characterisation.selectors import characterisation_report
 from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import bad_request_page
 from core.forms import form_values
 from core.permissions import organizer_required
+from evaluation import board, editions, llm_board, selectors, services, snapshots, topic_info
+from evaluation.forms import QrelsQueryForm
+from evaluation.services import Evaluation
 from ir.charts import difference_bars, sweep_line
 from ir.formats.topic_info import TOPIC_COLUMN
 from ir.prime import AR, MEASURES, REPORTED, UNJUDGED, RunScores, finite, format_value
@@ -22,10 +25,6 @@ from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
 from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run
-
-from . import board, editions, llm_board, selectors, services, snapshots, topic_info
-from .forms import QrelsQueryForm
-from .services import Evaluation
 
 
 @dataclass

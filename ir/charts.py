@@ -1,5 +1,5 @@
 """Geometry of the SVG charts, computed here so that the templates only place SVG elements: the planner's hours
-against pool depth (pooling/pool_detail.html), the kappa chart (assessor/agreement.html) and the leaderboard's
+against pool depth (workflow/pool_detail.html), the kappa chart (agreement/agreement.html) and the leaderboard's
 per-topic difference of two runs (evaluation/_analysis.html). No Django import."""
 from __future__ import annotations
 

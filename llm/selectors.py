@@ -17,9 +17,8 @@ from django.db.models import Q, QuerySet
 
 from ir.prime import natural_key
 from ir.problems import InputError
+from llm.models import Canary, Endpoint, LlmGrade, Prompt
 from pooling.models import Campaign
-
-from .models import Canary, Endpoint, LlmGrade, Prompt
 
 VISUAL, INSTANCE = "visual", "instance"  # as evaluation.selectors.LEVELS: qrels by visual id or by formula instance
 LLM_PREFIX = "llm:"  # how an LLM is named beside assessors (agreement) and in a qrels source (export_qrels)

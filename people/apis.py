@@ -7,8 +7,8 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.response import Response
 
-from . import services
-from .selectors import token_expires
+from people import services
+from people.selectors import token_expires
 
 
 class TokenRequestSerializer(AuthTokenSerializer):

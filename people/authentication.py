@@ -8,7 +8,7 @@ from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from .selectors import token_expires
+from people.selectors import token_expires
 
 
 class ExpiringTokenAuthentication(TokenAuthentication):

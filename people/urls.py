@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from people import views
 
 app_name = "people"
 urlpatterns = [

@@ -9,14 +9,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
-from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from core.permissions import organizer_required
 from ir.problems import InputError
-
-from . import selectors, services
-from .forms import AccountCreateForm
-from .pages import password_once
+from people import selectors, services
+from people.forms import AccountCreateForm
+from people.pages import password_once
 
 
 @organizer_required
@@ -82,9 +80,3 @@ def person_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         for message in exc.messages():
             messages.error(request, message)
     return redirect("people:list")
-
-
-# The API's documentation: Swagger UI from drf-spectacular-sidecar's static files, its start-up script served
-# from this same URL (?script) so that the page needs no inline script. Organizers only, like /api/schema/; the
-# wrapper sends anyone else to the login page or the site's 403 page rather than DRF's.
-api_docs = organizer_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema"))

@@ -4,7 +4,7 @@ RunEntry is not here: Django 5.2's admin cannot register a model with a composit
 """
 from django.contrib import admin
 
-from .models import Campaign, Collection, Comment, Formula, Job, PoolInstance, PoolItem, Post, Run, Topic
+from pooling.models import Campaign, Collection, Comment, Formula, Job, PoolInstance, PoolItem, Post, Run, Topic
 
 
 @admin.register(Collection)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .models import Campaign
+from pooling.models import Campaign
 
 
 def add_order_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,10 +5,9 @@ from django import forms
 
 from core.bounds import column_bounds
 from ir.grades import PRESETS
-
-from .models import Campaign, Collection, Run, Topic
-from .services import BUDGETS, NO_BUDGET, RUN_KINDS, TOPIC_TEXT, CampaignSettings, campaign_settings
-from .words import DOCUMENT_TASK, DOCUMENTS, TASK_CHOICES, collection_kind
+from pooling.models import Campaign, Collection, Run, Topic
+from pooling.services import BUDGETS, NO_BUDGET, RUN_KINDS, TOPIC_TEXT, CampaignSettings, campaign_settings
+from pooling.words import DOCUMENT_TASK, DOCUMENTS, TASK_CHOICES, collection_kind
 
 
 class CampaignForm(forms.Form):

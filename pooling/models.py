@@ -19,7 +19,7 @@ from ir.grades import HIGH, LOW, RELEVANCE_LEVEL, Scheme, scheme_of
 from ir.pools.adaptive import WARM_UP
 
 if TYPE_CHECKING:
-    from .words import CampaignWords
+    from pooling.words import CampaignWords
 
 # The columns' ranges (PostgreSQL integer and bigint), so that a form, the API and a command all refuse what the
 # database could not store, with the field's name, instead of failing on the INSERT.
@@ -234,7 +234,7 @@ class Campaign(models.Model):
     @cached_property
     def words(self) -> CampaignWords:
         """What its pages call its task, items, marks and relevant grades (pooling/words.py)."""
-        from .words import campaign_words  # the words read the models
+        from pooling.words import campaign_words  # the words read the models
         return campaign_words(self)
 
 

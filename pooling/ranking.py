@@ -10,8 +10,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef
 
 from ir.pools.visual import cluster_visual_ids
-
-from .models import Campaign, Formula, Post, Run, RunEntry
+from pooling.models import Campaign, Formula, Post, Run, RunEntry
 
 BATCH = 5000
 # Post ids per lookup query: below SQLite's limit of bound parameters.

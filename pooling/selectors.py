@@ -17,8 +17,7 @@ from ir.formats.candidates import Candidate as CandidateLine
 from ir.pools.ids import id_order_key
 from ir.pools.stats import Contribution, PlanRow, judging_hours, plan_pool_sizes
 from ir.problems import InputError
-
-from .models import (
+from pooling.models import (
     AnswerText,
     Campaign,
     Candidate,
@@ -32,7 +31,7 @@ from .models import (
     RunAnswer,
     Topic,
 )
-from .ranking import formula_prefixes, run_depth, suspect_items, top_entries
+from pooling.ranking import formula_prefixes, run_depth, suspect_items, top_entries
 
 
 def campaign_named(name: str) -> Campaign:

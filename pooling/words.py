@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from ir.grades import MARK_LABELS, Scheme, is_relevant
-
-from .models import Campaign, Collection, Post
+from pooling.models import Campaign, Collection, Post
 
 ANSWERS, DOCUMENTS, FORMULAS = "answers", "documents", "formulas"
 # The task list of the campaign form: a document-retrieval track is an answers campaign underneath (one item per

@@ -15,7 +15,7 @@ DATA = Path(__file__).resolve().parent / "data"
 ARQMATH = DATA / "arqmath"
 CHROMIUM = "/usr/bin/chromium"
 # The judging fixtures (hand-made campaigns and assessors) serve the assessor tests and the browser tests.
-pytest_plugins = ["tests.assessor.fixtures"]
+pytest_plugins = ["tests.judging.fixtures"]
 
 
 def _available() -> dict[str, bool]:

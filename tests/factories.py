@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from assessor.models import Assignment, ItemVisit, Judgment
+from judging.models import Assignment, ItemVisit, Judgment
 from pooling.models import Campaign, Collection, Formula, PoolItem, Post, Run, RunEntry, Topic
 
 

@@ -138,7 +138,7 @@ def test_the_web_service_serves_the_site_behind_the_proxy_and_redirects_plain_ht
     status, headers, body = ask(f"{base}/login/")
     assert status == 200 and b"Log in" in body
     assert "secure" in headers["Set-Cookie"].lower()  # cookies over HTTPS only
-    assert ask(f"{base}/static/pooling/css/site.css")[0] == 200  # the image's collected static files, served
+    assert ask(f"{base}/static/css/site.css")[0] == 200  # the image's collected static files, served
     status, headers, _ = ask(f"{base}/login/", https=False)  # straight to the port: sent to HTTPS
     assert status == 301 and headers["Location"].startswith("https://")
     assert ask(f"{base}/healthz/", https=False)[0] == 200  # a health check asks over plain HTTP from inside

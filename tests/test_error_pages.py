@@ -15,7 +15,7 @@ def _in_layout(response, status: int, title: str, nav: list[str]) -> str:
     assert response.status_code == status
     text = response.content.decode()
     assert f"<title>{title} · Assess</title>" in text
-    assert 'href="/static/pooling/css/site.css"' in text and 'class="brand"' in text
+    assert 'href="/static/css/site.css"' in text and 'class="brand"' in text
     for link in nav:
         assert link in text
     assert "Traceback" not in text and "technical_500" not in text and "DEBUG = True" not in text
@@ -81,7 +81,7 @@ def test_the_500_page_renders_without_the_request_when_the_navigation_fails_too(
 
 def test_the_500_template_needs_no_context():
     text = loader.get_template("500.html").render()
-    assert "Something went wrong" in text and 'href="/static/pooling/css/site.css"' in text
+    assert "Something went wrong" in text and 'href="/static/css/site.css"' in text
 
 
 def test_a_bad_request_is_the_sites_400_page(client):
@@ -89,8 +89,8 @@ def test_a_bad_request_is_the_sites_400_page(client):
 
 
 def test_static_files_are_served_with_debug_off(client):
-    for path in ("/static/pooling/css/site.css", "/static/mathjax/es5/tex-chtml.js",
-                 "/static/assessor/js/mathjax-config.js"):
+    for path in ("/static/css/site.css", "/static/mathjax/es5/tex-chtml.js",
+                 "/static/judging/js/mathjax-config.js"):
         response = client.get(path)
         assert response.status_code == 200, path
         response.close()

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from assessor.models import Assignment
+from judging.models import Assignment
 from pooling import services
 from pooling.models import Campaign, Collection, Job, PoolItem
 from tests.factories import CampaignFactory, TopicFactory

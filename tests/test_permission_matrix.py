@@ -20,10 +20,11 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from drf_spectacular.generators import SchemaGenerator
 
-from assessor import services
-from assessor.models import Judgment
+from characterisation import services as characterisation_services
+from judging import services
+from judging.models import Judgment
 from pooling.models import PoolItem
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 from workflow.job_params import PoolBuildParams
 from workflow.jobs import job_create
 
@@ -32,11 +33,12 @@ PUBLIC = {"login", "logout", "healthz", "api-token"}
 # Routes an assessor may reach (besides PUBLIC): their start page and judging pages, and the assessor API. Keep it
 # small: every other route is an organizer's.
 ASSESSOR_ROUTES = {
-    "home", "assessor:home", "assessor:continue", "assessor:topic", "assessor:judge",
-    "assessor:skip", "assessor:ahead", "assessor:shown", "assessor:thread", "assessor:history", "password_change",
+    "home", "judging:home", "judging:continue", "judging:topic", "judging:judge",
+    "judging:skip", "judging:ahead", "judging:shown", "judging:thread", "judging:history", "password_change",
     "password_change_done",
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
-    "assessor:characterise_continue", "assessor:characterise", "characterisation-list", "characterisation-next",
+    "characterisation:characterise_continue", "characterisation:characterise", "characterisation-list",
+    "characterisation-next",
 }
 # Routes every signed-in user may reach, whose parameters name nobody's things: the help pages.
 SIGNED_IN = {"help:index", "help:page", "help:image"}
@@ -85,8 +87,8 @@ def world(answers, organizer, ada, bob):
     item = PoolItem.objects.filter(topic=assignment.topic).order_by("position").first()
     services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, user=ada,
                              grades=[services.GradeInput(grade="2", comment=SECRET)])
-    services.questions_arqmath(campaign=answers)
-    sample = services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
+    characterisation_services.questions_arqmath(campaign=answers)
+    sample = characterisation_services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
     job = job_create(campaign=answers, user=organizer, params=PoolBuildParams(force=False))
     judgment = Judgment.objects.get(assignment=assignment)
     # The object each path parameter stands for, by the path segment before it.
@@ -182,6 +184,6 @@ def test_every_route_answers_each_role_as_it_may(world, role):
 
 def test_the_matrix_covers_pages_and_api(world):
     names = {name for name, *_ in _matrix()}
-    assert {"pooling:campaigns", "pooling:run_upload", "assessor:judge", "campaign-runs", "job-detail",
+    assert {"workflow:campaigns", "workflow:run_upload", "judging:judge", "campaign-runs", "job-detail",
             "judgment-list", "api-qrels", "api-agreement"} <= names
     assert ASSESSOR_ROUTES <= names and PUBLIC <= names

@@ -13,11 +13,11 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
-from assessor import services as assessor_services
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from ir.formats.pools import pool_tsv_lines
 from ir.grades import scheme_given
+from judging import services as assessor_services
 from pooling import selectors, services
 from pooling.models import Campaign, Collection, Job
 from workflow.job_params import (

@@ -8,8 +8,8 @@ from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
-from assessor import services as assessor_services
 from ir.problems import InputError
+from judging import services as assessor_services
 from pooling import services
 from pooling.models import Campaign, Job
 from workflow.job_params import (

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from assessor.services.imports import ImportResult, import_notes
 from core.words import counted
 from ir.problems import InputError
+from judging.services.imports import ImportResult, import_notes
 from pooling.models import Job
 
 

@@ -109,7 +109,7 @@ class PoolBuildParams(JobParams):
 
 @dataclass(frozen=True)
 class CampaignDeleteParams(JobParams):
-    """assessor.services.campaign_delete of a campaign marked as being deleted; its name for the jobs list once the
+    """judging.services.campaign_delete of a campaign marked as being deleted; its name for the jobs list once the
     campaign (and the job's link to it) is gone."""
 
     kind: ClassVar[str] = Job.Kind.CAMPAIGN_DELETE

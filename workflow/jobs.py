@@ -29,9 +29,9 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from assessor import services as assessor_services
 from core.errors import ServiceUnavailable
 from ir.problems import InputError
+from judging import services as assessor_services
 from pooling import services
 from pooling.models import JOB_LOCK, Campaign, Job
 from workflow import job_pages

@@ -6,9 +6,9 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_http_methods
 
-from assessor.models import Assignment
-from assessor.services.imports import ADD, DUAL, REFUSE, SKIP
 from core.permissions import organizer_required
+from judging.models import Assignment
+from judging.services.imports import ADD, DUAL, REFUSE, SKIP
 from workflow import uploads
 from workflow.views import upload_view
 
@@ -42,7 +42,7 @@ class JudgmentsUploadForm(forms.Form):
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def judgments_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    return upload_view(request, pk, form_class=JudgmentsUploadForm, template="pooling/judgments_upload.html",
+    return upload_view(request, pk, form_class=JudgmentsUploadForm, template="workflow/judgments_upload.html",
                        start=lambda campaign, data: uploads.judgments_upload(
                            campaign=campaign, upload=data["file"], user=request.user, choices={
                                "assessor": data["assessor"] or IMPORTED, "judgment_kind": data["kind"],

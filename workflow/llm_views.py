@@ -102,7 +102,7 @@ def llm_judge_start(request: HttpRequest, pk: int) -> HttpResponse:
     except InputError as exc:
         exc.add_to_form(form)
         return _page(request, campaign, judge_form=form)
-    return redirect("pooling:job", pk=job.pk)
+    return redirect("workflow:job", pk=job.pk)
 
 
 @organizer_required
@@ -116,7 +116,7 @@ def job_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.info(request, f"Job #{job.pk} is cancelled." if job.finished else
                       f"Job #{job.pk} stops after the batch it is judging; what it judged stays.")
-    return redirect("pooling:job", pk=job.pk)
+    return redirect("workflow:job", pk=job.pk)
 
 
 class LlmJudgeSerializer(serializers.Serializer):

@@ -13,11 +13,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from assessor import services as assessor_services
-from assessor.selectors import judged_items_count
 from core.permissions import organizer_required
 from ir.grades import DEFINITION_MAX, MARK_LABELS, MAX_GRADE, PRESETS, preset, scheme_from_json
 from ir.problems import InputError
+from judging import services as assessor_services
+from judging.selectors import judged_items_count
 from pooling.models import Campaign
 
 FACETS = 3  # facet rows the page offers (the MathOverflow scheme asks two questions)
@@ -158,8 +158,8 @@ def scheme_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 problems = exc.messages()
             else:
                 messages.success(request, f"The judging scheme of {campaign.name} is now {scheme.name}.")
-                return redirect("pooling:campaign_settings", pk=pk)
-    return render(request, "pooling/scheme_edit.html", {
+                return redirect("workflow:campaign_settings", pk=pk)
+    return render(request, "workflow/scheme_edit.html", {
         "campaign": campaign, "form": form, "grades": grades, "facets": facets, "problems": problems,
         "judged": judged, "presets": PRESETS, "formulas": campaign.task == Campaign.Task.FORMULAS,
     }, status=400 if problems else 200)

@@ -65,7 +65,7 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
                           for name in ("depth", "warm_up", "min_depth", "budget")} | {
                     "policies": [p for p in POLICIES if p in form.cleaned_data["policies"]], "seed": campaign.seed}
                 simulation.simulation_request(campaign=campaign, qrels=qrels, qrels_name=upload.name, params=params)
-                return redirect("pooling:pool_simulation", pk=campaign.pk)
+                return redirect("workflow:pool_simulation", pk=campaign.pk)
             except InputError as exc:
                 for message in exc.messages():
                     form.add_error("qrels", message)
@@ -77,5 +77,5 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
         chart = found_curves([(r["policy"], [tuple(point) for point in r["curve"]]) for r in done["results"]])
         for r in done["results"]:
             r["percent_for_90"] = None if r["judged_for_90"] is None else round(100 * r["judged_for_90"], 1)
-    return render(request, "pooling/pool_simulation.html", {
+    return render(request, "workflow/pool_simulation.html", {
         "campaign": campaign, "form": form, "result": result, "done": done, "chart": chart}, status=status)

@@ -8,8 +8,8 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assessor import services as assessor_services
 from core.permissions import IsOrganizer
+from judging import services as assessor_services
 from pooling import services
 from pooling.models import Topic
 from workflow.serializers import TopicSerializer, TopicTextSerializer

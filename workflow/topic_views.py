@@ -7,10 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from assessor import services as assessor_services
-from assessor.selectors import topic_work
 from core.permissions import organizer_required
 from ir.problems import InputError
+from judging import services as assessor_services
+from judging.selectors import topic_work
 from pooling import services
 from pooling.forms import TopicTextForm
 from pooling.models import Topic
@@ -28,8 +28,8 @@ def topic_edit(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
             exc.add_to_form(form)
         else:
             messages.success(request, f"Topic {topic.topic_id} was saved.")
-            return redirect("pooling:campaign", pk=pk)
-    return render(request, "pooling/topic_edit.html", {"campaign": topic.campaign, "topic": topic, "form": form},
+            return redirect("workflow:campaign", pk=pk)
+    return render(request, "workflow/topic_edit.html", {"campaign": topic.campaign, "topic": topic, "form": form},
                   status=400 if form.errors else 200)
 
 
@@ -46,9 +46,9 @@ def topic_delete(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Topic {topic.topic_id} was deleted ({contents.pool_items} pool items, "
                                       f"{contents.run_rows} run rows).")
-            return redirect("pooling:campaign", pk=pk)
+            return redirect("workflow:campaign", pk=pk)
     work = topic_work(topic=topic)
-    return render(request, "pooling/topic_delete.html", {
+    return render(request, "workflow/topic_delete.html", {
         "campaign": topic.campaign, "topic": topic, "problems": problems, "work": work,
         "refusal": work.refusal(topic.topic_id), "contents": services.topic_contents(topic=topic)},
         status=400 if problems else 200)

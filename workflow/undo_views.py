@@ -8,12 +8,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from assessor import budgets
-from assessor import services as assessor_services
-from assessor.selectors import judged_items_count, judged_topics_count
 from core.permissions import organizer_required
 from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, preset
 from ir.problems import InputError
+from judging import budgets
+from judging import services as assessor_services
+from judging.selectors import judged_items_count, judged_topics_count
 from pooling import services
 from pooling.forms import CampaignSettingsForm, RunReplaceForm
 from pooling.models import Campaign, Job, Run
@@ -53,8 +53,8 @@ def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Run {run.name} was deleted ({run.row_count} rows).")
             _pools_message(request, after)
-            return redirect("pooling:campaign", pk=pk)
-    return render(request, "pooling/run_delete.html", {**_undo_context(run.campaign, topics=True), "run": run,
+            return redirect("workflow:campaign", pk=pk)
+    return render(request, "workflow/run_delete.html", {**_undo_context(run.campaign, topics=True), "run": run,
                                                        "problems": problems}, status=400 if problems else 200)
 
 
@@ -74,8 +74,8 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("pooling:job", pk=job.pk)
-    return render(request, "pooling/run_replace.html", {**context, "run": run, "form": form})
+            return redirect("workflow:job", pk=job.pk)
+    return render(request, "workflow/run_replace.html", {**context, "run": run, "form": form})
 
 
 @organizer_required
@@ -99,11 +99,11 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"The settings of {campaign.name} were saved.")
             _pools_message(request, after)
-            return redirect("pooling:campaign", pk=pk)
+            return redirect("workflow:campaign", pk=pk)
     scheme = campaign.judging_scheme
     marks = [{"value": m, "label": MARK_LABELS[m], "key": MARK_KEYS[m], "definition": MARK_DEFINITIONS[m]}
              for m in scheme.marks]
-    return render(request, "pooling/campaign_settings.html", {**context, "form": form, "marks": marks,
+    return render(request, "workflow/campaign_settings.html", {**context, "form": form, "marks": marks,
                                                               "table": list(scheme.table.items()),
                                                               "hours": budgets.hours_spread(campaign)})
 
@@ -122,9 +122,9 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
             problems = exc.messages()
         else:
             messages.info(request, f"Deleting campaign {campaign.name}: job #{job.pk}.")
-            return redirect("pooling:job", pk=job.pk)
+            return redirect("workflow:job", pk=job.pk)
     context = _undo_context(campaign)
-    return render(request, "pooling/campaign_delete.html", {
+    return render(request, "workflow/campaign_delete.html", {
         **context, "problems": problems,
         "job": campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).first() if campaign.deleting else None,
         "contents": services.campaign_contents(campaign=campaign, judged=context["judged"])},

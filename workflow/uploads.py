@@ -77,9 +77,9 @@ def collection_upload(*, name: str, uploads: Sequence[UploadedFile], user: User 
 # The URLs that take a file upload (URL names as `reverse` knows them): only an organizer may send a body larger
 # than REQUEST_BODY_MAX_BYTES there. A new upload URL must be added here, or its uploads are refused with 413.
 UPLOAD_URL_NAMES = frozenset({
-    "pooling:run_upload", "pooling:run_replace", "pooling:topics_upload", "pooling:judgments_upload",
-    "pooling:collections",
-    "assessor:training_rounds", "evaluation:topic_info", "evaluation:editions", "campaign-run",
+    "workflow:run_upload", "workflow:run_replace", "workflow:topics_upload", "workflow:judgments_upload",
+    "workflow:collections",
+    "agreement:training_rounds", "evaluation:topic_info", "evaluation:editions", "campaign-run",
     "campaign-runs", "campaign-topics", "campaign-judgments-import", "collection-files", "api-training-rounds",
 })
 

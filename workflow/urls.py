@@ -11,7 +11,7 @@ from workflow import (
     views,
 )
 
-app_name = "pooling"
+app_name = "workflow"
 urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaigns"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign"),

@@ -7,13 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from assessor.progress import judging_time
-from assessor.selectors import judged_items_count
 from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
 from ir.grades import preset
 from ir.problems import InputError
+from judging.progress import judging_time
+from judging.selectors import judged_items_count
 from pooling import selectors, services
 from pooling.forms import (
     CampaignForm,
@@ -39,8 +39,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     if is_organizer(request.user):
-        return redirect("pooling:campaigns")
-    return redirect("assessor:home")
+        return redirect("workflow:campaigns")
+    return redirect("judging:home")
 
 
 @organizer_required
@@ -57,15 +57,15 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("pooling:campaign", pk=campaign.pk)
-    return render(request, "pooling/campaign_list.html",
+            return redirect("workflow:campaign", pk=campaign.pk)
+    return render(request, "workflow/campaign_list.html",
                   {"campaigns": selectors.campaign_list(), "form": form})
 
 
 @organizer_required
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
-    return render(request, "pooling/campaign_detail.html", {
+    return render(request, "workflow/campaign_detail.html", {
         "campaign": campaign,
         "topics": campaign.topics.all(),
         "runs": campaign.runs.all(),
@@ -84,14 +84,14 @@ def upload_view(request: HttpRequest, pk: int, *, form_class, template: str, sta
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("pooling:job", pk=job.pk)
+            return redirect("workflow:job", pk=job.pk)
     return render(request, template, {"campaign": campaign, "form": form})
 
 
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    return upload_view(request, pk, form_class=RunUploadForm, template="pooling/run_upload.html",
+    return upload_view(request, pk, form_class=RunUploadForm, template="workflow/run_upload.html",
                        start=lambda campaign, data: uploads.run_upload(
                            campaign=campaign, upload=data["file"], options=services.run_options(data),
                            user=request.user))
@@ -100,7 +100,7 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def topics_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    return upload_view(request, pk, form_class=TopicsUploadForm, template="pooling/topics_upload.html",
+    return upload_view(request, pk, form_class=TopicsUploadForm, template="workflow/topics_upload.html",
                        start=lambda campaign, data: uploads.topics_upload(
                            campaign=campaign, upload=data["file"], user=request.user))
 
@@ -117,8 +117,8 @@ def collection_list(request: HttpRequest) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("pooling:job", pk=job.pk)
-    return render(request, "pooling/collection_list.html",
+            return redirect("workflow:job", pk=job.pk)
+    return render(request, "workflow/collection_list.html",
                   {"collections": selectors.collection_list(), "form": form})
 
 
@@ -133,18 +133,18 @@ def collection_delete(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         left = f" Campaigns now without a collection: {', '.join(detached)}." if detached else ""
         messages.info(request, f"Collection {collection.name} is deleted.{left}")
-    return redirect("pooling:collections")
+    return redirect("workflow:collections")
 
 
 @organizer_required
 def job_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "pooling/job_list.html", {"jobs": [job_view(job=job) for job in selectors.job_list()]})
+    return render(request, "workflow/job_list.html", {"jobs": [job_view(job=job) for job in selectors.job_list()]})
 
 
 @organizer_required
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(Job.objects.select_related("campaign", "collection", "created_by"), pk=pk)
-    return render(request, "pooling/job_detail.html", {"job": job, "view": job_view(job=job)})
+    return render(request, "workflow/job_detail.html", {"job": job, "view": job_view(job=job)})
 
 
 @organizer_required
@@ -157,7 +157,7 @@ def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "; ".join(exc.messages()))
     else:
         messages.info(request, f"Job #{job.pk} is queued again.")
-    return redirect("pooling:job", pk=job.pk)
+    return redirect("workflow:job", pk=job.pk)
 
 
 
@@ -190,7 +190,7 @@ def pool_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # Pooled units whose post the collection lacks: judged only as System failure or Do not know (docs/judging.md).
     unjudgeable = selectors.unjudgeable_items_total(campaign=campaign, pool_rows=pool_rows)
     unpooled_runs = [r["name"] for r in stats["runs"] if r["pk"] and not r["contributed"]] if stats["built"] else []
-    return render(request, "pooling/pool_detail.html", {
+    return render(request, "workflow/pool_detail.html", {
         "campaign": campaign,
         "stats": stats,
         "topic_rows": [{**row, "topic": topics[row["topic_id"]]} for row in stats["topics"]],
@@ -216,7 +216,7 @@ def pool_topic(request: HttpRequest, pk: int, topic_pk: int) -> HttpResponse:
     """One topic's pool items, in the order assessors see them, with the runs that pooled each."""
     campaign = get_object_or_404(Campaign, pk=pk)
     topic = get_object_or_404(campaign.topics, pk=topic_pk)
-    return render(request, "pooling/pool_topic.html", {
+    return render(request, "workflow/pool_topic.html", {
         "campaign": campaign, "topic": topic, "items": selectors.pool_topic_items(topic=topic),
         "formulas": campaign.task == Campaign.Task.FORMULAS,
     })
@@ -232,9 +232,9 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     except InputError as exc:  # the campaign is being deleted
         for message in exc.messages():
             messages.error(request, message)
-        return redirect("pooling:campaign", pk=pk)
+        return redirect("workflow:campaign", pk=pk)
     messages.info(request, f"Building pools: job #{job.pk}.")
-    return redirect("pooling:job", pk=job.pk)
+    return redirect("workflow:job", pk=job.pk)
 
 
 @organizer_required
@@ -252,7 +252,7 @@ def run_matches(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         said = "confirmed: they are pooled" if confirmed else "left out of the pools again"
         messages.info(request, f"The ids run {run.name} shares with the collection are {said}. "
                                "Rebuild the pools to apply it.")
-    return redirect("pooling:pools", pk=pk)
+    return redirect("workflow:pools", pk=pk)
 
 
 @organizer_required
@@ -267,4 +267,4 @@ def run_depth(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     else:
         depth = f"depth {run.depth}" if run.depth else "the campaign's depth"
         messages.info(request, f"Run {run.name} is now pooled to {depth}. Rebuild the pools to apply it.")
-    return redirect("pooling:pools", pk=pk)
+    return redirect("workflow:pools", pk=pk)

@@ -45,7 +45,9 @@ INSTALLED_APPS = [
     "core",
     "pooling",
     "llm",
-    "assessor",
+    "judging",
+    "agreement",
+    "characterisation",
     "evaluation",
     "people",
     "workflow",
@@ -269,7 +271,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # An assignment's kind is read and written by several endpoints: one named enum, not a hash-suffixed one.
-    "ENUM_NAME_OVERRIDES": {"AssignmentKindEnum": "assessor.models.Assignment.Kind"},
+    "ENUM_NAME_OVERRIDES": {"AssignmentKindEnum": "judging.models.Assignment.Kind"},
 }
 
 LOGGING = {

@@ -4,7 +4,7 @@ transaction: a file with any problem raises InputError after the pass, which rol
 The writes that could take judged items out of the pools are told what is judged (`judged_items`); their callers are
 the judging app's services (assessor/services/pools.py), which read it: pooling imports no app above it
 (docs/architecture.md, "Which app imports which")."""
-from .campaigns import (
+from pooling.services.campaigns import (
     BUDGETS,
     NO_BUDGET,
     CampaignSettings,
@@ -14,10 +14,10 @@ from .campaigns import (
     collection_get_or_create,
     topics_ingest,
 )
-from .candidates import candidates_ingest
-from .collection import CollectionIngestResult, collection_delete, collection_ingest
-from .corpus import PoolTextsResult, collection_corpus_set, missing_documents_warnings, pool_texts_fetch
-from .pools import (
+from pooling.services.candidates import candidates_ingest
+from pooling.services.collection import CollectionIngestResult, collection_delete, collection_ingest
+from pooling.services.corpus import PoolTextsResult, collection_corpus_set, missing_documents_warnings, pool_texts_fetch
+from pooling.services.pools import (
     JudgedItems,
     PoolBuildResult,
     campaign_deleting_error,
@@ -27,7 +27,7 @@ from .pools import (
     pool_items_add,
     unpooled_warnings,
 )
-from .runs import (
+from pooling.services.runs import (
     RUN_KINDS,
     RunIngestOptions,
     file_checksum,
@@ -41,8 +41,8 @@ from .runs import (
     run_matches_confirm,
     run_options,
 )
-from .topics import TOPIC_TEXT, TopicContents, topic_contents, topic_delete, topic_update
-from .undo import (
+from pooling.services.topics import TOPIC_TEXT, TopicContents, topic_contents, topic_delete, topic_update
+from pooling.services.undo import (
     CampaignContents,
     PoolsAfter,
     campaign_contents,

@@ -16,10 +16,9 @@ from django.db.models import Max
 from ir.formats.runs import ARQMATH_TASK3, uncovered_warning
 from ir.formats.task3_answers import AnswerRow, read_answers_file
 from ir.problems import Problems
-
-from ..bulk import bulk_insert
-from ..models import AnswerText, Campaign, Run, RunAnswer, RunEntry
-from .pools import campaign_lock
+from pooling.bulk import bulk_insert
+from pooling.models import AnswerText, Campaign, Run, RunAnswer, RunEntry
+from pooling.services.pools import campaign_lock
 
 ANSWER_ID_PREFIX = "d_"  # the organizers' synthetic answer ids: d_1, d_2, ...
 

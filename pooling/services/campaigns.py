@@ -16,9 +16,8 @@ from ir.formats.textio import open_binary
 from ir.formats.topics import read_topic_file
 from ir.grades import Scheme
 from ir.problems import InputError, Problem, Problems
-
-from ..models import Campaign, Collection, Topic
-from .common import fits, given_keys
+from pooling.models import Campaign, Collection, Topic
+from pooling.services.common import fits, given_keys
 
 
 def collection_get_or_create(*, name: str, description: str = "") -> Collection:

@@ -7,10 +7,9 @@ from django.db import transaction
 
 from ir.formats.candidates import read_candidates
 from ir.problems import InputError
-
-from ..bulk import bulk_insert
-from ..models import Campaign, Candidate
-from .pools import IMPORTED, campaign_lock
+from pooling.bulk import bulk_insert
+from pooling.models import Campaign, Candidate
+from pooling.services.pools import IMPORTED, campaign_lock
 
 
 @transaction.atomic

@@ -19,11 +19,10 @@ from ir.formats import detect, formula_tsv, jsonl, se_xml
 from ir.formats.textio import ID_MAX, file_size, open_binary
 from ir.pools.ids import id_order_key
 from ir.problems import MAX_KEPT, InputError, Problem, Problems
-
-from ..bulk import NULL, Row, bulk_insert, copy_text, insert_rows
-from ..models import Campaign, Collection, Comment, Formula, Post, Run
-from .campaigns import collection_get_or_create
-from .common import PROGRESS_EVERY, Progress, Rejected, fits
+from pooling.bulk import NULL, Row, bulk_insert, copy_text, insert_rows
+from pooling.models import Campaign, Collection, Comment, Formula, Post, Run
+from pooling.services.campaigns import collection_get_or_create
+from pooling.services.common import PROGRESS_EVERY, Progress, Rejected, fits
 
 # Posts before comments and formulas, the formula index before the extra SLT/OPT columns.
 _KIND_ORDER = {"posts": 0, "jsonl": 0, "comments": 1, "formulas": 2, "formula_extra": 3, "slt_index": 3,

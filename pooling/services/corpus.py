@@ -14,13 +14,12 @@ from ir.formats.corpus import CorpusDoc, corpus_check, read_corpus
 from ir.formats.textio import text_html
 from ir.pools.ids import id_order_key
 from ir.problems import InputError, Problems
-
-from ..bulk import bulk_insert
-from ..models import AnswerText, Campaign, Collection, PoolInstance, PoolItem, Post
-from ..ranking import LOOKUP_CHUNK
-from .campaigns import collection_get_or_create
-from .collection import POST_COLUMNS, post_copy_line
-from .common import Progress
+from pooling.bulk import bulk_insert
+from pooling.models import AnswerText, Campaign, Collection, PoolInstance, PoolItem, Post
+from pooling.ranking import LOOKUP_CHUNK
+from pooling.services.campaigns import collection_get_or_create
+from pooling.services.collection import POST_COLUMNS, post_copy_line
+from pooling.services.common import Progress
 
 
 @transaction.atomic

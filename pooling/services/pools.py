@@ -17,13 +17,12 @@ from ir.pools.ids import id_order_key
 from ir.pools.order import display_order
 from ir.pools.posts import pool_answers
 from ir.problems import InputError
-
-from ..bulk import bulk_insert
-from ..models import Campaign, Candidate, PoolInstance, PoolItem, Post
-from ..ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, suspect_items, top_entries
-from ..selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute, pool_stamp, run_contributions_compute
-from .common import Progress
-from .corpus import missing_documents_warnings, pool_texts_fetch
+from pooling.bulk import bulk_insert
+from pooling.models import Campaign, Candidate, PoolInstance, PoolItem, Post
+from pooling.ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, suspect_items, top_entries
+from pooling.selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute, pool_stamp, run_contributions_compute
+from pooling.services.common import Progress
+from pooling.services.corpus import missing_documents_warnings, pool_texts_fetch
 
 # Topic pk -> ids of the items with at least one judgment: what the judging app tells pooling before a change that
 # could take items out of the pools (assessor.selectors.judged_items_of_campaign).

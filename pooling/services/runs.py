@@ -19,11 +19,10 @@ from ir.formats.run_names import facts_said, parse_run_name
 from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run, run_name
 from ir.formats.textio import file_size, open_binary
 from ir.problems import InputError, Problems
-
-from ..bulk import Row, bulk_insert, copy_text
-from ..models import Campaign, Formula, Post, Run, RunEntry, Topic
-from .answers import answer_run_store
-from .common import PROGRESS_EVERY, Progress, Rejected, given_keys
+from pooling.bulk import Row, bulk_insert, copy_text
+from pooling.models import Campaign, Formula, Post, Run, RunEntry, Topic
+from pooling.services.answers import answer_run_store
+from pooling.services.common import PROGRESS_EVERY, Progress, Rejected, given_keys
 
 # How a run's kind (primary or alternate) is chosen: what its ARQMath-style name says, or said outright.
 RUN_KINDS = {"name": "from the name (-P primary, -A alternate; primary when the name says neither)",

@@ -10,9 +10,8 @@ from django.db import transaction
 from django.db.models import Count, ProtectedError
 
 from ir.problems import InputError
-
-from ..models import Campaign, PoolItem, Run, RunEntry, Topic
-from .pools import JudgedItems, campaign_lock
+from pooling.models import Campaign, PoolItem, Run, RunEntry, Topic
+from pooling.services.pools import JudgedItems, campaign_lock
 
 TOPIC_TEXT = ("title", "question", "description", "narrative", "prelude")  # what an organizer may edit
 

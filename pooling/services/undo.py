@@ -20,12 +20,17 @@ from django.db import transaction
 from core.bounds import max_chars
 from ir.grades import Scheme
 from ir.problems import InputError, Problem
-
-from ..models import Campaign, Collection, Job, PoolItem, Run, RunEntry
-from .campaigns import CampaignSettings, campaign_problems, collection_get_or_create, setting_label, settings_chosen
-from .common import Progress
-from .corpus import missing_documents_warnings
-from .pools import (
+from pooling.models import Campaign, Collection, Job, PoolItem, Run, RunEntry
+from pooling.services.campaigns import (
+    CampaignSettings,
+    campaign_problems,
+    collection_get_or_create,
+    setting_label,
+    settings_chosen,
+)
+from pooling.services.common import Progress
+from pooling.services.corpus import missing_documents_warnings
+from pooling.services.pools import (
     JudgedItems,
     PoolBuildResult,
     _pool_delete,
@@ -34,7 +39,7 @@ from .pools import (
     pool_build,
     unpooled_warnings,
 )
-from .runs import run_facts_set, run_ingest, run_options
+from pooling.services.runs import run_facts_set, run_ingest, run_options
 
 # The settings that decide what the pools hold: once the pools are built they change only with a rebuild.
 POOL_SETTINGS = ("primary_depth", "alternate_depth", "instances", "selection", "seed")

@@ -2,11 +2,11 @@
 page what is left to find per topic (issue 27), on the real ARQMath-1 Task 1 runs of tests/data."""
 import pytest
 
-from assessor import services as assessor_services
 from ir.formats.qrels import qrels_by_topic
 from ir.grades import is_relevant
 from ir.pools.adaptive import next_items
 from ir.problems import Problems
+from judging import services as assessor_services
 from pooling import services
 from pooling.models import Campaign, JudgingOrder, PoolItem
 from tests.browser.test_organizer_pages import log_in

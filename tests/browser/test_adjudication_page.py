@@ -4,10 +4,10 @@ import io
 
 import pytest
 
-from assessor import rounds
-from assessor.models import Judgment
-from tests.assessor.test_agreement_reports import import_lines
+from agreement import rounds
+from judging.models import Judgment
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.test_agreement_reports import import_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,8 +6,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from assessor import services
-from assessor.models import ItemVisit
+from judging import services
+from judging.models import ItemVisit
 from tests.browser.test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -7,8 +7,8 @@ import random
 import pytest
 from playwright.sync_api import expect
 
-from assessor.services import judgments_import
 from evaluation.topic_info import topic_info_ingest
+from judging.services import judgments_import
 from pooling import services
 from pooling.models import Campaign
 from tests.browser.test_organizer_pages import log_in

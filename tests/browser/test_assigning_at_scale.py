@@ -2,8 +2,8 @@
 over the ticked assessors (issue 22.8)."""
 import pytest
 
-from assessor import services
-from assessor.models import Assignment
+from judging import services
+from judging.models import Assignment
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CampaignFactory, TopicFactory, UserFactory
 

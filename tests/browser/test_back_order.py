@@ -5,9 +5,9 @@ assessor was not shown."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.assessor.fixtures import assign
 from tests.browser.test_live_order import RUNS, hand_made, judge, shown, waiting  # noqa: F401  (hand_made: a fixture)
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

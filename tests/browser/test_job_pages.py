@@ -6,10 +6,9 @@ import pytest
 from django.utils import timezone
 
 from pooling.models import Job
+from tests.browser.test_organizer_pages import log_in
 from tests.pooling.run_files import answers_campaign
 from workflow.jobs import job_execute
-
-from .test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -3,10 +3,10 @@ the collection runs (SPEC 5.2, 5.3)."""
 import pytest
 from playwright.sync_api import expect
 
-from assessor.models import Judgment, JudgmentRevision
+from judging.models import Judgment, JudgmentRevision
 from pooling.models import PoolItem
-from tests.assessor.fixtures import assign
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

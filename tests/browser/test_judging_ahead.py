@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 import pytest
 from playwright.sync_api import expect
 
-from assessor import services as assessor_services
-from assessor.models import ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
+from judging import services as assessor_services
+from judging.models import ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
 from pooling import services as pooling_services
 from pooling.models import Campaign, PoolItem
-from tests.assessor.fixtures import assign
 from tests.browser.test_judging import sent
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CampaignFactory, TopicFactory
+from tests.judging.fixtures import assign
 from tests.pooling.run_files import ingest, task1_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -25,7 +25,7 @@ SUBMIT = re.compile(r".*/items/\d+/$")   # the judging page's own URL: its submi
 
 @pytest.fixture
 def six(collection, tmp_path):
-    """Topic A.9 pools six answers of the hand-made collection (tests/assessor/fixtures.py)."""
+    """Topic A.9 pools six answers of the hand-made collection (tests/judging/fixtures.py)."""
     campaign = CampaignFactory(name="six", task=Campaign.Task.ANSWERS, collection=collection, primary_depth=6,
                                alternate_depth=6)
     TopicFactory(campaign=campaign, topic_id="A.9", position=0, title="Integrals $\\int x$",

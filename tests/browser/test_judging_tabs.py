@@ -8,12 +8,12 @@ import pytest
 from django.db import transaction
 from playwright.sync_api import expect
 
-from assessor import services
-from assessor.models import Assignment, Judgment, JudgmentRevision, SubmitReceipt
-from tests.assessor.fixtures import assign
+from judging import services
+from judging.models import Assignment, Judgment, JudgmentRevision, SubmitReceipt
 from tests.browser.test_judging import sent, typeset
 from tests.browser.test_judging_ahead import judge, on_item, open_first, pool, six  # noqa: F401 (the fixture `six`)
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

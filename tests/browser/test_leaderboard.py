@@ -3,7 +3,7 @@ judgment without reloading."""
 import pytest
 from playwright.sync_api import expect
 
-from assessor.services import judgments_import
+from judging.services import judgments_import
 from tests.browser.test_organizer_pages import log_in
 from tests.pooling.run_files import ingest, task1_lines
 

@@ -6,16 +6,16 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from assessor.models import Judgment
 from ir.pools.order import display_order
+from judging.models import Judgment
 from pooling.models import Campaign
-from tests.assessor.fixtures import assign
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CampaignFactory, PoolItemFactory, TopicFactory
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Two runs over the hand-made collection's answers (tests/assessor/fixtures.py), nothing in common.
+# Two runs over the hand-made collection's answers (tests/judging/fixtures.py), nothing in common.
 RUNS = {"a": ["10", "11", "12"], "b": ["20", "30", "40"]}
 
 

@@ -3,8 +3,8 @@ rate), and the review's LLM disagreements sent to an assessor as a check assignm
 (issue 26, points 5 to 7)."""
 import pytest
 
-from assessor import services
-from assessor.models import Assignment, CheckItem
+from judging import services
+from judging.models import Assignment, CheckItem
 from pooling.models import PoolItem
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CanaryFactory, LlmGradeFactory, UserFactory

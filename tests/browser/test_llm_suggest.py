@@ -4,13 +4,13 @@ screen; in blind mode nothing of an LLM grade is anywhere in the page's HTML, fe
 import pytest
 from playwright.sync_api import expect
 
-from assessor.models import Judgment
+from judging.models import Judgment
 from llm.models import Mode
 from pooling.models import PoolItem
-from tests.assessor.fixtures import assign
 from tests.browser.test_judging import sent
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import LlmEndpointFactory, LlmPromptFactory
+from tests.judging.fixtures import assign
 from tests.llm_rows import llm_grade
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

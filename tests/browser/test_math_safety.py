@@ -3,12 +3,12 @@
 comment is never typeset at all."""
 import pytest
 
-from assessor import services
+from judging import services
 from pooling import services as pooling_services
 from pooling.models import Campaign, Collection, PoolItem, Post
-from tests.assessor.fixtures import assign, ingest_task3
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CampaignFactory, TopicFactory
+from tests.judging.fixtures import assign, ingest_task3
 from tests.pooling.run_files import ingest, task1_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -4,12 +4,11 @@ upload page, said on the job page (point 6)."""
 import pytest
 from playwright.sync_api import expect
 
-from assessor.models import Judgment
+from judging.models import Judgment
 from pooling.models import Job, PoolItem, Run
-from tests.assessor.fixtures import assign
+from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 from workflow.jobs import job_execute
-
-from .test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

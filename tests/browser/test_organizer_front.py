@@ -5,13 +5,13 @@ the new-campaign form, the assessor's home, Task 2's highlight after a partial s
 12 px."""
 import pytest
 
-from assessor import services as assessor_services
-from assessor.models import Assignment, ItemVisit, Judgment
+from judging import services as assessor_services
+from judging.models import Assignment, ItemVisit, Judgment
 from pooling import services
 from pooling.models import Campaign, Collection, PoolItem
-from tests.assessor.fixtures import assign
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CampaignFactory, TopicFactory
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

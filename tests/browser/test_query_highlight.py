@@ -5,14 +5,14 @@ import base64
 
 import pytest
 
-from assessor.rendering import judging_safe_fragments
-from assessor.selectors import ItemShown, judging_fragments
 from ir.formats.topics_xml import TopicRecord, read_topics
 from ir.problems import Problems
+from judging.rendering import judging_safe_fragments
+from judging.selectors import ItemShown, judging_fragments
 from pooling.models import Topic
-from tests.assessor.fixtures import assign
 from tests.browser.test_judging import item_url, typeset
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

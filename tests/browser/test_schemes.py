@@ -3,11 +3,11 @@
 import pytest
 from playwright.sync_api import expect
 
-from assessor.models import Judgment
 from ir import grades
+from judging.models import Judgment
 from pooling.models import PoolItem
-from tests.assessor.fixtures import assign
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

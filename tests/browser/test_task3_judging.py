@@ -4,12 +4,12 @@ and follows a new judgment of an answer."""
 import pytest
 from playwright.sync_api import expect
 
-from assessor.models import Judgment
-from assessor.services import judgments_import
+from judging.models import Judgment
+from judging.services import judgments_import
 from pooling.models import PoolItem
-from tests.assessor.fixtures import PLANTED, assign
 from tests.browser.test_judging import item_url, typeset
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import PLANTED, assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

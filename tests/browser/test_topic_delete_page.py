@@ -2,15 +2,15 @@
 import pytest
 
 from pooling.models import Topic
-from tests.assessor.fixtures import assign
 from tests.browser.test_organizer_pages import log_in
+from tests.judging.fixtures import assign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_organizer_deletes_an_unjudged_topic_and_is_refused_a_judged_one(page, live_server, organizer, answers, ada,
                                                                          screenshot):
-    from assessor import services
+    from judging import services
 
     assignment = assign(answers, ada, "A.1")
     services.judgment_submit(assignment_pk=assignment.pk, item_id="10", user=ada,

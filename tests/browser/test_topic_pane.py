@@ -5,9 +5,9 @@ from playwright.sync_api import expect
 
 from pooling import services as pooling_services
 from pooling.models import Campaign
-from tests.assessor.fixtures import assign
 from tests.browser.test_organizer_pages import log_in
 from tests.factories import CampaignFactory
+from tests.judging.fixtures import assign
 from tests.pooling.run_files import ingest, task1_lines
 from tests.pooling.test_formats_topics_field import TREC
 

@@ -1,7 +1,7 @@
 """The new training round's form has the assignment grid's "All" boxes (issue 13.12: every topic grid of its kind)."""
 import pytest
 
-from assessor.models import Assignment
+from judging.models import Assignment
 from tests.browser.test_organizer_pages import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -2,7 +2,7 @@
 told why a judged campaign cannot be deleted."""
 import pytest
 
-from assessor.models import Judgment
+from judging.models import Judgment
 from pooling.models import Campaign
 from tests.browser.test_organizer_pages import log_in
 from tests.pooling.undo_data import judged  # noqa: F401 (a fixture)

@@ -2,14 +2,14 @@
 import pytest
 from django.urls import reverse
 
-from assessor.models import Assignment
-from assessor.services import assignment_withdraw, judgments_import
 from evaluation import services
+from judging.models import Assignment
+from judging.services import assignment_withdraw, judgments_import
 from pooling import services as pooling_services
 from pooling.models import Formula, PoolInstance, PoolItem
-from tests.assessor.fixtures import assign
 from tests.commands import command_output, rejected
 from tests.factories import AssignmentFactory, JudgmentFactory
+from tests.judging.fixtures import assign
 from tests.pooling.run_files import ingest, task1_lines
 
 

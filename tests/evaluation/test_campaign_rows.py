@@ -3,10 +3,10 @@ from the database) give the scores of the same runs as files against the exporte
 at the 10th place, odd ids and scores, topics with few rows."""
 import pytest
 
-from assessor.models import Assignment
-from assessor.services import assignment_withdraw, judgments_import
 from evaluation import selectors, services
 from ir.prime import prime_answers
+from judging.models import Assignment
+from judging.services import assignment_withdraw, judgments_import
 from pooling.models import Run
 from tests.evaluation.test_campaign import judged_answers, judged_formulas  # noqa: F401 (fixtures)
 from tests.pooling.run_files import ingest

@@ -115,8 +115,8 @@ def test_parents_needs_a_campaign(runs, editions):
 
 
 def test_the_assessment_table_counts_the_grades_of_the_campaigns_scheme(answers, ada):
-    from assessor.services import judgments_import
     from ir import grades
+    from judging.services import judgments_import
 
     answers.scheme = grades.preset("trec-3").to_json()
     answers.save(update_fields=["scheme"])

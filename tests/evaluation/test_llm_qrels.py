@@ -4,7 +4,7 @@ choices. LLM grades never reach the official qrels."""
 import pytest
 from django.urls import reverse
 
-from assessor import services
+from judging import services
 from llm.models import Endpoint
 from tests.commands import command_output, rejected
 from tests.factories import CanaryFactory, LlmGradeFactory

@@ -4,10 +4,10 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from assessor.models import Assignment
-from assessor.services import judgments_import
 from evaluation import board
 from evaluation.services import evaluate_campaign
+from judging.models import Assignment
+from judging.services import judgments_import
 from pooling import services as pooling_services
 from pooling.models import Campaign
 from tests.factories import CampaignFactory
@@ -59,11 +59,11 @@ def test_the_leaderboard_gives_the_parent_means_when_asked(micro, client, organi
 def test_the_judging_page_shows_the_prelude_and_the_sibling_micro_topics(micro, client, ada):
     assignment = Assignment.objects.get(topic__topic_id="301.2", assessor=ada)  # made by the import
     client.force_login(ada)
-    page = client.get(reverse("assessor:judge", args=[assignment.pk, 0])).content.decode()
+    page = client.get(reverse("judging:judge", args=[assignment.pk, 0])).content.decode()
     assert "Topic 301: Planning a trip" in page and "I am going to Japan in May." in page
     assert "The other micro-topics of topic 301 (1)" in page and "<strong>301.1</strong> Which cities?" in page
     other = Assignment.objects.get(topic__topic_id="302", assessor=ada)
-    page = client.get(reverse("assessor:judge", args=[other.pk, 0])).content.decode()
+    page = client.get(reverse("judging:judge", args=[other.pk, 0])).content.decode()
     assert "Any breed is relevant." in page and "topic-siblings" not in page and "topic-prelude" not in page
 
 

@@ -104,7 +104,7 @@ def test_the_facts_page_edits_the_run(campaign, tmp_path, client, organizer):
     # Unticked boxes are False: the run is primary now.
     assert facts(run) == dict(team="DPRL lab", alternate=False, manual=True, baseline=False, data_used="text",
                               answer_type="")
-    assert "Facts of run" in client.get(reverse("pooling:campaign", args=[campaign.pk])).content.decode()
+    assert "Facts of run" in client.get(reverse("workflow:campaign", args=[campaign.pk])).content.decode()
 
 
 def test_the_api_patches_the_facts(campaign, tmp_path, client, organizer):

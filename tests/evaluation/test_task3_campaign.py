@@ -5,12 +5,12 @@ import math
 
 import pytest
 
-from assessor.services import judgments_import
 from evaluation import reusability, services
+from judging.services import judgments_import
 from pooling.models import Run
 from pooling.services import run_facts_set
-from tests.assessor.fixtures import GENERATED, PLANTED
 from tests.commands import command_output
+from tests.judging.fixtures import GENERATED, PLANTED
 from tests.pooling.run_files import task3_file
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from assessor import rounds
+from agreement import rounds
 from ir.formats.qrels import qrels_by_topic, read_qrels
 from ir.problems import Problems
 from tests.commands import command_output

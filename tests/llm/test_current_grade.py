@@ -4,9 +4,9 @@ same grade: the newest successful one of the model, of the endpoint's prompt whe
 prompt's task only: a Task 3 answer keeps its own prompt's grade)."""
 import pytest
 
-from assessor.ordering import demoted_items
-from assessor.suggestions import suggestions_shown
 from evaluation.llm_board import graded, llm_qrels, llm_stamp
+from judging.ordering import demoted_items
+from judging.suggestions import suggestions_shown
 from llm import selectors
 from llm.models import Mode
 from pooling.models import Topic

@@ -62,7 +62,7 @@ def test_the_scale_of_a_scheme_names_its_grades():
 def test_a_grade_stored_outside_the_scheme_counts_nowhere(three_grades, organizer_client):
     # Grades of 3 stored under a 0-2 scheme before replies were checked: no grade of the model's, no "official 3"
     # row or fourth grade on the agreement page.
-    from assessor.llm_review import llm_agreement
+    from agreement.llm import llm_agreement
     from llm.selectors import llm_grades
     from tests.factories import LlmPromptFactory
     from tests.llm_rows import llm_grade

@@ -1,8 +1,8 @@
 """The progress page's "When to stop" (issue 27): per topic, from the stored judgments of its official assignment,
 the estimate of what is left and the knee and target rules' advice."""
-from assessor import progress, services
+from judging import progress, services
 from pooling.models import JudgingOrder
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 
 
 def judge(assignment, user, item_id, grade):
@@ -113,8 +113,8 @@ def test_a_revision_that_commits_after_a_later_judgment_is_seen(answers, ada, bo
 
     from django.db.models import F
 
-    from assessor.models import Judgment
     from evaluation.selectors import judgments_stamp
+    from judging.models import Judgment
 
     a, b = assign(answers, ada, "A.1"), assign(answers, bob, "A.2")
     judge(a, ada, "10", "3")

@@ -20,11 +20,10 @@ from config.celery_app import app
 from pooling.models import Campaign, Job, PoolItem, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign
+from tests.pooling.test_celery_worker import database_url
+from tests.pooling.test_job_recovery import api, copy_running, large_run
 from workflow.job_params import PoolBuildParams
 from workflow.jobs import campaign_delete_job, job_create
-
-from .test_celery_worker import database_url
-from .test_job_recovery import api, copy_running, large_run
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FAST = {"CELERY_TASK_ALWAYS_EAGER": "0", "JOB_SWEEP_EVERY": "1", "JOB_RESEND_AFTER": "2", "JOB_STALE_AFTER": "3",

@@ -7,11 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from assessor import services as assessor_services
-from assessor.models import Assignment
+from judging import services as assessor_services
+from judging.models import Assignment
 from pooling import services
 from pooling.models import Campaign, Job, RunEntry
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged, pooled_campaign, token_client  # noqa: F401 (judged: a fixture)
 from workflow.job_params import PoolBuildParams

@@ -8,8 +8,7 @@ from pooling.models import Candidate as CandidateRow
 from pooling.models import PoolItem
 from pooling.selectors import pool_statistics
 from tests.commands import command_output, rejected
-
-from .run_files import answers_campaign
+from tests.pooling.run_files import answers_campaign
 
 pytestmark = pytest.mark.django_db
 

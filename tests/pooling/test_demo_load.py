@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
 
-from assessor.models import Assignment
 from core.permissions import is_organizer
+from judging.models import Assignment
 from pooling.models import Campaign, Candidate, Collection, PoolInstance, PoolItem, Run
 from workflow.demo import CAMPAIGNS, COLLECTION, MATHOVERFLOW
 

@@ -8,7 +8,10 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 
-from assessor.models import (
+from agreement.models import TrainingRound
+from agreement.rounds import training_round_create
+from characterisation.services import characterisation_submit
+from judging.models import (
     Assignment,
     CharacterisationAnswer,
     CharacterisationQuestion,
@@ -16,10 +19,8 @@ from assessor.models import (
     Judgment,
     JudgmentRevision,
     SampleItem,
-    TrainingRound,
 )
-from assessor.rounds import training_round_create
-from assessor.services import GradeInput, assignment_withdraw, characterisation_submit, judgment_submit
+from judging.services import GradeInput, assignment_withdraw, judgment_submit
 from pooling.models import Campaign, Candidate, PoolItem, Run
 from workflow.demo import CAMPAIGNS
 

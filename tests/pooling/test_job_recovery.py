@@ -28,11 +28,10 @@ from config.celery_app import app
 from pooling.models import JOB_LOCK, Campaign, Job, PoolItem, Run, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign
+from tests.pooling.test_celery_worker import database_url
 from workflow.job_handlers import HANDLERS
 from workflow.job_params import PoolBuildParams, RunIngestParams
 from workflow.jobs import job_create, job_execute
-
-from .test_celery_worker import database_url
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -6,10 +6,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import DatabaseError, transaction
 
-from assessor.models import Assignment, Judgment
 from ir.formats.qrels import read_qrels
 from ir.formats.textio import FIELD_MAX
 from ir.problems import Problems
+from judging.models import Assignment, Judgment
 from pooling.bulk import bulk_insert
 from pooling.models import Collection, Comment, Formula, Post, Run, RunEntry, Topic
 from tests.commands import command_output, rejected
@@ -275,8 +275,8 @@ def test_a_judgments_line_over_the_bound_is_refused_with_its_line(answers, tmp_p
 
 
 def test_a_long_judgments_line_is_read_in_bounded_memory(answers, tmp_path):
-    from assessor.services import judgments_import
     from ir.problems import InputError
+    from judging.services import judgments_import
 
     path = tmp_path / "j.tsv"
     path.write_bytes(b"ada\tA.1\t10\t3\t" + b"x" * (16 * FIELD_MAX) + b"\n")

@@ -11,8 +11,7 @@ from pooling import services
 from pooling.models import Campaign, Collection, Formula, PoolInstance, PoolItem, Post, Run
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, TopicFactory
-
-from .run_files import answers_campaign, ingest, task1_lines, task2_lines
+from tests.pooling.run_files import answers_campaign, ingest, task1_lines, task2_lines
 
 pytestmark = pytest.mark.django_db
 

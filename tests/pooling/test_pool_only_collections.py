@@ -8,15 +8,14 @@ from html import unescape
 import pytest
 from rest_framework.test import APIClient
 
-from assessor.services import assignments_create
 from ir.problems import InputError
+from judging.services import assignments_create
 from pooling import selectors, services
 from pooling.models import Collection, Job, PoolItem, Post
 from tests.commands import command_output, rejected
+from tests.pooling.run_files import answers_campaign, ingest, task1_lines
 from workflow.job_params import PoolBuildParams
 from workflow.jobs import job_create
-
-from .run_files import answers_campaign, ingest, task1_lines
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from pooling import selectors, services
 from pooling.models import Campaign, Collection, Formula, Job, Run
 from tests.factories import CampaignFactory, TopicFactory
-
-from .run_files import answers_campaign, ingest, task1_lines, task2_lines
+from tests.pooling.run_files import answers_campaign, ingest, task1_lines, task2_lines
 
 pytestmark = pytest.mark.django_db
 

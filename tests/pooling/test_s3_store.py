@@ -11,8 +11,7 @@ from rest_framework.test import APIClient
 
 from pooling import services
 from pooling.models import Job, RunEntry
-
-from .test_celery_worker import celery_worker, wait_for
+from tests.pooling.test_celery_worker import celery_worker, wait_for
 
 BUCKET = "assess-uploads"
 KEYS = {"AWS_ACCESS_KEY_ID": "test-key", "AWS_SECRET_ACCESS_KEY": "test-secret", "AWS_S3_REGION_NAME": "us-east-1"}

@@ -5,11 +5,11 @@ import re
 
 import pytest
 
-from assessor import services as assessor_services
 from ir import grades
+from judging import services as assessor_services
 from pooling.models import Campaign
-from tests.assessor.fixtures import assign
 from tests.factories import UserFactory
+from tests.judging.fixtures import assign
 
 pytestmark = pytest.mark.django_db
 

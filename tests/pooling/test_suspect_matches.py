@@ -70,7 +70,7 @@ def test_real_runs_in_the_demo_collection_are_flagged_and_their_matches_kept_out
     assert selectors.pool_item_suspect(item=item)
     assert "confirmed and pooled" in client.get(f"/campaigns/{demo_campaign.pk}/pools/").content.decode()
     # The assessor judging it is told so on the judging page.
-    from assessor import services as assessor_services
+    from judging import services as assessor_services
     from tests.factories import UserFactory
 
     assessor = UserFactory(username="judge-suspect")

@@ -7,10 +7,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from assessor import services as assessor_services
 from ir.formats.task3_answer_ids import read_answer_ids
 from ir.pools.order import display_order
 from ir.problems import Problems
+from judging import services as assessor_services
 from pooling import selectors, services
 from pooling.models import AnswerText, Campaign, PoolItem, Run, RunAnswer, RunEntry
 from tests.commands import command_output, rejected

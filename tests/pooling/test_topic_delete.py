@@ -2,12 +2,12 @@
 import pytest
 from rest_framework.test import APIClient
 
-from assessor import services as assessor_services
-from assessor.models import Assignment, ItemVisit, Judgment
 from ir.problems import InputError
+from judging import services as assessor_services
+from judging.models import Assignment, ItemVisit, Judgment
 from pooling import services
 from pooling.models import AnswerText, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 from tests.pooling.undo_data import token_client
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,7 @@ from ir.problems import InputError
 from pooling import services
 from pooling.models import Campaign, Collection, PoolItem
 from tests.factories import CollectionFactory, PostFactory
-
-from .trec_track import DOCS, trec_track
+from tests.pooling.trec_track import DOCS, trec_track
 
 pytestmark = pytest.mark.django_db
 

@@ -3,12 +3,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from assessor import services as assessor_services
-from assessor.models import Assignment, ItemVisit
 from ir.problems import InputError
+from judging import services as assessor_services
+from judging.models import Assignment, ItemVisit
 from pooling import services
 from pooling.models import Campaign, PoolItem, Run, RunEntry, Topic
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 from tests.pooling.run_files import answers_campaign, ingest, task1_lines
 from tests.pooling.undo_data import judged, judgment_rows, pooled  # noqa: F401 (judged: a fixture)
 

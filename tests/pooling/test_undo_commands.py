@@ -1,7 +1,7 @@
 """Undo commands (SPEC 9 style): delete_run, replace_run, edit_campaign, delete_campaign; refusals exit 2."""
 import pytest
 
-from assessor.models import Judgment
+from judging.models import Judgment
 from pooling import services
 from pooling.models import Campaign, PoolItem, RunEntry
 from tests.commands import command_output, rejected

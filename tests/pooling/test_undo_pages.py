@@ -2,7 +2,7 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from assessor.models import Judgment, JudgmentRevision
+from judging.models import Judgment, JudgmentRevision
 from pooling import services
 from pooling.models import Campaign, Job, PoolItem, Run
 from tests.factories import CampaignFactory
@@ -223,7 +223,7 @@ def test_api_undo_is_403_for_assessors(assessor_user, campaign):
 
 
 def test_pools_page_counts_the_judged_items_as_a_rebuild_keeps_them(client, organizer, judged):  # noqa: F811
-    from assessor.selectors import judged_items_of_campaign
+    from judging.selectors import judged_items_of_campaign
     from pooling.services import judged_count
 
     client.force_login(organizer)
@@ -237,8 +237,8 @@ def test_confirmation_pages_count_the_judged_items_and_topics_as_the_services_do
     """Issue 24: the delete, replace and settings pages counted every judged pair in Python; the database counts
     them now (assessor.selectors.judged_items_count, judged_topics_count). An item two assessors judged counts once,
     a topic with a judged item once."""
-    from assessor.selectors import judged_items_of_campaign
-    from tests.assessor.fixtures import assign
+    from judging.selectors import judged_items_of_campaign
+    from tests.judging.fixtures import assign
     from tests.pooling.undo_data import judge
 
     bob = django_user_model.objects.create_user("bob")

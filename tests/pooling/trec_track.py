@@ -3,9 +3,9 @@ retrieval"): a JSONL corpus with `title` and `text`, `<top>` topics, a TREC run,
 failure, relevance level 1, its pools built and one topic assigned and judged in part."""
 import json
 
-from assessor import services as assessor_services
-from assessor.models import Assignment
 from ir import grades
+from judging import services as assessor_services
+from judging.models import Assignment
 from pooling import services
 from pooling.models import Campaign, PoolItem
 from tests.pooling.run_files import ingest

@@ -3,11 +3,11 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from assessor.models import Judgment, JudgmentRevision
-from assessor.services import GradeInput, judgment_submit
+from judging.models import Judgment, JudgmentRevision
+from judging.services import GradeInput, judgment_submit
 from pooling import services
 from pooling.models import PoolItem
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 from tests.pooling.run_files import answers_campaign
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from assessor.models import Assignment, Judgment
+from judging.models import Assignment, Judgment
 from pooling.models import Campaign, Job, PoolItem
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 
 BIG = 2**40  # past PostgreSQL's integer (2^31 - 1)
 HUGE = 2**70  # past every integer column

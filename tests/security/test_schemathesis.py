@@ -27,7 +27,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.assessor.fixtures import assign
+from tests.judging.fixtures import assign
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "10"))
 ASSESSOR_PATHS = ("/api/assignments/", "/api/judgments/")

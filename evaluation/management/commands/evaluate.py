@@ -7,11 +7,13 @@ evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--b
 Task 3 runs (issue 17)."""
 import os
 
-from assessor.characterisation import characterisation_report
+from characterisation.selectors import characterisation_report
 from core.commands import ServiceCommand
 from evaluation import analysis_services, board, editions, services, topic_info
 from evaluation.answer_files import evaluate_answer_files
 from evaluation.characterisation import characterisation_lines
+from evaluation.management.commands._arguments import runs_arguments
+from evaluation.management.commands._files import write_whole
 from ir import statistics as analysis
 from ir import task3_measures as answers
 from ir.formats.formula_tsv import V2_HEADER, is_formula_index_header, tsv_header
@@ -20,9 +22,6 @@ from ir.grades import RELEVANCE_LEVEL
 from ir.prime import FIRST_RESULT, score_lines
 from ir.problems import InputError
 from pooling.selectors import campaign_named
-
-from ._arguments import runs_arguments
-from ._files import write_whole
 
 
 class Command(ServiceCommand):

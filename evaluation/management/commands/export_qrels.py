@@ -4,10 +4,9 @@ the adjudicated grades (docs/agreement.md), an LLM's grades (docs/agreement.md, 
 judging scheme (docs/judging.md)."""
 from core.commands import ServiceCommand
 from evaluation import selectors, services
+from evaluation.management.commands._files import write_whole
 from ir.problems import InputError
 from pooling.selectors import campaign_named
-
-from ._files import write_whole
 
 DEFAULT_MIN_RELEVANT = 2
 

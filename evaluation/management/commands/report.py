@@ -3,10 +3,9 @@ report --qrels Q1 --qrels Q2 ... [--label L1 --label L2 ...] --format latex|csv 
 results across editions (issue 28), one row per run and a column group per edition (docs/evaluation.md)."""
 from core.commands import ServiceCommand
 from evaluation import editions, report
+from evaluation.management.commands._files import write_whole
 from ir.problems import InputError
 from pooling.selectors import campaign_named
-
-from ._files import write_whole
 
 
 class Command(ServiceCommand):

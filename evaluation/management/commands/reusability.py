@@ -2,11 +2,10 @@
 reusability --campaign NAME [--depth K]: SPEC 9, docs/analysis.md."""
 from core.commands import ServiceCommand
 from evaluation import reusability, services
+from evaluation.management.commands._arguments import runs_arguments
 from ir.problems import InputError
 from ir.statistics import reusability_lines
 from pooling.selectors import campaign_named
-
-from ._arguments import runs_arguments
 
 
 class Command(ServiceCommand):

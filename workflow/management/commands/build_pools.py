@@ -1,6 +1,6 @@
 """build_pools --campaign NAME: SPEC 9."""
-from assessor.services import pools_rebuild
 from core.commands import ServiceCommand
+from judging.services import pools_rebuild
 from pooling import services
 from pooling.selectors import campaign_named
 

@@ -1,6 +1,6 @@
 """delete_campaign NAME: deletes a campaign that has no judgment (docs/pooling.md, "Undoing a mistake")."""
-from assessor.services import campaign_delete
 from core.commands import ServiceCommand
+from judging.services import campaign_delete
 from pooling.selectors import campaign_named
 
 

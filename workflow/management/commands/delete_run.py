@@ -1,6 +1,6 @@
 """delete_run --campaign NAME RUN [--force]: deletes a wrongly uploaded run (docs/pooling.md, "Undoing a mistake")."""
-from assessor.services import run_delete
 from core.commands import ServiceCommand
+from judging.services import run_delete
 from pooling.selectors import campaign_named
 from workflow.management.commands._undo import report_pools, run_named
 

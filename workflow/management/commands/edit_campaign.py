@@ -1,7 +1,7 @@
 """edit_campaign NAME [--name NEW] [pooling settings] [--force]: changes a campaign's settings."""
-from assessor.services import campaign_update
 from core.commands import ServiceCommand
 from ir.grades import scheme_chosen
+from judging.services import campaign_update
 from pooling import services
 from pooling.campaign_options import add_order_arguments, order_summary
 from pooling.models import Campaign

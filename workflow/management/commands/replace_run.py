@@ -1,6 +1,6 @@
 """replace_run --campaign NAME RUN PATH [--force]: a new file for a run, same name and options."""
-from assessor.services import run_replace
 from core.commands import ServiceCommand
+from judging.services import run_replace
 from pooling.selectors import campaign_named
 from workflow.management.commands._undo import report_pools, run_named
 
