@@ -10,10 +10,10 @@ from rest_framework.views import APIView
 
 from agreement import llm as llm_review
 from agreement import reports, rounds
-from judging import progress
 from agreement.serializers import TrainingRoundCreateSerializer, TrainingRoundResultSerializer, TrainingRoundSerializer
 from core.bounds import upload_size_check
 from core.permissions import IsOrganizer
+from judging import progress
 from judging.apis import assigned_body
 from judging.forms import GroupKeyForm
 from people.selectors import accounts_named

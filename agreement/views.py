@@ -17,7 +17,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from agreement import llm as llm_review
-from judging import progress as progress_reports
 from agreement import reports, rounds
 from agreement.adjudication import adjudication_record
 from agreement.checks import check_items_send
@@ -28,6 +27,7 @@ from core.permissions import ORGANIZERS, organizer_required
 from ir.charts import kappa_bars
 from ir.grades import MARK_LABELS, Scheme
 from ir.problems import InputError
+from judging import progress as progress_reports
 from judging.forms import GroupKeyForm
 from judging.rendering import collection_safe_many
 from judging.rendering import thread_url as _post_url

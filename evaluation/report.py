@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from judging.progress import ProgressRow, progress_report, visit_timing
 from characterisation.selectors import characterisation_report
 from core.downloads import spreadsheet_safe
 from evaluation import analysis_services, editions, selectors, services, snapshots
@@ -22,6 +21,7 @@ from evaluation.reusability import run_team
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
 from judging.models import Assignment, ItemVisit
+from judging.progress import ProgressRow, progress_report, visit_timing
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 

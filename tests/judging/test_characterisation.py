@@ -3,7 +3,6 @@ assignments, the assessor's page and API, the organizer's page, API and command.
 import pytest
 
 from characterisation import services as characterisation_services
-from judging.services.samples import sample_draw
 from ir.problems import InputError
 from judging import rules, services
 from judging.models import (
@@ -14,6 +13,7 @@ from judging.models import (
     Judgment,
     SampleItem,
 )
+from judging.services.samples import sample_draw
 from pooling.models import PoolItem
 from tests.commands import command_output, rejected
 from tests.judging.fixtures import assign
