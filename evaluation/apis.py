@@ -18,7 +18,7 @@ from assessor.characterisation import characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from core.forms import form_values
-from ir.prime import MEASURES, REPORTED, finite, score_lines
+from ir.prime import MEASURES, REPORTED, finite
 from ir.problems import InputError
 from ir.qrels import QrelsSummary
 from ir.rankings import RankCorrelation
@@ -244,9 +244,7 @@ class EvaluationApi(APIView):
         evaluation = snapshots.scores_or_empty(snapshot, campaign=campaign, all_topics=all_topics)
         characterised = characterisation_report(campaign=campaign)
         if request.accepted_renderer.format == "tsv":
-            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
-                            + "".join(score_lines(evaluation.answer_runs, per_topic=per_topic,
-                                                  measures=TASK3_REPORTED))
+            return Response("".join(evaluation.lines(per_topic=per_topic))
                             + "".join(board.parent_lines(evaluation, parents) if parents else ())
                             + "".join(characterisation_lines(characterised)))
         extra = [name for name in evaluation.measures if name not in REPORTED]

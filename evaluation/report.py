@@ -6,7 +6,6 @@ import csv
 import hashlib
 import io
 import math
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,11 +23,11 @@ from pooling.selectors import pool_sizes
 
 from . import analysis_services, editions, selectors, services, snapshots
 from .board import ALPHA
+from .latex import HEADINGS, latex_escape
 from .reusability import run_team
 
 FORMATS = ("latex", "csv")
 TABLES = ("results", "assessment", "both")
-HEADINGS = {"ndcg_prime": "nDCG$'$", "map_prime": "MAP$'$", "p10_prime": "P$'$@10"}
 DATA = {"both": "Both", "math": "Math", "text": "Text", "": ""}
 GRADES = (("H", 3), ("M", 2), ("L", 1), ("N", 0))  # ARQMath's columns of the assessment table
 
@@ -145,14 +144,6 @@ def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], Assessm
 
 
 # LaTeX -------------------------------------------------------------------------------------------------------------
-
-_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-          "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-
-
-def latex_escape(text: str) -> str:
-    return re.sub(r"[&%$#_{}~^\\]", lambda match: _LATEX[match.group()], text)
-
 
 def _labels(rows: Sequence[ResultRow]) -> list[str]:
     """The characterisation questions' labels (MG, UI, ...), columns after the measures; none without questions."""
