@@ -23,7 +23,7 @@ from evaluation.characterisation import characterisation_lines
 from evaluation.forms import MinRelevantForm
 from evaluation.snapshots import Snapshot
 from evaluation.views import COMPUTING, RETRY_SECONDS, scores_table
-from ir.prime import MEASURES, REPORTED, finite, score_lines
+from ir.prime import MEASURES, REPORTED, finite
 from ir.problems import InputError
 from ir.qrels import QrelsSummary
 from ir.rankings import RankCorrelation
@@ -243,9 +243,7 @@ class EvaluationApi(APIView):
         evaluation = snapshots.scores_or_empty(snapshot, campaign=campaign, all_topics=all_topics)
         characterised = characterisation_report(campaign=campaign)
         if request.accepted_renderer.format == "tsv":
-            return Response("".join(score_lines(evaluation.runs, per_topic=per_topic, measures=evaluation.measures))
-                            + "".join(score_lines(evaluation.answer_runs, per_topic=per_topic,
-                                                  measures=TASK3_REPORTED))
+            return Response("".join(evaluation.lines(per_topic=per_topic))
                             + "".join(board.parent_lines(evaluation, parents) if parents else ())
                             + "".join(characterisation_lines(characterised)))
         extra = [name for name in evaluation.measures if name not in REPORTED]

@@ -11,25 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.downloads import spreadsheet_safe
-
-# The module, not its names: report imports the leaderboard's snapshots, which import this module.
-from evaluation import analysis_services, report, selectors, services
+from evaluation import analysis_services, scoring, services
+from evaluation.latex import HEADINGS, latex_escape
 from evaluation.models import EditionQrels
 from ir import statistics as analysis
 from ir.formats.qrels import qrels_by_topic
 from ir.grades import RELEVANCE_LEVEL
-from ir.prime import (
-    MEASURES,
-    Evaluator,
-    Qrels,
-    finite,
-    format_value,
-    natural_key,
-    prime_of,
-    score_lines,
-)
+from ir.prime import MEASURES, Qrels, finite, format_value
 from ir.problems import InputError, Problems
-from pooling.models import Campaign, Run
+from pooling.models import Campaign
 
 
 @dataclass
@@ -66,28 +56,24 @@ def evaluate_editions(*, qrels_paths: Sequence[str | os.PathLike], labels: Seque
         for label, path in zip(names, qrels_paths, strict=True)]
 
 
-def edition_lines(editions: Sequence[Edition], *, per_topic: bool = False) -> Iterator[str]:
-    """run<TAB>label<TAB>measure<TAB>topic<TAB>value: each edition's `evaluate` lines with its label after the run."""
+def edition_lines(editions: Sequence[Edition], *, per_topic: bool = False, labelled: bool = True) -> Iterator[str]:
+    """`evaluate`'s table of each edition in turn (`Evaluation.lines`): run<TAB>measure<TAB>topic<TAB>value, with
+    `labelled` (several qrels, or one named by --label) the edition's label after the run."""
     for edition in editions:
-        for line in score_lines(edition.evaluation.runs, per_topic=per_topic, measures=edition.evaluation.measures):
-            run, rest = line.split("\t", 1)
-            yield f"{run}\t{edition.label}\t{rest}"
+        yield from edition.evaluation.lines(per_topic=per_topic, label=edition.label if labelled else None)
 
 
-def edition_significance_lines(editions: Sequence[Edition], *, baseline: str | None = None,
+def edition_significance_lines(editions: Sequence[Edition], *, labelled: bool = True, baseline: str | None = None,
                                permutations: int = analysis.PERMUTATIONS, seed: int = analysis.SEED
                                ) -> Iterator[str]:
     """The significance table of each edition (the t-test, the randomization test and Wilcoxon's signed-rank test,
-    with Holm's correction within the edition), a label column first."""
-    for i, edition in enumerate(editions):
+    with Holm's correction within the edition), with `labelled` a label column first."""
+    yield ("label\t" if labelled else "") + analysis.SIGNIFICANCE_HEADER
+    for edition in editions:
         rows = analysis_services.significance_table(edition.evaluation, baseline=baseline, seed=seed,
                                                     permutations=permutations)
-        for j, line in enumerate(analysis.significance_lines(rows)):
-            if j == 0:
-                if i == 0:
-                    yield f"label\t{line}"
-                continue
-            yield f"{edition.label}\t{line}"
+        for row in rows:
+            yield (f"{edition.label}\t" if labelled else "") + analysis.comparison_line(row)
 
 
 # The MIRMU paper's Table 2: a row per run, a column group per edition --------------------------------------------
@@ -126,15 +112,15 @@ def editions_latex(editions: Sequence[Edition], *, caption: str = "Results acros
     columns = [(edition.label, measure) for edition in editions for measure in MEASURES]
     best = {column: max((v for run in runs if (v := values.get((run, *column))) is not None), default=None)
             for column in columns}
-    groups = " & ".join(rf"\multicolumn{{{len(MEASURES)}}}{{c}}{{{report.latex_escape(edition.label)}}}"
+    groups = " & ".join(rf"\multicolumn{{{len(MEASURES)}}}{{c}}{{{latex_escape(edition.label)}}}"
                         for edition in editions)
     rules = " ".join(rf"\cmidrule(lr){{{2 + i * len(MEASURES)}-{1 + (i + 1) * len(MEASURES)}}}"
                      for i in range(len(editions)))
-    lines = [r"\begin{table}", r"\centering", rf"\caption{{{report.latex_escape(caption)}}}",
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
              rf"\begin{{tabular}}{{l{'c' * len(columns)}}}", r"\toprule", rf" & {groups} \\", rules,
-             "Run & " + " & ".join(report.HEADINGS[measure] for _label, measure in columns) + r" \\", r"\midrule"]
+             "Run & " + " & ".join(HEADINGS[measure] for _label, measure in columns) + r" \\", r"\midrule"]
     for run in runs:
-        cells = [report.latex_escape(run)]
+        cells = [latex_escape(run)]
         for column in columns:
             value = values.get((run, *column))
             text = format_value(value) if value is not None else "--"
@@ -194,18 +180,11 @@ def campaign_editions(*, campaign: Campaign) -> list[tuple[str, Qrels]]:
 
 def evaluate_campaign_edition(*, campaign: Campaign, qrels: Qrels, all_topics: bool = False) -> services.Evaluation:
     """The campaign's runs (but its Task 3 runs) scored against another edition's qrels, from their stored rows, as
-    `evaluate --qrels FILE` scores their files: the prime measures over the topics of that qrels. A formula campaign's
-    runs are scored by the visual ids the campaign pools by."""
-    runs = list(Run.objects.filter(campaign=campaign).exclude(format=Run.Format.ARQMATH_TASK3).order_by("name"))
-    topic_ids = selectors.campaign_topic_ids(campaign=campaign)
-    evaluator = Evaluator(qrels, relevance_level=campaign.relevance_level)
-    scores = []
-    for run in runs:
-        lists = services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids)
-        scores.append(evaluator.scores(run.name, prime_of(lists, qrels), all_topics=all_topics, lists=lists))
-    return services.Evaluation(runs=scores, qrels_topics=len(qrels), all_topics=all_topics,
-                               measures=evaluator.measures, topics=sorted(qrels, key=natural_key),
-                               relevance_level=campaign.relevance_level)
+    `evaluate --qrels FILE` scores their files (`scoring.score`): the prime measures over the topics of that qrels, at
+    the campaign's relevance level. A formula campaign's runs are scored by the visual ids the campaign pools by."""
+    scores = scoring.score(scoring.StoredRuns(campaign), scoring.Judgments(qrels), all_topics=all_topics)
+    return services.Evaluation(runs=scores.runs, qrels_topics=len(scores.topics), all_topics=all_topics,
+                               measures=scores.measures, topics=scores.topics, relevance_level=scores.relevance_level)
 
 
 def campaign_edition_scores(*, campaign: Campaign, all_topics: bool = False) -> list[Edition]:

@@ -4,17 +4,17 @@ Ingesting a fused run is workflow's (workflow/fusion.py)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.bounds import max_chars
+from evaluation import scoring
 from evaluation import selectors as evaluation_selectors
-from evaluation import services as evaluation
 from ir import fusion
 from ir.grades import RELEVANCE_LEVEL
 from ir.measures import parse_measures
-from ir.prime import MEASURES, NDCG, Qrels, natural_key, prime_of
+from ir.prime import MEASURES, NDCG, Qrels, natural_key
 from ir.problems import InputError, Problems
 from pooling.models import Campaign, Run
 
@@ -33,12 +33,12 @@ def file_sources(*, paths: Sequence[str | os.PathLike], task: str | None = None)
     names; a document twice in a topic keeps its first line, as evaluation does. Any problem in any file rejects all."""
     if not paths:
         raise InputError("no run files given")
-    task = task or evaluation.task_of(paths[0])
+    task = task or scoring.task_of(paths[0])
     problems: list[Problems] = []
     runs: list[fusion.RunScores] = []
     for path in paths:
         run: dict[str, dict[str, float]] = {}
-        for topic_ids, item_ids, scores in evaluation.read_run_columns(path, task, problems):
+        for topic_ids, item_ids, scores in scoring.read_run_columns(path, task, problems):
             for topic, item, score in zip(topic_ids, item_ids, scores, strict=True):
                 items = run.get(topic)
                 if items is None:
@@ -46,7 +46,7 @@ def file_sources(*, paths: Sequence[str | os.PathLike], task: str | None = None)
                 elif item not in items:
                     items[item] = score
         runs.append(run)
-    evaluation.raise_problems(problems)
+    scoring.raise_problems(problems)
     return Sources(names=[Path(path).name for path in paths], runs=runs, task=task)
 
 
@@ -104,36 +104,22 @@ def k_sweep(*, sources: Sources, how: fusion.Settings, ks: Sequence[int], qrels:
     extra = [] if measure in MEASURES else [measure]
     if extra:
         parse_measures(extra, relevance_level=relevance_level)  # an unknown measure: InputError before any fusion
-    if qrels is None:
-        problems: list[Problems] = []
+    against: scoring.Judgments | scoring.QrelsFile
+    if qrels is not None:
+        against = scoring.Judgments(qrels)
+    else:
         assert qrels_path is not None
-        qrels = evaluation.read_qrels_file(qrels_path, problems)
-        evaluation.raise_problems(problems)
-        if not qrels:
-            raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    evaluator = evaluation.evaluator_for(qrels, measures=extra, relevance_level=relevance_level)
-    rows: list[SweepRow] = []
-    for k in ks:
-        fused = fusion.fuse(sources.runs, fusion.Settings(method=fusion.RRF, k=k, weights=how.weights,
-                                                          depth=how.depth, runs=how.runs))
-        blocks = [_columns(fused)]
-        lists = evaluation.run_lists(sources.task, blocks, qrels, None)
-        scores = evaluator.scores(f"k={k}", prime_of(lists, qrels, first=sources.task == evaluation.ANSWERS),
-                                  all_topics=all_topics, lists=lists)
-        rows.append(SweepRow(k=k, measure=measure, value=scores.means[measure], topics=scores.topics))
-    return rows
+        against = scoring.QrelsFile(qrels_path)
 
-
-def _columns(fused: fusion.Fused) -> tuple[list[str], list[str], list[float]]:
-    topics: list[str] = []
-    items: list[str] = []
-    scores: list[float] = []
-    for topic, pairs in fused.items():
-        for doc, score in pairs:
-            topics.append(topic)
-            items.append(doc)
-            scores.append(score)
-    return topics, items, scores
+    def fused() -> Iterator[tuple[str, Iterator[tuple[str, str, float]]]]:
+        for i, k in enumerate(ks):  # each fused run scored, then freed, before the next is fused
+            run = fusion.fuse(sources.runs, fusion.Settings(method=fusion.RRF, k=k, weights=how.weights,
+                                                            depth=how.depth, runs=how.runs))
+            yield str(i), ((topic, doc, value) for topic, pairs in run.items() for doc, value in pairs)
+    scored = scoring.score(scoring.RunLists(fused(), sources.task), against, measures=extra, all_topics=all_topics,
+                           relevance_level=relevance_level).runs
+    return [SweepRow(k=k, measure=measure, value=scores.means[measure], topics=scores.topics)
+            for k, scores in zip(ks, scored, strict=True)]
 
 
 def sweep_lines(rows: Sequence[SweepRow]) -> list[str]:
@@ -162,10 +148,13 @@ def campaign_sweep(*, campaign: Campaign, ks: Sequence[int] = SWEEP_KS, measure:
     if len(names) < 2:
         raise InputError(f"campaign '{campaign.name}' has {len(names)} primary runs that are not baselines: the "
                          "sweep fuses two or more")
-    qrels = evaluation_selectors.campaign_qrels(campaign=campaign)
+    judged = scoring.official_judgments(campaign=campaign)
+    qrels = scoring.ranked_qrels(judged.qrels)
     if not qrels:
-        raise InputError(f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
+        raise InputError(judged.empty)
     how = fusion.settings(method=fusion.RRF, runs=names)
+    # The qrels as exported, posts and Task 3 answers together: what `fuse_runs --qrels` scores the same runs' files
+    # against (docs/evaluation.md).
     return k_sweep(sources=stored_sources(campaign=campaign, names=names), how=how, ks=ks, qrels=qrels,
                    measure=measure,
                    relevance_level=campaign.relevance_level if relevance_level is None else relevance_level)

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
-from evaluation import services
+from evaluation import scoring, services
 from ir.prime import MEASURES, Qrels, RunScores
 from ir.rankings import RankCorrelation, rank_correlation
 from llm import selectors as llm_selectors
@@ -92,15 +92,18 @@ def llm_board(*, campaign: Campaign, people: services.Evaluation) -> LlmBoard:
     declared = declared_models(campaign=campaign)
     if not qrels:
         return LlmBoard(model=model, problem=f"{model} has graded no pool item yet", declared=declared)
-    judged = services.evaluate_campaign(campaign=campaign, all_topics=people.all_topics, qrels=qrels,
-                                        qrels_items=graded(campaign=campaign, model=model).values("item_id"),
-                                        relevance_level=people.relevance_level)
+    # The ranked runs alone, as the people's are ranked (their Task 3 runs have no place in these rankings).
+    grades = scoring.campaign_grades(campaign=campaign, qrels=qrels,
+                                     judged_items=graded(campaign=campaign, model=model).values("item_id"))
+    judged = scoring.score(scoring.StoredRuns(campaign), grades, all_topics=people.all_topics,
+                           relevance_level=people.relevance_level).runs
+    held = scoring.ranked_qrels(qrels)
     topics = [topic for topic in people.topics if topic in qrels]
-    found = LlmBoard(model=model, runs=judged.runs, qrels_topics=judged.qrels_topics, judgments=judged.judgments,
-                     topics=topics, declared=declared)
+    found = LlmBoard(model=model, runs=judged, qrels_topics=len(held),
+                     judgments=sum(len(items) for items in held.values()), topics=topics, declared=declared)
     names = [scores.name for scores in people.runs]
     for measure in MEASURES:
-        reference, other = _values(people.runs, measure), _values(judged.runs, measure)
+        reference, other = _values(people.runs, measure), _values(judged, measure)
         found.correlations.append(rank_correlation(reference, other, names, topics, measure=measure))
         found.without.append(rank_correlation(reference, other, [n for n in names if n not in declared], topics,
                                               measure=measure))
@@ -112,9 +115,10 @@ def _values(runs: list[RunScores], measure: str) -> dict[str, dict[str, float]]:
             for scores in runs}
 
 
-def board_of(payload: dict[str, Any], run_scores: Callable[[dict], RunScores]) -> LlmBoard:
-    """The LlmBoard of a snapshot's payload (`asdict` of one, NaN stored as null; `run_scores` decodes a run's)."""
-    return LlmBoard(**{**payload, "runs": [run_scores(run) for run in payload["runs"]],
+def board_of(payload: dict[str, Any], runs: Callable[[list], list[RunScores]]) -> LlmBoard:
+    """The LlmBoard of a snapshot's payload (`asdict` of one with its runs' scores as rows, NaN stored as null;
+    `runs` decodes the rows)."""
+    return LlmBoard(**{**{key: value for key, value in payload.items() if key != "rows"}, "runs": runs(payload["rows"]),
                        "correlations": [_correlation(found) for found in payload["correlations"]],
                        "without": [_correlation(found) for found in payload["without"]]})
 

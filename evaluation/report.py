@@ -6,28 +6,27 @@ import csv
 import hashlib
 import io
 import math
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from agreement.progress import ProgressRow, progress_report, visit_timing
 from django.core.cache import cache
 
 from characterisation.selectors import characterisation_report
 from core.downloads import spreadsheet_safe
 from evaluation import analysis_services, editions, selectors, services, snapshots
 from evaluation.board import ALPHA
+from evaluation.latex import HEADINGS, latex_escape
 from evaluation.reusability import run_team
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
 from judging.models import Assignment, ItemVisit
-from judging.progress import ProgressRow, progress_report, visit_timing
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 
 FORMATS = ("latex", "csv")
 TABLES = ("results", "assessment", "both")
-HEADINGS = {"ndcg_prime": "nDCG$'$", "map_prime": "MAP$'$", "p10_prime": "P$'$@10"}
 DATA = {"both": "Both", "math": "Math", "text": "Text", "": ""}
 GRADES = (("H", 3), ("M", 2), ("L", 1), ("N", 0))  # ARQMath's columns of the assessment table
 
@@ -144,14 +143,6 @@ def assessment_rows(*, campaign: Campaign) -> tuple[list[AssessmentRow], Assessm
 
 
 # LaTeX -------------------------------------------------------------------------------------------------------------
-
-_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-          "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-
-
-def latex_escape(text: str) -> str:
-    return re.sub(r"[&%$#_{}~^\\]", lambda match: _LATEX[match.group()], text)
-
 
 def _labels(rows: Sequence[ResultRow]) -> list[str]:
     """The characterisation questions' labels (MG, UI, ...), columns after the measures; none without questions."""

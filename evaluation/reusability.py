@@ -1,5 +1,6 @@
-"""Pool bias and reusability (issue 18 point 6): leave-one-team-out over run files or a campaign's runs, through
-`ir.statistics.reusability` and the prime measures. docs/analysis.md gives the method."""
+"""Pool bias and reusability (issue 18 point 6): leave-one-team-out over run files or a campaign's runs, read as
+scoring reads them, through `ir.statistics.reusability` and its prime scorer (`ir.scoring.score_runs`, what every
+score is computed by). docs/analysis.md gives the method."""
 from __future__ import annotations
 
 import os
@@ -9,9 +10,11 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 
-from evaluation import selectors, services, task3
+from evaluation import scoring, selectors, task3
 from ir.formats.task3_answer_ids import read_teams
 from ir.formats.textio import open_binary
+from ir.grades import RELEVANCE_LEVEL
+from ir.measures import check_level
 from ir.prime import trec_order
 from ir.problems import InputError, Problems
 from ir.statistics import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
@@ -39,7 +42,7 @@ def ranked(lists: Mapping[str, Mapping[str, float]]) -> RankedRun:
 def _check(depth: int, relevance_level: int) -> None:
     if depth < 1:
         raise InputError(f"the depth must be at least 1, not {depth}")
-    services.check_level(relevance_level)
+    check_level(relevance_level)
 
 
 def _compute(qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], depth: int,
@@ -51,7 +54,7 @@ def _compute(qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], dep
 
 
 def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], depth: int,
-                      relevance_level: int = services.RELEVANCE_LEVEL, team_map: str | os.PathLike | None = None,
+                      relevance_level: int = RELEVANCE_LEVEL, team_map: str | os.PathLike | None = None,
                       task: str | None = None) -> ReusabilityResult:
     """Leave-one-team-out over run files (named by their file names, as `evaluate` names them). A run's team is
     the team map's (`run<TAB>team` lines), else its run tag (the first row's). Any problem in any file rejects
@@ -59,23 +62,23 @@ def reusability_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str 
     _check(depth, relevance_level)
     if not run_paths:
         raise InputError("no run files given")
-    task = task or services.task_of(run_paths[0])
+    task = task or scoring.task_of(run_paths[0])
     problems: list[Problems] = []
-    qrels = services.read_qrels_file(qrels_path, problems)
+    qrels = scoring.read_qrels_file(qrels_path, problems)
     names = [Path(path).name for path in run_paths]
     mapped = read_team_map(team_map, problems) if team_map else {}
     runs: dict[str, RankedRun] = {}
     teams: dict[str, str] = {}
     for name, path in zip(names, run_paths, strict=True):
         if name in runs:
-            problems.append(services.file_problem(name, "two runs have this file name; their rows could not be told "
+            problems.append(scoring.file_problem(name, "two runs have this file name; their rows could not be told "
                                                         "apart"))
             continue
         tags: list[str] = []
-        runs[name] = ranked(services.run_lists(task, services.read_run_columns(path, task, problems, tags=tags),
+        runs[name] = ranked(scoring.run_lists(task, scoring.read_run_columns(path, task, problems, tags=tags),
                                                qrels, None))
         teams[name] = mapped.get(name) or (tags[0] if tags else name)
-    services.raise_problems(problems)
+    scoring.raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
     return _compute(qrels, runs, teams, depth, relevance_level)
@@ -115,6 +118,6 @@ def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> Reu
     runs: dict[str, RankedRun] = {}
     teams: dict[str, str] = {}
     for run in ranked_runs(campaign):
-        runs[run.name] = ranked(services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
+        runs[run.name] = ranked(scoring.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
         teams[run.name] = run_team(run)
     return _compute(qrels, runs, teams, depth, campaign.relevance_level)

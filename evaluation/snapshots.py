@@ -9,7 +9,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,6 +23,7 @@ from evaluation.models import ScoreRefresh, ScoreSnapshot
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
 from ir.problems import InputError
+from ir.scoring import Row, rows_of, runs_of
 from ir.statistics import RankAgreement, Reusability
 from pooling.models import Campaign
 
@@ -30,6 +31,9 @@ LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.K
 FUSION = ScoreSnapshot.Kind.FUSION.value
 CLAIM_SECONDS = 600  # a recompute claimed longer ago than this (and not kept alive) is a lost worker's
 ASKED_SECONDS = 24 * 3600  # a question nobody asked for this long is not recomputed until it is asked again
+# The shape of the leaderboard's stored scores: their rows (ir.scoring.Row) as scoring gives them. Part of the
+# version, so that scores stored in another shape are recomputed, and shown as never computed meanwhile.
+FORMAT = 2
 
 
 @dataclass
@@ -83,7 +87,7 @@ def leaderboard_version(campaign: Campaign) -> str:
     """The judgments stamp, the LLM part's (the judge's model, its grades, the runs' declared models) and the earlier
     editions' (their qrels added or removed)."""
     return hashlib.sha256(f"{selectors.scores_version(campaign=campaign)}|{llm_board.llm_stamp(campaign=campaign)}"
-                          f"|{editions.editions_stamp(campaign=campaign)}".encode()).hexdigest()[:32]
+                          f"|{editions.editions_stamp(campaign=campaign)}|{FORMAT}".encode()).hexdigest()[:32]
 
 
 def reusability_scores(*, campaign: Campaign, depth: int | None = None) -> Snapshot:
@@ -128,15 +132,17 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
         if refresh_claim(campaign_pk=campaign.pk):
             scores_refresh_enqueue(campaign.pk)
             snapshot.refresh_from_db()  # without a broker the task has run: the new scores are there
-    payload = snapshot.payload or {}
-    value = None if snapshot.computed_at is None or "problem" in payload else _decode(kind, payload)
+    payload, computed_at = snapshot.payload or {}, snapshot.computed_at
+    if kind == LEADERBOARD and computed_at is not None and payload.get("format") != FORMAT:
+        payload, computed_at = {}, None  # stored in another shape: being recomputed (the version says so)
+    value = None if computed_at is None or "problem" in payload else _decode(kind, payload)
     if value is not None and kind == LEADERBOARD:
         value.version = snapshot.version
-    llm = (llm_board.board_of(payload["llm"], _run_scores)
+    llm = (llm_board.board_of(payload["llm"], _runs)
            if value is not None and kind == LEADERBOARD and "llm" in payload else None)
-    earlier = [editions.Edition(found["label"], _decode(LEADERBOARD, found["evaluation"]))
+    earlier = [editions.Edition(found["label"], _evaluation(found["evaluation"]))
                for found in payload.get("editions", [])] if kind == LEADERBOARD else []
-    return Snapshot(value=value, problem=payload.get("problem", ""), computed_at=snapshot.computed_at,
+    return Snapshot(value=value, problem=payload.get("problem", ""), computed_at=computed_at,
                     updating=snapshot.version != version, llm=llm, editions=earlier)
 
 
@@ -179,21 +185,23 @@ def scores_refresh(*, campaign_pk: int) -> int:
 def _compute(campaign: Campaign, kind: str, asked: dict) -> dict:
     if kind == LEADERBOARD:
         # The earlier editions' scores need none of the campaign's judgments: they are there before the first one.
-        earlier = _plain([{"label": e.label, "evaluation": asdict(e.evaluation)} for e in
+        earlier = _plain([{"label": e.label, "evaluation": _scores(e.evaluation)} for e in
                           editions.campaign_edition_scores(campaign=campaign, all_topics=asked["all_topics"])])
     try:
         if kind == LEADERBOARD:
             people = services.evaluate_campaign(campaign=campaign, all_topics=asked["all_topics"],
                                                 measures=asked["measures"], relevance_level=asked["relevance_level"])
-            return _plain({**asdict(people), "llm": asdict(llm_board.llm_board(campaign=campaign, people=people)),
-                           "editions": earlier})
+            board = llm_board.llm_board(campaign=campaign, people=people)
+            llm = {**{key: value for key, value in asdict(board).items() if key != "runs"}, "rows": _rows(board.runs)}
+            return _plain({**_scores(people), "llm": llm, "editions": earlier, "format": FORMAT})
         if kind == FUSION:
             rows = fusion.campaign_sweep(campaign=campaign, ks=asked["ks"], measure=asked["measure"],
                                          relevance_level=asked["relevance_level"])
             return _plain({"rows": [asdict(row) for row in rows]})
         return _plain(asdict(reusability.reusability_campaign(campaign=campaign, depth=asked["depth"])))
     except InputError as exc:  # no judgments yet is an answer too
-        return {"problem": "; ".join(exc.messages()), **({"editions": earlier} if kind == LEADERBOARD else {})}
+        return {"problem": "; ".join(exc.messages()),
+                **({"editions": earlier, "format": FORMAT} if kind == LEADERBOARD else {})}
 
 
 def _plain(value: Any) -> Any:
@@ -211,21 +219,35 @@ def _nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
-def _run_scores(found: dict) -> RunScores:
-    return RunScores(name=found["name"], topics=found["topics"],
-                     means={measure: _nan(value) for measure, value in found["means"].items()},
-                     per_topic={topic: {measure: _nan(value) for measure, value in values.items()}
-                                for topic, values in found["per_topic"].items()})
+def _scores(evaluation: services.Evaluation) -> dict:
+    """An Evaluation as stored: what the qrels held and the runs' rows (scoring's rows, `[run, topic, measure,
+    value]`), the version left to the snapshot's own."""
+    kept = {item.name: getattr(evaluation, item.name) for item in fields(evaluation)
+            if item.name not in ("runs", "answer_runs", "version")}
+    return {**kept, "rows": _rows(evaluation.runs), "answer_rows": _rows(evaluation.answer_runs)}
+
+
+def _rows(runs: Sequence[RunScores]) -> list[list]:
+    return [list(row) for row in rows_of(runs)]
+
+
+def _runs(rows: list[list]) -> list[RunScores]:
+    """The runs of stored rows, a mean stored as null (over no topic) NaN again."""
+    return runs_of(Row(run, topic, measure, _nan(value)) for run, topic, measure, value in rows)
+
+
+def _evaluation(payload: dict) -> services.Evaluation:
+    kept = {key: value for key, value in payload.items()
+            if key not in ("rows", "answer_rows", "topic_counts", "llm", "editions", "format")}
+    return services.Evaluation(**kept, runs=_runs(payload["rows"]), answer_runs=_runs(payload["answer_rows"]),
+                               topic_counts=[tuple(counts) for counts in payload["topic_counts"]])
 
 
 def _decode(kind: str, payload: dict) -> Any:
     if kind == FUSION:
         return [fusion.SweepRow(**{**row, "value": _nan(row["value"])}) for row in payload["rows"]]
     if kind == LEADERBOARD:
-        payload = {key: value for key, value in payload.items() if key not in ("llm", "editions")}
-        return services.Evaluation(**{**payload, "runs": [_run_scores(run) for run in payload["runs"]],
-                                      "answer_runs": [_run_scores(run) for run in payload["answer_runs"]],
-                                      "topic_counts": [tuple(counts) for counts in payload["topic_counts"]]})
+        return _evaluation(payload)
     return reusability.ReusabilityResult(
         rows=[Reusability(**{**row, "full": _nan(row["full"]), "leave_team_out": _nan(row["leave_team_out"])})
               for row in payload["rows"]],

@@ -10,17 +10,30 @@ scipy's `kendalltau` and the paper's sum, item by item.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from ir.statistics import CONFIDENCE, SEED, Values, value_matrix
 
 if TYPE_CHECKING:
     import numpy as np
 
+Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
+# The seed and the confidence level of every bootstrap and randomization test here and in ir.statistics, which
+# builds on this module.
+SEED = 0
+CONFIDENCE = 0.95
 RESAMPLES = 1_000
 _CELLS = 4_000_000  # rankings x runs x runs compared in one block: 4M int8 pair signs are 4 MB each
+
+
+def value_matrix(values: Values, runs: Sequence[str], topics: Sequence[str]) -> np.ndarray:
+    """The runs x topics array of one measure, a topic a run has no value for counting 0."""
+    import numpy as np  # numpy (and scipy) only when a statistic is computed: commands and pages start without it
+    matrix = np.zeros((len(runs), len(topics)))
+    for row, run in enumerate(runs):
+        per_topic = values.get(run, {})
+        matrix[row] = [per_topic.get(topic, 0.0) for topic in topics]
+    return matrix
 
 
 def tau_b(first: np.ndarray, second: np.ndarray) -> np.ndarray:

@@ -12,15 +12,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ir import rankings
 from ir.formats.topic_info import TopicInfo, check_column
 from ir.grades import RELEVANCE_LEVEL, is_relevant
-from ir.prime import MEAN, MEASURES, Evaluator, format_value, natural_key, prime_answers
+from ir.prime import MEAN, MEASURES, answer_lists, format_value, natural_key
 from ir.problems import InputError
+from ir.rankings import CONFIDENCE, SEED, Values, value_matrix
+from ir.scoring import score_runs
 
 if TYPE_CHECKING:
     import numpy as np
 
-Values = Mapping[str, Mapping[str, float]]  # run -> topic -> value of one measure
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
 RankedRun = Mapping[str, Sequence[str]]  # topic -> item ids, best first
 Scorer = Callable[[Qrels, Mapping[str, RankedRun]], dict[str, dict[str, float]]]  # -> run -> measure -> mean
@@ -28,8 +30,6 @@ Scorer = Callable[[Qrels, Mapping[str, RankedRun]], dict[str, dict[str, float]]]
 PERMUTATIONS = 10_000
 PERMUTATIONS_MAX = 100_000  # the signs are one matrix: 100,000 permutations x 100 topics is 80 MB
 RESAMPLES = 10_000
-CONFIDENCE = 0.95
-SEED = 0
 SIGNIFICANCE_HEADER = ("run_a\trun_b\tmeasure\tdiff\tp_ttest\tp_randomization\tp_ttest_holm\tp_randomization_holm"
                        "\tp_wilcoxon\tp_wilcoxon_holm\n")
 REUSABILITY_HEADER = "run\tteam\tmeasure\tfull\tleave_team_out\tunique_relevant\trank_full\trank_lto\n"
@@ -52,16 +52,6 @@ class Comparison:
     p_randomization_holm: float
     p_wilcoxon: float
     p_wilcoxon_holm: float
-
-
-def value_matrix(values: Values, runs: Sequence[str], topics: Sequence[str]) -> np.ndarray:
-    """The runs x topics array of one measure, a topic a run has no value for counting 0."""
-    import numpy as np  # numpy (and scipy) only when a statistic is computed: commands and pages start without it
-    matrix = np.zeros((len(runs), len(topics)))
-    for row, run in enumerate(runs):
-        per_topic = values.get(run, {})
-        matrix[row] = [per_topic.get(topic, 0.0) for topic in topics]
-    return matrix
 
 
 def topic_means(values: Values, runs: Sequence[str], topics: Sequence[str]) -> dict[str, float]:
@@ -189,10 +179,14 @@ def format_p(value: float) -> str:
 def significance_lines(rows: Iterable[Comparison]) -> Iterator[str]:
     """The significance TSV: its header, then one line per comparison."""
     yield SIGNIFICANCE_HEADER
-    for row in rows:
-        p_values = (row.p_ttest, row.p_randomization, row.p_ttest_holm, row.p_randomization_holm, row.p_wilcoxon,
-                    row.p_wilcoxon_holm)
-        yield "\t".join((row.run_a, row.run_b, row.measure, format_value(row.diff), *map(format_p, p_values))) + "\n"
+    yield from map(comparison_line, rows)
+
+
+def comparison_line(row: Comparison) -> str:
+    """One comparison's line of the significance TSV (SIGNIFICANCE_HEADER's columns)."""
+    p_values = (row.p_ttest, row.p_randomization, row.p_ttest_holm, row.p_randomization_holm, row.p_wilcoxon,
+                row.p_wilcoxon_holm)
+    return "\t".join((row.run_a, row.run_b, row.measure, format_value(row.diff), *map(format_p, p_values))) + "\n"
 
 
 # Confidence --------------------------------------------------------------------------------------------------------
@@ -280,10 +274,8 @@ def kendall_tau(first: Mapping[str, float], second: Mapping[str, float]) -> floa
     """Kendall's tau-b between two scorings of the same runs: `ir.rankings.tau_b` (the vectorised one, tested against
     scipy's `kendalltau`) on one ranking; NaN with fewer than two runs or every run tied."""
     import numpy as np
-
-    from ir.rankings import tau_b  # ir.rankings reads this module's bootstrap settings
     runs = list(first)
-    return float(tau_b(np.array([[first[r] for r in runs]], dtype=float),
+    return float(rankings.tau_b(np.array([[first[r] for r in runs]], dtype=float),
                        np.array([[second[r] for r in runs]], dtype=float))[0])
 
 
@@ -293,8 +285,6 @@ def tau_ap(estimated: Sequence[str], actual: Sequence[str]) -> float:
     if sorted(estimated) != sorted(actual) or len(set(actual)) != len(actual):
         raise ValueError("tau_ap needs two rankings of the same items")
     import numpy as np
-
-    from ir import rankings
     place = {item: index for index, item in enumerate(estimated)}
     count = len(actual)
     return float(rankings.tau_ap(np.array([[count - place[item] for item in actual]], dtype=float),
@@ -400,18 +390,17 @@ def reusability(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str,
 
 def prime_scorer(*, all_topics: bool = True, measures: Sequence[str] = MEASURES,
                  relevance_level: int = RELEVANCE_LEVEL) -> Scorer:
-    """A scorer by the product's prime measures (ir.prime) at a relevance level: a ranked list's first item
-    scores highest. `all_topics` (the default here) keeps every run's mean over the same topics when a pool loses
-    items."""
+    """A scorer by the product's prime measures (`ir.scoring.score_runs`, what every score is computed by) at a
+    relevance level: a ranked list's first item scores highest. `all_topics` (the default here) keeps every run's
+    mean over the same topics when a pool loses items."""
     def score(qrels: Qrels, runs: Mapping[str, RankedRun]) -> dict[str, dict[str, float]]:
-        evaluator = Evaluator(qrels, relevance_level=relevance_level)
-        result: dict[str, dict[str, float]] = {}
-        for name, per_topic in runs.items():
-            rows = ((topic, item, float(len(ranked) - rank))
-                    for topic, ranked in per_topic.items() for rank, item in enumerate(ranked))
-            means = evaluator.scores(name, prime_answers(rows, qrels), all_topics=all_topics).means
-            result[name] = {measure: means[measure] for measure in measures}
-        return result
+        lists = ((name, answer_lists(((topic, item, float(len(ranked) - rank)) for topic, ranked in per_topic.items()
+                                      for rank, item in enumerate(ranked)), qrels))
+                 for name, per_topic in runs.items())
+        means = {(row.run, row.measure): row.value
+                 for row in score_runs(lists, qrels, relevance_level=relevance_level, all_topics=all_topics).rows
+                 if row.topic is None}
+        return {name: {measure: means[name, measure] for measure in measures} for name in runs}
     return score
 
 

@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import reduce
 from itertools import islice
 from operator import or_
@@ -633,9 +633,3 @@ def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt 
     result.seconds = round(time.perf_counter() - started, 3)
     result.all_failed = result.failed > 0 and result.judged == 0 and not result.cancelled
     return result
-
-
-def result_of(params: Mapping[str, Any]) -> LlmJudgeResult:
-    """A result stored as JSON (a job's) read back."""
-    return replace(LlmJudgeResult(model=params.get("model", "")),
-                   **{k: v for k, v in params.items() if k in LlmJudgeResult.__dataclass_fields__})

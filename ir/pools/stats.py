@@ -15,18 +15,6 @@ class Contribution:
     unique: int  # of those, the items no other run pooled
 
 
-def formula_item_provenance(
-    pool: Mapping[str, Mapping[str, Sequence[tuple[str, int]]]],
-) -> dict[str, list[tuple[str, int]]]:
-    """Flatten a Task 2 pool to visual id -> the (run, rank) pairs of all its candidate instances.
-
-    The item of a Task 2 pool is the visual id, so a run contributes a formula once however many of its
-    instances it retrieved; this makes run_contributions count Task 2 pools the same way as Task 1 pools.
-    """
-    return {visual_id: [pair for provenance in candidates.values() for pair in provenance]
-            for visual_id, candidates in pool.items()}
-
-
 def run_contributions(
     pool: Mapping[str, Iterable[tuple[str, int]]], runs: Iterable[str] = ()
 ) -> dict[str, Contribution]:

@@ -4,7 +4,6 @@ import pytest
 from ir.pools.stats import (
     Contribution,
     PlanRow,
-    formula_item_provenance,
     judging_hours,
     plan_pool_sizes,
     run_contributions,
@@ -19,11 +18,6 @@ def test_each_run_shows_what_it_contributed_and_what_only_it_contributed():
         "b": Contribution(3, 2),
         "c": Contribution(0, 0),  # a run that pooled nothing is still listed
     }
-
-
-def test_a_formula_counts_once_per_run_however_many_of_its_instances_the_run_found():
-    pool = {"A": {"f1": [("r1", 1)], "f2": [("r1", 2), ("r2", 1)]}, "B": {"f3": [("r1", 3)]}}
-    assert run_contributions(formula_item_provenance(pool)) == {"r1": Contribution(2, 1), "r2": Contribution(1, 0)}
 
 
 def test_campaign_contributions_add_up_over_topics():
