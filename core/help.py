@@ -3,7 +3,7 @@ their screenshots at /help/img/<name>, and which page helps with which view (the
 
 Only the pages of HELP_PAGES are served, and an image only when its name is one of the files docs/img holds: the
 address picks an entry of a fixed list, never a path. The HTML goes through one bleach allow-list, like collection
-HTML (assessor/rendering.py). Links between help pages and to docs/img are rewritten to the site's addresses; a link
+HTML (judging/rendering.py). Links between help pages and to docs/img are rewritten to the site's addresses; a link
 to a page that is not served here (the code, the benchmarks) is shown as plain text.
 """
 from __future__ import annotations
@@ -41,10 +41,9 @@ HELP_PAGES: dict[str, str] = {
 HELP_FOR_VIEW: dict[str, str] = {
     "workflow:run_upload": "formats", "workflow:topics_upload": "formats", "workflow:run_fuse": "evaluation",
     "workflow:judgments_upload": "formats", "workflow:collections": "formats",
-    "pooling": "pooling",
-    "agreement:progress": "agreement", "agreement:agreement": "agreement", "agreement:training_rounds": "agreement",
-    "agreement:disagreements": "agreement",
-    "assessor": "judging",
+    "workflow": "pooling",
+    "agreement": "agreement",
+    "judging": "judging", "characterisation": "judging",
     "evaluation:reusability": "analysis", "evaluation:topic_info": "analysis",
     "evaluation": "evaluation",
     "llm": "llm",

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from agreement.progress import ProgressRow, progress_report, visit_timing
+from judging.progress import ProgressRow, progress_report, visit_timing
 from django.core.cache import cache
 
 from characterisation.selectors import characterisation_report
