@@ -138,7 +138,7 @@ def describe_shape(shape: dict) -> str:
 
 def posts_file(out: Path, posts: int) -> Path:
     """A bulk Posts.xml with `posts` posts, and its answer ids (what the runs rank) next to it."""
-    from pooling.demo.generate import write_posts_bulk
+    from workflow.demo.generate import write_posts_bulk
 
     folder = out / f"posts-{posts}-seed{SEED}"
     done = folder / "done.json"
@@ -154,8 +154,8 @@ def posts_file(out: Path, posts: int) -> Path:
 
 def topics_file(out: Path, count: int, task: int = 1) -> tuple[Path, list[str]]:
     """The first `count` real ARQMath-3 topics of Task 1 or 2, as a topic file the campaign ingests."""
-    from pooling.demo.common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS
-    from pooling.demo.generate import write_topics
+    from workflow.demo.common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS
+    from workflow.demo.generate import write_topics
 
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"topics-task{task}-{count}.xml"
@@ -166,7 +166,7 @@ def run_files(out: Path, *, runs: int, topic_ids: list[str], depth: int, posts_x
               noise: float = 1.0) -> list[tuple[Path, bool]]:
     """`runs` Task 1 run files ranking the answers of posts_xml; (path, alternate) each. `noise`: see
     write_task1_runs_bulk (larger, less agreement between the runs)."""
-    from pooling.demo.generate import write_task1_runs_bulk
+    from workflow.demo.generate import write_task1_runs_bulk
 
     folder = out / (f"runs-{runs}x{len(topic_ids)}x{depth}-{posts_xml.parent.name}"
                     + (f"-noise{noise:g}" if noise != 1.0 else ""))

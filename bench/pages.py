@@ -33,7 +33,7 @@ RUNS, TOPICS, POSTS, ASSESSORS = 33, 78, 1_000_000, 10
 TRAINING_TOPICS, TRAINING_ITEMS = 3, 100
 GRADES = ["3", "2", "1", "0", "0", "0", "0"]
 GOAL_MS, GOAL_RATIO = 300.0, 1.5
-# How far the generated runs disagree (pooling/demo/bulk.py): at 8, pools of about 450 items a topic, ARQMath-3's
+# How far the generated runs disagree (workflow/demo/bulk.py): at 8, pools of about 450 items a topic, ARQMath-3's
 # (about 37,000 items for 78 topics); at 1 the runs agree more than real ones and the pools are a third of that.
 RUN_NOISE = 8.0
 ORGANIZER, ASSESSOR = "benchpages-org", "benchpages{:02d}"

@@ -67,7 +67,7 @@ def thread_of(post_id: int) -> int:
 def index_file(out: Path, formulas: int) -> tuple[Path, array]:
     """A v2 formula index of `formulas` rows; and the first formula id of every visual id (visual id v owns
     formula ids starts[v] .. starts[v + 1] - 1), kept next to it for the run generator."""
-    from pooling.demo.common import FORMULA_ID_START, INDEX_HEADER, load_latex_pool
+    from workflow.demo.common import FORMULA_ID_START, INDEX_HEADER, load_latex_pool
 
     folder = out / f"formulas-{formulas}-seed{SEED}"
     done = folder / "done.json"

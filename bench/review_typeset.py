@@ -1,7 +1,7 @@
 """Disagreement review in the browser (issue 24): navigation start to MathJax done in Chromium, a 10-assessor round.
 
 Builds (or reuses) a Task 1 campaign in its own PostgreSQL database (default `assess_bench_review`): a bulk
-Posts.xml of --posts math-heavy posts (pooling/demo's generator, as bench/ingest.py writes it), the first 3
+Posts.xml of --posts math-heavy posts (workflow/demo's generator, as bench/ingest.py writes it), the first 3
 ARQMath-3 topics, --runs runs of 1000 rows, the pools, and a training round of the 3 topics judged by 10 assessors on
 the first --items pooled posts of each topic, random grades (bulk rows through judgments_import): nearly every item is
 a disagreement. Collects the static files and serves the product with gunicorn (production settings, DEBUG off,

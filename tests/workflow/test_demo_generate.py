@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ir.formats.task3_answers import read_answers_file
-from pooling.demo.generate import (
+from workflow.demo.generate import (
     DemoFiles,
     generate_demo,
     write_posts_bulk,
@@ -146,7 +146,7 @@ def test_topic_files_are_cut_to_the_first_topics(demo):
 
 def test_full_topic_files_are_copied_unchanged(tmp_path):
     files = generate_demo(tmp_path, questions=50, run_depth=5)
-    shipped = Path(__file__).resolve().parents[2] / "pooling" / "demo" / "data"
+    shipped = Path(__file__).resolve().parents[2] / "workflow" / "demo" / "data"
     assert files.task1_topics.read_bytes() == (shipped / files.task1_topics.name).read_bytes()
     assert len(topic_ids(files.task2_topics)) == 100
     assert {row[0] for path, _ in files.task2_runs for row in read_run(path)} == set(topic_ids(files.task2_topics))

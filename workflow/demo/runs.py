@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pooling.demo.collection import Formula, Post, Subject
-from pooling.demo.common import ALTERNATE_CORRELATION, latex_key
+from workflow.demo.collection import Formula, Post, Subject
+from workflow.demo.common import ALTERNATE_CORRELATION, latex_key
 
 CANDIDATES = 300
 # (team, method, noise of its scores, run format of its Task 1 runs)

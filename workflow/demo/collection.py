@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from xml.etree import ElementTree
 
-from pooling.demo.common import (
+from workflow.demo.common import (
     ANSWER_WEIGHTS,
     DATA_DIR,
     GENERIC_WORDS,

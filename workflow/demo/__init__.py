@@ -1,6 +1,6 @@
 """The demo of `make demo`: a synthetic collection, the real ARQMath-3 topics and synthetic runs, loaded
 through the same jobs as an organizer's uploads (so the Jobs page lists them), their pools built by the same job as
-an organizer's build, plus an organizer and assessor accounts, and the judging app's demo step (workflow/demo_judging.py: the
+an organizer's build, plus an organizer and assessor accounts, and the judging app's demo step (workflow/demo/judging.py: the
 demo assessors' assignments and judgments). Like pooling's pages and commands, the loader sits above both apps."""
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from core.permissions import ORGANIZERS
 from ir.grades import preset
 from judging.services import assignments_create
 from pooling import services
-from pooling.demo.generate import DemoFiles, generate_demo
+from workflow.demo.generate import DemoFiles, generate_demo
 from pooling.models import Campaign, Collection, Job
-from workflow.demo_judging import demo_assign, demo_delete
+from workflow.demo.judging import demo_assign, demo_delete
 from workflow.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from workflow.jobs import job_execute
 from workflow.store import upload_save

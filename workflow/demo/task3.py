@@ -12,7 +12,7 @@ import random
 import re
 from pathlib import Path
 
-from pooling.demo.collection import Post, Subject
+from workflow.demo.collection import Post, Subject
 
 ANSWER_MAX = 1200  # Unicode characters (ir.formats.task3_answers.ANSWER_MAX: the demo writes files only)
 GENERATED = "delta-task3-gpt-auto-both-generate-P"

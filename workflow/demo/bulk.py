@@ -11,7 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TextIO, overload
 
-from pooling.demo.common import (
+from workflow.demo.common import (
     ALTERNATE_CORRELATION,
     ANSWER_WEIGHTS,
     FORMULA_ID_START,

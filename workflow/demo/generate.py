@@ -9,9 +9,9 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pooling.demo.bodies import BodyWriter
-from pooling.demo.bulk import BulkPosts, IdList, write_posts_bulk, write_task1_runs_bulk
-from pooling.demo.collection import (
+from workflow.demo.bodies import BodyWriter
+from workflow.demo.bulk import BulkPosts, IdList, write_posts_bulk, write_task1_runs_bulk
+from workflow.demo.collection import (
     load_subjects,
     plan_comments,
     plan_posts,
@@ -20,9 +20,9 @@ from pooling.demo.collection import (
     write_formula_index,
     write_posts,
 )
-from pooling.demo.common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS, load_latex_pool
-from pooling.demo.runs import write_task1_runs, write_task2_runs
-from pooling.demo.task3 import write_task3_runs
+from workflow.demo.common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS, load_latex_pool
+from workflow.demo.runs import write_task1_runs, write_task2_runs
+from workflow.demo.task3 import write_task3_runs
 
 # The bulk writers live in bulk.py; the benchmarks and tests import them from here.
 __all__ = [

@@ -6,8 +6,8 @@ import random
 import re
 from collections import defaultdict
 
-from pooling.demo.collection import Formula, Post
-from pooling.demo.common import FORMULA_ID_START, GENERIC_WORDS, SENTENCES, latex_key
+from workflow.demo.collection import Formula, Post
+from workflow.demo.common import FORMULA_ID_START, GENERIC_WORDS, SENTENCES, latex_key
 
 CODE_SNIPPETS = (
     "from sympy import symbols, integrate\nx = symbols('x')\nprint(integrate(x**2, (x, 0, 1)))",

@@ -1,1 +1,0 @@
-"""Synthetic ARQMath-like demo collection and runs (see generate.py)."""
