@@ -1,7 +1,7 @@
-"""The demo of `make demo`: a synthetic collection, the real ARQMath-3 topics and synthetic runs, loaded
-through the same jobs as an organizer's uploads (so the Jobs page lists them), their pools built by the same job as
-an organizer's build, plus an organizer and assessor accounts, and the judging app's demo step (workflow/demo/judging.py: the
-demo assessors' assignments and judgments). Like pooling's pages and commands, the loader sits above both apps."""
+"""The demo of `make demo`: a synthetic collection (generate.py and its parts beside it), the real ARQMath-3 topics
+and synthetic runs, loaded through the same jobs as an organizer's uploads (so the Jobs page lists them), their pools
+built by the same job as an organizer's build, plus an organizer and assessor accounts, and the judging step
+(judging.py: the demo assessors' assignments and judgments). The loader sits above every app it fills."""
 from __future__ import annotations
 
 import os
@@ -19,8 +19,8 @@ from core.permissions import ORGANIZERS
 from ir.grades import preset
 from judging.services import assignments_create
 from pooling import services
-from workflow.demo.generate import DemoFiles, generate_demo
 from pooling.models import Campaign, Collection, Job
+from workflow.demo.generate import DemoFiles, generate_demo
 from workflow.demo.judging import demo_assign, demo_delete
 from workflow.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
 from workflow.jobs import job_execute
