@@ -6,8 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir.calibration import LaraCalibrator, expected_calibration_error, fill, lara_assess, margins, next_item
-from ir.calibration import reliability
+from ir.calibration import (
+    LaraCalibrator,
+    expected_calibration_error,
+    fill,
+    lara_assess,
+    margins,
+    next_item,
+    reliability,
+)
 from tests.ir import lara_reference
 
 GRADES = 4

@@ -50,8 +50,8 @@ def coverage(trials: int, replicates: int, *, fitted: bool) -> tuple[float, floa
         for (topic, item), grade in zip(campaign.items, truth.tolist(), strict=True):
             qrels[topic][item] = grade
         assessment = bias_aware_assess(probabilities, context_of(campaign.items, campaign.runs),
-                                       lambda i, grades=truth: int(grades[i]), len(campaign.items) // 5, top_k=10, refit_every=5,
-                                       seed=trial)
+                                       lambda i, grades=truth: int(grades[i]), len(campaign.items) // 5, top_k=10,
+                                       refit_every=5, seed=trial)
         calibrated = assessment.calibrated if fitted else probabilities
         scorer = per_topic_scorer(campaign.runs)
         full = {run: float(np.mean(list(values.values()))) for run, values in scorer(qrels).items()}
