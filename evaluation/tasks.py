@@ -8,7 +8,6 @@ import os
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from celery import current_task
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
@@ -19,6 +18,7 @@ from ir.problems import InputError
 from jobs.models import Job
 from jobs.registry import JobParams, Progress, job_campaign, register
 from jobs.runner import job_create
+from jobs.tasks import job_execute_task
 from pooling.models import Campaign
 
 log = logging.getLogger(__name__)
@@ -55,8 +55,8 @@ def scores_refresh_request(*, campaign: Campaign) -> bool:
 
 
 def _scores_refresh(job: Job, p: ScoresRefreshParams, progress: Progress) -> tuple[dict, list[str]]:
-    task = current_task
-    if task is not None and not task.request.is_eager and os.getpriority(os.PRIO_PROCESS, 0) < NICENESS:
+    run = job_execute_task.request  # a worker's delivery has an id; a call in this process (no broker) is eager or none
+    if run.id and not run.is_eager and os.getpriority(os.PRIO_PROCESS, 0) < NICENESS:
         os.setpriority(os.PRIO_PROCESS, 0, NICENESS)  # once per worker process; never the web process's own
     return {"computed": snapshots.scores_refresh(campaign_pk=job_campaign(job).pk)}, []
 
