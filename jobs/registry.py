@@ -67,7 +67,7 @@ class JobKind:
     listed: bool = True
     # The Celery queue its messages go to (None: the default one), read when the job is sent.
     queue: Callable[[], str | None] = _default_queue
-    # Called by job_cancel on a queued job before it is cancelled: what the job page then says, or InputError.
+    # Called by job_cancel before it cancels the job: what the job page then says, or InputError to refuse.
     on_cancel: Callable[[Job], str] | None = None
 
 
