@@ -4,7 +4,7 @@ On the demo's Task 1 campaign (loaded once into a database of its own, as bench/
 through django.test.Client:
 
 - judging: --pages GETs of one assessor's judging page, p50/p95, while idle and then while a recompute runs in a
-  separate process at the worker's lower CPU priority (evaluation.snapshots.NICENESS; `evaluate_campaign` in a loop, as
+  separate process at the worker's lower CPU priority (evaluation.tasks.NICENESS; `evaluate_campaign` in a loop, as
   `scores_refresh` runs it), and again while it runs at normal priority (what the request used to do);
 - leaderboard: the page right after a judgment, with a broker and no worker (the recompute only queued): the
   snapshot read; beside it `evaluate_campaign`, what the request used to compute.
@@ -72,8 +72,8 @@ def main(argv: list[str]) -> int:
     from django.test import Client
     from django.urls import reverse
 
-    from evaluation import snapshots
     from evaluation.services import evaluate_campaign
+    from evaluation.tasks import NICENESS
     from judging.services import judgments_import
 
     client = Client(SERVER_NAME="127.0.0.1")
@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
         client.force_login(users[0])
         page = client.get(judging.continue_url(assignments[users[0].pk][0]))["Location"]
     figures: dict = {"machine": harness.machine_facts(), "judging_ms": {}}
-    for phase, niceness in (("idle", None), ("recompute niced", snapshots.NICENESS), ("recompute not niced", 0)):
+    for phase, niceness in (("idle", None), ("recompute niced", NICENESS), ("recompute not niced", 0)):
         stop, worker = multiprocessing.Event(), None
         if niceness is not None:
             connection.close()
@@ -118,7 +118,8 @@ def main(argv: list[str]) -> int:
     board = reverse("evaluation:leaderboard", args=[campaign.pk])
     client.get(board)  # the first scores (no broker here: computed in-process)
     queued: list[int] = []
-    snapshots.scores_refresh_task.apply_async = lambda args, **kwargs: queued.append(args[0])  # a broker, no worker
+    from jobs import runner
+    runner._publish = lambda job_id, kind: queued.append(job_id)  # a broker, no worker
     judgment = campaign.assignments.filter(kind="official").exclude(judgments=None).first().judgments.first()
     assignment = judgment.assignment
     after, grade = [], judgment.grade

@@ -9,6 +9,7 @@ from agreement import apis as agreement
 from characterisation import apis as characterisation
 from core.permissions import organizer_required
 from evaluation import apis as evaluation
+from jobs import apis as jobs
 from judging import apis as judging
 from llm import apis as llm
 from people.apis import TokenObtainApi
@@ -25,7 +26,7 @@ router.include_format_suffixes = False
 router.register("campaigns", workflow.CampaignViewSet, basename="campaign")
 router.register(r"campaigns/(?P<pk>[0-9]+)/runs", workflow.RunViewSet, basename="campaign-run")
 router.register("collections", workflow.CollectionViewSet, basename="collection")
-router.register("jobs", workflow.JobViewSet, basename="job")
+router.register("jobs", jobs.JobViewSet, basename="job")
 router.register("assignments", judging.AssignmentViewSet, basename="assignment")
 router.register("judgments", judging.JudgmentViewSet, basename="judgment")
 router.register("characterisations", characterisation.CharacterisationViewSet, basename="characterisation")

@@ -15,6 +15,7 @@ urlpatterns = [
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("", include("people.urls")),
     path("", include("workflow.urls")),
+    path("", include("jobs.urls")),
     path("", include("judging.urls")),
     path("", include("agreement.urls")),
     path("", include("characterisation.urls")),

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from judging.progress import ProgressRow, progress_report, visit_timing
 from django.core.cache import cache
 
 from characterisation.selectors import characterisation_report
@@ -22,6 +21,7 @@ from evaluation.reusability import run_team
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
 from judging.models import Assignment, ItemVisit
+from judging.progress import ProgressRow, progress_report, visit_timing
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 

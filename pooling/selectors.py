@@ -23,7 +23,6 @@ from pooling.models import (
     Candidate,
     Collection,
     Comment,
-    Job,
     PoolInstance,
     PoolItem,
     Post,
@@ -87,13 +86,6 @@ def campaign_list() -> QuerySet[Campaign]:
 
 def collection_list() -> QuerySet[Collection]:
     return Collection.objects.annotate(campaign_count=Count("campaigns", distinct=True))
-
-
-def job_list(*, campaign: Campaign | None = None, limit: int = 100) -> QuerySet[Job]:
-    jobs = Job.objects.select_related("campaign", "collection", "created_by")
-    if campaign is not None:
-        jobs = jobs.filter(campaign=campaign)
-    return jobs[:limit]
 
 
 def pool_export_rows(*, campaign: Campaign) -> Generator[tuple[str, ...], None, None]:

@@ -14,11 +14,12 @@ from django.db import transaction
 from evaluation.fusion import Sources, fused_text, stored_sources
 from ir import fusion
 from ir.problems import InputError
-from pooling.models import Campaign, Job, Run
+from jobs.models import Job
+from jobs.runner import job_create
+from jobs.store import upload_save
+from judging.tasks import RunIngestParams
+from pooling.models import Campaign, Run
 from pooling.services import run_ingest
-from workflow.job_params import RunIngestParams
-from workflow.jobs import job_create
-from workflow.store import upload_save
 
 
 def fused_ingest(*, campaign: Campaign, sources: Sources, how: fusion.Settings, name: str,

@@ -58,5 +58,5 @@ def run_fuse(request: HttpRequest, pk: int) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("workflow:job", pk=job.pk)
+            return redirect("jobs:job", pk=job.pk)
     return render(request, "workflow/run_fuse.html", {"campaign": campaign, "form": form})

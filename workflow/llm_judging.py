@@ -4,13 +4,16 @@ evaluation, and handed down to llm.services, which may not read judgments itself
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from evaluation.selectors import qrels_by_topic
 from ir.grades import NOT_RELEVANT
 from llm import services
 from llm.services import Cancelled, LlmJudgeResult, Progress
 from pooling.models import Campaign
-from workflow.job_params import LlmJudgeParams
+
+if TYPE_CHECKING:
+    from workflow.tasks import LlmJudgeParams  # which imports this module
 
 OVERRIDES = ("base_url", "model", "api_key_env", "concurrency", "samples")
 

@@ -1,5 +1,5 @@
 """The campaign's LLM page, in the `llm` namespace; it lives in workflow, above llm, since it lists the campaign's
-judging jobs as the other job lists do (workflow.job_pages.job_view)."""
+judging jobs as the other job lists do (jobs.pages.job_view)."""
 from django.urls import path
 
 from workflow import llm_views

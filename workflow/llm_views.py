@@ -1,7 +1,7 @@
 """The campaign's LLM page (organizers): the endpoint, the mode, the prompts with a form that makes a new version,
 what is graded and the commonest failures, the recent judging jobs, and the form that starts a judging job; the same
 job from POST /api/campaigns/<id>/llm/judge/, and cancelling a job (the job page's Cancel button). The page lives
-here, above llm, because it lists jobs as every job list does (workflow.job_pages.job_view)."""
+here, above llm, because it lists jobs as every job list does (jobs.pages.job_view)."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,15 +19,16 @@ from rest_framework.views import APIView
 from core.forms import form_values
 from core.permissions import organizer_required
 from ir.problems import InputError
+from jobs.models import Job
+from jobs.pages import job_view
+from jobs.runner import job_create
+from jobs.serializers import JobSerializer, job_accepted
 from llm import services as llm_services
 from llm.forms import EndpointForm, JudgeForm, PromptEditForm
 from llm.models import Endpoint
 from llm.pages import failure_reasons, grade_counts, prompt_users
-from pooling.models import Campaign, Job
-from workflow.job_pages import job_view
-from workflow.job_params import LlmJudgeParams
-from workflow.jobs import job_cancel, job_create
-from workflow.serializers import JobSerializer
+from pooling.models import Campaign
+from workflow.tasks import LlmJudgeParams
 
 
 def _page(request: HttpRequest, campaign: Campaign, *, form: EndpointForm | None = None,
@@ -102,21 +103,7 @@ def llm_judge_start(request: HttpRequest, pk: int) -> HttpResponse:
     except InputError as exc:
         exc.add_to_form(form)
         return _page(request, campaign, judge_form=form)
-    return redirect("workflow:job", pk=job.pk)
-
-
-@organizer_required
-@require_POST
-def job_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=pk)
-    try:
-        job = job_cancel(job=job)
-    except InputError as exc:
-        messages.error(request, "; ".join(exc.messages()))
-    else:
-        messages.info(request, f"Job #{job.pk} is cancelled." if job.finished else
-                      f"Job #{job.pk} stops after the batch it is judging; what it judged stays.")
-    return redirect("workflow:job", pk=job.pk)
+    return redirect("jobs:job", pk=job.pk)
 
 
 class LlmJudgeSerializer(serializers.Serializer):
@@ -166,4 +153,4 @@ class CampaignLlmJudgeApi(APIView):
         data.is_valid(raise_exception=True)
         job = llm_judge_job(campaign=campaign, params=LlmJudgeParams(**data.validated_data), user=request.user)
         job.refresh_from_db()  # run in-process (no broker), it has finished already: say so
-        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+        return job_accepted(job, request)

@@ -1,16 +1,14 @@
-"""API representations of campaigns, collections, topics, runs and jobs."""
+"""API representations of campaigns, collections, topics and runs (a job's: jobs/serializers.py)."""
 from typing import TYPE_CHECKING
 
 from rest_framework import serializers
 
 from core.bounds import column_bounds
 from ir.grades import PRESETS
-from pooling.models import Campaign, Collection, Job, Run, Topic
+from pooling.models import Campaign, Collection, Run, Topic
 from pooling.services import NO_BUDGET, RUN_KINDS, TOPIC_TEXT
-from workflow.job_pages import job_progress
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
     from django.utils.functional import _StrPromise
 
 
@@ -177,29 +175,6 @@ class RunUploadSerializer(FileUploadSerializer):
 
 class CollectionUploadSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
-
-
-class JobSerializer(serializers.ModelSerializer):
-    progress = serializers.SerializerMethodField()
-    stale = serializers.SerializerMethodField(help_text="running, but its worker stopped: it will be taken "
-                                                        "again, or can be retried")
-    campaign: "serializers.SlugRelatedField[Campaign]" = serializers.SlugRelatedField(
-        slug_field="name", read_only=True, allow_null=True)
-    collection: "serializers.SlugRelatedField[Collection]" = serializers.SlugRelatedField(
-        slug_field="name", read_only=True, allow_null=True)
-    created_by: "serializers.SlugRelatedField[User]" = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True)
-
-    class Meta:
-        model = Job
-        fields = ["id", "kind", "status", "stale", "progress", "message", "problems", "warnings", "result", "campaign",
-                  "collection", "created_by", "created_at", "started_at", "finished_at"]
-
-    def get_progress(self, job: Job) -> float:
-        return job_progress(job=job)
-
-    def get_stale(self, job: Job) -> bool:
-        return job.stale
 
 
 class PoolTopicSizeSerializer(serializers.Serializer):

@@ -15,7 +15,6 @@ from ir.problems import InputError, Problems
 from judging import balancing, rules
 from judging.models import Assignment, CharacterisationAnswer, CharacterisationQuestion, ItemVisit, Judgment, SampleItem
 from judging.services.samples import sample_plan, samples_create
-from judging.tasks import judging_cache_warm_task
 from pooling.models import Campaign, Topic
 
 log = logging.getLogger(__name__)
@@ -195,6 +194,8 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
 def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
     # Only a head start for the pages (a page sanitizes what it misses): a broker or cache that is down must not
     # turn an assignment that was made into an error.
+    from judging.tasks import judging_cache_warm_task  # late: tasks.py imports the services its jobs run
+
     try:
         judging_cache_warm_task.delay(assignment_pks)
     except Exception:

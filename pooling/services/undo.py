@@ -20,7 +20,7 @@ from django.db import transaction
 from core.bounds import max_chars
 from ir.grades import Scheme
 from ir.problems import InputError, Problem
-from pooling.models import Campaign, Collection, Job, PoolItem, Run, RunEntry
+from pooling.models import Campaign, Collection, PoolItem, Run, RunEntry
 from pooling.services.campaigns import (
     CampaignSettings,
     campaign_problems,
@@ -267,13 +267,13 @@ def campaign_entries_delete(*, campaign: Campaign, progress: Progress = None) ->
 @transaction.atomic
 def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
     """The last step of a campaign delete (after campaign_delete_start, and campaign_entries_delete for a large one):
-    deletes the campaign with its topics, runs, pools and jobs, all but the job deleting it, which stays in the jobs
-    list. Refused once any item is judged: nothing an assessor submitted is ever deleted. The judging app's rows of
-    the campaign (its assignments protect it) are deleted first by its caller, assessor.services.campaign_delete."""
+    deletes the campaign with its topics, runs, pools and jobs (its caller, judging's campaign_delete, first detaches
+    the job deleting it, which stays in the jobs list). Refused once any item is judged: nothing an assessor submitted
+    is ever deleted. The judging app's rows of the campaign (its assignments protect it) are deleted first by its
+    caller, assessor.services.campaign_delete."""
     campaign_lock(campaign=campaign, being_deleted=True)
     contents = campaign_contents(campaign=campaign, judged=judged_count(judged_items)[0])
     _refuse_judged(campaign, contents)
     _pool_delete(campaign)
-    campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).update(campaign=None)
     campaign.delete()
     return contents

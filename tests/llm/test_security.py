@@ -13,8 +13,8 @@ from llm.client import EndpointSettings, base_url_normalised
 from llm.models import Endpoint, LlmGrade
 from tests.commands import rejected
 from tests.llm.server import Answer, ChatServer
-from workflow.job_params import LlmJudgeParams
 from workflow.llm_judging import campaign_llm_judge
+from workflow.tasks import LlmJudgeParams
 
 pytestmark = pytest.mark.django_db
 
