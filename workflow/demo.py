@@ -1,7 +1,8 @@
 """The demo of `make demo`: a synthetic collection, the real ARQMath-3 topics and synthetic runs, loaded
 through the same jobs as an organizer's uploads (so the Jobs page lists them), their pools built by the same job as
-an organizer's build, plus an organizer and assessor accounts, and the judging app's demo step (workflow/demo_judging.py: the
-demo assessors' assignments and judgments). Like pooling's pages and commands, the loader sits above both apps."""
+an organizer's build, plus an organizer and assessor accounts, and the judging app's demo step
+(workflow/demo_judging.py: the demo assessors' assignments and judgments). Like pooling's pages and commands, the loader
+sits above both apps."""
 from __future__ import annotations
 
 import os
@@ -79,7 +80,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
     """The collection, both campaigns with their pools and (assessor's demo_assign) the demo's assignments and
     judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection.
     Each load and pool build is a job, run here as a job runs without a broker, so that the Jobs page shows what the
-    demo did (issue 22, point 9)."""
+    demo did."""
     paths = [files.posts, files.comments, files.formulas]
     result = _demo_job(CollectionIngestParams(collection=COLLECTION, uploads=[_stored(p) for p in paths],
                                               names=[Path(p).name for p in paths]))

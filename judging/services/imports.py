@@ -28,7 +28,7 @@ from ir.grades import Scheme
 from ir.problems import InputError, Problems
 from judging import rules, selectors
 from judging.models import Assignment, ItemVisit, Judgment
-from judging.services.assignments import _pairs_create
+from judging.services.assignments import pairs_create
 from judging.services.judgments import BATCH, CLOSED, NewJudgment, judged_complete, judgments_save
 from people.services import username_valid as _valid_username
 from pooling.bulk import NULL, bulk_insert, copy_text, insert_rows
@@ -296,8 +296,8 @@ def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict
         try:
             # A savepoint of its own: a refused kind leaves the others to be checked.
             with transaction.atomic():
-                result = _pairs_create(campaign=campaign, pairs=[(users[n], topics[t]) for t, n in pairs], kind=kind,
-                                       round_=round_, user=user, located=located)
+                result = pairs_create(campaign=campaign, pairs=[(users[n], topics[t]) for t, n in pairs], kind=kind,
+                                      round_=round_, user=user, located=located)
         except InputError as exc:
             for p in exc.problems:
                 problems.add(first_line[(kind, round_, *pairs[0])] if p.line is None else p.line, p.message)

@@ -1,4 +1,4 @@
-"""Pool building (SPEC 4): the campaign's runs read in rank order, pooled per topic, stored as pool rows.
+"""Pool building (docs/pooling.md): the campaign's runs read in rank order, pooled per topic, stored as pool rows.
 
 Pooling does not know what is judged: the caller tells it (`judged_items`), and the judging app's
 `assessor.services.pools_rebuild` is the caller that reads the judgments and recounts what each assessor has
@@ -101,7 +101,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     depths = {run.name: run_depth(run=run, campaign=campaign) for run in runs.values()}
     topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
 
-    _pool_delete(campaign)
+    pool_rows_delete(campaign)
     if campaign.task == Campaign.Task.ANSWERS:
         result = _build_answers(campaign, runs, depths, topics)
     else:
@@ -142,7 +142,7 @@ def _unpooled(campaign: Campaign, judged: JudgedItems, topic_ids: dict[int, str]
     return [[topic_ids.get(topic_pk, str(topic_pk)), item] for topic_pk, item in missing]
 
 
-def _pool_delete(campaign: Campaign) -> None:
+def pool_rows_delete(campaign: Campaign) -> None:
     """Deletes the campaign's pool rows in two statements (Django's delete would first load every row)."""
     qn = connection.ops.quote_name
     items = qn(PoolItem._meta.db_table)
