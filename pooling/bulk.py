@@ -204,7 +204,7 @@ def _found(cursor, select: str, count: str, params: list, limit: int) -> Found:
     return Found(rows, cursor.fetchone()[0])
 
 
-def keys_repeated(lines: Iterable[tuple[int, str]], *, model: type[Model], key: str, scope: str, scope_value: object,
+def keys_repeated(lines: Iterable[tuple[int, str]], *, model: type[Model], key: str, scope: str, scope_value: int,
                   limit: int) -> tuple[Found, Found]:
     """The keys of (line, key) rows repeated among them, as (line, key, its first line) in line order, and those the
     model's rows of the scope hold already, as (line, key, 0). The rows go into a temporary table and the database
@@ -228,7 +228,7 @@ def keys_repeated(lines: Iterable[tuple[int, str]], *, model: type[Model], key: 
 
 
 def columns_update(values: Iterable[tuple[str, str, str]], *, model: type[Model], key: str, scope: str,
-                   scope_value: object, columns: Sequence[str], write: Callable[[], bool]) -> tuple[int, int]:
+                   scope_value: int, columns: Sequence[str], write: Callable[[], bool]) -> tuple[int, int]:
     """Sets text columns of rows already stored from (key, column name, value) rows, through a temporary table and
     one UPDATE per column. `write` is asked once every value is read (reading them may find problems): when it says
     no, nothing is written. Returns the columns set, and how many keys the scope's rows do not have (0 when nothing

@@ -148,8 +148,11 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
 
 class Graded(Protocol):
     """A unit's judgment as a submit compares it: a Judgment, or an import's JudgedUnit."""
-    grade: str
-    comment: str
+    @property
+    def grade(self) -> str: ...
+
+    @property
+    def comment(self) -> str: ...
 
 
 # What a submit does to one unit (judgment_change).
