@@ -1,5 +1,6 @@
-"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: docs/formats.md; also --kind, --allow-missing,
---llm-model."""
+"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: docs/formats.md.
+
+Also --kind, --allow-missing, --llm-model."""
 from pathlib import Path
 
 from core.commands import ServiceCommand
