@@ -1,5 +1,5 @@
-"""Training rounds (SPEC 7): an organizer sets up round R of a campaign with chosen topics, an optional gold qrels
-to measure each assessor against, and the assessors who take it, in one step."""
+"""Training rounds (docs/agreement.md): an organizer sets up round R of a campaign with chosen topics, an optional gold
+qrels to measure each assessor against, and the assessors who take it, in one step."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -299,7 +299,7 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
-        for p in g.facet_pairs:  # issue 25: a scheme's facets
+        for p in g.facet_pairs:  # a scheme's facets (docs/judging.md)
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
     for a in llms:
         for pair in a.pairs:

@@ -1,5 +1,6 @@
-"""The campaign's earlier editions page (issue 28): the qrels files of earlier editions added under a label, listed,
-and removed; `report --campaign` then adds the results across editions (evaluation/editions.py)."""
+"""The campaign's earlier editions page (docs/evaluation.md, "Results across editions"): the qrels files of earlier
+editions added under a label, listed, and removed; `report --campaign` then adds the results across editions
+(evaluation/editions.py)."""
 from __future__ import annotations
 
 from django import forms

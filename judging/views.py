@@ -103,7 +103,7 @@ def _grade_inputs(request: HttpRequest, item_id: str) -> list[services.GradeInpu
 @login_required
 @require_http_methods(["GET", "POST"])
 def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
+    """The two-pane judging view (docs/judging.md); POST submits the grades of the item shown."""
     assert request.user.is_authenticated  # login_required
     if request.method == "GET":
         page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)

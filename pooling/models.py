@@ -156,7 +156,7 @@ class Campaign(models.Model):
         RR_VOTE = "rr-vote", "reciprocal-rank vote (ARQMath-2/3)"
         THREAD_SPREAD = "thread-spread", "thread spread (ARQMath-1)"
 
-    # ARQMath-3 defaults (SPEC 4).
+    # ARQMath-3 defaults (docs/pooling.md).
     DEFAULT_DEPTHS: dict[str, tuple[int, int]] = {Task.ANSWERS: (45, 20), Task.FORMULAS: (25, 15)}
 
     name = models.CharField(max_length=100, unique=True)
@@ -196,7 +196,7 @@ class Campaign(models.Model):
     pool_contributions = models.JSONField(default=dict, blank=True,
                                           help_text="per run, the items it pooled and those only it pooled, as the "
                                                     "last pool build counted them, with the pool rows counted")
-    # The order each assessor's next item is chosen in (issue 27, docs/pooling.md "Judging order"), and its guards.
+    # The order each assessor's next item is chosen in (docs/pooling.md, "Judging order"), and its guards.
     judging_order = models.CharField(max_length=16, choices=JudgingOrder.choices, default=JudgingOrder.RANDOM,
                                      help_text="the order of each assessor's items: random (ARQMath's), "
                                                "move-to-front or bandit")
@@ -209,7 +209,7 @@ class Campaign(models.Model):
     topic_budget = models.PositiveIntegerField(null=True, blank=True, validators=COUNT_VALIDATORS,
                                                help_text="the most items judged per topic and assignment (empty: "
                                                          "the whole pool)")
-    # A budget for the whole campaign (issue 27, docs/pooling.md "Live order and budgets"): assessor hours, turned
+    # A budget for the whole campaign (docs/pooling.md, "Live order and budgets"): assessor hours, turned
     # into items through the planner's seconds per judgment and spread over the topics.
     hours_budget = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.01),
                                                                          MaxValueValidator(1_000_000)],
@@ -276,7 +276,7 @@ class Run(models.Model):
         EXTRACT = "extract", "extracted"
         GENERATE = "generate", "generated"
 
-    # What the overview paper says of a run (issue 18): read from an ARQMath-style name at ingest, editable.
+    # What the overview paper says of a run (docs/analysis.md): read from an ARQMath-style name at ingest, editable.
     FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type", "fused", "llm_model")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
@@ -430,7 +430,7 @@ class PoolItem(models.Model):
 
 
 class Candidate(models.Model):
-    """An item a campaign pools beside its runs, from a candidates file (issue 25: the posts an accepted answer
+    """An item a campaign pools beside its runs, from a candidates file (docs/pooling.md: the posts an accepted answer
     cites). Its source is pooled as provenance, for organizers; assessors see neither the source nor, unless the
     campaign shows notes, the note."""
 

@@ -134,8 +134,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @action(detail=True, methods=["post"], url_path="judgments/import", url_name="judgments-import",
             parser_classes=[MultiPartParser, FormParser])
     def judgments_import(self, request, pk=None):
-        """Uploads a judgments TSV (SPEC 9: assessor, topic, item_id, grade, comment[, kind[, round]]) to import
-        (a job): a file with any problem changes nothing, and the failed job lists them with their lines."""
+        """Uploads a judgments TSV (docs/formats.md: assessor, topic, item_id, grade, comment[, kind[, round]]) to
+        import (a job): a file with any problem changes nothing, and the failed job lists them with their lines."""
         upload = FileUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         job = judgments_upload(campaign=self.get_object(), upload=upload.validated_data["file"], user=request.user)
@@ -176,7 +176,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(
         response=OpenApiTypes.STR,
-        description="The items to judge, as `export_pools` writes them (SPEC 9): a header line, then "
+        description="The items to judge, as `export_pools` writes them (docs/pooling.md): a header line, then "
                     "topic<TAB>post_id (answers) or topic<TAB>visual_id<TAB>formula_id<TAB>post_id, one row per "
                     "selected instance (formulas). 400 when the pools have not been built.")})
     @action(detail=True, methods=["get"], url_path="pools/export",

@@ -1,4 +1,4 @@
-"""Fused runs into a campaign (issue 28, docs/evaluation.md "Fused runs"): a fused run (evaluation/fusion.py) ingested
+"""Fused runs into a campaign (docs/evaluation.md "Fused runs"): a fused run (evaluation/fusion.py) ingested
 as a baseline marked fused, through the run ingest service (fuse_runs --ingest) or its job (the campaign page's "Add a
 fused baseline")."""
 from __future__ import annotations

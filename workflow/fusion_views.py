@@ -1,5 +1,6 @@
-"""The campaign page's "Add a fused baseline" (issue 28): the campaign's runs fused (workflow/fusion.py) and the fused
-run queued for ingest as a baseline marked fused; the job page follows, as after a run upload."""
+"""The campaign page's "Add a fused baseline" (docs/evaluation.md, "Fused runs"): the campaign's runs fused
+(workflow/fusion.py) and the fused run queued for ingest as a baseline marked fused; the job page follows, as after a
+run upload."""
 from __future__ import annotations
 
 from django import forms

@@ -1,4 +1,4 @@
-"""The organizer's scheme editor (issue 25, docs/judging.md "Editing a scheme"): a campaign's custom judging scheme
+"""The organizer's scheme editor (docs/judging.md, "Editing a scheme"): a campaign's custom judging scheme
 made on a page, its grades (value, label, key, definition), marks, relevance level, facets with their options, and
 the table from the facets' answers to a grade. The page only turns its fields into a scheme file's object; the rules
 are ir.grades.scheme_from_json's (as for the API and create_campaign's scheme file), and the refusal once judging has

@@ -19,7 +19,7 @@ class CollectionSerializer(serializers.ModelSerializer):
         read_only_fields = ["created_at"]
 
 
-# The judging order, its guards and the budgets (issue 27): read, created and changed like the other settings.
+# The judging order, its guards and the budgets (docs/pooling.md): read, created and changed like the other settings.
 ORDER_FIELDS = ["judging_order", "warm_up", "min_depth", "topic_budget", "hours_budget", "budget_spread"]
 
 

@@ -1,5 +1,6 @@
-"""The planner's judging-order curves (issue 27): the campaign's runs replayed against an earlier edition's qrels
-(evaluation/simulation.py), computed by a worker and shown from the last result, never in the request."""
+"""The planner's judging-order curves (docs/pooling.md, "Simulating before the campaign"): the campaign's runs replayed
+against an earlier edition's qrels (evaluation/simulation.py), computed by a worker and shown from the last result,
+never in the request."""
 from __future__ import annotations
 
 from django import forms

@@ -38,7 +38,7 @@ class RunIngestOptions(TypedDict, total=False):
     campaign's depth for its kind, its kind is what its name says (`kind` "name"), and its other facts (`Run.FACTS`:
     team, manual, baseline, data used, answer type) are what an ARQMath-style name says (`name_facts`), else
     automatic, not a baseline, none known; `llm_model` is the LLM the run reranks or generates with, as its team
-    declares it (issue 26: the leaderboard flags a run that declares the judge's model). `alternate` is the older way
+    declares it (docs/evaluation.md: a run declaring the judge's model is flagged). `alternate` is the older way
     of saying kind "alternate" (ingest_run's --alternate, the API's field). `allow_missing` keeps a run most of whose
     ids are not in the collection."""
 

@@ -82,7 +82,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
     """The collection, both campaigns with their pools and (assessor's demo_assign) the demo's assignments and
     judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection.
     Each load and pool build is a job, run here as a job runs without a broker, so that the Jobs page shows what the
-    demo did (issue 22, point 9)."""
+    demo did."""
     paths = [files.posts, files.comments, files.formulas]
     result = _demo_job(CollectionIngestParams(collection=COLLECTION, uploads=[_stored(p) for p in paths],
                                               names=[Path(p).name for p in paths]))

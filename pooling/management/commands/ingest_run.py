@@ -1,4 +1,6 @@
-"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: SPEC 9; also --kind, --allow-missing, --llm-model."""
+"""ingest_run --campaign NAME [--alternate] [--name RUN] PATH: docs/formats.md.
+
+Also --kind, --allow-missing, --llm-model."""
 from pathlib import Path
 
 from core.commands import ServiceCommand

@@ -1,4 +1,4 @@
-"""llm_judge --campaign NAME: issue 26 (docs/llm.md)."""
+"""llm_judge --campaign NAME: docs/llm.md."""
 from core.commands import ServiceCommand
 from pooling.selectors import campaign_named
 from workflow.llm_judging import campaign_llm_judge
