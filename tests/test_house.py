@@ -10,8 +10,6 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 NOT_PRODUCT = {"tests", "bench", ".venv", "migrations", "node_modules", ".git"}
 
