@@ -1,34 +1,38 @@
-"""The kinds of job whose work reaches above judging (jobs/registry.py): LLM judging, whose canaries are the items the
-official qrels grade 0 (evaluation.selectors.qrels_by_topic, read by workflow/llm_judging.py and handed to
-llm.services). It moves to llm/ once those items are handed to it from below."""
+"""The one kind of job whose work reaches above judging (jobs/registry.py): LLM judging (its params and its summary are
+llm/tasks.py's), whose canaries are the items the official qrels grade 0 (evaluation.selectors.qrels_by_topic), read
+here and handed to llm.services, which sits below judging and may not read judgments itself (docs/architecture.md).
+The `llm_judge` command runs the same service."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from dataclasses import asdict
 
-from core.words import counted
+from evaluation.selectors import qrels_by_topic
+from ir.grades import NOT_RELEVANT
 from jobs.models import Job
-from jobs.registry import JobParams, Progress, job_campaign, register
-from llm.services import GIVE_UP
-from workflow.llm_judging import campaign_llm_judge
+from jobs.registry import Progress, job_campaign, register
+from llm import services
+from llm.services import Cancelled, LlmJudgeResult
+from llm.tasks import LlmJudgeParams, llm_judge_summary_of
+from pooling.models import Campaign
+
+OVERRIDES = ("base_url", "model", "api_key_env", "concurrency", "samples")
 
 
-@dataclass(frozen=True)
-class LlmJudgeParams(JobParams):
-    """llm.services.llm_judge of the job's campaign (workflow/llm_judging.py): the campaign's endpoint with these
-    overrides (None: the endpoint's), the prompt by name (empty: the endpoint's or the task's default), the topics
-    (empty: all), the items per topic (None: all) and the canaries per topic."""
+def official_zeros(*, campaign: Campaign) -> dict[str, list[str]]:
+    """topic id -> the items (formulas: visual ids) the official qrels grade 0."""
+    return {topic_id: [item for item, grade in rows if grade == NOT_RELEVANT]
+            for topic_id, rows in qrels_by_topic(campaign=campaign)}
 
-    kind: ClassVar[str] = Job.Kind.LLM_JUDGE
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-    concurrency: int | None = None
-    samples: int | None = None
-    prompt: str = ""
-    topics: list[str] = field(default_factory=list)
-    limit_per_topic: int | None = None
-    canaries: int = 0
+
+def campaign_llm_judge(*, campaign: Campaign, params: LlmJudgeParams, progress: Progress | None = None,
+                       cancelled: Cancelled | None = None) -> LlmJudgeResult:
+    values = asdict(params)
+    settings = services.endpoint_settings(campaign=campaign, overrides={name: values[name] for name in OVERRIDES})
+    prompt = services.prompt_named(name=params.prompt) if params.prompt else None
+    zeros = official_zeros(campaign=campaign) if params.canaries else {}
+    return services.llm_judge(campaign=campaign, settings=settings, prompt=prompt, topics=params.topics or None,
+                              limit_per_topic=params.limit_per_topic, canaries=params.canaries, official_zeros=zeros,
+                              progress=progress, cancelled=cancelled)
 
 
 def llm_judge_handler(job: Job, p: LlmJudgeParams, progress: Progress) -> tuple[dict, list[str]]:
@@ -39,38 +43,6 @@ def llm_judge_handler(job: Job, p: LlmJudgeParams, progress: Progress) -> tuple[
 
     result = campaign_llm_judge(campaign=job_campaign(job), params=p, progress=progress, cancelled=cancelled)
     return result.as_json(), []
-
-
-def llm_judge_summary_of(job: Job) -> str:
-    return llm_judge_summary(job.result)
-
-
-def llm_judge_summary(r: dict) -> str:
-    """What an LLM judging run did (llm.services.LlmJudgeResult as JSON), in one sentence."""
-    reasons = "; ".join(f"{count:,} × {reason.rstrip('.')}" for count, reason in r.get("failure_reasons", []))
-    commonest = f" Commonest failures: {reasons}." if reasons else ""
-    if r.get("gave_up"):
-        # The status says "failed" before this sentence. The run gives up after its first GIVE_UP failures; the
-        # requests already in flight then come back failed too, and are counted apart.
-        failed = r.get("failed", 0)
-        first = min(failed, GIVE_UP) if failed else GIVE_UP
-        flight = f" ({failed - first:,} more in flight failed with them)" if failed > first else ""
-        return (f"the first {counted(first, 'request')} to {r.get('model', '')} all failed{flight}, so the run "
-                f"stopped there; nothing was graded and the other items were not sent.{commonest} Check the "
-                "endpoint on the LLM page, then retry.")
-    if r.get("all_failed"):
-        return (f"every one of the {counted(r.get('failed', 0), 'item')} sent to {r.get('model', '')} failed, "
-                f"nothing was graded ({r.get('skipped', 0):,} already graded before).{commonest} Check the "
-                "endpoint on the LLM page, then retry.")
-    stopped = "Cancelled: stopped after judging" if r.get("cancelled") else "Judged"
-    canaries = f"; {counted(r['canaries_created'], 'canary', 'canaries')} made" if r.get("canaries_created") else ""
-    missing = (f", {counted(r['missing'], 'item')} whose text the collection lacks (not sent, and not until its text "
-               "is loaded)" if r.get("missing") else "")
-    return (f"{stopped} {counted(r.get('judged', 0), 'item')} with {r.get('model', '')}, "
-            f"{counted(r.get('failed', 0), 'failure')} (tried again by the next run){missing}, "
-            f"{r.get('skipped', 0):,} already graded{canaries}; {r.get('tokens_in', 0):,} tokens in, "
-            f"{r.get('tokens_out', 0):,} out, "
-            f"{r.get('seconds', 0):.1f} s.{commonest}")
 
 
 register(LlmJudgeParams, llm_judge_handler, summary=llm_judge_summary_of, cancellable=True)

@@ -3,7 +3,6 @@ from django.urls import path
 from workflow import (
     fusion_views,
     judgment_views,
-    llm_views,
     scheme_views,
     simulation_views,
     topic_views,
@@ -34,5 +33,4 @@ urlpatterns = [
     path("campaigns/<int:pk>/topics/<int:topic_pk>/delete/", topic_views.topic_delete, name="topic_delete"),
     path("collections/", views.collection_list, name="collections"),
     path("collections/<int:pk>/delete/", views.collection_delete, name="collection_delete"),
-    path("campaigns/<int:pk>/llm/judge/", llm_views.llm_judge_start, name="llm_judge"),
 ]

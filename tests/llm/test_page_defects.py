@@ -11,10 +11,10 @@ from jobs.runner import job_create
 from llm import services
 from llm.client import base_url_normalised
 from llm.models import Endpoint, LlmGrade, Prompt
+from llm.tasks import LlmJudgeParams
 from pooling.models import Campaign
 from tests.commands import command_output, rejected
 from tests.llm.server import Answer, ChatServer
-from workflow.tasks import LlmJudgeParams
 
 pytestmark = pytest.mark.django_db
 

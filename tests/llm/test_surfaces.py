@@ -7,9 +7,9 @@ from django.db import connection
 from jobs.models import Job
 from jobs.runner import job_cancel, job_create, job_execute
 from llm.models import Endpoint, LlmGrade, Prompt
+from llm.tasks import LlmJudgeParams
 from tests.commands import command_output, rejected
 from tests.llm.server import Answer, ChatServer
-from workflow.tasks import LlmJudgeParams
 
 pytestmark = pytest.mark.django_db
 
