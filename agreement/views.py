@@ -21,6 +21,7 @@ from agreement import reports, rounds
 from agreement.adjudication import adjudication_record
 from agreement.checks import check_items_send
 from agreement.models import Adjudication, TrainingRound
+from core.api import flag
 from core.bounds import column_bounds, max_chars, upload_size_check
 from core.downloads import attachment, spreadsheet_safe
 from core.permissions import ORGANIZERS, organizer_required
@@ -364,7 +365,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     recorded_grades = reports.adjudications_of_group(campaign=campaign, key=key) if key else {}
     listed = (reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None,
                                         adjudicated=recorded_grades) if key else [])
-    projector = request.GET.get("projector") == "1"
+    projector = flag(request.GET.get("projector"))
     scheme = campaign.judging_scheme
     # A page of items at a time (the projector: one), as typesetting a round's every item took the browser half a
     # minute; the topic links give each topic's items on their own.
