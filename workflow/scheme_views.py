@@ -21,11 +21,16 @@ from judging.selectors import judged_items_count
 from pooling.models import Campaign
 from workflow.forms import FacetRows, GradeRows, SchemeForm
 
+# A grade's value as the page's fields read a whole number (ASCII digits of a few places: "²" and "1e3" are not).
+_WHOLE = forms.IntegerField(max_value=10**9, min_value=-10**9)
+
 
 def _number(text: str) -> int | str:
-    """A whole number (of a few digits: a grade's) as an int; other text as it is, for the scheme's rule to name."""
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text[:20]
+    """A whole number as an int; other text as it is, for the scheme's rule (ir.grades.scheme_from_json) to name."""
+    try:
+        return _WHOLE.clean(text.strip())
+    except forms.ValidationError:
+        return text.strip()[:20]
 
 
 def scheme_posted(form: SchemeForm, grades: Any, facets: Any) -> dict[str, Any]:
