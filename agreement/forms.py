@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 from django import forms
 from django.contrib.auth import get_user_model
 
-from agreement.models import Adjudication, TrainingRound
-from core.bounds import column_bounds, max_chars
+from agreement import rounds
+from agreement.models import Adjudication
+from core.bounds import max_chars
 from core.permissions import ORGANIZERS
 from ir.grades import MARK_LABELS, Scheme
+from ir.problems import InputError
 from judging.rules import MAX_COMMENT
 from pooling.models import Campaign, Topic
 
@@ -24,9 +26,7 @@ def _assessor_choices():
 
 
 class TrainingRoundForm(forms.Form):
-    number = forms.IntegerField(**column_bounds(TrainingRound, "number", min_value=1), required=False,
-                                label="Round",
-                                help_text="default: the next round")
+    number = forms.IntegerField(required=False, label="Round", help_text="default: the next round")
     topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
     assessors: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
         queryset=None, widget=forms.CheckboxSelectMultiple)
@@ -41,6 +41,12 @@ class TrainingRoundForm(forms.Form):
         assert isinstance(assessors_field, forms.ModelMultipleChoiceField)
         topics_field.choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
         assessors_field.queryset = _assessor_choices()
+
+    def clean_number(self) -> int | None:
+        try:
+            return rounds.training_round_number_check(self.cleaned_data["number"])
+        except InputError as exc:
+            raise forms.ValidationError(exc.messages()) from None
 
 
 class AdjudicationForm(forms.Form):
