@@ -61,7 +61,7 @@ def scores_table(*, campaign: Campaign, evaluation: Evaluation, task3: bool = Fa
 
 
 def _all_topics(request: HttpRequest) -> bool:
-    return request.GET.get("all_topics") in ("1", "true", "on")
+    return flag(request.GET.get("all_topics"))
 
 
 PAGE_HEADINGS = {"ndcg_prime": "nDCG′", "map_prime": "MAP′", "p10_prime": "P′@10"}
@@ -115,7 +115,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
         context.update(_llm(request, snapshot.llm, rows))
-    if request.GET.get("sweep") in ("1", "on"):  # the sweep of RRF's k (docs/evaluation.md), from its snapshot
+    if flag(request.GET.get("sweep")):  # the sweep of RRF's k (docs/evaluation.md), from its snapshot
         sweep = snapshots.fusion_sweep(campaign=campaign)
         context.update(sweep=sweep, sweep_chart=sweep_line([(row.k, row.value) for row in sweep.value])
                        if sweep.value else None)
@@ -145,7 +145,7 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
                                                     baseline=baseline, info=info, column=column)
     # A campaign with micro-topics: their means per parent topic too, when asked (`?parents=1`).
     parents = selectors.topic_parents(campaign=campaign)
-    found.update(has_parents=bool(parents), parents=bool(parents) and request.GET.get("parents") in ("1", "on"))
+    found.update(has_parents=bool(parents), parents=bool(parents) and flag(request.GET.get("parents")))
     if found["parents"]:
         found["parent_means"] = board.parent_means(evaluation, measure, parents)
     run_a, run_b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()

@@ -62,10 +62,9 @@ def _run_ingest(job: Job, p: RunIngestParams, progress) -> tuple[dict, list[str]
     with upload_local(p.upload) as path:
         run = services.run_ingest(campaign=_campaign(job), path=path, filename=p.filename, user=job.created_by,
                                   progress=progress, **p.options)
-    _, why = services.run_kind(name=run.name, filename=p.filename, kind=p.options.get("kind"),
-                               alternate=bool(p.options.get("alternate")))
     return {"run": run.pk, "name": run.name, "rows": run.row_count, "topics": run.topic_count, "kind": run.kind,
-            "kind_why": why, "facts_said": services.name_facts_said(run.name, Path(p.filename).name)}, run.warnings
+            "kind_why": run.kind_why,
+            "facts_said": services.name_facts_said(run.name, Path(p.filename).name)}, run.warnings
 
 
 def _run_replace(job: Job, run_pk: int, p: RunIngestParams, progress) -> tuple[dict, list[str]]:

@@ -316,6 +316,8 @@ class Run(models.Model):
         default=False, help_text="the organizer confirmed that the run's ids found in the collection are its posts")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Not a column: why services.run_ingest took the run as primary or alternate, on the run it returns.
+    kind_why = ""
 
     class Meta:
         ordering = ["campaign", "name"]

@@ -5,8 +5,9 @@ from rest_framework import serializers
 
 from core.bounds import column_bounds
 from ir.grades import PRESETS
+from pooling import run_options
 from pooling.models import Campaign, Collection, Run, Topic
-from pooling.services import NO_BUDGET, RUN_KINDS, TOPIC_TEXT
+from pooling.services import NO_BUDGET, TOPIC_TEXT
 
 if TYPE_CHECKING:
     from django.utils.functional import _StrPromise
@@ -158,19 +159,10 @@ class FileUploadSerializer(serializers.Serializer):
 
 
 class RunUploadSerializer(FileUploadSerializer):
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    alternate = serializers.BooleanField(default=False, help_text="true: the same as kind alternate")
-    kind = serializers.ChoiceField(choices=list(RUN_KINDS), required=False,
-                                   help_text="primary, alternate, or name (the default): what an ARQMath run name "
-                                             "ends in, -P or -A, primary when it says neither")
-    allow_missing = serializers.BooleanField(default=False, help_text="keep the run even when most of its ids are "
-                                                                      "not in the campaign's collection")
-    manual = serializers.BooleanField(default=False)
-    baseline = serializers.BooleanField(default=False)
-    llm_model = serializers.CharField(max_length=200, required=False, allow_blank=True,
-                                      help_text="the LLM the run reranks or generates with, as its team declares it")
-    depth = serializers.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, allow_null=True,
-                                     help_text="pool depth of this run instead of the campaign's")
+    """A run file and its options (pooling/run_options.py: the same as the upload page's and ingest_run's)."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {**super().get_fields(), **run_options.serializer_fields()}
 
 
 class CollectionUploadSerializer(serializers.Serializer):

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from core.api import flag
 from core.permissions import organizer_required
 from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, preset
 from ir.problems import InputError
@@ -48,7 +49,7 @@ def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST":
         try:
-            after = assessor_services.run_delete(run=run, force=request.POST.get("force") == "1")
+            after = assessor_services.run_delete(run=run, force=flag(request.POST.get("force")))
         except InputError as exc:
             problems = exc.messages()
         else:

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.api import flag
 from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
@@ -203,7 +204,7 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     try:
         job = job_create(campaign=campaign, user=request.user,
-                         params=PoolBuildParams(force=request.POST.get("force") == "1"))
+                         params=PoolBuildParams(force=flag(request.POST.get("force"))))
     except InputError as exc:  # the campaign is being deleted
         for message in exc.messages():
             messages.error(request, message)

@@ -272,6 +272,10 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
                                      revised=result.revised, unchanged=result.unchanged, complete=result.complete,
                                      revision=result.revision)
+    if result.complete:  # the submit that spends the budget closes the assignment; the pages only read it
+        from judging.budgets import budget_close  # budgets reads progress, which reads these services' bounds
+
+        budget_close(assignment=assignment)
     return result
 
 

@@ -164,14 +164,15 @@ def run_ingest(
     **options: Unpack[RunIngestOptions],
 ) -> Run:
     """Validates a run file and stores its rows; the run is named after the file unless `name` is given. Its kind is
-    `run_kind`'s. The other facts the options leave unsaid (not given, a mark not ticked, an empty value) are what an
-    ARQMath-style name (or file name) says (`name_facts`): a mark asked for stands whatever the name says. Its ids
-    are looked up in the collection: a warning for those it lacks, the run refused when they are most of its rows
-    (MOSTLY_MISSING) unless `allow_missing`."""
+    `run_kind`'s, decided here once: the run returned says why in `kind_why` (for ingest_run and the job page). The
+    other facts the options leave unsaid (not given, a mark not ticked, an empty value) are what an ARQMath-style name
+    (or file name) says (`name_facts`): a mark asked for stands whatever the name says. Its ids are looked up in the
+    collection: a warning for those it lacks, the run refused when they are most of its rows (MOSTLY_MISSING) unless
+    `allow_missing`."""
     filename = filename or Path(path).name
     name = (options.get("name") or run_name(filename)).strip()
-    alternate, _ = run_kind(name=name, filename=filename, kind=options.get("kind"),
-                            alternate=bool(options.get("alternate")))
+    alternate, kind_why = run_kind(name=name, filename=filename, kind=options.get("kind"),
+                                   alternate=bool(options.get("alternate")))
     said = name_facts(name, Path(filename).name)
     facts = {key: value for key, value in options.items() if key not in ("kind", "allow_missing")}
     values = {**facts, **{fact: value for fact, value in said.items() if not options.get(fact)}, "name": name,
@@ -201,6 +202,7 @@ def run_ingest(
     run.warnings += _collection_warnings(run, campaign, allow_missing=bool(options.get("allow_missing")))
     run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings",
                             "mostly_missing"])
+    run.kind_why = kind_why
     return run
 
 
