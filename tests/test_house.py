@@ -26,12 +26,10 @@ SQL_ALLOWED = {
     ("pooling/ranking.py", "_fetch"): "read-only: each run's entries cut per topic at their positions, ROW_NUMBER over "
                                       "a UNION ALL of positioned and numbered runs, bytewise collation, streamed "
                                       "with fetchmany",
-    ("pooling/services/runs.py", "_rank_disorder_in_database"): "read-only: a LAG window over each topic's entries "
-                                                                "compared within one pass; the file is being "
-                                                                "reworked on another branch",
-    ("pooling/services/runs.py", "_collection_warnings"): "read-only: the count of missing ids and five examples in "
-                                                          "one pass (COUNT(*) OVER () with LIMIT); the file is being "
-                                                          "reworked on another branch",
+    ("pooling/services/runs.py", "_rank_disorder_in_database"): "read-only: each topic's first rank that scores "
+                                                                "higher than the rank before it, a LAG window "
+                                                                "filtered then grouped, which the ORM cannot "
+                                                                "aggregate over",
 }
 SQL_CALLS = {"cursor", "execute", "executemany", "raw", "extra", "copy_expert", "copy_from", "RawSQL"}
 

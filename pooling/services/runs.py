@@ -10,7 +10,7 @@ from typing import Any, TypedDict, Unpack, cast
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import OuterRef, Subquery, Value
+from django.db.models import Count, Exists, OuterRef, Subquery, Value, Window
 from django.db.models.functions import Coalesce
 from django.forms.models import model_to_dict
 
@@ -331,15 +331,12 @@ def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -
         return [f"the collection '{collection}' has no {'posts' if campaign.task == 'answers' else 'formulas'} "
                 "yet: the run's ids were not checked against it"]
     model, noun = (Post, "post") if campaign.task == Campaign.Task.ANSWERS else (Formula, "formula")
-    table, column = model._meta.db_table, f"{noun}_id"
     # One pass gives the count (a window over the whole result) and five examples. With the collection's
     # statistics fresh (collection_ingest analyzes it), PostgreSQL looks each entry up in the unique index.
-    sql = (f"SELECT e.item_id, COUNT(*) OVER () FROM {RunEntry._meta.db_table} e WHERE e.run_id = %s "
-           f"AND NOT EXISTS (SELECT 1 FROM {table} k WHERE k.collection_id = %s AND k.{column} = e.item_id) "
-           "ORDER BY e.topic_id, e.rank LIMIT 5")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [run.pk, collection.pk])
-        found = cursor.fetchall()
+    known = model.objects.filter(collection=collection, **{f"{noun}_id": OuterRef("item_id")})
+    found = list(RunEntry.objects.filter(run=run).filter(~Exists(known))
+                 .annotate(missing=Window(Count("pk"))).order_by("topic_id", "rank")
+                 .values_list("item_id", "missing")[:5])
     if not found:
         return []
     missing, sample = found[0][1], ", ".join(item_id for item_id, _ in found)

@@ -6,8 +6,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from jobs.models import Job
 from pooling import run_options
-from pooling.models import Job, Run
+from pooling.models import Run
 from tests.commands import command_output, rejected
 from tests.pooling import test_pages_and_api as pages
 
