@@ -40,7 +40,7 @@ HELP_PAGES: dict[str, str] = {
 
 # The help page of each view (url namespace:name, or the namespace alone), for the Help link in the top bar.
 HELP_FOR_VIEW: dict[str, str] = {
-    "workflow:run_upload": "formats", "workflow:topics_upload": "formats", "workflow:run_fuse": "evaluation",
+    "workflow:run_upload": "formats", "workflow:topics_upload": "formats", "evaluation:run_fuse": "evaluation",
     "workflow:judgments_upload": "formats", "workflow:collections": "formats",
     "workflow": "pooling",
     "agreement": "agreement",

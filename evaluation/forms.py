@@ -1,9 +1,13 @@
 """The query strings of the evaluation pages and API, read by Django forms (core.forms.form_values)."""
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from core.bounds import column_bounds
+from ir import fusion as methods
+from ir.pools.adaptive import POLICIES
 from judging.forms import GroupKeyForm
-from pooling.models import Campaign
+from pooling.forms import SETTING_LABELS
+from pooling.models import Campaign, Run
 
 
 class MinRelevantForm(forms.Form):
@@ -33,3 +37,49 @@ class EditionForm(forms.Form):
 class TopicInfoForm(forms.Form):
     file = forms.FileField(help_text="CSV, UTF-8: a Topic column and any others (ARQMath-3: Category, Difficulty, "
                                      "Dependency, Multi-Part, ...); replaces the campaign's topic information")
+
+
+class FusedBaselineForm(forms.Form):
+    runs = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, help_text="two runs or more")
+    method = forms.ChoiceField(choices=[(m, m) for m in methods.METHODS], initial=methods.RRF,
+                               help_text="RRF, CombSUM/MNZ/MAX, Borda, or the MIRMU team's IBC and WIBC")
+    k = forms.IntegerField(min_value=0, required=False, label="RRF's k", help_text=f"default {methods.DEFAULT_K}")
+    norm = forms.ChoiceField(choices=[("", "default")] + [(n, n) for n in methods.NORMS], required=False,
+                             label="Normalization", help_text="CombSUM, CombMNZ and CombMAX only (default min-max)")
+    weights = forms.CharField(required=False, help_text="a weight per ticked run, in the list's order, separated by "
+                                                        "spaces (WIBC needs them)")
+    depth = forms.IntegerField(min_value=1, required=False, help_text=f"default {methods.DEFAULT_DEPTH} per topic")
+    name = forms.CharField(max_length=200, required=False, help_text="default fused-METHOD")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        names = (Run.objects.filter(campaign=campaign).exclude(format=Run.Format.ARQMATH_TASK3).order_by("name")
+                 .values_list("name", flat=True))
+        field = self.fields["runs"]
+        assert isinstance(field, forms.MultipleChoiceField)
+        field.choices = [(name, name) for name in names]
+
+    def clean_weights(self) -> list[float]:
+        try:
+            return [float(value) for value in self.cleaned_data["weights"].split()]
+        except ValueError:
+            raise forms.ValidationError("weights are numbers separated by spaces") from None
+
+
+class SimulationForm(forms.Form):
+    """The replay's settings, named as on the settings page (CampaignSettingsForm's labels: one wording)."""
+    qrels = forms.FileField(help_text="an earlier edition's qrels of the topics the campaign's runs answer: topic 0 "
+                                      "item grade")
+    depth = forms.IntegerField(validators=[MinValueValidator(1), MaxValueValidator(1000)],
+                               help_text="every run's pool depth")
+    policies = forms.MultipleChoiceField(choices=[(p, p) for p in POLICIES], widget=forms.CheckboxSelectMultiple,
+                                         label="Judging orders")
+    warm_up = forms.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(1000)],
+                                 label=SETTING_LABELS["warm_up"],
+                                 help_text=Campaign._meta.get_field("warm_up").help_text)
+    min_depth = forms.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(1000)],
+                                   label=SETTING_LABELS["min_depth"],
+                                   help_text=Campaign._meta.get_field("min_depth").help_text)
+    budget = forms.IntegerField(required=False, validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+                                label=SETTING_LABELS["topic_budget"],
+                                help_text="items per topic, for Kendall's tau of the runs' nDCG' ranking (optional)")

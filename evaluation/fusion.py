@@ -1,12 +1,17 @@
 """Fused runs (docs/evaluation.md "Fused runs"): run files or a campaign's stored runs read for
 ir/fusion.py, fused into a TREC run, and scored for a sweep of RRF's k (the command and the leaderboard's chart).
-Ingesting a fused run is workflow's (workflow/fusion.py)."""
+A fused run is ingested into the campaign as a baseline marked fused (`fused_ingest`, `fused_upload`, below)."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.files.base import ContentFile
+from django.db import transaction
 
 from core.bounds import max_chars
 from evaluation import scoring
@@ -16,7 +21,12 @@ from ir.grades import RELEVANCE_LEVEL
 from ir.measures import parse_measures
 from ir.prime import MEASURES, NDCG, Qrels, natural_key
 from ir.problems import InputError, Problems
+from jobs.models import Job
+from jobs.runner import job_create
+from jobs.store import upload_save
+from judging.tasks import RunIngestParams
 from pooling.models import Campaign, Run
+from pooling.services import run_ingest
 
 
 @dataclass
@@ -158,3 +168,29 @@ def campaign_sweep(*, campaign: Campaign, ks: Sequence[int] = SWEEP_KS, measure:
     return k_sweep(sources=stored_sources(campaign=campaign, names=names), how=how, ks=ks, qrels=qrels,
                    measure=measure,
                    relevance_level=campaign.relevance_level if relevance_level is None else relevance_level)
+
+
+def fused_ingest(*, campaign: Campaign, sources: Sources, how: fusion.Settings, name: str,
+                 user: User | None = None) -> Run:
+    """Fuses and stores the fused run in the campaign through the run ingest service (its checks, its rows), marked a
+    baseline and fused, its method and sources in `fused_from`."""
+    text = fused_text(sources=sources, how=how, name=name)
+    with tempfile.TemporaryDirectory(prefix="assess-fused-") as folder:
+        path = Path(folder) / f"{name}.tsv"
+        path.write_text(text, encoding="utf-8")
+        return run_ingest(campaign=campaign, path=path, filename=path.name, user=user, name=name, baseline=True,
+                          fused=True, fused_from=how.as_dict())
+
+
+@transaction.atomic
+def fused_upload(*, campaign: Campaign, names: Sequence[str], how: fusion.Settings, name: str,
+                 user: User | AnonymousUser | None) -> Job:
+    """The campaign page's "Add a fused baseline": fuses the stored runs and queues the job that ingests the fused run
+    (as an uploaded run file is ingested), marked a baseline and fused."""
+    if Run.objects.filter(campaign=campaign, name=name).exists():
+        raise InputError(f"the campaign already has a run named '{name}'")
+    text = fused_text(sources=stored_sources(campaign=campaign, names=names), how=how, name=name)
+    stored = upload_save(file=ContentFile(text.encode("utf-8"), name=f"{name}.tsv"))
+    return job_create(campaign=campaign, user=user, params=RunIngestParams(
+        upload=stored, filename=f"{name}.tsv",
+        options={"name": name, "baseline": True, "fused": True, "fused_from": how.as_dict()}))

@@ -1,10 +1,8 @@
 from django.urls import path
 
 from workflow import (
-    fusion_views,
     judgment_views,
     scheme_views,
-    simulation_views,
     topic_views,
     undo_views,
     views,
@@ -15,12 +13,10 @@ urlpatterns = [
     path("campaigns/", views.campaign_list, name="campaigns"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign"),
     path("campaigns/<int:pk>/runs/upload/", views.run_upload, name="run_upload"),
-    path("campaigns/<int:pk>/runs/fuse/", fusion_views.run_fuse, name="run_fuse"),
     path("campaigns/<int:pk>/topics/upload/", views.topics_upload, name="topics_upload"),
     path("campaigns/<int:pk>/judgments/import/", judgment_views.judgments_upload, name="judgments_upload"),
     path("campaigns/<int:pk>/pools/", views.pool_detail, name="pools"),
     path("campaigns/<int:pk>/pools/build/", views.pool_build, name="pool_build"),
-    path("campaigns/<int:pk>/pools/simulation/", simulation_views.pool_simulation, name="pool_simulation"),
     path("campaigns/<int:pk>/pools/topics/<int:topic_pk>/", views.pool_topic, name="pool_topic"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/depth/", views.run_depth, name="run_depth"),
     path("campaigns/<int:pk>/runs/<int:run_pk>/matches/", views.run_matches, name="run_matches"),

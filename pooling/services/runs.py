@@ -53,7 +53,7 @@ class RunIngestOptions(TypedDict, total=False):
     answer_type: str
     llm_model: str
     allow_missing: bool
-    # A fused run (workflow/fusion.py: fuse_runs --ingest, "Add a fused baseline"): its method and sources.
+    # A fused run (evaluation/fusion.py: fuse_runs --ingest, "Add a fused baseline"): its method and sources.
     fused: bool
     fused_from: dict
 

@@ -1,5 +1,5 @@
 """The campaign page's "Add a fused baseline" (docs/evaluation.md, "Fused runs"): the campaign's runs fused
-(workflow/fusion.py) and the fused run queued for ingest as a baseline marked fused; the job page follows, as after a
+(evaluation/fusion.py) and the fused run queued for ingest as a baseline marked fused; the job page follows, as after a
 run upload."""
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
+from evaluation import fusion
+from evaluation.forms import FusedBaselineForm
 from evaluation.fusion import fused_name
 from ir import fusion as methods
 from ir.problems import InputError
 from pooling.models import Campaign
-from workflow import fusion
-from workflow.forms import FusedBaselineForm
 
 
 @organizer_required
@@ -33,4 +33,4 @@ def run_fuse(request: HttpRequest, pk: int) -> HttpResponse:
             exc.add_to_form(form)
         else:
             return redirect("jobs:job", pk=job.pk)
-    return render(request, "workflow/run_fuse.html", {"campaign": campaign, "form": form})
+    return render(request, "evaluation/run_fuse.html", {"campaign": campaign, "form": form})

@@ -6,12 +6,12 @@ import os
 from core.commands import ServiceCommand
 from evaluation import fusion as services
 from evaluation import services as evaluation
+from evaluation.fusion import fused_ingest
 from evaluation.management.commands._files import write_whole
 from ir import fusion
 from ir.prime import NDCG
 from ir.problems import InputError
 from pooling.selectors import campaign_named
-from workflow.fusion import fused_ingest
 
 
 class Command(ServiceCommand):
