@@ -98,9 +98,15 @@ DATABASES = {
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
     )
 }
+# A worker killed while its query waits (on a lock, on a long scan) would leave its server process, and with it the
+# job's advisory lock, until the query ends: PostgreSQL (14 and later) checks every few seconds that the client is still
+# there, so the lock goes with the worker and another one takes the job (docs/deploy.md, "Jobs and workers").
+PG_CLIENT_CHECK = {"options": f"-c client_connection_check_interval={os.environ.get('PG_CLIENT_CHECK_MS', '5000')}"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One writer at a time: wait for the lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(PG_CLIENT_CHECK)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Argon2 (argon2-cffi), Django's recommended hasher, at OWASP's setting (people.hashers): a tenth of PBKDF2's CPU per

@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 
 from .base import *  # noqa: F403
-from .base import SECRET_KEY
+from .base import PG_CLIENT_CHECK, SECRET_KEY
 
 PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/assess"
 REDIS_DEFAULT = "redis://127.0.0.1:6379/15"
@@ -32,6 +32,7 @@ def _answers(url: str, default_port: int) -> bool:
 _db_url = os.environ.get("DATABASE_URL") or (PG_DEFAULT if _answers(PG_DEFAULT, 5432) else "")
 if _db_url:
     DATABASES = {"default": dj_database_url.parse(_db_url, conn_max_age=0)}
+    DATABASES["default"].setdefault("OPTIONS", {}).update(PG_CLIENT_CHECK)
 else:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 TEST_REDIS_URL = os.environ.get("REDIS_URL") or (REDIS_DEFAULT if _answers(REDIS_DEFAULT, 6379) else "")

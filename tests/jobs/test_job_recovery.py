@@ -171,7 +171,8 @@ def workers(tmp_path):
     def start(**env_overrides):
         env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", DATABASE_URL=database_url(),
                    REDIS_URL=django_settings.TEST_REDIS_URL, TEST_MEDIA_ROOT=str(django_settings.MEDIA_ROOT),
-                   CELERY_TEST_QUEUE=queue, CELERY_VISIBILITY_TIMEOUT="2", **env_overrides)
+                   CELERY_TEST_QUEUE=queue, CELERY_VISIBILITY_TIMEOUT="2", PYTHONUNBUFFERED="1")
+        env.update(env_overrides)
         log = tmp_path / f"worker-{len(started)}.log"
         process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
