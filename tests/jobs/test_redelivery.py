@@ -79,7 +79,8 @@ def test_a_recompute_whose_worker_is_killed_is_taken_again_within_a_minute(worke
         wait_until(lambda: Job.objects.get(pk=job.pk).status == Job.Status.RUNNING, 60,
                    f"the first worker took the recompute\n{first_log.read_text()[-2000:]}")
         second, second_log = workers(**deployed)
-        wait_until(lambda: "ready" in second_log.read_text(), 60, f"the second worker started\n{second_log.read_text()}")
+        wait_until(lambda: "ready" in second_log.read_text(), 60,
+                   f"the second worker started\n{second_log.read_text()}")
         kill(first)
         killed_at = time.monotonic()
         again = wait_until(lambda: (j := Job.objects.get(pk=job.pk)).attempts == 2 and j, 60,
