@@ -20,7 +20,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from drf_spectacular.generators import SchemaGenerator
 
-from characterisation import services as characterisation_services
+from characterisation import services as characterising
 from jobs.runner import job_create
 from judging import services
 from judging.models import Judgment
@@ -87,8 +87,9 @@ def world(answers, organizer, ada, bob):
     item = PoolItem.objects.filter(topic=assignment.topic).order_by("position").first()
     services.judgment_submit(assignment_pk=assignment.pk, item_id=item.item_id, user=ada,
                              grades=[services.GradeInput(grade="2", comment=SECRET)])
-    characterisation_services.questions_arqmath(campaign=answers)
-    sample = characterisation_services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
+    characterising.questions_arqmath(campaign=answers)
+    sample = characterising.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"],
+                                                    size=3).created[0]
     job = job_create(campaign=answers, user=organizer, params=PoolBuildParams(force=False))
     judgment = Judgment.objects.get(assignment=assignment)
     # The object each path parameter stands for, by the path segment before it.

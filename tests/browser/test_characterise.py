@@ -2,7 +2,7 @@
 mouse, the next item, a revision; nothing planted in the collection runs (issue 17 point 4)."""
 import pytest
 
-from characterisation import services as characterisation_services
+from characterisation import services as characterising
 from judging.models import CharacterisationAnswer
 from tests.browser.test_judging import typeset
 from tests.browser.test_organizer_pages import log_in
@@ -11,8 +11,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_assessor_answers_the_questions_item_by_item(page, live_server, answers, ada):
-    characterisation_services.questions_arqmath(campaign=answers)
-    a = characterisation_services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
+    characterising.questions_arqmath(campaign=answers)
+    a = characterising.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
     order = list(a.sample.values_list("item_id", flat=True))
     log_in(page, live_server, "ada", "assessor-pass-1")
     assert "0 of 3 judged" in page.inner_text("#assignments")

@@ -5,7 +5,7 @@ page grouped by campaign."""
 import pytest
 from playwright.sync_api import expect
 
-from characterisation import services as characterisation_services
+from characterisation import services as characterising
 from judging import services
 from judging.models import CharacterisationAnswer, Judgment
 from tests.browser.test_judging import item_url, sent, typeset
@@ -101,8 +101,8 @@ def test_task2_grade_key_after_the_last_instance_does_not_overwrite_it(page, liv
 
 
 def test_characterisation_page_takes_the_judging_keys(page, live_server, answers, ada):
-    characterisation_services.questions_arqmath(campaign=answers)
-    a = characterisation_services.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
+    characterising.questions_arqmath(campaign=answers)
+    a = characterising.characterisation_assign(campaign=answers, assessors=[ada], topic_ids=["A.1"], size=3).created[0]
     first = list(a.sample.values_list("item_id", flat=True))[0]
     log_in(page, live_server, "ada", "assessor-pass-1")
     page.click("text=Continue")

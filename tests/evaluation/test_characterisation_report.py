@@ -3,7 +3,7 @@ each question (ARQMath-3's MG and UI), over the characterised topics; in `evalua
 A case made by hand, the expected fractions worked out below."""
 import pytest
 
-from characterisation import services as characterisation_services
+from characterisation import services as characterising
 from characterisation.selectors import characterisation_report
 from judging import services
 from judging.models import CharacterisationAnswer, CharacterisationRevision, SampleItem
@@ -35,14 +35,14 @@ def characterised(tmp_path, ada, bob):
     ingest(campaign, tmp_path, "r2", task1_lines("A.1", ["12", "13"], "r2"))
     ingest(campaign, tmp_path, "r3", task1_lines("A.2", ["22"], "r3"))
     pooling_services.pool_build(campaign=campaign, judged_items={})
-    characterisation_services.questions_arqmath(campaign=campaign)
-    mine, theirs = (characterisation_services.characterisation_assign(campaign=campaign, assessors=[user], topic_ids=["A.1"],
+    characterising.questions_arqmath(campaign=campaign)
+    mine, theirs = (characterising.characterisation_assign(campaign=campaign, assessors=[user], topic_ids=["A.1"],
                                                      size=10).created[0] for user in (ada, bob))
     assert set(mine.sample.values_list("item_id", flat=True)) == {"10", "11", "12", "13"}
     for item, answers in (("10", {"MG": "yes", "UI": "no"}), ("11", {"MG": "no", "UI": "no"}),
                           ("12", {"MG": "yes", "UI": "yes"}), ("13", {"UI": "yes"})):
-        characterisation_services.characterisation_submit(assignment_pk=mine.pk, item_id=item, answers=answers, user=ada)
-    characterisation_services.characterisation_submit(assignment_pk=theirs.pk, item_id="10", answers={"MG": "no"}, user=bob)
+        characterising.characterisation_submit(assignment_pk=mine.pk, item_id=item, answers=answers, user=ada)
+    characterising.characterisation_submit(assignment_pk=theirs.pk, item_id="10", answers={"MG": "no"}, user=bob)
     return campaign
 
 
@@ -114,8 +114,8 @@ def test_no_columns_before_anything_is_characterised(characterised, ada, client,
 
 
 def test_task3_answers_are_sampled_shown_blind_and_reported_per_run(task3, ada, bob, client, organizer):
-    characterisation_services.questions_arqmath(campaign=task3)
-    a = characterisation_services.characterisation_assign(campaign=task3, assessors=[ada], topic_ids=["A.1"], size=10).created[0]
+    characterising.questions_arqmath(campaign=task3)
+    a = characterising.characterisation_assign(campaign=task3, assessors=[ada], topic_ids=["A.1"], size=10).created[0]
     sample = list(a.sample.values_list("item_id", flat=True))
     assert set(sample) == {"10", "11", "12", "d_1", "d_3"}  # posts and Task 3 answers, one pool
     client.force_login(ada)
@@ -123,7 +123,8 @@ def test_task3_answers_are_sampled_shown_blind_and_reported_per_run(task3, ada, 
     assert "&lt;script&gt;window.__pwned = 4&lt;/script&gt;" in page and "<b>not bold</b>" not in page
     assert "d_3" not in page.replace('value="d_3"', "") and "task3" not in page  # no id, no run
     for item, mg in (("d_1", "yes"), ("d_3", "no"), ("10", "no")):
-        characterisation_services.characterisation_submit(assignment_pk=a.pk, item_id=item, answers={"MG": mg, "UI": "no"}, user=ada)
+        characterising.characterisation_submit(assignment_pk=a.pk, item_id=item, answers={"MG": mg, "UI": "no"},
+                                               user=ada)
     _report, runs = _fractions(task3)
     assert runs["team-task3-gpt-auto-both-generate-P"][0] == {"MG": 1.0, "UI": 0.0}
     assert runs["other-task3-se-auto-both-extract-A"][0] == {"MG": 0.0, "UI": 0.0}

@@ -2,7 +2,7 @@
 assignments, the assessor's page and API, the organizer's page, API and command."""
 import pytest
 
-from characterisation import services as characterisation_services
+from characterisation import services as characterising
 from ir.problems import InputError
 from judging import rules, services
 from judging.models import (
@@ -22,13 +22,13 @@ pytestmark = pytest.mark.django_db
 
 
 def characterise(campaign, user, *topics, size=3, sizes=None):
-    return characterisation_services.characterisation_assign(campaign=campaign, assessors=[user], topic_ids=list(topics), size=size,
-                                            sizes=sizes).created[0]
+    return characterising.characterisation_assign(campaign=campaign, assessors=[user], topic_ids=list(topics),
+                                                  size=size, sizes=sizes).created[0]
 
 
 @pytest.fixture
 def asked(answers):
-    characterisation_services.questions_arqmath(campaign=answers)
+    characterising.questions_arqmath(campaign=answers)
     return answers
 
 
@@ -36,9 +36,9 @@ def asked(answers):
 
 
 def test_arqmath_questions_are_added_once_in_their_order(answers):
-    added = characterisation_services.questions_arqmath(campaign=answers)
-    assert [(q.label, q.text) for q in added] == list(characterisation_services.ARQMATH_QUESTIONS)
-    assert characterisation_services.questions_arqmath(campaign=answers) == []
+    added = characterising.questions_arqmath(campaign=answers)
+    assert [(q.label, q.text) for q in added] == list(characterising.ARQMATH_QUESTIONS)
+    assert characterising.questions_arqmath(campaign=answers) == []
     assert list(answers.characterisation_questions.values_list("label", "position")) == [("MG", 0), ("UI", 1)]
 
 
@@ -52,16 +52,16 @@ def test_arqmath_questions_are_added_once_in_their_order(answers):
 ])
 def test_a_question_is_refused_with_its_reason(answers, label, text, problem):
     with pytest.raises(InputError) as info:
-        characterisation_services.question_add(campaign=answers, label=label, text=text)
+        characterising.question_add(campaign=answers, label=label, text=text)
     assert problem in " ".join(info.value.messages())
     assert not CharacterisationQuestion.objects.exists()
 
 
 def test_a_label_is_unique_per_campaign_and_formula_campaigns_have_no_questions(asked, formulas):
     with pytest.raises(InputError, match="labelled MG already"):
-        characterisation_services.question_add(campaign=asked, label="MG", text="Again?")
+        characterising.question_add(campaign=asked, label="MG", text="Again?")
     with pytest.raises(InputError, match="judges formulas"):
-        characterisation_services.question_add(campaign=formulas, label="MG", text="Generated?")
+        characterising.question_add(campaign=formulas, label="MG", text="Generated?")
 
 
 @pytest.mark.parametrize(("given", "expected"), [
@@ -121,11 +121,11 @@ def test_characterisation_assignments_get_the_same_sample_in_pool_order(asked, a
 
 
 def test_sizes_per_topic_and_a_pool_smaller_than_the_sample(asked, ada):
-    result = characterisation_services.characterisation_assign(campaign=asked, assessors=[ada], topic_ids=["A.1", "A.2"], size=1,
+    result = characterising.characterisation_assign(campaign=asked, assessors=[ada], topic_ids=["A.1", "A.2"], size=1,
                                               sizes={"A.2": 10})
     sizes = {a.topic.topic_id: a.sample.count() for a in result.created}
     assert sizes == {"A.1": 1, "A.2": 2}
-    again = characterisation_services.characterisation_assign(campaign=asked, assessors=[ada], topic_ids=["A.1"], size=3)
+    again = characterising.characterisation_assign(campaign=asked, assessors=[ada], topic_ids=["A.1"], size=3)
     assert again.created == [] and again.existing[0].sample.count() == 1  # kept its sample
 
 
@@ -136,7 +136,7 @@ def test_characterisation_needs_questions_a_pool_and_its_own_path(answers, ada, 
         assign(answers, ada, "A.1", kind="characterisation")
     with pytest.raises(InputError, match="not for official"):
         services.assignments_create(campaign=answers, assessors=[ada], topic_ids=["A.1"], sample_sizes={"A.1": 2})
-    characterisation_services.questions_arqmath(campaign=answers)
+    characterising.questions_arqmath(campaign=answers)
     PoolItem.objects.filter(topic__topic_id="A.2").delete()
     with pytest.raises(InputError, match="topic A.2 has no pool items"):
         characterise(answers, ada, "A.1", "A.2")
@@ -157,7 +157,7 @@ def test_grades_never_go_to_a_characterisation_assignment(asked, ada):
 
 def test_a_campaign_is_deleted_with_its_questions_and_samples_until_something_is_answered(asked, ada):
     a = characterise(asked, ada, "A.1")
-    characterisation_services.characterisation_submit(assignment_pk=a.pk, item_id=_item(a, 0), answers={"MG": "no"}, user=ada)
+    characterising.characterisation_submit(assignment_pk=a.pk, item_id=_item(a, 0), answers={"MG": "no"}, user=ada)
     with pytest.raises(InputError, match="kept"):
         services.campaign_delete(campaign=asked)
     CharacterisationRevision.objects.all().delete()  # (a test's shortcut: nothing else ever deletes an answer)
@@ -260,13 +260,13 @@ def test_a_question_added_later_reopens_items_and_an_answered_one_is_kept(client
     item = _item(sampled, 0)
     client.post(f"/assess/characterisations/{sampled.pk}/items/0/", {"item_id": item, "answer-MG": "no",
                                                                      "answer-UI": "no"})
-    extra = characterisation_services.question_add(campaign=sampled.campaign, label="XX", text="Is it   short?")
+    extra = characterising.question_add(campaign=sampled.campaign, label="XX", text="Is it   short?")
     assert extra.text == "Is it short?"
     assert SampleItem.objects.get(assignment=sampled, number=0).completed_at is None
-    characterisation_services.question_delete(question=extra)
+    characterising.question_delete(question=extra)
     assert SampleItem.objects.get(assignment=sampled, number=0).completed_at is not None
     with pytest.raises(InputError, match="has answers and is kept"):
-        characterisation_services.question_delete(question=CharacterisationQuestion.objects.get(label="MG"))
+        characterising.question_delete(question=CharacterisationQuestion.objects.get(label="MG"))
 
 
 # -- the API
