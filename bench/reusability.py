@@ -8,6 +8,7 @@ docs/benchmarks.md ("Reusability at full scale").
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assess_bench_pages .venv/bin/python bench/reusability.py
     DATABASE_URL=... .venv/bin/python bench/reusability.py --profile    # and where the full size's time goes
+    DATABASE_URL=... .venv/bin/python bench/reusability.py --scale 0.2 --rounds 1     # quick check
 """
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ GOAL_RATIO = 2.0
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = harness.Parser(__doc__)
     parser.count("rounds", 3, "timed computations per size (median reported)")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="fraction of the full size built as 'full' (the tenth is a tenth of it; default 1)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions at full size")
     args = parser.parse(argv)
-    args.scale, args.judged = 1.0, 0.85  # what pages.build reads: the sizes docs/benchmarks.md reports
+    if not 0 < args.scale <= 1:
+        parser.error("--scale must be in (0, 1]")
+    args.judged = 0.85  # what pages.build reads: bench/pages.py's default
     return args
 
 
@@ -38,8 +43,10 @@ def main(argv: list[str]) -> None:
     harness.database_of_our_own("bench/reusability.py", pages.only_ours, "builds campaigns bench-pages-*")
     from evaluation.reusability import reusability_campaign
 
-    sizes = {"tenth": pages.Size("tenth", pages.TOPICS // 10, pages.POSTS // 10),
-             "full": pages.Size("full", pages.TOPICS, pages.POSTS)}
+    # bench/pages.py's sizes, so that either script reuses the campaigns the other built.
+    full_topics, full_posts = max(round(pages.TOPICS * args.scale), 10), max(round(pages.POSTS * args.scale), 10_000)
+    sizes = {"tenth": pages.Size("tenth", max(full_topics // 10, 4), full_posts // 10),
+             "full": pages.Size("full", full_topics, full_posts)}
     organizer, assessors = pages.users()
     campaigns = {label: pages.build(size, args, organizer, assessors) for label, size in sizes.items()}
     pages.settle()
@@ -53,7 +60,8 @@ def main(argv: list[str]) -> None:
         note(f"  {label}: {seconds[label]:.2f} s ({', '.join(f'{t:.2f}' for t in times)})")
     facts["load_after"] = harness.load()
     ratio = seconds["full"] / (10 * seconds["tenth"])
-    print(f"Reusability (leave-one-team-out over the campaign's runs), median of {args.rounds} after one warm-up; "
+    print(f"Reusability (leave-one-team-out over the campaign's runs, --scale {args.scale}), median of {args.rounds} "
+          f"after one warm-up; "
           f"load before {facts['load_before']}, after {facts['load_after']}; code {facts['code']}")
     print()
     print(harness.table(["size", "topics", "runs", "run rows", "pool items", "judgments", "seconds", "ms / topic"],
