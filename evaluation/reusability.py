@@ -17,7 +17,7 @@ from ir.grades import RELEVANCE_LEVEL
 from ir.measures import check_level
 from ir.prime import trec_order
 from ir.problems import InputError, Problems
-from ir.statistics import RankAgreement, RankedRun, Reusability, prime_scorer, reusability
+from ir.statistics import RankAgreement, RankedRun, Reusability, Tops, prime_scorer, reusability
 from pooling.models import Campaign, Run
 
 
@@ -46,9 +46,9 @@ def _check(depth: int, relevance_level: int) -> None:
 
 
 def _compute(qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], depth: int,
-             relevance_level: int) -> ReusabilityResult:
+             relevance_level: int, tops: Tops | None = None) -> ReusabilityResult:
     rows, agreements = reusability(qrels, runs, teams, depth=depth, relevance_level=relevance_level,
-                                   scorer=prime_scorer(relevance_level=relevance_level))
+                                   scorer=prime_scorer(relevance_level=relevance_level), tops=tops)
     return ReusabilityResult(rows=rows, agreements=agreements, depth=depth, relevance_level=relevance_level,
                              teams=len({teams.get(run, run) for run in runs}))
 
@@ -105,8 +105,10 @@ def ranked_runs(campaign: Campaign) -> QuerySet[Run]:
 
 def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> ReusabilityResult:
     """Leave-one-team-out over a campaign's runs against its official judgments, at its pool depth (the primary
-    depth unless given) and relevance level; the runs read whole (`selectors.answer_run_rows`,
-    `selectors.formula_run_rows`, visual ids as the pools give them)."""
+    depth unless given) and relevance level. An answers campaign's runs are read as far as the prime measures need
+    (`selectors.answer_rows_to_score`, what the leaderboard reads) and each run's top K is ranked by the database
+    (`selectors.answer_run_tops`), so that every team's unique items come from one pass over those; a formula
+    campaign's runs are read whole (`selectors.formula_run_rows`, visual ids as the pools give them)."""
     depth = campaign.primary_depth if depth is None else depth
     _check(depth, campaign.relevance_level)
     qrels = selectors.campaign_qrels(campaign=campaign)
@@ -115,9 +117,17 @@ def reusability_campaign(*, campaign: Campaign, depth: int | None = None) -> Reu
     if campaign.task == Campaign.Task.ANSWERS:  # as Task 1 runs are scored: on the posts (evaluation/task3.py)
         qrels = task3.post_qrels(qrels, selectors.campaign_answer_ids(campaign=campaign))
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
-    runs: dict[str, RankedRun] = {}
-    teams: dict[str, str] = {}
-    for run in ranked_runs(campaign):
-        runs[run.name] = ranked(scoring.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
-        teams[run.name] = run_team(run)
-    return _compute(qrels, runs, teams, depth, campaign.relevance_level)
+    stored = list(ranked_runs(campaign))
+    teams = {run.name: run_team(run) for run in stored}
+    if campaign.task != Campaign.Task.ANSWERS:
+        runs = {run.name: ranked(scoring.stored_run_lists(campaign=campaign, run=run, qrels=qrels,
+                                                          topic_ids=topic_ids))
+                for run in stored}
+        return _compute(qrels, runs, teams, depth, campaign.relevance_level)
+    # The prime measures read a run's judged posts in their order only: those rows score the run as the whole does.
+    found = selectors.answer_rows_to_score(campaign=campaign, runs=stored, topic_ids=topic_ids)
+    cut = {run.name: ranked({topic: items for topic, items in found.pop(run.pk).items() if topic in qrels})
+           for run in stored}
+    tops = selectors.answer_run_tops(runs=stored, topic_ids=topic_ids, depth=depth)
+    return _compute(qrels, cut, teams, depth, campaign.relevance_level,
+                    tops={run.name: tops[run.pk] for run in stored})

@@ -7,7 +7,9 @@ from collections.abc import Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
 
-from django.db.models import Case, Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db import connection
+from django.db.models import Case, Count, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When, Window
+from django.db.models.functions import Collate, RowNumber
 
 from agreement.models import Adjudication
 
@@ -222,6 +224,20 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     for (run_pk, topic_pk), items in found.items():
         by_run[run_pk][topic_ids[topic_pk]] = items
     return by_run
+
+
+def answer_run_tops(*, runs: Sequence[Run], topic_ids: dict[int, str], depth: int) -> dict[int, dict[str, list[str]]]:
+    """Per answer run (by pk), topic id -> its first `depth` posts in trec_eval's order (score descending, then post
+    id descending, compared as Python compares strings: the "C" collation): what `ir.statistics.top_items` takes
+    from the run read whole, ranked by the database so that only those rows leave it (reusability)."""
+    by_id = Collate("item_id", "C" if connection.vendor == "postgresql" else "BINARY")
+    place = Window(RowNumber(), partition_by=[F("run_id"), F("topic_id")], order_by=[F("score").desc(), by_id.desc()])
+    tops: dict[int, dict[str, list[str]]] = {run.pk: {} for run in runs}
+    for run_pk, topic_pk, item_id in (RunEntry.objects.filter(run__in=runs).annotate(place=place)
+                                      .filter(place__lte=depth).order_by("run_id", "topic_id", "place")
+                                      .values_list("run_id", "topic_id", "item_id").iterator(chunk_size=CHUNK)):
+        tops[run_pk].setdefault(topic_ids[topic_pk], []).append(item_id)
+    return tops
 
 
 def answer_run_rows(*, run: Run, topic_ids: dict[int, str]) -> Iterator[tuple[str, str, float]]:

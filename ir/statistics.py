@@ -333,15 +333,31 @@ def top_items(ranked: Sequence[str], depth: int) -> list[str]:
     return list(dict.fromkeys(ranked))[:depth]
 
 
+Tops = Mapping[str, Mapping[str, Sequence[str]]]  # run -> topic -> its first `depth` distinct items
+
+
+def run_tops(runs: Mapping[str, RankedRun], depth: int) -> dict[str, dict[str, list[str]]]:
+    """Each run's first `depth` distinct items per topic (`top_items`): what it put in the pool."""
+    return {run: {topic: top_items(ranked, depth) for topic, ranked in per_topic.items()}
+            for run, per_topic in runs.items()}
+
+
 def leave_team_out(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], *, depth: int,
                    relevance_level: int = RELEVANCE_LEVEL) -> dict[str, TeamOut]:
     """Per team: the judged items no other team's run put in its top `depth`, and the qrels without them."""
+    return teams_out(qrels, run_tops(runs, depth), teams, relevance_level=relevance_level)
+
+
+def teams_out(qrels: Qrels, tops: Tops, teams: Mapping[str, str], *, relevance_level: int = RELEVANCE_LEVEL
+              ) -> dict[str, TeamOut]:
+    """`leave_team_out` from each run's top items (`run_tops`, or a campaign's read by the database): one pass
+    over them finds every team's unique judged items, then each team's qrels are the full ones without its own."""
     contributors: dict[tuple[str, str], set[str]] = {}  # (topic, item) -> the teams whose runs put it in the top K
-    for run, per_topic in runs.items():
+    for run, per_topic in tops.items():
         team = teams.get(run, run)
-        for topic, ranked in per_topic.items():
+        for topic, top in per_topic.items():
             judged = qrels.get(topic, {})
-            for item in top_items(ranked, depth):
+            for item in top:
                 if item in judged:
                     contributors.setdefault((topic, item), set()).add(team)
     unique: dict[str, dict[str, set[str]]] = {}
@@ -349,7 +365,7 @@ def leave_team_out(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[s
         if len(by) == 1:
             unique.setdefault(next(iter(by)), {}).setdefault(topic, set()).add(item)
     result: dict[str, TeamOut] = {}
-    for team in dict.fromkeys(teams.get(run, run) for run in runs):
+    for team in dict.fromkeys(teams.get(run, run) for run in tops):
         removed = unique.get(team, {})
         kept = {topic: {item: grade for item, grade in judged.items() if item not in removed.get(topic, ())}
                 for topic, judged in qrels.items()}
@@ -360,11 +376,12 @@ def leave_team_out(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[s
 
 
 def reusability(qrels: Qrels, runs: Mapping[str, RankedRun], teams: Mapping[str, str], *, depth: int,
-                scorer: Scorer, relevance_level: int = RELEVANCE_LEVEL
+                scorer: Scorer, relevance_level: int = RELEVANCE_LEVEL, tops: Tops | None = None
                 ) -> tuple[list[Reusability], list[RankAgreement]]:
     """Each run scored against the full qrels and against its team's leave-one-team-out qrels, with the ranks under
-    both, and per measure how far the two rankings agree."""
-    outs = leave_team_out(qrels, runs, teams, depth=depth, relevance_level=relevance_level)
+    both, and per measure how far the two rankings agree. `tops`: each run's first `depth` items when `runs` do not
+    hold them (a campaign's runs read only as far as the prime measures need: evaluation/reusability.py)."""
+    outs = teams_out(qrels, run_tops(runs, depth) if tops is None else tops, teams, relevance_level=relevance_level)
     full = scorer(qrels, runs)
     lto: dict[str, dict[str, float]] = {}
     for team, out in outs.items():

@@ -3,11 +3,15 @@ files, teams from run tags or a team map, the full-qrels scores equal to `evalua
 import pytest
 from django.urls import reverse
 
+from evaluation import reusability, scoring, services
 from ir.statistics import REUSABILITY_HEADER
+from judging.services import judgments_import
 from pooling import services as pooling_services
 from tests.commands import command_output, rejected
 from tests.evaluation.test_analysis_reusability import QRELS, RUNS, TEAMS
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
+from tests.factories import TopicFactory
+from tests.pooling.run_files import ingest
 
 MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
 
@@ -117,3 +121,98 @@ def test_the_pages_tsv_download_neutralises_formulas_in_run_and_team_names(judge
 
     rows, _summary = table(download.content.decode())
     assert {tuple(row[:2]) for row in rows.values()} == {("'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(1;2)")}
+
+
+# Several teams over three topics, judged_answers' qrels and more: ties broken by the greater id as Python compares
+# strings ("9" before "100", "15" before "13", "a5" before "B5"), ranks against the scores, unjudged posts in the top
+# K, SF and DK posts, a run that finds nothing judged in a topic, and A.3, whose only judged post gamma alone finds
+# (left empty without gamma).
+TEAM_RUNS = {
+    "a1": ("alpha", [("A.1", "15", "1", "5"), ("A.1", "13", "2", "5"), ("A.1", "9", "3", "4"), ("A.1", "10", "4", "3"),
+                     ("A.1", "500", "5", "2"), ("A.2", "21", "1", "9"), ("A.2", "20", "2", "8")]),
+    "a2": ("alpha", [("A.1", "600", "1", "10"), ("A.1", "14", "2", "9"), ("A.1", "15", "3", "1"),
+                     ("A.2", "700", "1", "5"), ("A.2", "20", "2", "4"), ("A.2", "22", "3", "10"),
+                     ("A.2", "B5", "4", "10"), ("A.2", "a5", "5", "10")]),
+    "b1": ("beta", [("A.1", "10", "1", "1.0"), ("A.1", "12", "2", "2.0"), ("A.1", "100", "3", "0.5"),
+                    ("A.1", "13", "4", "0.1"), ("A.2", "20", "1", "3"), ("A.2", "99", "2", "2"),
+                    ("A.2", "21", "3", "1"), ("A.3", "31", "1", "1")]),
+    "g1": ("", [("A.1", "9", "1", "7"), ("A.1", "100", "2", "7"), ("A.1", "11", "3", "6"), ("A.2", "800", "1", "1"),
+                ("A.2", "20", "2", "0.5"), ("A.3", "800", "1", "3"), ("A.3", "30", "2", "2")]),
+}
+MORE_GRADES = [("ada", "A.1", "13", "2"), ("ada", "A.1", "14", "1"), ("ada", "A.1", "15", "3"),
+               ("ada", "A.1", "9", "2"), ("ada", "A.1", "100", "0"), ("bob", "A.2", "21", "3"),
+               ("bob", "A.2", "22", "1"), ("bob", "A.2", "a5", "3"), ("ada", "A.3", "30", "2")]
+
+
+def plain_reusability(qrels_path, run_paths, teams, depth, tmp_path):
+    """The definition, computed plainly: per team, the pool of every other team's runs to `depth` (each run's rows in
+    trec_eval's order: score descending, then the greater id), the team's judged posts outside it dropped from the
+    qrels, its runs scored against what is left; means over every topic of the full qrels. -> (run, measure) ->
+    (team, full, leave_team_out, unique_relevant)."""
+    qrels = {}
+    for line in qrels_path.read_text().splitlines():
+        topic, _, item, grade = line.split("\t")
+        qrels.setdefault(topic, {})[item] = int(grade)
+    tops = {}
+    for path in run_paths:
+        by_topic = {}
+        for topic, _q0, item, _rank, score, _tag in (line.split("\t") for line in path.read_text().splitlines()):
+            by_topic.setdefault(topic, []).append((float(score), item))
+        tops[path.name] = {(topic, item) for topic, rows in by_topic.items()
+                           for _score, item in sorted(rows, reverse=True)[:depth]}
+    full = {(row.run, row.measure): row.value
+            for row in scoring.score(scoring.RunFiles(run_paths), scoring.QrelsFile(qrels_path), all_topics=True).rows
+            if row.topic is None}
+    found = {}
+    for team in set(teams.values()):
+        members = [path for path in run_paths if teams[path.name] == team]
+        others = set().union(*(tops[path.name] for path in run_paths if teams[path.name] != team))
+        unique = {(topic, item) for path in members for topic, item in tops[path.name]
+                  if item in qrels.get(topic, {}) and (topic, item) not in others}
+        kept = tmp_path / f"kept-{team}.txt"
+        kept.write_text("".join(f"{topic}\t0\t{item}\t{grade}\n" for topic, items in qrels.items()
+                                for item, grade in items.items() if (topic, item) not in unique))
+        sums = {}
+        for row in scoring.score(scoring.RunFiles(members), scoring.QrelsFile(kept), all_topics=True).rows:
+            if row.topic is not None:
+                sums[row.run, row.measure] = sums.get((row.run, row.measure), 0.0) + row.value
+        relevant = sum(1 for topic, item in unique if qrels[topic][item] >= 2)
+        for path in members:
+            for measure in MEASURES:
+                found[path.name, measure] = (team, full[path.name, measure],
+                                             sums.get((path.name, measure), 0.0) / len(qrels), relevant)
+    return found
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 5])
+def test_a_campaigns_leave_team_out_is_the_plain_definitions(judged_answers, tmp_path, depth):  # noqa: F811
+    TopicFactory(campaign=judged_answers, topic_id="A.3", position=2)
+    teams = {"r1": "r1"}  # judged_answers' own run, its team its tag
+    for name, (team, rows) in TEAM_RUNS.items():
+        run = ingest(judged_answers, tmp_path, name, [(*row, name) for row in rows], allow_missing=True)
+        if team:
+            pooling_services.run_facts_set(run=run, team=team)
+        teams[name] = team or name
+    judgments_import(campaign=judged_answers, lines=["\t".join([*line, ""]) for line in MORE_GRADES], outside="add")
+    qrels = tmp_path / "qrels.txt"
+    with open(qrels, "w") as out:
+        services.qrels_export(campaign=judged_answers, out=out)
+    files = tmp_path / "files"
+    files.mkdir()
+    for run in judged_answers.runs.all():
+        (files / run.name).write_text("".join(
+            f"{topic}\tQ0\t{item}\t{rank}\t{score!r}\t{run.name}\n" for topic, item, rank, score in
+            run.entries.order_by("topic__position", "rank").values_list("topic__topic_id", "item_id", "rank", "score")))
+    expected = plain_reusability(qrels, sorted(files.iterdir()), teams, depth, tmp_path)
+
+    result = reusability.reusability_campaign(campaign=judged_answers, depth=depth)
+    found = {(row.run, row.measure): (row.team, row.full, row.leave_team_out, row.unique_relevant)
+             for row in result.rows}
+    assert found.keys() == expected.keys()
+    for key, (team, full, lto, relevant) in expected.items():
+        assert found[key] == (team, pytest.approx(full, abs=1e-12), pytest.approx(lto, abs=1e-12), relevant), key
+    # Something is left out at every depth; at depth 2 gamma alone found 9 (A.1) and 30, A.3's only judged post: A.3
+    # stays in its mean, empty.
+    assert any(row.leave_team_out != row.full for row in result.rows)
+    if depth == 2:
+        assert found[("g1", "ndcg_prime")][3] == 2 and found[("g1", "ndcg_prime")][2] > 0
