@@ -1,11 +1,13 @@
 """What an LLM judge's replies mean (docs/llm.md): the grade at the end of a reply (UMBRELA's
-`##final score: N`), the majority of several samples (a tie going to the lower grade, as UMBRELA's ensemble), and a
-prompt template filled with a topic and an item. Plain text in, plain data out; no Django."""
+`##final score: N`), the majority of several samples (a tie going to the lower grade, as UMBRELA's ensemble), the
+probability of each grade (read from the grade token's log probabilities, or the samples' shares), and a prompt
+template filled with a topic and an item. Plain text in, plain data out; no Django."""
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 # UMBRELA's prompts end "Provide each score in the format of: ##final score: score". Models decorate it (bold,
 # quotes, "is"); the last one in the reply counts (a reasoning model may quote the format before answering).
@@ -39,6 +41,79 @@ def majority(grades: Sequence[int | None]) -> int | None:
         return None
     most = max(counts.values())
     return min(grade for grade, n in counts.items() if n == most)
+
+
+# Where a grade's probabilities came from (llm.models.LlmGrade.probability_source, docs/llm.md "Grade probabilities").
+LOGPROBS, SAMPLES, SINGLE, FILE = "logprobs", "samples", "single", "file"
+# What may surround a grade's numeral in its token (" 2", "**2", ":2", "2."): taken off before the numeral is read.
+_AROUND = " \t\r\n*_#:=\"'`."
+
+# A reply's token as the endpoint gives it with `logprobs`: its text, its log probability, and its top alternatives
+# at that position (text, log probability), the token itself usually among them.
+TokenLogprob = tuple[str, float, Sequence[tuple[str, float]]]
+
+
+def token_grade(token: str, grades: Collection[int]) -> int | None:
+    """The grade a token names: its text, without the spaces and marks around it (`_AROUND`), is the grade's numeral
+    ("2", " 2", "**2"; not "02", "two" or "2a"); None for any other token."""
+    text = token.strip(_AROUND)
+    if not text.isascii() or not text.isdigit() or str(int(text)) != text:
+        return None
+    return int(text) if int(text) in grades else None
+
+
+def logprob_distribution(tokens: Sequence[TokenLogprob], *, grades: Collection[int]) -> dict[int, float] | None:
+    """The probability of each of `grades` read from a reply's token log probabilities: the token where the number
+    of the reply's last `final score` phrase starts (as `reply_grade` reads it), and its alternatives (the token
+    itself among them), each alternative whose text names a grade (`token_grade`) adding its probability to that
+    grade's, renormalised over the scheme's grades (a grade no alternative names gets 0). None when the tokens hold
+    no grade, when the number goes on into the next token (a "1" then a "0" of grade 10: no one token's alternatives
+    are the grades), or when no alternative names a grade."""
+    text = "".join(token for token, _logprob, _top in tokens)
+    found = list(_FINAL_SCORE.finditer(text))
+    if not found or int(found[-1].group(1)) not in grades:
+        return None
+    start, end = found[-1].span(1)
+    offset = 0
+    for at in tokens:  # the token holding the number's first digit
+        if offset + len(at[0]) > start:
+            break
+        offset += len(at[0])
+    else:
+        return None
+    token, logprob, top = at
+    if offset + len(token) < end:
+        return None
+    alternatives = dict(top)
+    alternatives.setdefault(token, logprob)
+    mass: dict[int, float] = dict.fromkeys(sorted(grades), 0.0)
+    for alternative, value in alternatives.items():
+        grade = token_grade(alternative, grades)
+        if grade is not None and math.isfinite(value):
+            mass[grade] += math.exp(min(value, 0.0))
+    total = math.fsum(mass.values())
+    if total <= 0.0:
+        return None
+    return {grade: p / total for grade, p in mass.items()}
+
+
+def sample_distribution(sample_grades: Sequence[int | None], *, grades: Collection[int]) -> dict[int, float] | None:
+    """Each of `grades`' share of the samples that gave one (a sample without a grade left out, as `majority`
+    does); None when none did."""
+    given = [grade for grade in sample_grades if grade is not None and grade in grades]
+    if not given:
+        return None
+    counts = Counter(given)
+    return {grade: counts[grade] / len(given) for grade in sorted(grades)}
+
+
+def mean_distribution(distributions: Iterable[Mapping[int, float]], *, grades: Collection[int]
+                      ) -> dict[int, float] | None:
+    """The mean of several distributions over `grades` (each sample's, read from its log probabilities)."""
+    rows = list(distributions)
+    if not rows:
+        return None
+    return {grade: math.fsum(row.get(grade, 0.0) for row in rows) / len(rows) for grade in sorted(grades)}
 
 
 def template_fields(template: str) -> list[str]:

@@ -1,6 +1,8 @@
 """An OpenAI-compatible chat-completions endpoint as an LLM judge (docs/llm.md), through the official
 `openai` client: its own retries (429 with Retry-After, 5xx, timeouts, with backoff), at most `concurrency` requests
-in flight (a semaphore), `samples` replies per prompt and their majority grade.
+in flight (a semaphore), `samples` replies per prompt and their majority grade, and each grade's probability: from
+the grade token's log probabilities when the endpoint gives them, else the samples' shares (docs/llm.md, "Grade
+probabilities").
 
 The HTTP runs in an event loop of its own, in a thread, so that the caller (a Django service, whose ORM is sync)
 hands it prompts and takes back verdicts as concurrent.futures, writing them from its own thread. The key is read
@@ -26,7 +28,18 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ir.html_text import html_text
-from ir.llm_replies import ARQMATH_GRADES, majority, reply_grade
+from ir.llm_replies import (
+    ARQMATH_GRADES,
+    LOGPROBS,
+    SAMPLES,
+    SINGLE,
+    TokenLogprob,
+    logprob_distribution,
+    majority,
+    mean_distribution,
+    reply_grade,
+    sample_distribution,
+)
 from ir.problems import InputError
 
 if TYPE_CHECKING:
@@ -58,6 +71,12 @@ METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata.goog", "metada
                             "instance-data.ec2.internal", "metadata.azure.internal"})
 METADATA_ADDRESSES = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
 BASE_URL_MAX = 500
+# The statuses with which a server refuses a request's `logprobs`: the request is sent again without them, and once
+# that is answered the judge asks no more (docs/llm.md, "Grade probabilities").
+LOGPROBS_REFUSED = (400, 422)
+# The alternatives asked for at each token: every grade of a small scheme and one more, within the 5 that some
+# servers allow at most and the 20 that OpenAI does.
+TOP_LOGPROBS_MIN, TOP_LOGPROBS_MAX = 5, 20
 
 
 def _address(host: str) -> Address | None:
@@ -203,12 +222,15 @@ class EndpointSettings:
 
 @dataclass
 class Verdict:
-    """What a model said of one prompt: the majority grade of its samples, or why there is none (`failure`)."""
+    """What a model said of one prompt: the majority grade of its samples, or why there is none (`failure`), and
+    with a grade the probability of each of the scheme's grades and where it came from (logprobs, samples, single)."""
 
     grade: int | None
     failure: str = ""
     replies: list[str] = field(default_factory=list)
     sample_grades: list[int | None] = field(default_factory=list)
+    probabilities: dict[int, float] = field(default_factory=dict)
+    probability_source: str = ""
     tokens_in: int = 0
     tokens_out: int = 0
     latency: float = 0.0
@@ -264,6 +286,16 @@ class _Reply:
     tokens_out: int = 0
     latency: float = 0.0
     error: str = ""
+    tokens: list[TokenLogprob] | None = None  # the reply's tokens with their log probabilities, when given
+
+
+def _tokens(choice: Any) -> list[TokenLogprob] | None:
+    """A choice's tokens with their log probabilities and top alternatives; None when the server gave none (it
+    ignored `logprobs`)."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    return [(t.token, t.logprob, [(a.token, a.logprob) for a in (t.top_logprobs or [])]) for t in content]
 
 
 class Judge:
@@ -274,6 +306,9 @@ class Judge:
                  ) -> None:
         self.settings = settings
         self.grades, self.scale = tuple(grades), scale
+        # Asked for until a server refuses them (LOGPROBS_REFUSED) and answers without.
+        self.logprobs = True
+        self.top_logprobs = min(TOP_LOGPROBS_MAX, max(TOP_LOGPROBS_MIN, len(self.grades) + 1))
         self._key = api_key(settings.api_key_env)  # before any thread or connection: an unset key sends nothing
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="llm-judge", daemon=True)
@@ -331,7 +366,22 @@ class Judge:
                                     f"{self.scale})")
         else:
             verdict.grade = grade
+            verdict.probabilities, verdict.probability_source = self._distribution(replies, grades)
         return verdict
+
+    def _distribution(self, replies: Sequence[_Reply], grades: Sequence[int | None]) -> tuple[dict[int, float], str]:
+        """The grades' probabilities: the mean over the samples with a grade of what their grade token's log
+        probabilities say, when every such sample has them; else each grade's share of the samples; else, with one
+        sample, its grade with probability 1."""
+        graded = [reply for reply, grade in zip(replies, grades, strict=True) if grade is not None]
+        read = [logprob_distribution(reply.tokens, grades=self.grades) if reply.tokens else None for reply in graded]
+        if read and all(d is not None for d in read):
+            mean = mean_distribution([d for d in read if d is not None], grades=self.grades)
+            if mean is not None:
+                return mean, LOGPROBS
+        shares = sample_distribution(grades, grades=self.grades)
+        assert shares is not None  # a verdict with a grade has a sample with one
+        return shares, SAMPLES if len(replies) > 1 else SINGLE
 
     async def _ask(self, prompt: str) -> _Reply:
         import openai
@@ -340,8 +390,14 @@ class Judge:
         async with self._slots:
             started = time.perf_counter()
             try:
-                response = await self._client.chat.completions.create(
-                    model=s.model, temperature=s.temperature, messages=[{"role": "user", "content": prompt}])
+                asked = self.logprobs
+                try:
+                    response = await self._create(prompt, logprobs=asked)
+                except openai.APIStatusError as exc:
+                    if not asked or exc.status_code not in LOGPROBS_REFUSED:
+                        raise
+                    response = await self._create(prompt, logprobs=False)
+                    self.logprobs = False  # answered without them: the refusal was theirs
             except AddressRefused as exc:
                 return _Reply(None, latency=time.perf_counter() - started, error=f"nothing was sent: {exc}")
             except openai.APITimeoutError:
@@ -362,10 +418,16 @@ class Judge:
         text = choice.message.content if choice is not None else None
         reply = _Reply(self._scrub(text) if text is not None else None, latency=latency,
                        tokens_in=(usage.prompt_tokens or 0) if usage else 0,
-                       tokens_out=(usage.completion_tokens or 0) if usage else 0)
+                       tokens_out=(usage.completion_tokens or 0) if usage else 0, tokens=_tokens(choice))
         if text is None:
             reply.error = "the reply has no message content"
         return reply
+
+    async def _create(self, prompt: str, *, logprobs: bool) -> Any:
+        s = self.settings
+        more: dict[str, Any] = {"logprobs": True, "top_logprobs": self.top_logprobs} if logprobs else {}
+        return await self._client.chat.completions.create(
+            model=s.model, temperature=s.temperature, messages=[{"role": "user", "content": prompt}], **more)
 
     def _tries(self) -> str:
         n = self.settings.retries + 1

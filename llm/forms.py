@@ -1,4 +1,5 @@
-"""The LLM page's forms: a campaign's endpoint (never the key itself), a prompt's new version, a judging run."""
+"""The LLM page's forms: a campaign's endpoint (never the key itself), a prompt's new version, a judging run, grades
+imported from a file."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,6 +10,7 @@ from core.bounds import column_bounds
 from core.forms import WholeNumberField
 from ir.problems import InputError
 from llm.client import BASE_URL_MAX, KEY_REFUSED, base_url_normalised, key_env_problem
+from llm.imports import MODEL_MAX
 from llm.models import Endpoint, Prompt
 from llm.services import PROMPT_MAX_CHARS, topics_chosen
 from pooling.models import Campaign
@@ -94,7 +96,9 @@ class EndpointForm(forms.ModelForm):
 
 
 class PromptEditForm(forms.Form):
-    prompt = forms.ModelChoiceField(queryset=Prompt.objects.all(), widget=forms.HiddenInput)
+    # An imported grades' row is no template to edit.
+    prompt = forms.ModelChoiceField(queryset=Prompt.objects.exclude(task=Prompt.Task.IMPORTED),
+                                    widget=forms.HiddenInput)
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 14, "cols": 100, "spellcheck": "false"}),
                            strip=False, max_length=PROMPT_MAX_CHARS,
                            help_text=f"at most {PROMPT_MAX_CHARS:,} characters")
@@ -123,3 +127,18 @@ class JudgeForm(forms.Form):
         except InputError as exc:
             raise forms.ValidationError(exc.messages()) from None
         return list(dict.fromkeys(wanted))
+
+
+class LlmImportForm(forms.Form):
+    """Grades an LLM gave elsewhere, as a TREC qrels file (llm.imports.llm_grades_import)."""
+
+    model = forms.CharField(max_length=MODEL_MAX, label="Model",
+                            help_text="whose grades these are: the agreement, the LLM board and export_qrels name it "
+                                      "llm:MODEL; an earlier import of this model is replaced")
+    file = forms.FileField(label="Qrels file",
+                           help_text="topic 0 item grade per line, optionally followed by one probability per grade "
+                                     "of the scheme, lowest grade first")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["model"].widget.attrs["autocomplete"] = "off"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from ir.llm_replies import FILE, LOGPROBS, SAMPLES, SINGLE
 from pooling.models import Campaign, Topic
 
 
@@ -50,6 +51,8 @@ class Prompt(models.Model):
         ANSWERS = "answers", "Task 1 answers"
         FORMULAS = "formulas", "Task 2 formulas"
         TASK3 = "task3", "Task 3 answers"
+        # Not a template: the row that grades imported from a file name, its text saying which file (docs/llm.md).
+        IMPORTED = "imported", "grades imported from a file"
 
     name = models.CharField(max_length=100)
     version = models.PositiveIntegerField(default=1)
@@ -87,6 +90,15 @@ class Canary(models.Model):
         return f"{self.kind} canary of {self.source_item_id}"
 
 
+class ProbabilitySource(models.TextChoices):
+    """Where a grade's probabilities came from (docs/llm.md, "Grade probabilities")."""
+
+    LOGPROBS = LOGPROBS, "the grade token's log probabilities"
+    SAMPLES = SAMPLES, "the samples' grades"
+    SINGLE = SINGLE, "one grade, probability 1"
+    FILE = FILE, "the imported file"
+
+
 class LlmGrade(models.Model):
     """What one model, with one prompt version, said of one item (Task 2: one formula instance) or one canary: the
     grade, or a failure with the raw reply. A failure is tried again by the next run; a grade is not."""
@@ -102,6 +114,11 @@ class LlmGrade(models.Model):
     failure = models.CharField(max_length=500, blank=True, help_text="why no grade: unparseable reply, timeout, ...")
     replies = models.JSONField(default=list, blank=True, help_text="the raw reply of each sample")
     sample_grades = models.JSONField(default=list, blank=True, help_text="each sample's parsed grade (null: none)")
+    probabilities = models.JSONField(default=dict, blank=True,
+                                     help_text="each grade of the scheme (as text) -> its probability; empty: none "
+                                               "(a failure, or a grade stored before they were kept)")
+    probability_source = models.CharField(max_length=10, blank=True, choices=ProbabilitySource.choices,
+                                          help_text="where the probabilities came from")
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     latency = models.FloatField(default=0.0, help_text="seconds, summed over the samples")

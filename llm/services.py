@@ -483,6 +483,8 @@ def _store(campaign: Campaign, model: str, done: list[tuple[Unit, Prompt, Verdic
             LlmGrade(campaign=campaign, topic_id=unit.topic_pk, item_id=unit.item_id, formula_id=unit.formula_id,
                      canary_id=unit.canary_pk, model=model, prompt=prompt, grade=verdict.grade,
                      failure=verdict.failure[:500], replies=verdict.replies, sample_grades=verdict.sample_grades,
+                     probabilities={str(grade): p for grade, p in verdict.probabilities.items()},
+                     probability_source=verdict.probability_source,
                      tokens_in=verdict.tokens_in, tokens_out=verdict.tokens_out, latency=verdict.latency)
             for unit, prompt, verdict in done])
 

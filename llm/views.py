@@ -19,7 +19,7 @@ from jobs.runner import job_create
 from llm import services as llm_services
 from llm.forms import EndpointForm, JudgeForm, PromptEditForm
 from llm.models import Endpoint
-from llm.pages import failure_reasons, grade_counts, prompt_users
+from llm.pages import failure_reasons, grade_counts, page_extras, prompt_users
 from llm.tasks import LlmJudgeParams
 from pooling.models import Campaign
 
@@ -42,7 +42,8 @@ def _page(request: HttpRequest, campaign: Campaign, *, form: EndpointForm | None
         "judge_form": judge_form or JudgeForm(campaign=campaign), "counts": grade_counts(campaign=campaign),
         "failures": failure_reasons(campaign=campaign), "jobs": [job_view(job=job) for job in jobs],
         # The demo and a single process without Redis run jobs in the request (config/settings/base.py).
-        "in_process": settings.CELERY_TASK_ALWAYS_EAGER, "give_up": llm_services.GIVE_UP})
+        "in_process": settings.CELERY_TASK_ALWAYS_EAGER, "give_up": llm_services.GIVE_UP,
+        **page_extras(campaign=campaign)})
 
 
 @organizer_required

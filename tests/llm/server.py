@@ -1,9 +1,12 @@
 """A chat-completions server of the tests' own (ThreadingHTTPServer in a thread, on 127.0.0.1): it answers each
 POST /v1/chat/completions with what the test's `answer` function returns, and counts the requests, the prompts, the
-keys it was sent and the requests in flight at once."""
+keys it was sent and the requests in flight at once. Asked for `logprobs`, it gives them as OpenAI does (`logprobs`
+"answer"), or refuses the request with 400 as some servers do ("refuse"), or leaves them out ("ignore")."""
 from __future__ import annotations
 
 import json
+import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -19,19 +22,50 @@ class Answer:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # With logprobs asked for: the alternatives (token -> probability) at the reply's last number; every other token
+    # has probability 1. None: the reply's tokens each with probability 1 alone.
+    top: dict[str, float] | None = None
 
 
-def completion(text: str | None, model: str, prompt: str) -> dict:
+# Tokens as a tokenizer might cut "##final score: 2": "#", "#", "final", " score", ":", " 2".
+_TOKEN = re.compile(r"\s*\d+|\s*[A-Za-z]+|\s*[^\w\s]|\s+")
+
+
+def token_logprobs(text: str, top: dict[str, float] | None, wanted: int) -> list[dict]:
+    """The reply's tokens as chat completions' `logprobs.content`, each with its `wanted` top alternatives."""
+    tokens = _TOKEN.findall(text)
+    assert "".join(tokens) == text
+    numbers = [i for i, token in enumerate(tokens) if token.strip().isdigit()]
+
+    def entry(token: str, p: float) -> dict:
+        return {"token": token, "logprob": math.log(p) if p > 0 else -9999.0, "bytes": list(token.encode())}
+
+    content = []
+    for i, token in enumerate(tokens):
+        alternatives = top if top is not None and numbers and i == numbers[-1] else {token: 1.0}
+        ranked = sorted(alternatives.items(), key=lambda kv: -kv[1])[:wanted]
+        chosen = entry(token, alternatives.get(token, 1.0))
+        content.append({**chosen, "top_logprobs": [entry(t, p) for t, p in ranked]})
+    return content
+
+
+def completion(text: str | None, model: str, prompt: str, logprobs: list[dict] | None = None) -> dict:
+    choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+    if logprobs is not None:
+        choice["logprobs"] = {"content": logprobs, "refusal": None}
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "choices": [choice],
             "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len((text or "").split()),
                       "total_tokens": len(prompt.split()) + len((text or "").split())}}
 
 
 class ChatServer:
-    def __init__(self, answer: Callable[[str, int], Answer] | None = None) -> None:
+    def __init__(self, answer: Callable[[str, int], Answer] | None = None, *, logprobs: str = "answer") -> None:
+        assert logprobs in ("answer", "refuse", "ignore")
         self.answer = answer or (lambda prompt, n: Answer())
+        self.logprobs = logprobs
         self.prompts: list[str] = []
+        self.bodies: list[dict] = []  # every request's JSON body
         self.keys: list[str] = []
         self.times: list[float] = []
         self.in_flight = 0
@@ -51,16 +85,22 @@ class ChatServer:
                 with server.lock:
                     n = len(server.prompts)
                     server.prompts.append(prompt)
+                    server.bodies.append(body)
                     server.keys.append(self.headers.get("Authorization", ""))
                     server.times.append(time.monotonic())
                     server.in_flight += 1
                     server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                asked = bool(body.get("logprobs"))
                 try:
                     answer = server.answer(prompt, n)
+                    if asked and server.logprobs == "refuse":  # as a server without them says so
+                        answer = Answer("logprobs is not supported by this model", status=400)
                     if answer.delay:
                         time.sleep(answer.delay)
                     if answer.status == 200:
-                        data = json.dumps(completion(answer.text, body["model"], prompt)).encode()
+                        logprobs = (token_logprobs(answer.text or "", answer.top, int(body.get("top_logprobs") or 0))
+                                    if asked and server.logprobs == "answer" else None)
+                        data = json.dumps(completion(answer.text, body["model"], prompt, logprobs)).encode()
                     else:
                         data = json.dumps({"error": {"message": answer.text or "server error",
                                                      "type": "test"}}).encode()
