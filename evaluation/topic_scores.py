@@ -109,9 +109,9 @@ def leaderboard_scores(*, campaign: Campaign, all_topics: bool, measures: Sequen
                                                 relevance_level=relevance_level)
             now.instances = _instances(campaign, None)
         old = previous.llm if previous is not None and scored is not None and previous.stamps.llm == now.llm else None
-        if old is None or not old.model:
+        if old is None:
             llm = llm_board.llm_board(campaign=campaign, people=people)
-        elif old.problem:
+        elif old.problem:  # no judge, or no grade of its yet: as it was (its stamp says so)
             llm = old
         else:
             llm = llm_board.llm_compared(old, people=people, qrels_topics=old.qrels_topic_ids)
