@@ -185,7 +185,7 @@ def scores_refresh(*, campaign_pk: int) -> int:
 
 def _due(stale: list[ScoreSnapshot]) -> list[ScoreSnapshot]:
     """What to compute next of the stale snapshots: every leaderboard first; else the one analysis (reusability,
-    the sweep) most overdue of those due: never computed, asked for by its page's button (`analysis_ask`), or
+    the sweep) most overdue of those due: never computed, asked for by its page's button (`reusability_ask`), or
     computed `SCORES_ANALYSES_SECONDS` ago or longer. One at a time, so that a judgment made meanwhile has its
     leaderboard recomputed before the next one."""
     boards = [snapshot for snapshot in stale if snapshot.kind == LEADERBOARD]
