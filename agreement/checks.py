@@ -1,6 +1,6 @@
-"""Check assignments (issue 26, point 7): items an organizer sends to an assessor from the review of the LLM's
-disagreements with the official judgments. The assessor judges just those items; their judgments are a second
-opinion beside the official ones, never in the qrels."""
+"""Check assignments (docs/agreement.md, "Disagreements to people"): items an organizer sends to an assessor from the
+review of the LLM's disagreements with the official judgments. The assessor judges just those items; their judgments are
+a second opinion beside the official ones, never in the qrels."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ from django.db import transaction
 
 from ir.problems import InputError, Problems
 from judging.models import Assignment, CheckItem
-from judging.services.assignments import _campaign_topics, _pairs_create
+from judging.services.assignments import campaign_topics, pairs_create
 from pooling.models import Campaign, PoolItem
 
 
@@ -39,9 +39,9 @@ def check_items_send(*, campaign: Campaign, assessor: User, items: Sequence[tupl
     problems.raise_if_any()
     topics = list(dict.fromkeys(t for t, _ in wanted))
     # assignments_create refuses the kind (rules.kind_and_round): a check assignment is made here, with its items.
-    by_id = _campaign_topics(campaign=campaign, topic_ids=topics)
-    result = _pairs_create(campaign=campaign, pairs=[(assessor, by_id[t]) for t in topics],
-                           kind=Assignment.Kind.CHECK, round_=0, user=user)
+    by_id = campaign_topics(campaign=campaign, topic_ids=topics)
+    result = pairs_create(campaign=campaign, pairs=[(assessor, by_id[t]) for t in topics],
+                          kind=Assignment.Kind.CHECK, round_=0, user=user)
     by_topic = {a.topic.topic_id: a for a in [*result.created, *result.existing]}
     held = set(CheckItem.objects.filter(assignment__in=list(by_topic.values()))
                .values_list("assignment_id", "item_id"))

@@ -1,9 +1,9 @@
-"""Organizer reads over the judgments: agreement of training rounds and of the dual assessment (SPEC 7) and the
-disagreement review (progress and time per judgment: assessor/progress.py).
+"""Organizer reads over the judgments: agreement of training rounds and of the dual assessment (docs/agreement.md) and
+the disagreement review (progress and time per judgment: assessor/progress.py).
 
 The unit of agreement is the unit that is judged: a post for answers, a formula instance for formulas (two assessors
 agree on an instance when they gave it the same grade). Against a gold qrels of formulas, which grades visual ids,
-an assessor's grade for a visual id is the maximum of their grades of its instances (SPEC 5.2).
+an assessor's grade for a visual id is the maximum of their grades of its instances (docs/judging.md).
 """
 from __future__ import annotations
 
@@ -272,7 +272,8 @@ def _agreement_compute(campaign: Campaign, key: GroupKey, facets: list[str]) -> 
 
 def agreement_compute(*, campaign: Campaign, kind: str | None = None, round: int | None = None
                       ) -> list[AgreementGroup]:
-    """Agreement of every group the request names (SPEC 7): training rounds in order, then the dual assessment."""
+    """Agreement of every group the request names (docs/agreement.md): training rounds in order, then the dual
+    assessment."""
     return [agreement_of_group(campaign=campaign, key=key)
             for key in group_select(campaign=campaign, kind=kind, round=round)]
 
@@ -281,8 +282,8 @@ AGREEMENT_HEADER = ("kind", "round", "assessor", "other", "scale", "kappa", "ite
 
 
 def agreement_rows(groups: list[AgreementGroup]) -> list[tuple[str, ...]]:
-    """The rows of SPEC 9 (header not included): per assessor, each other assessor then "mean", graded then
-    binary. A dual assessment has no round: "-"."""
+    """The rows of `agreement --format tsv` (docs/agreement.md, header not included): per assessor, each other
+    assessor then "mean", graded then binary. A dual assessment has no round: "-"."""
     rows: list[tuple[str, ...]] = []
     for group in groups:
         round_text = str(group.key.round) if group.key.round is not None else "-"

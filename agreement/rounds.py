@@ -1,5 +1,5 @@
-"""Training rounds (SPEC 7): an organizer sets up round R of a campaign with chosen topics, an optional gold qrels
-to measure each assessor against, and the assessors who take it, in one step."""
+"""Training rounds (docs/agreement.md): an organizer sets up round R of a campaign with chosen topics, an optional gold
+qrels to measure each assessor against, and the assessors who take it, in one step."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from agreement.models import GoldJudgment, TrainingRound
+from core.bounds import column_bounds
 from ir.formats.qrels import read_qrels
 from ir.problems import InputError, Problems
 from judging.models import Assignment
@@ -19,6 +20,15 @@ from judging.services import AssignResult, assignments_create
 from pooling.models import Campaign, Topic
 
 GOLD_GRADES = range(0, 4)
+_NUMBER = column_bounds(TrainingRound, "number", min_value=1)
+
+
+def training_round_number_check(number: int | None) -> int | None:
+    """The round's number as the page, the API and the service take it (None: the next round); InputError
+    otherwise, with one message wherever it is given."""
+    if number is not None and not _NUMBER["min_value"] <= number <= _NUMBER["max_value"]:
+        raise InputError(f"a training round is a number from {_NUMBER['min_value']} to {_NUMBER['max_value']}")
+    return number
 
 
 @dataclass
@@ -64,9 +74,9 @@ def training_round_create(*, campaign: Campaign, topic_ids: Sequence[str], asses
     """Creates round `number` (default: the next one) with these topics, reads the gold qrels if given (TREC qrels,
     grades 0 to 3; Task 2 by visual id; lines for other topics are left out and counted) and gives every topic to
     every assessor as a training assignment of that round. Rejected as a whole, with every problem."""
-    number = training_round_next(campaign=campaign) if number is None else number
-    if number < 1:
-        raise InputError("a training round is a number from 1")
+    number = training_round_number_check(number)
+    if number is None:
+        number = training_round_next(campaign=campaign)
     if TrainingRound.objects.filter(campaign=campaign, number=number).exists():
         raise InputError(f"round {number} of campaign '{campaign.name}' exists already: give its topics to more "
                          "assessors on the Assignments page (kind training, this round)")

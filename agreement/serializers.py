@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from agreement.models import TrainingRound
-from core.bounds import column_bounds
+from agreement import rounds
+from ir.problems import InputError
 from judging.serializers import AssignmentRowSerializer
 
 
@@ -21,11 +21,17 @@ class TrainingRoundSerializer(serializers.Serializer):
 class TrainingRoundCreateSerializer(serializers.Serializer):
     topics = serializers.ListField(child=serializers.CharField(), help_text="topic ids")
     assessors = serializers.ListField(child=serializers.CharField(), help_text="usernames")
-    number = serializers.IntegerField(**column_bounds(TrainingRound, "number", min_value=1), required=False,
-                                      allow_null=True, default=None, help_text="default: the next round")
+    number = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                      help_text="default: the next round")
     gold = serializers.FileField(required=False, allow_null=True, default=None,
                                  help_text="optional TREC qrels (topic 0 id grade, grades 0 to 3; formulas by visual "
                                            "id); lines for other topics are left out")
+
+    def validate_number(self, number: int | None) -> int | None:
+        try:
+            return rounds.training_round_number_check(number)
+        except InputError as exc:
+            raise serializers.ValidationError(exc.messages()) from None
 
 
 class TrainingRoundResultSerializer(serializers.Serializer):

@@ -6,9 +6,7 @@ import csv
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from django import forms
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,96 +18,24 @@ from agreement import llm as llm_review
 from agreement import reports, rounds
 from agreement.adjudication import adjudication_record
 from agreement.checks import check_items_send
-from agreement.models import Adjudication, TrainingRound
-from core.bounds import column_bounds, max_chars, upload_size_check
+from agreement.forms import AdjudicationForm, LlmCheckForm, TrainingRoundForm
+from core.api import flag
+from core.bounds import upload_size_check
 from core.downloads import attachment, spreadsheet_safe
-from core.permissions import ORGANIZERS, organizer_required
+from core.permissions import organizer_required
 from ir.charts import kappa_bars
-from ir.grades import MARK_LABELS, Scheme
 from ir.problems import InputError
 from judging import progress as progress_reports
 from judging.forms import GroupKeyForm
 from judging.rendering import collection_safe_many
 from judging.rendering import thread_url as _post_url
-from judging.rules import MAX_COMMENT
 from pooling import selectors as pooling_selectors
-from pooling.models import AnswerText, Campaign, Post, Topic
+from pooling.models import AnswerText, Campaign, Post
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    pass
 
 REVIEW_PAGE_ITEMS = 20  # items per page of the disagreement review
-
-
-def _assessor_choices():
-    """Who may be given judging work: active accounts that are not organizers."""
-    return (get_user_model().objects.filter(is_active=True).exclude(groups__name=ORGANIZERS)
-            .exclude(is_superuser=True).order_by("username"))
-
-
-class TrainingRoundForm(forms.Form):
-    number = forms.IntegerField(**column_bounds(TrainingRound, "number", min_value=1), required=False,
-                                label="Round",
-                                help_text="default: the next round")
-    topics = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
-    assessors: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
-        queryset=None, widget=forms.CheckboxSelectMultiple)
-    gold = forms.FileField(required=False, label="Gold qrels",
-                           help_text="optional: TREC qrels (topic 0 id grade), say last year's official qrels of these "
-                                     "topics; formulas by visual id")
-
-    def __init__(self, *args, campaign: Campaign, **kwargs):
-        super().__init__(*args, **kwargs)
-        topics_field, assessors_field = self.fields["topics"], self.fields["assessors"]
-        assert isinstance(topics_field, forms.MultipleChoiceField)
-        assert isinstance(assessors_field, forms.ModelMultipleChoiceField)
-        topics_field.choices = [(t, t) for t in campaign.topics.values_list("topic_id", flat=True)]
-        assessors_field.queryset = _assessor_choices()
-
-
-class AdjudicationForm(forms.Form):
-    """The organizer's agreed grade of one unit of the review, with a note (official: dual assessment only)."""
-
-    topic = forms.CharField(widget=forms.HiddenInput, max_length=max_chars(Topic, "topic_id"))
-    item_id = forms.CharField(widget=forms.HiddenInput, max_length=max_chars(Adjudication, "item_id"))
-    formula_id = forms.CharField(widget=forms.HiddenInput, required=False,
-                                 max_length=max_chars(Adjudication, "formula_id"))
-    grade = forms.ChoiceField(label="Agreed grade")
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=MAX_COMMENT,
-                           strip=False)
-    official = forms.BooleanField(required=False, label="Official grade of this item",
-                                  help_text="the official qrels take it instead of the official assessor's grade")
-
-    def __init__(self, *args, scheme: Scheme, **kwargs):
-        super().__init__(*args, **kwargs)
-        grade = self.fields["grade"]
-        assert isinstance(grade, forms.ChoiceField)
-        grade.choices = [("", "choose…"), *((str(g.value), g.label) for g in scheme.grades),
-                         *((mark, MARK_LABELS[mark]) for mark in scheme.marks)]
-
-
-class LlmCheckForm(forms.Form):
-    """Items of the LLM disagreements (each a unit's key: topic, item and instance joined by tabs) to send to an
-    assessor as a check assignment."""
-    units = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple,
-                                      error_messages={"required": "choose the items to send"})
-    assessor: forms.ModelChoiceField[User] = forms.ModelChoiceField(queryset=None, empty_label="choose…")
-
-    def __init__(self, *args, units: list[str], **kwargs):
-        super().__init__(*args, **kwargs)
-        units_field, assessor_field = self.fields["units"], self.fields["assessor"]
-        assert isinstance(units_field, forms.MultipleChoiceField)
-        assert isinstance(assessor_field, forms.ModelChoiceField)
-        units_field.choices = [(u, u) for u in units]
-        assessor_field.queryset = _assessor_choices()
-
-    def items(self) -> list[tuple[str, str]]:
-        """(topic id, item id) of the units chosen: a formula's instances are sent as their visual id."""
-        pairs = []
-        for unit in self.cleaned_data["units"]:
-            topic_id, _, rest = unit.partition("\t")
-            pairs.append((topic_id, rest.partition("\t")[0]))
-        return list(dict.fromkeys(pairs))
 
 
 def _llm_review_context(request: HttpRequest, campaign: Campaign, form: LlmCheckForm | None = None
@@ -299,7 +225,7 @@ def agreement_csv(request: HttpRequest, pk: int) -> HttpResponse:
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
         for m in g.means:
             reasons[(g.key.kind, round_text, m.assessor, "mean", m.scale)] = m.reason
-        for p in g.facet_pairs:  # issue 25: a scheme's facets
+        for p in g.facet_pairs:  # a scheme's facets (docs/judging.md)
             reasons[(g.key.kind, round_text, p.assessor, p.other, p.scale)] = p.kappa.reason
     for a in llms:
         for pair in a.pairs:
@@ -364,7 +290,7 @@ def disagreements(request: HttpRequest, pk: int) -> HttpResponse:
     recorded_grades = reports.adjudications_of_group(campaign=campaign, key=key) if key else {}
     listed = (reports.disagreement_list(campaign=campaign, key=key, topic=topic_filter or None,
                                         adjudicated=recorded_grades) if key else [])
-    projector = request.GET.get("projector") == "1"
+    projector = flag(request.GET.get("projector"))
     scheme = campaign.judging_scheme
     # A page of items at a time (the projector: one), as typesetting a round's every item took the browser half a
     # minute; the topic links give each topic's items on their own.

@@ -416,7 +416,7 @@ def child_main(args: argparse.Namespace) -> None:
         ingest = _profiled(args.profile, lambda: services.run_ingest(
             campaign=campaign, path=args.path, name=args.name, alternate=args.alternate))
     else:
-        timer.wrap(collection_services, "_analyze", "ANALYZE (planner statistics)")
+        timer.wrap(collection_services, "analyze", "ANALYZE (planner statistics)")
         collection = Collection.objects.get(pk=args.target)
         ingest = _profiled(args.profile, lambda: services.collection_ingest(
             collection_name=collection.name, paths=[args.path]))

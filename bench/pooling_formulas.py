@@ -242,7 +242,7 @@ def instrumented_pool_build(campaign) -> dict[str, float]:
 
     timer = harness.PhaseTimer()
     timer.wrap(ranking, "_formula_rows", "entries with visual ids query", iterator=True)
-    timer.wrap(pools, "_pool_delete", "delete old pool")
+    timer.wrap(pools, "pool_rows_delete", "delete old pool")
     # bulk_insert (COPY) stores the items and then the instances; the item pks are read back in between.
     timer.wrap(pools, "bulk_insert", "insert pool rows")
     try:

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from django.contrib.auth.models import User
 
 from judging.models import Assignment, CharacterisationAnswer, CharacterisationQuestion, SampleItem
-from judging.selectors import ItemShown, Progress, _item_shown, with_progress
+from judging.selectors import ItemShown, Progress, item_as_shown, with_progress
 from pooling.models import Campaign, PoolItem, Run
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
-    from judging.selectors import _Counts
+    from judging.selectors import ProgressCounts
 
 
 def questions_of(campaign: Campaign) -> list[CharacterisationQuestion]:
@@ -35,7 +35,7 @@ class CharacterisationPage:
     previous: int | None                # number of the sample item before, for "back"
 
 
-def own_characterisation(*, user: User, assignment_pk: int) -> WithAnnotations[Assignment, _Counts] | None:
+def own_characterisation(*, user: User, assignment_pk: int) -> WithAnnotations[Assignment, ProgressCounts] | None:
     """The user's own characterisation assignment (with campaign, topic and progress), else None."""
     return with_progress(Assignment.objects.filter(pk=assignment_pk, assessor=user,
                                                    kind=Assignment.Kind.CHARACTERISATION)
@@ -58,7 +58,7 @@ def characterisation_page(*, user: User, assignment_pk: int, number: int) -> Cha
     answers = {labels[q]: a for q, a in CharacterisationAnswer.objects.filter(
         assignment=assignment, item_id=sample.item_id).values_list("question_id", "answer")}
     return CharacterisationPage(assignment=assignment, sample=sample, item=item,
-                                shown=_item_shown(campaign=assignment.campaign, item=item),
+                                shown=item_as_shown(campaign=assignment.campaign, item=item),
                                 questions=questions_of(assignment.campaign), answers=answers,
                                 progress=Progress(done=assignment.done, total=assignment.total),
                                 previous=before[0].number if before else None)

@@ -9,11 +9,12 @@ from agreement import apis as agreement
 from characterisation import apis as characterisation
 from core.permissions import organizer_required
 from evaluation import apis as evaluation
+from jobs import apis as jobs
 from judging import apis as judging
 from llm import apis as llm
 from people.apis import TokenObtainApi
 from workflow import apis as workflow
-from workflow import llm_views, topic_apis
+from workflow import topic_apis
 
 # The API's documentation: Swagger UI from drf-spectacular-sidecar's static files, its start-up script served
 # from this same URL (?script) so that the page needs no inline script. Organizers only, like /api/schema/; the
@@ -25,7 +26,7 @@ router.include_format_suffixes = False
 router.register("campaigns", workflow.CampaignViewSet, basename="campaign")
 router.register(r"campaigns/(?P<pk>[0-9]+)/runs", workflow.RunViewSet, basename="campaign-run")
 router.register("collections", workflow.CollectionViewSet, basename="collection")
-router.register("jobs", workflow.JobViewSet, basename="job")
+router.register("jobs", jobs.JobViewSet, basename="job")
 router.register("assignments", judging.AssignmentViewSet, basename="assignment")
 router.register("judgments", judging.JudgmentViewSet, basename="judgment")
 router.register("characterisations", characterisation.CharacterisationViewSet, basename="characterisation")
@@ -44,7 +45,7 @@ urlpatterns = router.urls + [
     path("campaigns/<int:pk>/evaluation/", evaluation.EvaluationApi.as_view(), name="api-evaluation"),
     path("campaigns/<int:pk>/analysis/", evaluation.AnalysisApi.as_view(), name="api-analysis"),
     path("campaigns/<int:pk>/llm/", llm.CampaignLlmApi.as_view(), name="api-campaign-llm"),
-    path("campaigns/<int:pk>/llm/judge/", llm_views.CampaignLlmJudgeApi.as_view(), name="api-campaign-llm-judge"),
+    path("campaigns/<int:pk>/llm/judge/", llm.CampaignLlmJudgeApi.as_view(), name="api-campaign-llm-judge"),
     path("token/", TokenObtainApi.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", api_docs, name="api-docs"),

@@ -22,11 +22,11 @@ app.autodiscover_tasks()
 
 
 def _sweep() -> None:
-    """One sweep (workflow.jobs.jobs_sweep), which must never stop the worker: a broker or database that does not
+    """One sweep (jobs.runner.jobs_sweep), which must never stop the worker: a broker or database that does not
     answer is logged and the next sweep tries again."""
     from django.db import connection
 
-    from workflow.jobs import jobs_sweep
+    from jobs.runner import jobs_sweep
 
     try:
         jobs_sweep()

@@ -15,11 +15,12 @@ urlpatterns = [
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("", include("people.urls")),
     path("", include("workflow.urls")),
+    path("", include("jobs.urls")),
     path("", include("judging.urls")),
     path("", include("agreement.urls")),
     path("", include("characterisation.urls")),
     path("", include("evaluation.urls")),
-    path("", include("workflow.llm_urls")),  # the LLM page lists jobs as workflow does: it lives above llm
+    path("", include("llm.urls")),
     path("help/", include("core.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("config.api_urls")),  # the one API router

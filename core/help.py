@@ -1,5 +1,6 @@
-"""Help in the site (issue 22, point 10): the user-facing pages of docs/ rendered from their Markdown at /help/<page>/,
-their screenshots at /help/img/<name>, and which page helps with which view (the Help link of every page).
+"""Help in the site (docs/deploy.md, "Help in the site"): the user-facing pages of docs/ rendered from their Markdown at
+/help/<page>/, their screenshots at /help/img/<name>, and which page helps with which view (the Help link of every
+page).
 
 Only the pages of HELP_PAGES are served, and an image only when its name is one of the files docs/img holds: the
 address picks an entry of a fixed list, never a path. The HTML goes through one bleach allow-list, like collection

@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from core.api import flag
 from core.downloads import attachment, spreadsheet_safe
 from core.errors import bad_request_page
 from core.forms import form_values
@@ -68,7 +69,7 @@ def report_download(request: HttpRequest, pk: int) -> HttpResponse | StreamingHt
     fmt, table = request.GET.get("format", "latex"), request.GET.get("table", "both")
     try:
         parts = report.report_parts(campaign=campaign, fmt=fmt, table=table,
-                                    all_topics=request.GET.get("all_topics") in ("1", "true", "on"))
+                                    all_topics=flag(request.GET.get("all_topics")))
     except InputError as exc:
         return bad_request_page(request, exc.messages(), back=reverse("evaluation:leaderboard", args=[campaign.pk]),
                                 back_label=f"the leaderboard of {campaign.name}")

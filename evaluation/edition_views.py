@@ -1,8 +1,8 @@
-"""The campaign's earlier editions page (issue 28): the qrels files of earlier editions added under a label, listed,
-and removed; `report --campaign` then adds the results across editions (evaluation/editions.py)."""
+"""The campaign's earlier editions page (docs/evaluation.md, "Results across editions"): the qrels files of earlier
+editions added under a label, listed, and removed; `report --campaign` then adds the results across editions
+(evaluation/editions.py)."""
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,15 +11,10 @@ from django.views.decorators.http import require_http_methods
 from core.permissions import organizer_required
 from core.words import counted
 from evaluation.editions import edition_add
+from evaluation.forms import EditionForm
 from evaluation.models import EditionQrels
 from ir.problems import InputError
 from pooling.models import Campaign
-
-
-class EditionForm(forms.Form):
-    label = forms.CharField(max_length=100, help_text="the edition's name in the tables, such as 2021")
-    file = forms.FileField(help_text="the edition's qrels: topic 0 item grade lines (SF and DK lines, 5 and 6, are "
-                                     "left out)")
 
 
 @organizer_required

@@ -1,4 +1,4 @@
-"""Results across editions (issue 28, docs/evaluation.md "Results across editions"): the same run files scored against
+"""Results across editions (docs/evaluation.md "Results across editions"): the same run files scored against
 several editions' qrels (ARQMath 2020, 2021, 2022), each under its label, with significance per edition, and the
 MIRMU paper's Table 2 (one row per run, a column group per edition) in LaTeX or CSV."""
 from __future__ import annotations

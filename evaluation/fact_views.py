@@ -2,13 +2,13 @@
 information."""
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
+from evaluation.forms import TopicInfoForm
 from evaluation.models import CampaignTopicInfo
 from evaluation.topic_info import topic_info_ingest
 from ir.formats.topic_info import TOPIC_COLUMN
@@ -39,11 +39,6 @@ def run_facts(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
             return redirect("workflow:campaign", pk=pk)
     return render(request, "evaluation/run_facts.html", {"campaign": run.campaign, "run": run, "form": form},
                   status=400 if form.errors else 200)
-
-
-class TopicInfoForm(forms.Form):
-    file = forms.FileField(help_text="CSV, UTF-8: a Topic column and any others (ARQMath-3: Category, Difficulty, "
-                                     "Dependency, Multi-Part, ...); replaces the campaign's topic information")
 
 
 @organizer_required

@@ -22,3 +22,14 @@ class DepthForm(forms.Form):
     depth = forms.IntegerField(**column_bounds(Campaign, "primary_depth"), required=False,
                                error_messages=dict.fromkeys(("invalid", "min_value", "max_value"),
                                                             "the depth is a whole number, not '%(value)s'"))
+
+
+class EditionForm(forms.Form):
+    label = forms.CharField(max_length=100, help_text="the edition's name in the tables, such as 2021")
+    file = forms.FileField(help_text="the edition's qrels: topic 0 item grade lines (SF and DK lines, 5 and 6, are "
+                                     "left out)")
+
+
+class TopicInfoForm(forms.Form):
+    file = forms.FileField(help_text="CSV, UTF-8: a Topic column and any others (ARQMath-3: Category, Difficulty, "
+                                     "Dependency, Multi-Part, ...); replaces the campaign's topic information")

@@ -1,4 +1,4 @@
-"""Fused runs (issue 28, docs/evaluation.md "Fused runs"): run files or a campaign's stored runs read for
+"""Fused runs (docs/evaluation.md "Fused runs"): run files or a campaign's stored runs read for
 ir/fusion.py, fused into a TREC run, and scored for a sweep of RRF's k (the command and the leaderboard's chart).
 Ingesting a fused run is workflow's (workflow/fusion.py)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The leaderboard's LLM part (issue 26, points 5 and 6): the runs scored with the qrels of the campaign's judge (the
+"""The leaderboard's LLM part (docs/evaluation.md): the runs scored with the qrels of the campaign's judge (the
 grades its endpoint's model gave: a source of its own, never the official qrels), and how that ranking agrees with
 the people's: Kendall's tau and tau_ap with bootstrap intervals over topics (`ir.rankings`), for every run and
 without the runs that declare an LLM of their own. Computed in the scores' background job with the people's scores

@@ -51,17 +51,6 @@ class ScoreSnapshot(models.Model):
         return f"{self.kind} scores of {self.campaign} ({self.asked})"
 
 
-class ScoreRefresh(models.Model):
-    """A campaign's score recompute: `queued_at` set while one is queued or running, so that at most one is (claimed
-    by a conditional UPDATE; a claim older than `snapshots.CLAIM_SECONDS` is a lost worker's and taken over)."""
-
-    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
-    queued_at = models.DateTimeField(null=True)
-
-    def __str__(self) -> str:
-        return f"score recompute of {self.campaign}"
-
-
 class EditionQrels(models.Model):
     """An earlier edition's qrels file (ARQMath 2020, 2021, ...) added to a campaign, under its label: the campaign's
     runs are scored against it beside the campaign's own judgments (report --campaign: a column group per edition;

@@ -1,5 +1,6 @@
-"""Tables for the overview paper (issue 18 point 7), in LaTeX or CSV: the results table in the shape of the ARQMath
-overviews and the assessment table of ARQMath-3's topic information file. docs/analysis.md gives the layout."""
+"""Tables for the overview paper (docs/analysis.md, "Tables for the paper"), in LaTeX or CSV: the results table in the
+shape of the ARQMath overviews and the assessment table of ARQMath-3's topic information file. docs/analysis.md gives
+the layout."""
 from __future__ import annotations
 
 import csv
@@ -10,7 +11,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from judging.progress import ProgressRow, progress_report, visit_timing
 from django.core.cache import cache
 
 from characterisation.selectors import characterisation_report
@@ -22,6 +22,7 @@ from evaluation.reusability import run_team
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
 from judging.models import Assignment, ItemVisit
+from judging.progress import ProgressRow, progress_report, visit_timing
 from pooling.models import Campaign, Run
 from pooling.selectors import pool_sizes
 
@@ -33,7 +34,7 @@ GRADES = (("H", 3), ("M", 2), ("L", 1), ("N", 0))  # ARQMath's columns of the as
 
 def grade_columns(campaign: Campaign) -> tuple[tuple[str, int], ...]:
     """The assessment table's grade columns: ARQMath's H/M/L/N for the arqmath scheme, else each grade of the
-    campaign's scheme under its label, highest first (issue 25)."""
+    campaign's scheme under its label, highest first (docs/judging.md)."""
     scheme = campaign.judging_scheme
     if scheme.name == "arqmath":
         return GRADES

@@ -1,4 +1,4 @@
-"""Pool bias and reusability (issue 18 point 6): leave-one-team-out over run files or a campaign's runs, read as
+"""Pool bias and reusability (docs/analysis.md): leave-one-team-out over run files or a campaign's runs, read as
 scoring reads them, through `ir.statistics.reusability` and its prime scorer (`ir.scoring.score_runs`, what every
 score is computed by). docs/analysis.md gives the method."""
 from __future__ import annotations

@@ -141,7 +141,7 @@ def campaign_grades(*, campaign: Campaign, qrels: Qrels, judged_items: QuerySet 
 
 
 def ranked_qrels(qrels: Qrels) -> dict[str, dict[str, int]]:
-    """The qrels as ranked runs read them: SF and DK unjudged (SPEC 6.1), topics left empty dropped."""
+    """The qrels as ranked runs read them: SF and DK unjudged (docs/evaluation.md), topics left empty dropped."""
     return task3.kept(qrels, lambda _item, grade: grade not in MARKS)
 
 

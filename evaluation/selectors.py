@@ -43,7 +43,7 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = 
     (`level="instance"`). `topics`: those topic ids only (None: every one).
 
     A topic handed from one official assessor to another (the first assignment withdrawn) keeps the first one's
-    grades for the units the second has not judged: nothing submitted is lost by reassignment (SPEC 5.3).
+    grades for the units the second has not judged: nothing submitted is lost by reassignment (docs/judging.md).
     One query, ordered by topic in natural order and read in chunks: memory holds a chunk and one topic's
     judgments, whatever the size of the campaign."""
     if level not in LEVELS:
@@ -81,7 +81,7 @@ def _topic_grades(campaign: Campaign, level: str, rows, complete: bool = False,
     marks: dict[str, int] = {}
     for (item_id, formula_id), grade in {**_unit_grades(rows), **(overrides or {})}.items():
         unit = formula_id if campaign.task == Campaign.Task.FORMULAS and level == INSTANCE else item_id
-        if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (SPEC 6.1)
+        if grade not in GRADE_VALUES:  # SF and DK: unjudged, never 0 (docs/evaluation.md)
             if complete:
                 marks[unit] = min(marks.get(unit, MARK_NUMBERS[grade]), MARK_NUMBERS[grade])
             continue
@@ -237,7 +237,7 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     other topic (ranks against the scores, a tie at the 10th place, fewer than 10 rows ranked 1 to 10) is read
     whole.
 
-    `judged_items`: the items of another source's qrels (a `values("item_id")` query, as the LLM's grades: issue 26)
+    `judged_items`: the items of another source's qrels (a `values("item_id")` query, as the LLM's grades)
     instead of the official judgments: the same cut, for the same reason. `topics`: the rows of those topics (pks)
     only (None: every one)."""
     if judged_items is None:

@@ -113,7 +113,7 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
                        summary: QrelsSummary | None = None, complete: bool = False, source: str = OFFICIAL,
                        round: int | None = None, sources: dict[tuple[str, str], str] | None = None
                        ) -> Iterator[str]:
-    """The campaign's qrels lines (SPEC 6.1), topic by topic as they are read: what streams to a download.
+    """The campaign's qrels lines (docs/evaluation.md), topic by topic as they are read: what streams to a download.
     SF and DK are left out, or with `complete` written as grades 5 and 6 (the organizers' complete qrels).
     `source`: the official judgments (default, also "people"), the organizer's adjudicated grades of training round
     `round` (of the dual assessment when no round is given; docs/agreement.md), an LLM's grades ("llm" for the
@@ -198,9 +198,9 @@ class Evaluation:
     answer_runs: list[RunScores] = field(default_factory=list)
 
     def lines(self, *, per_topic: bool = False, label: str | None = None) -> Iterator[str]:
-        """What `evaluate` and the API's TSV write of these scores (SPEC 9), the one writer of both: the runs' rows,
-        then the Task 3 runs', each run's topics' rows (with `per_topic`) before its means; `label` after the run
-        (editions)."""
+        """What `evaluate` and the API's TSV write of these scores (docs/evaluation.md), the one writer of both: the
+        runs' rows, then the Task 3 runs', each run's topics' rows (with `per_topic`) before its means; `label` after
+        the run (editions)."""
         rows = [*rows_of(self.runs, self.measures), *rows_of(self.answer_runs, TASK3_MEASURES)]
         return row_lines(rows, per_topic=per_topic, label=label)
 

@@ -6,10 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from celery import shared_task
-from django.core.cache import cache
-from django.db import transaction
-from django.utils import timezone
+from django.db.models import QuerySet
 
 from evaluation import selectors, services
 from evaluation.reusability import ranked, ranked_runs
@@ -20,6 +17,8 @@ from ir.pools.simulate import PolicyResult, simulate
 from ir.prime import Qrels, answer_block_lists
 from ir.problems import InputError, Problems
 from ir.statistics import RankedRun
+from jobs.models import Job
+from jobs.runner import job_create
 from pooling.models import Campaign
 from pooling.ranking import top_entries
 
@@ -94,13 +93,6 @@ def file_lists(path: str | os.PathLike, qrels: Qrels, problems: list[Problems]) 
 
 # --- the planner's curves: the campaign's own runs replayed against an earlier edition's qrels --------------------
 
-SIMULATION_SECONDS = 30 * 24 * 3600  # how long a result stays (in the cache: a what-if, computed again on request)
-
-
-def simulation_key(campaign_pk: int) -> str:
-    return f"judging-simulation:{campaign_pk}"
-
-
 def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies: Sequence[str], seed: int = 0,
                       warm_up: int = WARM_UP, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
     """The campaign's answer runs (read whole from the database, as they are scored) pooled at `depth` as the pool
@@ -131,46 +123,48 @@ def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies:
                     warm_up=warm_up, min_depth=min_depth, budget=budget, pooled=pooled)
 
 
-def simulation_request(*, campaign: Campaign, qrels: Qrels, qrels_name: str, params: dict) -> None:
-    """Marks the campaign's simulation as computing and hands it to a worker (in this process without a broker)."""
+def simulation_request(*, campaign: Campaign, qrels: Qrels, qrels_name: str, params: dict) -> Job:
+    """Queues the campaign's simulation as a job (judging_simulation, run in this process without a broker), once
+    the transaction commits."""
+    from evaluation.tasks import JudgingSimulationParams  # late: the job's handler calls simulate_campaign above
+
     check_simulation(depth=params["depth"], policies=params["policies"], relevance_level=campaign.relevance_level,
                      warm_up=params["warm_up"], min_depth=params["min_depth"], budget=params["budget"])
-    cache.set(simulation_key(campaign.pk), {"state": "computing", "params": params, "qrels_name": qrels_name,
-                                            "asked_at": timezone.now().isoformat()}, SIMULATION_SECONDS)
-    campaign_pk = campaign.pk
-    transaction.on_commit(lambda: judging_simulation_task.delay(campaign_pk, qrels, qrels_name, params))
+    return job_create(campaign=campaign, params=JudgingSimulationParams(
+        qrels={topic: dict(grades) for topic, grades in qrels.items()}, filename=qrels_name, **params))
+
+
+def _simulations(campaign: Campaign) -> QuerySet[Job]:
+    return Job.objects.filter(campaign=campaign, kind=Job.Kind.JUDGING_SIMULATION).order_by("-created_at", "-pk")
+
+
+def _stored(job: Job) -> dict:
+    """A simulation job as the planner's page shows it: its state (computing, done or failed), the settings and the
+    qrels file it replayed, and each policy's curve, judged_for_90 and tau_at_budget once done, or the problem."""
+    params = {key: value for key, value in job.params.items() if key not in ("qrels", "filename")}
+    stored = {"params": params, "qrels_name": job.params.get("filename", ""), "asked_at": job.created_at.isoformat()}
+    if not job.finished:
+        return stored | {"state": "computing"}
+    stored["computed_at"] = (job.finished_at or job.created_at).isoformat()
+    if job.status == Job.Status.DONE:
+        return stored | {"state": "done", "results": job.result.get("results", [])}
+    if job.problems:
+        problem = "; ".join(found["message"] for found in job.problems)
+    elif job.status == Job.Status.CANCELLED:
+        problem = "cancelled"
+    else:  # the page must not say "computing" for ever: it says what happened, and the worker's log has the rest
+        problem = "an internal error (see the worker's log)"
+    return stored | {"state": "failed", "problem": problem}
 
 
 def simulation_result(*, campaign: Campaign) -> dict | None:
     """The campaign's last simulation: state computing, done (with each policy's curve, judged_for_90 and
     tau_at_budget) or failed (with the problem); None when none was asked for."""
-    return cache.get(simulation_key(campaign.pk))
+    job = _simulations(campaign).first()
+    return _stored(job) if job is not None else None
 
 
 def simulation_last_done(*, campaign: Campaign) -> dict | None:
     """The campaign's last simulation that was done, kept while a later one computes or after it failed."""
-    return cache.get(f"{simulation_key(campaign.pk)}:done")
-
-
-@shared_task
-def judging_simulation_task(campaign_pk: int, qrels: dict, qrels_name: str, params: dict) -> None:
-    stored = {"params": params, "qrels_name": qrels_name, "computed_at": timezone.now().isoformat()}
-    try:
-        campaign = Campaign.objects.get(pk=campaign_pk)
-        results = simulate_campaign(campaign=campaign, qrels=qrels, **params)
-        stored |= {"state": "done", "results": [
-            {"policy": r.policy, "curve": r.curve, "judged_for_90": r.judged_for_90,
-             "tau_at_budget": r.tau_at_budget, "topics": len(r.orders),
-             "pool": sum(len(order) for order in r.orders.values())} for r in results]}
-    except (InputError, Campaign.DoesNotExist) as exc:
-        stored |= {"state": "failed", "problem": "; ".join(exc.messages()) if isinstance(exc, InputError)
-                   else "the campaign was deleted"}
-    except Exception:
-        # The page must not say "computing" for ever: it says what happened, and the worker's log has the rest.
-        cache.set(simulation_key(campaign_pk), stored | {"state": "failed", "problem": "an internal error (see the "
-                                                         "worker's log)"}, SIMULATION_SECONDS)
-        raise
-    stored["computed_at"] = timezone.now().isoformat()
-    cache.set(simulation_key(campaign_pk), stored, SIMULATION_SECONDS)
-    if stored["state"] == "done":
-        cache.set(f"{simulation_key(campaign_pk)}:done", stored, SIMULATION_SECONDS)
+    job = _simulations(campaign).filter(status=Job.Status.DONE).first()
+    return _stored(job) if job is not None else None

@@ -1,25 +1,23 @@
 """The leaderboard's and reusability's scores as pages read them: the last ones computed (a `ScoreSnapshot`), never
 computed in the request. A snapshot whose judgments stamp is not the current one sends the campaign to its
-recompute (`scores_refresh_task`, below, at most one queued or running per campaign); meanwhile the page shows the
-last scores with their age, "updating". Without a broker the task runs in-process, so the page shows fresh scores."""
+recompute (a scores_refresh job, evaluation/tasks.py, at most one queued or running per campaign); meanwhile the page
+shows the last scores with their age, "updating". Without a broker the job runs in-process, so the page shows fresh
+scores."""
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import shared_task
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 
 from evaluation import editions, fusion, llm_board, reusability, selectors, services, topic_scores
-from evaluation.models import ScoreRefresh, ScoreSnapshot
+from evaluation.models import ScoreSnapshot
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
 from ir.problems import InputError
@@ -29,7 +27,6 @@ from pooling.models import Campaign
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
 FUSION = ScoreSnapshot.Kind.FUSION.value
-CLAIM_SECONDS = 600  # a recompute claimed longer ago than this (and not kept alive) is a lost worker's
 ASKED_SECONDS = 24 * 3600  # a question nobody asked for this long is not recomputed until it is asked again
 # The shape of the leaderboard's stored scores: their rows (ir.scoring.Row) as scoring gives them. Part of the
 # version, so that scores stored in another shape are recomputed, and shown as never computed meanwhile.
@@ -129,9 +126,10 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
                                                       defaults={"asked": asked, "asked_at": now})
     if snapshot.version != version:
         ScoreSnapshot.objects.filter(pk=snapshot.pk).update(asked_at=now)
-        if refresh_claim(campaign_pk=campaign.pk):
-            scores_refresh_enqueue(campaign.pk)
-            snapshot.refresh_from_db()  # without a broker the task has run: the new scores are there
+        from evaluation.tasks import scores_refresh_request  # late: the job's handler calls scores_refresh below
+
+        if scores_refresh_request(campaign=campaign):
+            snapshot.refresh_from_db()  # without a broker the job has run: the new scores are there
     payload, computed_at = snapshot.payload or {}, snapshot.computed_at
     if kind == LEADERBOARD and computed_at is not None and payload.get("format") != FORMAT:
         payload, computed_at = {}, None  # stored in another shape: being recomputed (the version says so)
@@ -146,40 +144,27 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
                     updating=snapshot.version != version, llm=llm, editions=earlier)
 
 
-def refresh_claim(*, campaign_pk: int) -> bool:
-    """Claims the campaign's recompute: False when one is queued or running (and alive) already."""
-    now = timezone.now()
-    ScoreRefresh.objects.get_or_create(campaign_id=campaign_pk)
-    return bool(ScoreRefresh.objects.filter(campaign_id=campaign_pk)
-                .filter(Q(queued_at=None) | Q(queued_at__lt=now - timedelta(seconds=CLAIM_SECONDS)))
-                .update(queued_at=now))
-
-
 def scores_refresh(*, campaign_pk: int) -> int:
     """Recomputes the campaign's stale snapshots that pages asked for lately, again while judgments keep changing
-    them; then lets the next recompute be claimed. Returns how many it computed."""
+    them. Returns how many it computed."""
     computed = 0
-    try:
-        campaign = Campaign.objects.filter(pk=campaign_pk).first()
-        while campaign is not None:
-            ScoreRefresh.objects.filter(campaign_id=campaign_pk).update(queued_at=timezone.now())  # alive
-            versions = {LEADERBOARD: leaderboard_version(campaign),
-                        REUSABILITY: reusability_version(campaign), FUSION: fusion_version(campaign)}
-            stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(
-                        campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
-                        asked__relevance_level=campaign.relevance_level)
-                     if snapshot.version != versions[snapshot.kind]]
-            due = _due(stale)
-            if not due:
-                break
-            for snapshot in due:
-                snapshot.payload = _compute(campaign, snapshot.kind, snapshot.asked, snapshot.payload)
-                snapshot.version, snapshot.computed_at = versions[snapshot.kind], timezone.now()
-                snapshot.save(update_fields=["payload", "version", "computed_at"])
-                computed += 1
-            campaign.refresh_from_db()
-    finally:
-        ScoreRefresh.objects.filter(campaign_id=campaign_pk).update(queued_at=None)
+    campaign = Campaign.objects.filter(pk=campaign_pk).first()
+    while campaign is not None:
+        versions = {LEADERBOARD: leaderboard_version(campaign),
+                    REUSABILITY: reusability_version(campaign), FUSION: fusion_version(campaign)}
+        stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(
+                    campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
+                    asked__relevance_level=campaign.relevance_level)
+                 if snapshot.version != versions[snapshot.kind]]
+        due = _due(stale)
+        if not due:
+            break
+        for snapshot in due:
+            snapshot.payload = _compute(campaign, snapshot.kind, snapshot.asked, snapshot.payload)
+            snapshot.version, snapshot.computed_at = versions[snapshot.kind], timezone.now()
+            snapshot.save(update_fields=["payload", "version", "computed_at"])
+            computed += 1
+        campaign.refresh_from_db()
     return computed
 
 
@@ -300,20 +285,3 @@ def _decode(kind: str, payload: dict) -> Any:
                                      "tau_ap": _nan(found["tau_ap"]), "changed_runs": tuple(found["changed_runs"])})
                     for found in payload["agreements"]],
         depth=payload["depth"], relevance_level=payload["relevance_level"], teams=payload["teams"])
-
-
-NICENESS = 10  # the worker computes scores at a lower CPU priority than the web processes serving judging pages
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def scores_refresh_task(campaign_pk: int) -> int:
-    if not scores_refresh_task.request.is_eager and os.getpriority(os.PRIO_PROCESS, 0) < NICENESS:
-        os.setpriority(os.PRIO_PROCESS, 0, NICENESS)  # once per worker process; never the web process's own
-    return scores_refresh(campaign_pk=campaign_pk)
-
-
-def scores_refresh_enqueue(campaign_pk: int) -> None:
-    """Sends the campaign's recompute to the scores queue (the default one unless CELERY_SCORES_QUEUE names
-    another, served by a worker of its own). Sent at once, not on commit: the claim it follows is already
-    committed, and without a broker the page that asked then reads the new scores."""
-    scores_refresh_task.apply_async((campaign_pk,), queue=settings.CELERY_SCORES_QUEUE or None)

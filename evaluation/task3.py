@@ -1,6 +1,6 @@
-"""ARQMath-3 Task 3 runs (issue 17) as their measures read them (ir/task3_measures.py: AR, P@1, LO, CS): each run's
-answer id and text per topic and its team, from a campaign's stored runs or from the organizers' answer-id map and the
-run files; and the parts of a campaign's qrels each kind of run is scored on (evaluation/scoring.py scores both).
+"""ARQMath-3 Task 3 runs (docs/evaluation.md) as their measures read them (ir/task3_measures.py: AR, P@1, LO, CS): each
+run's answer id and text per topic and its team, from a campaign's stored runs or from the organizers' answer-id map and
+the run files; and the parts of a campaign's qrels each kind of run is scored on (evaluation/scoring.py scores both).
 
 The campaign's qrels hold both the posts and the Task 3 answer ids (`d_N`), judged in the same pools. As in ARQMath-3,
 each task is scored on its own part: the Task 1 runs on the posts (an answer id in their qrels would count in nDCG's

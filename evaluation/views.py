@@ -67,7 +67,7 @@ def analyses_minutes() -> int:
 
 
 def _all_topics(request: HttpRequest) -> bool:
-    return request.GET.get("all_topics") in ("1", "true", "on")
+    return flag(request.GET.get("all_topics"))
 
 
 PAGE_HEADINGS = {"ndcg_prime": "nDCG′", "map_prime": "MAP′", "p10_prime": "P′@10"}
@@ -114,7 +114,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         "llm_models": llm_selectors.llm_models(campaign=campaign),  # the qrels download's LLM sources
         "formulas": campaign.task == Campaign.Task.FORMULAS,
         "measure": measure,
-        "measure_typed": typed,  # the field keeps what was typed, even a measure refused (issue 22, point 9)
+        "measure_typed": typed,  # the field keeps what was typed, even a measure refused
         "suggested": [*REPORTED, *SUGGESTED],
     }
     if snapshot.editions:  # the campaign's earlier editions: each one's columns, computed with the scores
@@ -124,7 +124,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
         context.update(_llm(request, snapshot.llm, rows))
-    if request.GET.get("sweep") in ("1", "on"):  # the sweep of RRF's k (issue 28), from its snapshot
+    if flag(request.GET.get("sweep")):  # the sweep of RRF's k (docs/evaluation.md), from its snapshot
         sweep = snapshots.fusion_sweep(campaign=campaign)
         context.update(sweep=sweep, analyses_minutes=analyses_minutes(),
                        sweep_chart=sweep_line([(row.k, row.value) for row in sweep.value]) if sweep.value else None)
@@ -154,7 +154,7 @@ def _analysis(request: HttpRequest, campaign: Campaign, evaluation: Evaluation, 
                                                     baseline=baseline, info=info, column=column)
     # A campaign with micro-topics: their means per parent topic too, when asked (`?parents=1`).
     parents = selectors.topic_parents(campaign=campaign)
-    found.update(has_parents=bool(parents), parents=bool(parents) and request.GET.get("parents") in ("1", "on"))
+    found.update(has_parents=bool(parents), parents=bool(parents) and flag(request.GET.get("parents")))
     if found["parents"]:
         found["parent_means"] = board.parent_means(evaluation, measure, parents)
     run_a, run_b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
@@ -275,7 +275,7 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
                              *[format_value(row.means.get(c)) for c in measures], row.topics,
                              *map(format_value, characterised.fractions_of(row.name).values())])
     parents = selectors.topic_parents(campaign=campaign)
-    if parents:  # micro-topics (issue 25): each run's means over parent topics, a table of their own at the end
+    if parents:  # micro-topics (docs/analysis.md): each run's means over parent topics, a table of their own at the end
         means = board.parent_table(evaluation, parents, MEASURES)
         writer.writerow([])
         writer.writerow(["parents_run", *MEASURES])
@@ -287,8 +287,8 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
         writer.writerows(editions.editions_csv_rows([editions.Edition(campaign.name, evaluation), *snapshot.editions],
                                                     first="edition_run"))
     found = snapshot.llm
-    if found is not None and found.runs:  # the campaign's LLM judge (issue 26): the runs under its qrels, and how
-        # that ranking agrees with the people's; the same values as the page and the API's `llm`
+    if found is not None and found.runs:  # the campaign's LLM judge (docs/evaluation.md): the runs under its qrels,
+        # and how that ranking agrees with the people's; the same values as the page and the API's `llm`
         writer.writerow([])
         writer.writerow(["llm_run", "model", "declared_llm", "flagged", *REPORTED, "topics"])
         for scores in found.runs:

@@ -1,6 +1,6 @@
-"""Agreement between assessors (SPEC 7): Cohen's kappa on the four grades and on the binary scale (H+M: relevant at
-the relevance level, 2 unless the campaign says otherwise), per-assessor means, Krippendorff's alpha (ordinal). Plain
-functions over plain data; no Django import.
+"""Agreement between assessors (docs/agreement.md): Cohen's kappa on the four grades and on the binary scale (H+M:
+relevant at the relevance level, 2 unless the campaign says otherwise), per-assessor means, Krippendorff's alpha
+(ordinal). Plain functions over plain data; no Django import.
 
 A grade here is an int 0..3; SF and DK never reach these functions (the selectors leave them out). An undefined
 value is None with a reason in words, never 0 or NaN.

@@ -1,4 +1,4 @@
-"""Canaries for an LLM judge (issue 26.6, docs/llm.md): a non-relevant item's text made to fool a model the two ways
+"""Canaries for an LLM judge (docs/llm.md): a non-relevant item's text made to fool a model the two ways
 Alaofi et al. (SIGIR-AP 2024) showed work, keyword stuffing (the topic's own words put in) and a planted
 instruction. Seeded, so that the same campaign seed makes the same canaries. Plain text in and out; no Django."""
 from __future__ import annotations

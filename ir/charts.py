@@ -113,7 +113,7 @@ def difference_bars(rows: Sequence[tuple[str, float]], *, step: float = 0.2) -> 
             "labels": len(rows) <= DIFF_LABELS_MAX}
 
 
-# -- the judging-order simulator's curves: relevant found against pool judged, one line per policy (issue 27)
+# -- the judging-order simulator's curves: relevant found against pool judged, one line per policy (docs/pooling.md)
 
 FOUND_CHART = {"width": 640, "height": 320, "left": 56, "right": 150, "top": 20, "bottom": 48}
 # Colour and dash per policy, told apart without colour too (the dash), in POLICIES' order.

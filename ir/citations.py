@@ -1,6 +1,6 @@
-"""Candidates from citations (issue 25): for each topic whose source question is in a Stack Exchange dump, the
-documents its accepted answer links to, with the asker's comments under that answer as the note (the post-answer
-evidence of the ARQMath paper). Plain data in, candidates out: no Django."""
+"""Candidates from citations (docs/pooling.md, "Candidates beside the runs"): for each topic whose source question is in
+a Stack Exchange dump, the documents its accepted answer links to, with the asker's comments under that answer as the
+note (the post-answer evidence of the ARQMath paper). Plain data in, candidates out: no Django."""
 from __future__ import annotations
 
 import html

@@ -1,7 +1,7 @@
-"""Relevance grades in one place: ARQMath's (SPEC 5.1: the grades 3 to 0 with their labels, the marks SF and DK with
-the numbers a complete qrels file gives them, which grades count as relevant at a relevance level), and a campaign's
-judging scheme (docs/judging.md, "Judging schemes"): its grades with labels, keys and definitions, the marks it
-offers, its relevance level, and its facets with the table from each combination of their options to a grade. The
+"""Relevance grades in one place: ARQMath's (docs/judging.md: the grades 3 to 0 with their labels, the marks SF and DK
+with the numbers a complete qrels file gives them, which grades count as relevant at a relevance level), and a
+campaign's judging scheme (docs/judging.md, "Judging schemes"): its grades with labels, keys and definitions, the marks
+it offers, its relevance level, and its facets with the table from each combination of their options to a grade. The
 judging page, the rules of the API and of import_judgments, the qrels export and kappa read a campaign's Scheme."""
 from __future__ import annotations
 
@@ -297,8 +297,8 @@ def _facets(data: dict, values: list[int], keys: set[str],
 
 
 def scheme_chosen(name: str | None, task: str) -> Scheme:
-    """The scheme a command names (SPEC 9, create_campaign --scheme): a preset's name, else a custom scheme's file
-    (JSON); None: ARQMath's."""
+    """The scheme a command names (create_campaign --scheme, docs/judging.md): a preset's name, else a custom scheme's
+    file (JSON); None: ARQMath's."""
     if name is None or name in PRESETS:
         return preset(name or "arqmath", task)
     if not name.lower().endswith(".json"):

@@ -1,4 +1,4 @@
-"""What an LLM judge's replies mean (issue 26, docs/llm.md): the grade at the end of a reply (UMBRELA's
+"""What an LLM judge's replies mean (docs/llm.md): the grade at the end of a reply (UMBRELA's
 `##final score: N`), the majority of several samples (a tie going to the lower grade, as UMBRELA's ensemble), and a
 prompt template filled with a topic and an item. Plain text in, plain data out; no Django."""
 from __future__ import annotations

@@ -21,8 +21,8 @@ from ir.grades import RELEVANCE_LEVEL, is_relevant
 Qrels = Mapping[str, Mapping[str, int]]  # topic -> item id -> grade
 PrimeRun = dict[str, dict[str, float]]  # topic -> judged item id -> score
 
-# Output names (SPEC 9) and the trec_eval measure behind each: nDCG' uses every grade as gain (no -l), MAP' and
-# P'@10 count the grades from the relevance level up as relevant (-l2 at ARQMath's level).
+# Output names (docs/evaluation.md) and the trec_eval measure behind each: nDCG' uses every grade as gain (no -l), MAP'
+# and P'@10 count the grades from the relevance level up as relevant (-l2 at ARQMath's level).
 NDCG, MAP, P10, UNJUDGED = "ndcg_prime", "map_prime", "p10_prime", "unjudged_10"
 MEASURES = (NDCG, MAP, P10)
 REPORTED = (*MEASURES, UNJUDGED)  # what the command, the API and the pages report, in this order
@@ -33,7 +33,7 @@ TREC_NAMES = {NDCG: "ndcg", MAP: "map", P10: "P_10"}
 AR, P1 = "ar", "p1"
 FIRST_RESULT = (AR, P1)
 TOP = 10  # the depth of the unjudged fraction
-MEAN = "all"  # the topic name of a mean in the output (SPEC 9)
+MEAN = "all"  # the topic name of a mean in the output
 
 
 @dataclass
@@ -281,8 +281,8 @@ def format_value(value: float | None) -> str:
 
 def score_lines(runs: Iterable[RunScores], *, per_topic: bool = False, measures: Sequence[str] = REPORTED
                 ) -> Iterator[str]:
-    """The `evaluate` output (SPEC 9): run<TAB>measure<TAB>topic<TAB>value, the per-topic rows (on request) before
-    each run's means, whose topic is "all"; the measures a run has of those asked for, in their order."""
+    """The `evaluate` output (docs/evaluation.md): run<TAB>measure<TAB>topic<TAB>value, the per-topic rows (on request)
+    before each run's means, whose topic is "all"; the measures a run has of those asked for, in their order."""
     for scores in runs:
         if per_topic:
             for topic, values in scores.per_topic.items():

@@ -1,4 +1,4 @@
-"""TREC qrels lines from per-topic judgments, with the minimum-relevant filter (SPEC 6.1). Pure Python."""
+"""TREC qrels lines from per-topic judgments, with the minimum-relevant filter (docs/evaluation.md). Pure Python."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator

@@ -1,4 +1,4 @@
-"""How far two qrels agree on the ranking of systems (issue 26, point 5): Kendall's tau-b and the AP correlation
+"""How far two qrels agree on the ranking of systems (docs/analysis.md): Kendall's tau-b and the AP correlation
 tau_ap (Yilmaz, Aslam & Robertson, SIGIR 2008) between the runs ranked by one measure under each qrels, with a
 percentile bootstrap interval over topics. Pure numpy over plain data (run -> topic -> value); docs/evaluation.md.
 

@@ -25,8 +25,8 @@ class Row(NamedTuple):
     value: float
 
     def line(self, label: str | None = None) -> str:
-        """`evaluate`'s line (SPEC 9): run, the label of its qrels when there are several (editions), measure, topic
-        ("all" for a mean) and trec_eval's four decimals."""
+        """`evaluate`'s line (docs/evaluation.md): run, the label of its qrels when there are several (editions),
+        measure, topic ("all" for a mean) and trec_eval's four decimals."""
         labelled = "" if label is None else f"{label}\t"
         return f"{self.run}\t{labelled}{self.measure}\t{MEAN if self.topic is None else self.topic}\t" \
                f"{format_value(self.value)}\n"
@@ -61,8 +61,9 @@ def rows_of(runs: Iterable[RunScores], measures: Sequence[str] | None = None) ->
 
 
 def row_lines(rows: Iterable[Row], *, per_topic: bool = False, label: str | None = None) -> Iterator[str]:
-    """`evaluate`'s lines of rows (SPEC 9), in their order: the topics' rows only with `per_topic` (before each run's
-    means, as `Scores.rows` holds them), the qrels' `label` after the run when there are several (editions)."""
+    """`evaluate`'s lines of rows (docs/evaluation.md), in their order: the topics' rows only with `per_topic` (before
+    each run's means, as `Scores.rows` holds them), the qrels' `label` after the run when there are several
+    (editions)."""
     return (row.line(label) for row in rows if per_topic or row.topic is None)
 
 

@@ -1,4 +1,4 @@
-"""The analyses organizers publish after evaluation (issue 18, SPEC 6.2): significance tests between runs, bootstrap
+"""The analyses organizers publish after evaluation (docs/analysis.md): significance tests between runs, bootstrap
 intervals, means by topic category (the topic information file: ir/formats/topic_info.py), rank correlation and
 leave-one-team-out reusability.
 
@@ -238,7 +238,7 @@ def category_means(values: Values, info: TopicInfo, column: str, topics: Sequenc
 def parent_means(values: Values, parents: Mapping[str, str], topics: Sequence[str]) -> dict[str, float]:
     """run -> its mean over parent topics: each parent's value is the mean of its micro-topics among `topics` (a
     topic without a parent in `parents` stands for itself; a topic a run has no value for counts 0). The means over
-    micro-topics are the usual ones, over `topics` (issue 25)."""
+    micro-topics are the usual ones, over `topics`."""
     groups: dict[str, list[str]] = {}
     for topic in topics:
         groups.setdefault(parents.get(topic) or topic, []).append(topic)

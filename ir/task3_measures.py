@@ -1,5 +1,5 @@
-"""ARQMath-3 Task 3 measures (issue 17): AR and P@1 of each run's answer, lexical overlap (LO) and contextual similarity
-(CS) with the relevant answers of the other teams, and correlations between the measures over the runs.
+"""ARQMath-3 Task 3 measures (docs/evaluation.md): AR and P@1 of each run's answer, lexical overlap (LO) and contextual
+similarity (CS) with the relevant answers of the other teams, and correlations between the measures over the runs.
 
 The reference is the organizers' scripts (Witiko/arqmath3-openqa-tools @80bd2b9: evaluate_task3_results_manual.py
 for AR and P@1, evaluate_task3_results_automatic.py for LO and CS); docs/evaluation.md says where this follows them

@@ -1,5 +1,6 @@
-"""What the judging page's script asks besides the page itself (issue 16): the items after the one shown, fetched
-ahead so that Enter swaps the next one in at once, and its reports of the items it showed."""
+"""What the judging page's script asks besides the page itself (docs/judging.md, "The next item at once, and nothing
+lost"): the items after the one shown, fetched ahead so that Enter swaps the next one in at once, and its reports of the
+items it showed."""
 from __future__ import annotations
 
 import time

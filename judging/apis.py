@@ -47,13 +47,13 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def next(self, request, pk=None):
         """The next item to judge in the campaign's judging order (recorded as shown now), or 204 when every item is
-        judged or the assignment's budget is spent (it is then closed: `closed_at`)."""
+        judged or the assignment's budget is spent (the submit that spent it closed it: `closed_at`)."""
         assignment = self.get_object()
         if assignment.kind == Assignment.Kind.CHARACTERISATION:
             raise InputError(f"assignment {assignment.pk} asks yes/no questions of a sample: GET "
                              f"/api/characterisations/next/?assignment={assignment.pk}")
-        if budgets.budget_close(assignment=assignment).spent:
-            return Response(status=status.HTTP_204_NO_CONTENT)  # the budget is spent: the assignment is closed
+        if budgets.assignment_budget(assignment=assignment).spent:
+            return Response(status=status.HTTP_204_NO_CONTENT)
         item = selectors.next_item(assignment=assignment)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

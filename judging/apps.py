@@ -8,3 +8,6 @@ class JudgingConfig(AppConfig):
     label = "assessor"
     verbose_name = "Judging"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from judging import tasks  # noqa: F401 (registers judging's kinds of job)

@@ -1,5 +1,6 @@
-"""Balanced assignment (issue 22.8): which assessor takes which topic so that every topic has N assessors and the
-work is spread evenly. Pure: plain data in, plain data out (services.assignments_balance feeds and applies it)."""
+"""Balanced assignment (docs/judging.md, "Assigning at scale"): which assessor takes which topic so that every topic has
+N assessors and the work is spread evenly. Pure: plain data in, plain data out (services.assignments_balance feeds and
+applies it)."""
 from __future__ import annotations
 
 from collections import Counter

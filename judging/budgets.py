@@ -1,4 +1,4 @@
-"""Judging budgets (issue 27, docs/pooling.md "Live order and budgets"): the items an assignment may judge, from the
+"""Judging budgets (docs/pooling.md "Live order and budgets"): the items an assignment may judge, from the
 campaign's budget per topic and its budget in assessor hours (turned into items through the planner's seconds per
 judgment, then spread over the topics evenly or by the relevant items found), and the closing of an assignment whose
 budget is spent (Assignment.closed_at, as an organizer's close: read-only, every judgment kept)."""

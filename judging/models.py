@@ -1,7 +1,7 @@
 """Assignments (an assessor x a topic), what each assessor was shown, their judgments and every revision.
 
 Judgments name their item by its string ids (post id; visual id and formula id for formulas), not by a foreign
-key to a pool row: a pool rebuild replaces pool rows, and must never take a judgment with it (SPEC 5.3).
+key to a pool row: a pool rebuild replaces pool rows, and must never take a judgment with it (docs/judging.md).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class Assignment(models.Model):
 
 
 class Grade(models.TextChoices):
-    """SPEC 5.1, as ir/grades.py defines it. Stored as text so that SF and DK sit beside the numeric grades."""
+    """A grade, as ir/grades.py defines it. Stored as text so that SF and DK sit beside the numeric grades."""
 
     HIGH = str(grades.HIGH), grades.LABELS[grades.HIGH]
     MEDIUM = str(grades.MEDIUM), grades.LABELS[grades.MEDIUM]
@@ -128,8 +128,8 @@ class Judgment(Revised):
     first_shown_at = models.DateTimeField(null=True, blank=True)
     # A scheme with facets: the option chosen for each facet, which `grade` is mapped from (null: none asked).
     facets = models.JSONField(null=True, blank=True, help_text="facet name -> option, when the scheme has facets")
-    # A campaign in the LLM's suggest mode (issue 26): the LLM grade on screen when this judgment was last submitted
-    # (null with `suggested` unset: none was shown).
+    # A campaign in the LLM's suggest mode (docs/judging.md): the LLM grade on screen when this judgment was last
+    # submitted (null with `suggested` unset: none was shown).
     suggested = models.BooleanField(default=False, db_default=False,
                                     help_text="an LLM grade was on screen at the last submission")
     suggestion = models.ForeignKey(LlmGrade, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
@@ -257,7 +257,7 @@ class SampleItem(models.Model):
 
 
 class CheckItem(models.Model):
-    """One pool item a check assignment asks its assessor to judge (issue 26, point 7: sent from the LLM
+    """One pool item a check assignment asks its assessor to judge (docs/agreement.md: sent from the LLM
     disagreements of the review), by its id as judgments name items."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="check_items")

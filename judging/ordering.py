@@ -1,6 +1,6 @@
-"""The live judging order (issue 27, docs/pooling.md "Live order and budgets"): what an assignment's policy reads to
+"""The live judging order (docs/pooling.md "Live order and budgets"): what an assignment's policy reads to
 choose its next items (the pool's provenance, that assignment's judgments so far), and the LLM filter mode's items
-sent to the end of the queue (issue 26). Read-side: selectors.next_item and selectors.items_ahead use it."""
+sent to the end of the queue (docs/pooling.md). Read-side: selectors.next_item and selectors.items_ahead use it."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping

@@ -1,5 +1,5 @@
 """Organizer reads over the judging work: each assessor's progress per topic, their measured time per judgment and a
-projected finish date (SPEC 7, the progress dashboard), and the time per judgment the pool planner uses."""
+projected finish date (docs/agreement.md, "Progress"), and the time per judgment the pool planner uses."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,4 +1,5 @@
-"""The one sanitizer for collection and topic HTML (SPEC 5.2): bleach with an allow-list, then the link policy.
+"""The one sanitizer for collection and topic HTML (docs/judging.md, "Rendering and the link policy"): bleach with an
+allow-list, then the link policy.
 
 - A link to a post of the collection (math.stackexchange.com `/questions/<id>`, `/q/<id>`, `/a/<id>`, absolute
   or relative) points to that post's local thread view.

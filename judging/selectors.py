@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 
-class _Counts(TypedDict):
+class ProgressCounts(TypedDict):
     total: int
     done: int
 
@@ -47,7 +47,7 @@ def _counted(kind: str, *, assignment, topic, check_assignment) -> tuple[QuerySe
     return total.values("topic"), done
 
 
-def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, _Counts]]:
+def with_progress(assignments: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, ProgressCounts]]:
     """Each assignment annotated with its progress (`_counted`): `total` items and `done` items, whatever its kind.
     One assignment already read counts faster with assignment_progress."""
     refs = {"assignment": OuterRef("pk"), "topic": OuterRef("topic"), "check_assignment": OuterRef(OuterRef("pk"))}
@@ -386,7 +386,7 @@ def judging_page_of(*, assignment: Assignment, position: int, progress: Progress
         return None
     item, *before = items
     previous = before[0].position if before else None
-    shown = _item_shown(campaign=assignment.campaign, item=item)
+    shown = item_as_shown(campaign=assignment.campaign, item=item)
     judgments = item_judgments(assignment=assignment, item_id=item.item_id)
     for instance in shown.instances:
         instance.judgment = judgments.get(instance.formula_id)
@@ -423,7 +423,7 @@ def _question_title() -> Subquery:
                     .exclude(post_id=OuterRef("post_id")).values("title")[:1])
 
 
-def _item_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
+def item_as_shown(*, campaign: Campaign, item: PoolItem) -> ItemShown:
     return _items_shown(campaign=campaign, items=[item])[0]
 
 

@@ -1,5 +1,5 @@
-"""The stamp a judging page's item carries (issue 16): which pool row the server rendered, for which assignment and
-position, and when. Signed, so that the page can report later when it showed the item (the first-shown time stays
+"""The stamp a judging page's item carries (docs/judging.md): which pool row the server rendered, for which assignment
+and position, and when. Signed, so that the page can report later when it showed the item (the first-shown time stays
 a server fact: at or after the server rendered the item, never in the future) and the server can tell whether the
 pool row shown is still the one at that position (a forced rebuild replaces the rows)."""
 from __future__ import annotations

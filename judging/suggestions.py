@@ -1,4 +1,4 @@
-"""The LLM's grades as the judging page shows them in a campaign's suggest mode (issue 26 point 4, docs/judging.md
+"""The LLM's grades as the judging page shows them in a campaign's suggest mode (docs/judging.md
 "What the LLM shows you"): which grade is on screen for an item, and the rule a submit's suggestion must meet. In the
 blind mode (the default, and a campaign without an endpoint) nothing of an LLM grade leaves this module."""
 from __future__ import annotations

@@ -75,9 +75,9 @@ def position_after(request: HttpRequest) -> int | None:
 
 def _next_item(request: HttpRequest, assignment: Assignment, after: int | None) -> HttpResponse:
     """A redirect to the next unjudged item after position `after` (in the campaign's judging order), else to the
-    start page with a thank-you; the start page, saying so, when the assignment's budget is spent (budgets.py: it
-    closes)."""
-    budget = budgets.budget_close(assignment=assignment)
+    start page with a thank-you; the start page, saying so, when the assignment's budget is spent (read only: the
+    submit that spent it closed the assignment, budgets.budget_close)."""
+    budget = budgets.assignment_budget(assignment=assignment)
     if budget.spent:
         messages.info(request, budgets.budget_message(assignment, budget))
         return redirect("judging:home")
@@ -103,7 +103,7 @@ def _grade_inputs(request: HttpRequest, item_id: str) -> list[services.GradeInpu
 @login_required
 @require_http_methods(["GET", "POST"])
 def judge(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    """The two-pane judging view of SPEC 5.2; POST submits the grades of the item shown."""
+    """The two-pane judging view (docs/judging.md); POST submits the grades of the item shown."""
     assert request.user.is_authenticated  # login_required
     if request.method == "GET":
         page = selectors.judging_page(user=request.user, assignment_pk=pk, position=position)

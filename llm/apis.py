@@ -1,7 +1,9 @@
-"""The LLM endpoint of a campaign in the API: GET, PUT or PATCH /api/campaigns/<id>/llm/ (organizers). The key's
-value is never accepted: a field named like one is refused (400), and `api_key_env` must be a variable's name."""
+"""The LLM endpoint of a campaign in the API: GET, PUT or PATCH /api/campaigns/<id>/llm/ (organizers), and a judging
+job started by POST /api/campaigns/<id>/llm/judge/. The key's value is never accepted: a field named like one is
+refused (400), and `api_key_env` must be a variable's name."""
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -10,10 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ir.problems import InputError
+from jobs.serializers import JobSerializer, job_accepted
 from llm import services
 from llm.client import BASE_URL_MAX, base_url_normalised
 from llm.forms import clean_api_key_env, key_fields_refused
 from llm.models import Endpoint, Prompt
+from llm.tasks import LlmJudgeParams
+from llm.views import llm_judge_job
 from pooling.models import Campaign
 
 
@@ -41,10 +46,9 @@ class EndpointSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(exc.messages()) from None
 
     def validate_api_key_env(self, value: str) -> str:
-        from django import forms
         try:
             return clean_api_key_env(value)
-        except forms.ValidationError as exc:
+        except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.messages) from None
 
     def validate_prompt(self, value: Prompt | None) -> Prompt | None:
@@ -88,3 +92,48 @@ class CampaignLlmApi(APIView):
         serializer.is_valid(raise_exception=True)
         saved = services.endpoint_update(campaign=campaign, values=serializer.validated_data)
         return Response(EndpointSerializer(saved).data)
+
+
+class LlmJudgeSerializer(serializers.Serializer):
+    base_url = serializers.CharField(required=False, allow_null=True, max_length=500,
+                                     help_text="default: the campaign's endpoint; http:// is assumed")
+    model = serializers.CharField(required=False, allow_null=True, max_length=200)
+    api_key_env = serializers.CharField(required=False, allow_null=True, max_length=100,
+                                        help_text="the NAME of the environment variable holding the key")
+    concurrency = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=256)
+    samples = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=20)
+    prompt = serializers.CharField(required=False, allow_blank=True, default="", help_text="NAME or NAME@VERSION")
+    topics = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list)
+    limit_per_topic = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    canaries = serializers.IntegerField(required=False, default=0, min_value=0, max_value=100)
+
+    def validate_base_url(self, value: str | None) -> str | None:
+        try:
+            return base_url_normalised(value) if value else None
+        except InputError as exc:
+            raise serializers.ValidationError(exc.messages()) from None
+
+    def validate_api_key_env(self, value: str | None) -> str | None:
+        try:
+            return clean_api_key_env(value or "") or None
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+
+class CampaignLlmJudgeApi(APIView):
+    serializer_class = LlmJudgeSerializer
+
+    @extend_schema(request=LlmJudgeSerializer, responses={202: JobSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        """Starts a judging job with the campaign's LLM endpoint (the fields given override it for this run): 202
+        with the job as it is now (queued, or finished where jobs run in-process); POST /api/jobs/<id>/cancel/
+        stops it between batches."""
+        campaign = get_object_or_404(Campaign, pk=pk)
+        refused = key_fields_refused(request.data)
+        if refused:
+            raise InputError(refused)
+        data = LlmJudgeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = llm_judge_job(campaign=campaign, params=LlmJudgeParams(**data.validated_data), user=request.user)
+        job.refresh_from_db()  # run in-process (no broker), it has finished already: say so
+        return job_accepted(job, request)

@@ -1,4 +1,4 @@
-"""An OpenAI-compatible chat-completions endpoint as an LLM judge (issue 26.1, docs/llm.md), through the official
+"""An OpenAI-compatible chat-completions endpoint as an LLM judge (docs/llm.md), through the official
 `openai` client: its own retries (429 with Retry-After, 5xx, timeouts, with backoff), at most `concurrency` requests
 in flight (a semaphore), `samples` replies per prompt and their majority grade.
 

@@ -1,4 +1,4 @@
-"""The LLM co-assessor (issue 26, docs/llm.md): a campaign's endpoint, the prompts, and every grade a model gave.
+"""The LLM co-assessor (docs/llm.md): a campaign's endpoint, the prompts, and every grade a model gave.
 
 LLM grades are a source of their own: never an assessor account, never a Judgment, never in the official qrels.
 A grade names its item by the pool's string ids, as judgments do, so that a pool rebuild never takes one with it.

@@ -1,4 +1,4 @@
-"""Reads of the LLM co-assessor's grades (issue 26): which models graded a campaign, a model's grade of each item as
+"""Reads of the LLM co-assessor's grades (docs/llm.md): which models graded a campaign, a model's grade of each item as
 qrels, and its canaries' grades. A model's grades are a source of their own: nothing here reads or writes people's
 judgments.
 

@@ -1,4 +1,4 @@
-"""The LLM co-assessor's writes (issue 26, docs/llm.md): prompts and their versions, a campaign's endpoint, canaries,
+"""The LLM co-assessor's writes (docs/llm.md): prompts and their versions, a campaign's endpoint, canaries,
 and `llm_judge`, which asks a model for the grade of each pool item (Task 2: each selected instance) and canary and
 stores every answer as an LlmGrade.
 

@@ -4,7 +4,7 @@ RunEntry is not here: Django 5.2's admin cannot register a model with a composit
 """
 from django.contrib import admin
 
-from pooling.models import Campaign, Collection, Comment, Formula, Job, PoolInstance, PoolItem, Post, Run, Topic
+from pooling.models import Campaign, Collection, Comment, Formula, PoolInstance, PoolItem, Post, Run, Topic
 
 
 @admin.register(Collection)
@@ -63,13 +63,6 @@ class RunAdmin(admin.ModelAdmin):
                     "created_at"]
     list_filter = ["campaign", "alternate", "manual", "baseline"]
     readonly_fields = ["checksum", "row_count", "topic_count", "warnings"]
-
-
-@admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "campaign", "collection", "created_by", "created_at", "finished_at"]
-    list_filter = ["kind", "status"]
-    readonly_fields = ["problems", "warnings", "result", "params"]
 
 
 class PoolInstanceInline(admin.TabularInline):

@@ -10,10 +10,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Field, Model, QuerySet
 
 BATCH = 5000
 # A row of column values, in the order of its columns: whatever each column's database adapter takes.
@@ -155,3 +155,131 @@ def _executemany(table: str, columns: list[str], rows: Iterable[Row]) -> int:
             cursor.executemany(sql, batch)
             count += len(batch)
     return count
+
+
+# -- statements the ORM cannot say, each for any model: the one place outside the job runner that writes SQL by hand
+
+
+def analyze(models: Iterable[type[Model]]) -> None:
+    """Fresh planner statistics after a bulk load (PostgreSQL; nothing elsewhere): without them PostgreSQL takes a
+    table of a million rows for an empty one."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for model in models:
+            cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+
+
+def rows_delete(rows: QuerySet) -> int:
+    """Deletes the rows of a query in one statement, without reading them first as QuerySet.delete does (to send
+    signals and follow relations): for rows no signal listens to and no relation reaches but those the caller
+    deleted already. Returns how many."""
+    meta = rows.model._meta
+    qn = connection.ops.quote_name
+    assert meta.pk is not None
+    select, params = rows.order_by().values("pk").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {qn(meta.db_table)} WHERE {qn(meta.pk.column)} IN ({select})", params)
+        return max(cursor.rowcount, 0)
+
+
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field) and field.column is not None, f"{name} is not a column of {model.__name__}"
+    return connection.ops.quote_name(field.column)
+
+
+class Found(NamedTuple):
+    """Rows a check found, the first `limit` of them (line, key, other), and how many there are in all."""
+    rows: list[tuple[int, str, int]]
+    total: int
+
+
+def _found(cursor, select: str, count: str, params: list, limit: int) -> Found:
+    cursor.execute(f"{select} LIMIT {int(limit)}", params)
+    rows = cursor.fetchall()
+    if len(rows) < limit:
+        return Found(rows, len(rows))
+    cursor.execute(count, params)
+    return Found(rows, cursor.fetchone()[0])
+
+
+def keys_repeated(lines: Iterable[tuple[int, str]], *, model: type[Model], key: str, scope: str, scope_value: int,
+                  limit: int) -> tuple[Found, Found]:
+    """The keys of (line, key) rows repeated among them, as (line, key, its first line) in line order, and those the
+    model's rows of the scope hold already, as (line, key, 0). The rows go into a temporary table and the database
+    finds both, so the check streams: nothing is held in memory."""
+    table, key_column, scope_column = connection.ops.quote_name(model._meta.db_table), _column(model, key), \
+        _column(model, scope)
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS bulk_keys")
+        cursor.execute("CREATE TEMPORARY TABLE bulk_keys (line bigint, item_id varchar(64))")
+        insert_rows("bulk_keys", ["line", "item_id"], lines)
+        cursor.execute("CREATE INDEX bulk_keys_item ON bulk_keys (item_id)")
+        repeated = ("FROM bulk_keys d JOIN (SELECT item_id, MIN(line) AS first FROM bulk_keys GROUP BY item_id "
+                    "HAVING COUNT(*) > 1) f ON f.item_id = d.item_id WHERE d.line > f.first")
+        twice = _found(cursor, f"SELECT d.line, d.item_id, f.first {repeated} ORDER BY d.line",
+                       f"SELECT COUNT(*) {repeated}", [], limit)
+        existing = f"FROM bulk_keys d JOIN {table} t ON t.{scope_column} = %s AND t.{key_column} = d.item_id"
+        there = _found(cursor, f"SELECT d.line, d.item_id, 0 {existing} ORDER BY d.line",
+                       f"SELECT COUNT(*) {existing}", [scope_value], limit)
+        cursor.execute("DROP TABLE bulk_keys")
+    return twice, there
+
+
+def columns_update(values: Iterable[tuple[str, str, str]], *, model: type[Model], key: str, scope: str,
+                   scope_value: int, columns: Sequence[str], write: Callable[[], bool]) -> tuple[int, int]:
+    """Sets text columns of rows already stored from (key, column name, value) rows, through a temporary table and
+    one UPDATE per column. `write` is asked once every value is read (reading them may find problems): when it says
+    no, nothing is written. Returns the columns set, and how many keys the scope's rows do not have (0 when nothing
+    was written)."""
+    table, key_column, scope_column = connection.ops.quote_name(model._meta.db_table), _column(model, key), \
+        _column(model, scope)
+    updated = missing = 0
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS bulk_values")
+        cursor.execute("CREATE TEMPORARY TABLE bulk_values (item_id varchar(64), kind varchar(16), value text)")
+        insert_rows("bulk_values", ["item_id", "kind", "value"], values)
+        if write():
+            cursor.execute("CREATE INDEX bulk_values_id ON bulk_values (item_id)")
+            for name in columns:
+                cursor.execute(
+                    f"UPDATE {table} SET {_column(model, name)} = e.value FROM bulk_values e "
+                    f"WHERE e.kind = %s AND {table}.{scope_column} = %s AND {table}.{key_column} = e.item_id",
+                    [name, scope_value])
+                updated += max(cursor.rowcount, 0)
+            cursor.execute(f"SELECT COUNT(DISTINCT e.item_id) FROM bulk_values e WHERE NOT EXISTS (SELECT 1 FROM "
+                           f"{table} f WHERE f.{scope_column} = %s AND f.{key_column} = e.item_id)", [scope_value])
+            missing = cursor.fetchone()[0]
+        cursor.execute("DROP TABLE bulk_values")
+    return updated, missing
+
+
+def stamps_upsert(marks: Iterable[tuple[tuple[int, str], bool]], *, model: type[Model], keys: tuple[str, str],
+                  first: str, done: str, zero: Sequence[str], at: datetime) -> dict[tuple[int, str], datetime]:
+    """PostgreSQL: a row of the model for each (bigint, text) key of `marks`, stamped `at` in `first` (and in `done`
+    when its mark is true), `zero` columns 0. A row already there keeps its `first`, and takes `done` only where it has
+    none. Returns the `first` of the rows already there whose time is not `at`.
+
+    The thousands go by COPY into a temporary table, then one INSERT ... ON CONFLICT, which the ORM cannot say:
+    bulk_create builds a model object per row and can neither keep a `done` time (COALESCE) nor return the `first`
+    ones."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    a, i = _column(model, keys[0]), _column(model, keys[1])
+    stamped, completed = _column(model, first), _column(model, done)
+    zeros = [_column(model, name) for name in zero]
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE bulk_marks (a bigint, i varchar(64), c boolean)")
+        insert_rows("bulk_marks", ["a", "i", "c"], marks,
+                    copy_line=lambda r: f"{r[0][0]}\t{copy_text(r[0][1])}\t{'t' if r[1] else 'f'}\n")
+        # Only the rows there before come back: the thousands just made hold `at`.
+        cursor.execute(
+            f"WITH w AS (INSERT INTO {table} AS v ({a}, {i}, {stamped}, {completed}"
+            + "".join(f", {z}" for z in zeros) + ") SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END"
+            + ", 0" * len(zeros) + f" FROM bulk_marks ON CONFLICT ({a}, {i}) DO UPDATE SET {completed} = "
+            f"COALESCE(v.{completed}, EXCLUDED.{completed}) RETURNING {a}, {i}, {stamped}) "
+            f"SELECT * FROM w WHERE {stamped} <> %s",
+            [at, at, at])
+        shown = {(key, item): stamp for key, item, stamp in cursor.fetchall()}
+        cursor.execute("DROP TABLE bulk_marks")
+    return shown

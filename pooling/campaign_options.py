@@ -1,5 +1,5 @@
-"""The judging order and budget options of create_campaign and edit_campaign (issue 27), declared once for both, and
-what the commands print of them."""
+"""The judging order and budget options of create_campaign and edit_campaign (docs/pooling.md, "Judging order"),
+declared once for both, and what the commands print of them."""
 from __future__ import annotations
 
 import argparse

@@ -5,8 +5,9 @@ from django import forms
 
 from core.bounds import column_bounds
 from ir.grades import PRESETS
+from pooling import run_options
 from pooling.models import Campaign, Collection, Run, Topic
-from pooling.services import BUDGETS, NO_BUDGET, RUN_KINDS, TOPIC_TEXT, CampaignSettings, campaign_settings
+from pooling.services import BUDGETS, NO_BUDGET, TOPIC_TEXT, CampaignSettings, campaign_settings
 from pooling.words import DOCUMENT_TASK, DOCUMENTS, TASK_CHOICES, collection_kind
 
 
@@ -77,24 +78,13 @@ class CampaignForm(forms.Form):
 
 
 class RunUploadForm(forms.Form):
+    """A run file and its options (pooling/run_options.py: the same as the API's and ingest_run's)."""
     file = forms.FileField(help_text="ARQMath Task 1 (5 columns), Task 2 (6 columns), TREC (Q0), or ARQMath-3 Task 3 "
                                      "(6 columns, one answer per topic; answers campaigns)")
-    name = forms.CharField(max_length=200, required=False, help_text="default: the file name without extension")
-    kind = forms.ChoiceField(choices=list(RUN_KINDS.items()), initial="name", widget=forms.RadioSelect, required=False,
-                             label="Kind", help_text="primary runs are pooled to the campaign's primary depth, "
-                                                     "alternate runs to its alternate depth")
-    manual = forms.BooleanField(required=False, help_text="a manual run (automatic when unticked)")
-    baseline = forms.BooleanField(required=False)
-    llm_model = forms.CharField(max_length=200, required=False, label="LLM it uses",
-                                help_text="the LLM the run reranks or generates with, as its team declares it; empty: "
-                                          "none")
-    depth = forms.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, label="Pool depth",
-                               help_text="pool this run to this depth instead of the campaign's primary or alternate "
-                                         "depth (a manual run pooled deeper, a baseline pooled as primary)")
-    allow_missing = forms.BooleanField(required=False,
-                                       label="Keep it even if most of its ids are not in the collection",
-                                       help_text="a run more than half of whose ids the collection lacks is "
-                                                 "refused otherwise: it is most likely the run of another collection")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields.update(run_options.form_fields())
 
 
 class TopicsUploadForm(forms.Form):

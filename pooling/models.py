@@ -1,4 +1,4 @@
-"""Collections, campaigns, topics, runs and background jobs.
+"""Collections, campaigns, topics, runs and pools.
 
 Ids that come from outside (post ids, formula ids, visual ids, topic ids) are strings. Collection rows
 refer to each other by those ids within one collection (a post's thread, a formula's post), which keeps
@@ -6,14 +6,12 @@ bulk loading a plain COPY without lookups.
 """
 from __future__ import annotations
 
-from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import connection, models
-from django.utils import timezone
+from django.db import models
 
 from ir.grades import HIGH, LOW, RELEVANCE_LEVEL, Scheme, scheme_of
 from ir.pools.adaptive import WARM_UP
@@ -158,7 +156,7 @@ class Campaign(models.Model):
         RR_VOTE = "rr-vote", "reciprocal-rank vote (ARQMath-2/3)"
         THREAD_SPREAD = "thread-spread", "thread spread (ARQMath-1)"
 
-    # ARQMath-3 defaults (SPEC 4).
+    # ARQMath-3 defaults (docs/pooling.md).
     DEFAULT_DEPTHS: dict[str, tuple[int, int]] = {Task.ANSWERS: (45, 20), Task.FORMULAS: (25, 15)}
 
     name = models.CharField(max_length=100, unique=True)
@@ -198,7 +196,7 @@ class Campaign(models.Model):
     pool_contributions = models.JSONField(default=dict, blank=True,
                                           help_text="per run, the items it pooled and those only it pooled, as the "
                                                     "last pool build counted them, with the pool rows counted")
-    # The order each assessor's next item is chosen in (issue 27, docs/pooling.md "Judging order"), and its guards.
+    # The order each assessor's next item is chosen in (docs/pooling.md, "Judging order"), and its guards.
     judging_order = models.CharField(max_length=16, choices=JudgingOrder.choices, default=JudgingOrder.RANDOM,
                                      help_text="the order of each assessor's items: random (ARQMath's), "
                                                "move-to-front or bandit")
@@ -211,7 +209,7 @@ class Campaign(models.Model):
     topic_budget = models.PositiveIntegerField(null=True, blank=True, validators=COUNT_VALIDATORS,
                                                help_text="the most items judged per topic and assignment (empty: "
                                                          "the whole pool)")
-    # A budget for the whole campaign (issue 27, docs/pooling.md "Live order and budgets"): assessor hours, turned
+    # A budget for the whole campaign (docs/pooling.md, "Live order and budgets"): assessor hours, turned
     # into items through the planner's seconds per judgment and spread over the topics.
     hours_budget = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.01),
                                                                          MaxValueValidator(1_000_000)],
@@ -278,7 +276,7 @@ class Run(models.Model):
         EXTRACT = "extract", "extracted"
         GENERATE = "generate", "generated"
 
-    # What the overview paper says of a run (issue 18): read from an ARQMath-style name at ingest, editable.
+    # What the overview paper says of a run (docs/analysis.md): read from an ARQMath-style name at ingest, editable.
     FACTS = ("team", "alternate", "manual", "baseline", "data_used", "answer_type", "fused", "llm_model")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
@@ -318,6 +316,8 @@ class Run(models.Model):
         default=False, help_text="the organizer confirmed that the run's ids found in the collection are its posts")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Not a column: why services.run_ingest took the run as primary or alternate, on the run it returns.
+    kind_why = ""
 
     class Meta:
         ordering = ["campaign", "name"]
@@ -413,93 +413,6 @@ class RunAnswer(models.Model):
         return f"{self.run} answer to {self.topic_id}"
 
 
-class Job(models.Model):
-    class Kind(models.TextChoices):
-        COLLECTION_INGEST = "collection_ingest", "collection ingest"
-        TOPICS_INGEST = "topics_ingest", "topics ingest"
-        RUN_INGEST = "run_ingest", "run ingest"
-        POOL_BUILD = "pool_build", "pool build"
-        CAMPAIGN_DELETE = "campaign_delete", "campaign delete"
-        JUDGMENTS_IMPORT = "judgments_import", "judgments import"
-        LLM_JUDGE = "llm_judge", "LLM judging"
-
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-        CANCELLED = "cancelled"
-
-    kind = models.CharField(max_length=32, choices=Kind.choices)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    progress = models.FloatField(default=0.0, help_text="0 to 1, written while running")
-    message = models.TextField(blank=True)
-    problems = models.JSONField(default=list, blank=True)
-    warnings = models.JSONField(default=list, blank=True)
-    params = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(default=dict, blank=True)
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="jobs")
-    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, null=True, blank=True, related_name="jobs")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # `attempts` counts the runs a worker began, so that a job that kills its worker each time is not run forever.
-    attempts = models.PositiveSmallIntegerField(default=0)
-    # Set by the Cancel button of a running job of a kind that stops between batches (LLM judging): the job sees it
-    # there and ends cancelled, keeping what it wrote (workflow/jobs.py: job_cancel).
-    cancel_requested = models.BooleanField(default=False)
-    # When a message for it was last sent to the workers: a queued job whose message the broker no longer holds is
-    # sent again by the workers' sweep (workflow/jobs.py: jobs_sweep).
-    sent_at = models.DateTimeField(null=True, blank=True)
-    # Written every JOB_HEARTBEAT_EVERY seconds by the worker running it: older than JOB_STALE_AFTER, the worker is
-    # taken as lost. `claim` is the token of that run: only it writes the job's progress, beat and outcome.
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    claim = models.CharField(max_length=32, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status", "created_at"], name="job_status_created")]
-
-    def __str__(self) -> str:
-        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
-
-    @property
-    def stale(self) -> bool:
-        """Running, but its worker is gone: its heartbeat (or, before the first beat, its start) is older than
-        JOB_STALE_AFTER seconds, or, on PostgreSQL, nobody holds the job's advisory lock, which its worker holds while
-        it runs it (workflow/jobs.py) and the server drops with the worker's connection. Without advisory locks
-        (SQLite, where a job runs inside the web request and beats nowhere), running for more than an hour."""
-        if self.status != self.Status.RUNNING:
-            return False
-        if connection.vendor != "postgresql":
-            return self.started_at is None or self.started_at < timezone.now() - timedelta(hours=1)
-        beat = self.heartbeat_at or self.started_at
-        if beat is None or beat < timezone.now() - timedelta(seconds=settings.JOB_STALE_AFTER):
-            return True
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                           "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-                           "AND classid = %s AND objid = %s AND objsubid = 2)", [JOB_LOCK, self.pk])
-            return cursor.fetchone()[0]
-
-    @property
-    def retryable(self) -> bool:
-        """Not running and not to be rejected again: queued (its message is sent again), failed for another reason
-        than its input (a lost worker, an internal error), or running with its worker gone. A rejected input
-        (`problems`) would be rejected again, so it is uploaded anew instead."""
-        return (self.status == self.Status.QUEUED or self.stale
-                or (self.status == self.Status.FAILED and not self.problems))
-
-
-# The first key of the advisory lock (pg_advisory_lock(JOB_LOCK, job id)) a worker holds while it runs a job.
-JOB_LOCK = 1_000_023
-
-
 class PoolItem(models.Model):
     """One item of a topic's pool: a post id (answers) or a visual id (formulas), as assessors will see it."""
 
@@ -519,7 +432,7 @@ class PoolItem(models.Model):
 
 
 class Candidate(models.Model):
-    """An item a campaign pools beside its runs, from a candidates file (issue 25: the posts an accepted answer
+    """An item a campaign pools beside its runs, from a candidates file (docs/pooling.md: the posts an accepted answer
     cites). Its source is pooled as provenance, for organizers; assessors see neither the source nor, unless the
     campaign shows notes, the note."""
 

@@ -1,4 +1,4 @@
-"""Reads of a campaign's runs as pooling reads them (SPEC 4): each run's depth, its top entries per topic, the
+"""Reads of a campaign's runs as pooling reads them (docs/pooling.md): each run's depth, its top entries per topic, the
 formula prefixes up to the k-th distinct visual id, and the visual id a formula instance maps to. Read-only: the
 pool build (services/pools.py), the planner (selectors.pool_plan) and evaluation's qrels (evaluation/selectors.py)
 all read through here, so the planner's row at the campaign's own depths is its pool."""
@@ -107,7 +107,7 @@ def _formula_rows(campaign: Campaign, start: int, pairs: list[tuple[int, int]] |
 
 
 def _unnamed_clusters(campaign: Campaign) -> dict[str, str]:
-    """Computed visual ids (SPEC 4.2) of the collection's formulas that have none in the index, clustered with
+    """Computed visual ids (docs/pooling.md) of the collection's formulas that have none in the index, clustered with
     every such formula of the collection so that a computed id does not change when a run is added."""
     if campaign.collection_id is None:
         return {}
@@ -135,7 +135,7 @@ def visual_id_resolver(campaign: Campaign) -> Callable[[str, str | None], str]:
 
 def formula_prefixes(campaign: Campaign, depths: dict[str, int]):
     """Each run's list per topic in rank order, cut where its k-th distinct visual id first appears (the pooled
-    prefix, SPEC 4.3; k = depths[run name]): topic pk -> run name -> [(formula id, post id, visual id)], plus
+    prefix, docs/pooling.md; k = depths[run name]): topic pk -> run name -> [(formula id, post id, visual id)], plus
     formula id -> post id and formula id -> thread id.
 
     A formula the collection does not know is its own visual id, with the post id the run gave for it: it is

@@ -23,7 +23,6 @@ from pooling.models import (
     Candidate,
     Collection,
     Comment,
-    Job,
     PoolInstance,
     PoolItem,
     Post,
@@ -89,15 +88,8 @@ def collection_list() -> QuerySet[Collection]:
     return Collection.objects.annotate(campaign_count=Count("campaigns", distinct=True))
 
 
-def job_list(*, campaign: Campaign | None = None, limit: int = 100) -> QuerySet[Job]:
-    jobs = Job.objects.select_related("campaign", "collection", "created_by")
-    if campaign is not None:
-        jobs = jobs.filter(campaign=campaign)
-    return jobs[:limit]
-
-
 def pool_export_rows(*, campaign: Campaign) -> Generator[tuple[str, ...], None, None]:
-    """The items to judge, header first (SPEC 9): answers (topic, post_id); formulas (topic, visual_id,
+    """The items to judge, header first (docs/pooling.md): answers (topic, post_id); formulas (topic, visual_id,
     formula_id, post_id), one per selected instance. Topics in campaign order, items in display order,
     instances by formula id."""
     if not PoolItem.objects.filter(campaign=campaign).exists():
@@ -151,7 +143,7 @@ def pool_topic_items(*, topic: Topic) -> list[dict]:
 
 
 def pool_statistics(*, campaign: Campaign, pool_rows: list[int] | None = None) -> dict:
-    """What the campaign's built pools hold (SPEC 4.4), by aggregate queries: their number does not grow with the
+    """What the campaign's built pools hold (docs/pooling.md), by aggregate queries: their number does not grow with the
     items, topics or runs.
 
     {"built", "topics": [{"topic_id", "items", "candidates", "selected", "overflow"}],
@@ -228,7 +220,7 @@ def run_contributions_compute(*, campaign: Campaign) -> dict[str, Contribution]:
         return {name: Contribution(contributed, unique) for name, contributed, unique in cursor.fetchall()}
 
 
-# The planner's time per judgment before judging measures it (SPEC 4.4); setting POOL_PLAN_SECONDS_PER_JUDGMENT.
+# The planner's time per judgment before judging measures it (docs/pooling.md); setting POOL_PLAN_SECONDS_PER_JUDGMENT.
 PLAN_SECONDS_PER_JUDGMENT = 60.0
 # The fewest judgments whose mean time the planner trusts: a handful of judgments (the first ones, read slowly, or a
 # few quick not-relevant ones) says little about the hundreds to come.
@@ -290,7 +282,7 @@ def pool_plan(*, campaign: Campaign, depths: list[int], seconds_per_judgment: fl
 
 def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judgment: float | None
                       ) -> list[PlanRow]:
-    """The planner (SPEC 4.4): pool size and assessor hours if primary runs were pooled to each depth.
+    """The planner (docs/pooling.md): pool size and assessor hours if primary runs were pooled to each depth.
 
     Alternate runs are pooled to a depth scaled as the campaign's alternate depth is to its primary depth
     (45 and 20 in ARQMath-3: 20 at depth 45, 10 at depth 22). Only the ranks the deepest row needs are read;
@@ -343,7 +335,7 @@ def pool_sizes(*, campaign: Campaign) -> dict:
             "topics": topics}
 
 
-# -- items that cannot be judged (issue 22 point 3, docs/judging.md "Items missing from the collection")
+# -- items that cannot be judged (docs/judging.md, "Items missing from the collection")
 
 
 def unjudgeable_items_count(*, campaign: Campaign) -> dict[str, int]:

@@ -97,7 +97,7 @@ def assessor_user(db):
 @pytest.fixture
 def jobs_run_on_commit(monkeypatch):
     """Tests run inside a transaction that never commits: run each enqueued job at once, as a commit would."""
-    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("jobs.runner.transaction.on_commit", lambda callback, *args, **kwargs: callback())
 
 
 @pytest.fixture

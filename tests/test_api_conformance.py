@@ -23,8 +23,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from jobs.models import Job
 from pooling import services
-from pooling.models import Campaign, Collection, Job
+from pooling.models import Campaign, Collection
 from tests.pooling.run_files import answers_campaign
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from pooling.models import Job
+from jobs.models import Job
 from tests.factories import CampaignFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

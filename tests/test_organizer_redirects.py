@@ -9,9 +9,10 @@ import re
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from jobs.models import Job
 from judging.models import Assignment
 from pooling import services
-from pooling.models import Campaign, Collection, Job, PoolItem
+from pooling.models import Campaign, Collection, PoolItem
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines, task2_lines
 
@@ -29,9 +30,9 @@ def jobs_mode(request, monkeypatch):
     """eager: the job runs when the request's transaction commits, before the redirect is followed (no broker, as in
     the demo); queued: it waits for a worker that has not come yet. Tests never commit, so the commit is played."""
     if request.param == "eager":
-        monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+        monkeypatch.setattr("jobs.runner.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     else:
-        monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: None)
+        monkeypatch.setattr("jobs.runner.transaction.on_commit", lambda callback, *args, **kwargs: None)
     return request.param
 
 

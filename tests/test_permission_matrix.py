@@ -21,12 +21,12 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from drf_spectacular.generators import SchemaGenerator
 
 from characterisation import services as characterisation_services
+from jobs.runner import job_create
 from judging import services
 from judging.models import Judgment
+from judging.tasks import PoolBuildParams
 from pooling.models import PoolItem
 from tests.judging.fixtures import assign
-from workflow.job_params import PoolBuildParams
-from workflow.jobs import job_create
 
 # Routes anyone may reach, signed in or not.
 PUBLIC = {"login", "logout", "healthz", "api-token"}

@@ -1,5 +1,5 @@
-"""REST API for organizers: campaigns, collections, topics, runs, pools and jobs. Uploads and pool builds answer
-202 with a job."""
+"""REST API for organizers: campaigns, collections, topics, runs and pools. Uploads and pool builds answer 202 with a
+job (a job's own API: jobs/apis.py)."""
 from __future__ import annotations
 
 from django.db import transaction
@@ -17,13 +17,13 @@ from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from ir.formats.pools import pool_tsv_lines
 from ir.grades import scheme_given
+from jobs.models import Job
+from jobs.runner import job_create
+from jobs.serializers import JobSerializer, job_accepted
 from judging import services as assessor_services
+from judging.tasks import PoolBuildParams, campaign_delete_job
 from pooling import selectors, services
-from pooling.models import Campaign, Collection, Job
-from workflow.job_params import (
-    PoolBuildParams,
-)
-from workflow.jobs import campaign_delete_job, job_cancel, job_create, job_retry
+from pooling.models import Campaign, Collection
 from workflow.serializers import (
     CampaignCreateSerializer,
     CampaignSerializer,
@@ -32,7 +32,6 @@ from workflow.serializers import (
     CollectionSerializer,
     CollectionUploadSerializer,
     FileUploadSerializer,
-    JobSerializer,
     PoolSizesSerializer,
     RunDeleteResultSerializer,
     RunFactsSerializer,
@@ -46,7 +45,7 @@ from workflow.uploads import collection_upload, judgments_upload, run_replace_up
 
 
 def _accepted(job: Job, request) -> Response:
-    return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+    return job_accepted(job, request)
 
 
 class CollectionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
@@ -135,8 +134,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @action(detail=True, methods=["post"], url_path="judgments/import", url_name="judgments-import",
             parser_classes=[MultiPartParser, FormParser])
     def judgments_import(self, request, pk=None):
-        """Uploads a judgments TSV (SPEC 9: assessor, topic, item_id, grade, comment[, kind[, round]]) to import
-        (a job): a file with any problem changes nothing, and the failed job lists them with their lines."""
+        """Uploads a judgments TSV (docs/formats.md: assessor, topic, item_id, grade, comment[, kind[, round]]) to
+        import (a job): a file with any problem changes nothing, and the failed job lists them with their lines."""
         upload = FileUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         job = judgments_upload(campaign=self.get_object(), upload=upload.validated_data["file"], user=request.user)
@@ -177,7 +176,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(responses={(200, "text/tab-separated-values"): OpenApiResponse(
         response=OpenApiTypes.STR,
-        description="The items to judge, as `export_pools` writes them (SPEC 9): a header line, then "
+        description="The items to judge, as `export_pools` writes them (docs/pooling.md): a header line, then "
                     "topic<TAB>post_id (answers) or topic<TAB>visual_id<TAB>formula_id<TAB>post_id, one row per "
                     "selected instance (formulas). 400 when the pools have not been built.")})
     @action(detail=True, methods=["get"], url_path="pools/export",
@@ -243,27 +242,3 @@ class RunViewSet(viewsets.GenericViewSet):
         run = self.get_object()
         after = assessor_services.run_delete(run=run, force=flag(request.query_params.get("force")))
         return Response({"deleted": run.name, "pools": pools_after_data(after)})
-
-
-class JobViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = Job.objects.select_related("campaign", "collection", "created_by")
-    serializer_class = JobSerializer
-
-    @extend_schema(request=None, responses={202: JobSerializer, 400: OpenApiResponse(
-        description="the job is not to be retried (queued, running, done, or rejected for its input): the reason")})
-    @action(detail=True, methods=["post"])
-    def retry(self, request, pk=None):
-        """Queues (sends) again a queued job, a job that failed for another reason than its input, or one whose
-        worker stopped (`stale`); 400 with the reason for any other job. The job page's Retry button."""
-        with transaction.atomic():
-            job = job_retry(job=self.get_object())
-        return _accepted(job, request)
-
-    @extend_schema(request=None, responses={202: JobSerializer, 400: OpenApiResponse(
-        description="the job is finished, or of a kind that cannot stop halfway: the reason")})
-    @action(detail=True, methods=["post"])
-    def cancel(self, request, pk=None):
-        """Cancels a queued job of any kind (a campaign delete that has not begun gives the campaign back), or asks a
-        running LLM judging job to stop between two batches (it ends `cancelled`, keeping the grades it stored); 400
-        with the reason for any other job."""
-        return _accepted(job_cancel(job=self.get_object()), request)

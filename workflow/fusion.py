@@ -1,4 +1,4 @@
-"""Fused runs into a campaign (issue 28, docs/evaluation.md "Fused runs"): a fused run (evaluation/fusion.py) ingested
+"""Fused runs into a campaign (docs/evaluation.md "Fused runs"): a fused run (evaluation/fusion.py) ingested
 as a baseline marked fused, through the run ingest service (fuse_runs --ingest) or its job (the campaign page's "Add a
 fused baseline")."""
 from __future__ import annotations
@@ -14,11 +14,12 @@ from django.db import transaction
 from evaluation.fusion import Sources, fused_text, stored_sources
 from ir import fusion
 from ir.problems import InputError
-from pooling.models import Campaign, Job, Run
+from jobs.models import Job
+from jobs.runner import job_create
+from jobs.store import upload_save
+from judging.tasks import RunIngestParams
+from pooling.models import Campaign, Run
 from pooling.services import run_ingest
-from workflow.job_params import RunIngestParams
-from workflow.jobs import job_create
-from workflow.store import upload_save
 
 
 def fused_ingest(*, campaign: Campaign, sources: Sources, how: fusion.Settings, name: str,

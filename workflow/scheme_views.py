@@ -1,4 +1,4 @@
-"""The organizer's scheme editor (issue 25, docs/judging.md "Editing a scheme"): a campaign's custom judging scheme
+"""The organizer's scheme editor (docs/judging.md, "Editing a scheme"): a campaign's custom judging scheme
 made on a page, its grades (value, label, key, definition), marks, relevance level, facets with their options, and
 the table from the facets' answers to a grade. The page only turns its fields into a scheme file's object; the rules
 are ir.grades.scheme_from_json's (as for the API and create_campaign's scheme file), and the refusal once judging has
@@ -14,49 +14,23 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
-from ir.grades import DEFINITION_MAX, MARK_LABELS, MAX_GRADE, PRESETS, preset, scheme_from_json
+from ir.grades import PRESETS, preset, scheme_from_json
 from ir.problems import InputError
 from judging import services as assessor_services
 from judging.selectors import judged_items_count
 from pooling.models import Campaign
+from workflow.forms import FacetRows, GradeRows, SchemeForm
 
-FACETS = 3  # facet rows the page offers (the MathOverflow scheme asks two questions)
-
-
-class SchemeForm(forms.Form):
-    name = forms.CharField(max_length=40, initial="custom", help_text="shown to the organizers")
-    marks = forms.MultipleChoiceField(choices=list(MARK_LABELS.items()), required=False,
-                                      widget=forms.CheckboxSelectMultiple,
-                                      help_text="what an assessor may give instead of a grade, with a comment")
-    relevance_level = forms.CharField(max_length=20, required=False, label="Relevance level",
-                                      help_text="the lowest grade that counts as relevant (empty: the lowest above 0)")
-    table = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 7}), label="Facets to grade",
-                            help_text="one line per combination: an option of each facet, in order, then the grade "
-                                      "(total direct 3)")
-
-
-class GradeRow(forms.Form):
-    value = forms.CharField(max_length=20, required=False)
-    label = forms.CharField(max_length=100, required=False)
-    key = forms.CharField(max_length=10, required=False)
-    definition = forms.CharField(max_length=DEFINITION_MAX, required=False)
-
-
-class FacetRow(forms.Form):
-    name = forms.CharField(max_length=40, required=False)
-    question = forms.CharField(max_length=200, required=False)
-    options = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
-                              help_text="one line per option: value key label (partial p Partial)")
-
-
-GradeRows = forms.formset_factory(GradeRow, extra=0, min_num=MAX_GRADE + 1, max_num=MAX_GRADE + 1, absolute_max=8)
-FacetRows = forms.formset_factory(FacetRow, extra=0, min_num=FACETS, max_num=FACETS, absolute_max=8)
+# A grade's value as the page's fields read a whole number (ASCII digits of a few places: "²" and "1e3" are not).
+_WHOLE = forms.IntegerField(max_value=10**9, min_value=-10**9)
 
 
 def _number(text: str) -> int | str:
-    """A whole number (of a few digits: a grade's) as an int; other text as it is, for the scheme's rule to name."""
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text[:20]
+    """A whole number as an int; other text as it is, for the scheme's rule (ir.grades.scheme_from_json) to name."""
+    try:
+        return _WHOLE.clean(text.strip())
+    except forms.ValidationError:
+        return text.strip()[:20]
 
 
 def scheme_posted(form: SchemeForm, grades: Any, facets: Any) -> dict[str, Any]:

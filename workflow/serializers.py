@@ -1,16 +1,15 @@
-"""API representations of campaigns, collections, topics, runs and jobs."""
+"""API representations of campaigns, collections, topics and runs (a job's: jobs/serializers.py)."""
 from typing import TYPE_CHECKING
 
 from rest_framework import serializers
 
 from core.bounds import column_bounds
 from ir.grades import PRESETS
-from pooling.models import Campaign, Collection, Job, Run, Topic
-from pooling.services import NO_BUDGET, RUN_KINDS, TOPIC_TEXT
-from workflow.job_pages import job_progress
+from pooling import run_options
+from pooling.models import Campaign, Collection, Run, Topic
+from pooling.services import NO_BUDGET, TOPIC_TEXT
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
     from django.utils.functional import _StrPromise
 
 
@@ -21,7 +20,7 @@ class CollectionSerializer(serializers.ModelSerializer):
         read_only_fields = ["created_at"]
 
 
-# The judging order, its guards and the budgets (issue 27): read, created and changed like the other settings.
+# The judging order, its guards and the budgets (docs/pooling.md): read, created and changed like the other settings.
 ORDER_FIELDS = ["judging_order", "warm_up", "min_depth", "topic_budget", "hours_budget", "budget_spread"]
 
 
@@ -160,46 +159,14 @@ class FileUploadSerializer(serializers.Serializer):
 
 
 class RunUploadSerializer(FileUploadSerializer):
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    alternate = serializers.BooleanField(default=False, help_text="true: the same as kind alternate")
-    kind = serializers.ChoiceField(choices=list(RUN_KINDS), required=False,
-                                   help_text="primary, alternate, or name (the default): what an ARQMath run name "
-                                             "ends in, -P or -A, primary when it says neither")
-    allow_missing = serializers.BooleanField(default=False, help_text="keep the run even when most of its ids are "
-                                                                      "not in the campaign's collection")
-    manual = serializers.BooleanField(default=False)
-    baseline = serializers.BooleanField(default=False)
-    llm_model = serializers.CharField(max_length=200, required=False, allow_blank=True,
-                                      help_text="the LLM the run reranks or generates with, as its team declares it")
-    depth = serializers.IntegerField(**column_bounds(Run, "depth", min_value=1), required=False, allow_null=True,
-                                     help_text="pool depth of this run instead of the campaign's")
+    """A run file and its options (pooling/run_options.py: the same as the upload page's and ingest_run's)."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {**super().get_fields(), **run_options.serializer_fields()}
 
 
 class CollectionUploadSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
-
-
-class JobSerializer(serializers.ModelSerializer):
-    progress = serializers.SerializerMethodField()
-    stale = serializers.SerializerMethodField(help_text="running, but its worker stopped: it will be taken "
-                                                        "again, or can be retried")
-    campaign: "serializers.SlugRelatedField[Campaign]" = serializers.SlugRelatedField(
-        slug_field="name", read_only=True, allow_null=True)
-    collection: "serializers.SlugRelatedField[Collection]" = serializers.SlugRelatedField(
-        slug_field="name", read_only=True, allow_null=True)
-    created_by: "serializers.SlugRelatedField[User]" = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True)
-
-    class Meta:
-        model = Job
-        fields = ["id", "kind", "status", "stale", "progress", "message", "problems", "warnings", "result", "campaign",
-                  "collection", "created_by", "created_at", "started_at", "finished_at"]
-
-    def get_progress(self, job: Job) -> float:
-        return job_progress(job=job)
-
-    def get_stale(self, job: Job) -> bool:
-        return job.stale
 
 
 class PoolTopicSizeSerializer(serializers.Serializer):

@@ -8,16 +8,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from core.api import flag
 from core.permissions import organizer_required
 from ir.grades import MARK_DEFINITIONS, MARK_KEYS, MARK_LABELS, preset
 from ir.problems import InputError
+from jobs.models import Job
 from judging import budgets
 from judging import services as assessor_services
 from judging.selectors import judged_items_count, judged_topics_count
+from judging.tasks import campaign_delete_job
 from pooling import services
 from pooling.forms import CampaignSettingsForm, RunReplaceForm
-from pooling.models import Campaign, Job, Run
-from workflow.jobs import campaign_delete_job
+from pooling.models import Campaign, Run
 from workflow.uploads import run_replace_upload
 
 
@@ -47,7 +49,7 @@ def run_delete(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST":
         try:
-            after = assessor_services.run_delete(run=run, force=request.POST.get("force") == "1")
+            after = assessor_services.run_delete(run=run, force=flag(request.POST.get("force")))
         except InputError as exc:
             problems = exc.messages()
         else:
@@ -74,7 +76,7 @@ def run_replace(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("workflow:job", pk=job.pk)
+            return redirect("jobs:job", pk=job.pk)
     return render(request, "workflow/run_replace.html", {**context, "run": run, "form": form})
 
 
@@ -122,7 +124,7 @@ def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
             problems = exc.messages()
         else:
             messages.info(request, f"Deleting campaign {campaign.name}: job #{job.pk}.")
-            return redirect("workflow:job", pk=job.pk)
+            return redirect("jobs:job", pk=job.pk)
     context = _undo_context(campaign)
     return render(request, "workflow/campaign_delete.html", {
         **context, "problems": problems,

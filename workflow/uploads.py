@@ -1,5 +1,5 @@
 """Uploaded files: size limits (of the request body, before it is read, and of a file), and the services that put an
-upload in the store (workflow/store.py) and queue the job that ingests it (the pages and the API call the same
+upload in the store (jobs/store.py) and queue the job that ingests it (the pages and the API call the same
 ones)."""
 from __future__ import annotations
 
@@ -17,10 +17,12 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
 from core.permissions import is_organizer
-from pooling.models import Campaign, Collection, Job, Run
-from workflow.job_params import CollectionIngestParams, JudgmentsImportParams, RunIngestParams, TopicsIngestParams
-from workflow.jobs import job_create
-from workflow.store import upload_save
+from jobs.models import Job
+from jobs.runner import job_create
+from jobs.store import upload_save
+from jobs.tasks import CollectionIngestParams, TopicsIngestParams
+from judging.tasks import JudgmentsImportParams, RunIngestParams
+from pooling.models import Campaign, Collection, Run
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -3,7 +3,6 @@ from django.urls import path
 from workflow import (
     fusion_views,
     judgment_views,
-    llm_views,
     scheme_views,
     simulation_views,
     topic_views,
@@ -34,9 +33,4 @@ urlpatterns = [
     path("campaigns/<int:pk>/topics/<int:topic_pk>/delete/", topic_views.topic_delete, name="topic_delete"),
     path("collections/", views.collection_list, name="collections"),
     path("collections/<int:pk>/delete/", views.collection_delete, name="collection_delete"),
-    path("jobs/", views.job_list, name="jobs"),
-    path("jobs/<int:pk>/", views.job_detail, name="job"),
-    path("jobs/<int:pk>/retry/", views.job_retry_view, name="job_retry"),
-    path("jobs/<int:pk>/cancel/", llm_views.job_cancel_view, name="job_cancel"),
-    path("campaigns/<int:pk>/llm/judge/", llm_views.llm_judge_start, name="llm_judge"),
 ]

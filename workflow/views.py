@@ -1,4 +1,4 @@
-"""Organizer pages: campaigns, collections, uploads with their validation report, jobs."""
+"""Organizer pages: campaigns, collections, uploads with their validation report (the jobs pages: jobs/views.py)."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -7,13 +7,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.api import flag
 from core.forms import form_values
 from core.permissions import is_organizer, organizer_required
 from ir.charts import plan_bars
 from ir.grades import preset
 from ir.problems import InputError
+from jobs import selectors as job_selectors
+from jobs.pages import job_view
+from jobs.runner import job_create
 from judging.progress import judging_time
 from judging.selectors import judged_items_count
+from judging.tasks import PoolBuildParams
 from pooling import selectors, services
 from pooling.forms import (
     CampaignForm,
@@ -23,11 +28,8 @@ from pooling.forms import (
     RunUploadForm,
     TopicsUploadForm,
 )
-from pooling.models import Campaign, Collection, Job, Run
+from pooling.models import Campaign, Collection, Run
 from workflow import uploads
-from workflow.job_pages import job_view
-from workflow.job_params import PoolBuildParams
-from workflow.jobs import job_create, job_retry
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -69,7 +71,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "topics": campaign.topics.all(),
         "runs": campaign.runs.all(),
-        "jobs": [job_view(job=job) for job in selectors.job_list(campaign=campaign, limit=10)],
+        "jobs": [job_view(job=job) for job in job_selectors.job_list(campaign=campaign, limit=10)],
     })
 
 
@@ -84,7 +86,7 @@ def upload_view(request: HttpRequest, pk: int, *, form_class, template: str, sta
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("workflow:job", pk=job.pk)
+            return redirect("jobs:job", pk=job.pk)
     return render(request, template, {"campaign": campaign, "form": form})
 
 
@@ -117,7 +119,7 @@ def collection_list(request: HttpRequest) -> HttpResponse:
         except InputError as exc:
             exc.add_to_form(form)
         else:
-            return redirect("workflow:job", pk=job.pk)
+            return redirect("jobs:job", pk=job.pk)
     return render(request, "workflow/collection_list.html",
                   {"collections": selectors.collection_list(), "form": form})
 
@@ -134,32 +136,6 @@ def collection_delete(request: HttpRequest, pk: int) -> HttpResponse:
         left = f" Campaigns now without a collection: {', '.join(detached)}." if detached else ""
         messages.info(request, f"Collection {collection.name} is deleted.{left}")
     return redirect("workflow:collections")
-
-
-@organizer_required
-def job_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "workflow/job_list.html", {"jobs": [job_view(job=job) for job in selectors.job_list()]})
-
-
-@organizer_required
-def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job.objects.select_related("campaign", "collection", "created_by"), pk=pk)
-    return render(request, "workflow/job_detail.html", {"job": job, "view": job_view(job=job)})
-
-
-@organizer_required
-@require_POST
-def job_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=pk)
-    try:
-        job_retry(job=job)
-    except InputError as exc:
-        messages.error(request, "; ".join(exc.messages()))
-    else:
-        messages.info(request, f"Job #{job.pk} is queued again.")
-    return redirect("workflow:job", pk=job.pk)
-
-
 
 
 def _plan_params(request: HttpRequest, campaign: Campaign, default_seconds: float
@@ -228,13 +204,13 @@ def pool_build(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     try:
         job = job_create(campaign=campaign, user=request.user,
-                         params=PoolBuildParams(force=request.POST.get("force") == "1"))
+                         params=PoolBuildParams(force=flag(request.POST.get("force"))))
     except InputError as exc:  # the campaign is being deleted
         for message in exc.messages():
             messages.error(request, message)
         return redirect("workflow:campaign", pk=pk)
     messages.info(request, f"Building pools: job #{job.pk}.")
-    return redirect("workflow:job", pk=job.pk)
+    return redirect("jobs:job", pk=job.pk)
 
 
 @organizer_required

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "mathjax",
     "core",
     "pooling",
+    "jobs",
     "llm",
     "judging",
     "agreement",
@@ -159,7 +160,7 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "media"))
-# Uploads go through the storage API (workflow/store.py): the web stores them, the worker that runs the job reads and
+# Uploads go through the storage API (jobs/store.py): the web stores them, the worker that runs the job reads and
 # then deletes them. In MEDIA_ROOT, which web and workers must then share (one host, or a shared volume); with
 # MEDIA_STORAGE=s3 in a bucket of any S3-compatible store (S3, MinIO, Ceph, GCS's interoperability mode), so that
 # workers on other hosts share nothing with the web but PostgreSQL, Redis and the store (docs/deploy.md).
@@ -199,13 +200,15 @@ CELERY_TASK_ACKS_LATE = True
 # A task whose worker dies unacknowledged is handed out again: at once when a prefork child dies, otherwise by Redis
 # after the visibility timeout (5 minutes, not Redis's hour), looked for every 10 seconds by every idle worker. A job
 # handed out again runs only if no live worker holds it, at most JOB_MAX_ATTEMPTS times in all, then fails with its
-# reason and a Retry button (workflow/jobs.py, docs/architecture.md).
+# reason and a Retry button (jobs/runner.py, docs/architecture.md).
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
                                    "unacked_restore_throttle": 1}
-CELERY_IMPORTS = ["workflow.jobs", "evaluation.snapshots", "evaluation.simulation"]  # tasks beside what they serve
+# The one task every job runs through; each app's tasks.py (autodiscovered by config/celery_app.py, and imported by
+# its AppConfig.ready) registers the kinds of job it owns (jobs/registry.py).
+CELERY_IMPORTS = ["jobs.tasks"]
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
-# Every worker sweeps the jobs every JOB_SWEEP_EVERY seconds (config/celery_app.py, workflow/jobs.py: jobs_sweep): a
+# Every worker sweeps the jobs every JOB_SWEEP_EVERY seconds (config/celery_app.py, jobs/runner.py: jobs_sweep): a
 # queued job sent more than JOB_RESEND_AFTER seconds ago whose message the broker no longer holds (Redis restarted
 # empty, a send that failed), and a running job whose worker is lost (no heartbeat for JOB_STALE_AFTER seconds, or
 # its database lock gone), are sent again. The worker running a job beats every JOB_HEARTBEAT_EVERY seconds.
@@ -220,9 +223,9 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_CHANNEL_ERROR_RETRY = True
 # A web request that sends a job gives up on an unreachable broker within a second (then a 503, nothing saved).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
-# The leaderboard's and reusability's recomputes (evaluation/snapshots.py): a low-priority queue of their own when named
-# (serve it with a worker of its own, `celery -A config worker -Q scores`, whose niced process then runs nothing
-# else), else the default queue.
+# The leaderboard's and reusability's recomputes (scores_refresh jobs, evaluation/tasks.py): a low-priority queue of
+# their own when named (serve it with a worker of its own, `celery -A config worker -Q scores`, whose niced process
+# then runs nothing else), else the default queue.
 CELERY_SCORES_QUEUE = os.environ.get("CELERY_SCORES_QUEUE", "")
 # Reusability and the sweep of RRF's k, whose recomputes take a minute or more at ARQMath-3's size, are recomputed after
 # a judgment at most this often (or when their page's button asks); the leaderboard's scores always first.

@@ -40,7 +40,7 @@ SERVICES = {
     "redis": bool(TEST_REDIS_URL),
 }
 
-# Tasks run in-process unless a test sends them through a real worker (tests/pooling/test_celery_worker.py).
+# Tasks run in-process unless a test sends them through a real worker (tests/jobs/test_celery_worker.py).
 CELERY_BROKER_URL = TEST_REDIS_URL or "memory://"
 # A worker the tests start says CELERY_TASK_ALWAYS_EAGER=0: its sweep sends jobs through the broker.
 CELERY_TASK_ALWAYS_EAGER = os.environ.get("CELERY_TASK_ALWAYS_EAGER", "1") == "1"

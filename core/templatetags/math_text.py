@@ -1,5 +1,5 @@
-"""Topic titles and formulas on the organizer's pages: shortened without cutting a formula (issue 13.6), to be
-typeset by the pages' MathJax (only inside an element of class tex2jax_process)."""
+"""Topic titles and formulas on the organizer's pages: shortened without cutting a formula (docs/decisions.md, "The
+front end"), to be typeset by the pages' MathJax (only inside an element of class tex2jax_process)."""
 import html
 import re
 

@@ -1,4 +1,4 @@
-"""Candidates files (issue 25): `topic<TAB>item_id<TAB>source<TAB>note`, items a campaign pools beside its runs
+"""Candidates files (docs/formats.md): `topic<TAB>item_id<TAB>source<TAB>note`, items a campaign pools beside its runs
 (for instance the posts an accepted answer cites: `extract_citations`). The note may be empty or missing."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Streaming reader of a judgments TSV (SPEC 9, import_judgments): assessor, topic, item id, grade, comment and
+"""Streaming reader of a judgments TSV (import_judgments, docs/formats.md): assessor, topic, item id, grade, comment and
 optionally the assignment's kind and round, one judgment a line.
 
 The reader checks the file's shape (columns, empty fields, a round that is a number); what a grade, a kind and a

@@ -1,4 +1,4 @@
-"""Tells which known kind a file is from its first bytes (issue 22 point 5), so that a reader whose own parse fails
+"""Tells which known kind a file is from its first bytes (docs/formats.md), so that a reader whose own parse fails
 at the first lines names the kind first ("this looks like a qrels file") instead of a parser's error on every line."""
 from __future__ import annotations
 

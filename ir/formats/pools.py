@@ -1,11 +1,11 @@
-"""Writer of the pool export TSV (SPEC 9), shared by `export_pools` and the API download."""
+"""Writer of the pool export TSV (docs/pooling.md), shared by `export_pools` and the API download."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
 from ir.formats.textio import TextSink
 
-# The header line SPEC 9 fixes for each task.
+# The header line of each task.
 POOL_TSV_HEADERS: dict[str, tuple[str, ...]] = {
     "answers": ("topic", "post_id"),
     "formulas": ("topic", "visual_id", "formula_id", "post_id"),

@@ -1,4 +1,4 @@
-"""A topic information file (SPEC 6.2, issue 18): a CSV with a `Topic` column and any others (category, difficulty,
+"""A topic information file (docs/analysis.md): a CSV with a `Topic` column and any others (category, difficulty,
 ...), read with a line-numbered problem for every bad row, for the means by topic category of `ir.statistics`.
 Pure Python: no Django (a campaign's stored copy is evaluation/topic_info.py's)."""
 from __future__ import annotations

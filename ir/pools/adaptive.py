@@ -1,4 +1,5 @@
-"""Adaptive judging order (issue 27): which pooled item an assessor judges next, given the judgments so far.
+"""Adaptive judging order (docs/pooling.md, "Judging order"): which pooled item an assessor judges next, given the
+judgments so far.
 
 Three policies over a topic's pool and its provenance, all seeded and pure (docs/pooling.md, "Judging order"):
 `random` (ARQMath's display order), `move-to-front` (Cormack, Palmer & Clarke 1998: run priorities, as Li &

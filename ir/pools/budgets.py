@@ -1,6 +1,6 @@
-"""A campaign's judging budget spread over its topics (issue 27): evenly, or in proportion to the relevant items each
-topic has shown so far (Losada, Parapar and Barreiro's allocation across topics), never more to a topic than its pool
-holds. Plain data in, plain data out."""
+"""A campaign's judging budget spread over its topics (docs/pooling.md): evenly, or in proportion to the relevant items
+each topic has shown so far (Losada, Parapar and Barreiro's allocation across topics), never more to a topic than its
+pool holds. Plain data in, plain data out."""
 from __future__ import annotations
 
 from collections.abc import Mapping

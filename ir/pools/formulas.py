@@ -1,4 +1,5 @@
-"""Task 2 pooling (SPEC 4.3): visually distinct formulae pooled to the k-th distinct visual id, and instance choice."""
+"""Task 2 pooling (docs/pooling.md): visually distinct formulae pooled to the k-th distinct visual id, and instance
+choice."""
 from __future__ import annotations
 
 import random

@@ -1,4 +1,4 @@
-"""Task 1 pooling (SPEC 4.1): the union of each run's first depth(run) answers, with provenance."""
+"""Task 1 pooling (docs/pooling.md): the union of each run's first depth(run) answers, with provenance."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence

@@ -1,5 +1,5 @@
-"""Replaying judging orders on known qrels (issue 27, `simulate_judging` and the planner's curves): how much of the
-pool each policy judges before it finds the relevant items, and how a budget cut changes the systems' ranking."""
+"""Replaying judging orders on known qrels (docs/pooling.md, `simulate_judging` and the planner's curves): how much of
+the pool each policy judges before it finds the relevant items, and how a budget cut changes the systems' ranking."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -1,4 +1,4 @@
-"""Pool statistics (SPEC 4.4): what each run contributed, and a planner of pool size and hours against depth."""
+"""Pool statistics (docs/pooling.md): what each run contributed, and a planner of pool size and hours against depth."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence

@@ -1,5 +1,6 @@
-"""Knowing when to stop judging a topic (issue 27): the relevant items its pool still holds unfound, with an interval,
-and the advice of Cormack & Grossman's (SIGIR 2016) knee and target rules. Pure; docs/pooling.md, "Judging order"."""
+"""Knowing when to stop judging a topic (docs/pooling.md, "Knowing when to stop"): the relevant items its pool still
+holds unfound, with an interval, and the advice of Cormack & Grossman's (SIGIR 2016) knee and target rules. Pure;
+docs/pooling.md, "Judging order"."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
-"""Visual ids (SPEC 4.2): which formula instances look identical in isolation and so are judged as one formula."""
+"""Visual ids (docs/pooling.md): which formula instances look identical in isolation and so are judged as one
+formula."""
 from __future__ import annotations
 
 from collections.abc import Iterable

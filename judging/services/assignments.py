@@ -15,7 +15,6 @@ from ir.problems import InputError, Problems
 from judging import balancing, rules
 from judging.models import Assignment, CharacterisationAnswer, CharacterisationQuestion, ItemVisit, Judgment, SampleItem
 from judging.services.samples import sample_plan, samples_create
-from judging.tasks import judging_cache_warm_task
 from pooling.models import Campaign, Topic
 
 log = logging.getLogger(__name__)
@@ -47,16 +46,16 @@ def assignments_create(*, campaign: Campaign, assessors: Sequence[User], topic_i
         raise InputError("no assessor given")
     if not topic_ids:
         raise InputError("no topic given")
-    topics = _campaign_topics(campaign=campaign, topic_ids=topic_ids)
+    topics = campaign_topics(campaign=campaign, topic_ids=topic_ids)
     plan = None
     if sample_sizes is not None:
         sizes = rules.characterisation_sizes(list(dict.fromkeys(topic_ids)), None, sample_sizes)
         plan = sample_plan(campaign=campaign, topics=list(topics.values()), sizes=sizes)
     pairs = [(assessor, topics[topic_id]) for topic_id in dict.fromkeys(topic_ids) for assessor in assessors]
-    return _pairs_create(campaign=campaign, pairs=pairs, kind=kind, round_=round_, user=user, plan=plan)
+    return pairs_create(campaign=campaign, pairs=pairs, kind=kind, round_=round_, user=user, plan=plan)
 
 
-def _campaign_topics(*, campaign: Campaign, topic_ids: Sequence[str]) -> dict[str, Topic]:
+def campaign_topics(*, campaign: Campaign, topic_ids: Sequence[str]) -> dict[str, Topic]:
     """The campaign's topics of these ids; InputError naming every id that is not one."""
     topics = {t.topic_id: t for t in Topic.objects.filter(campaign=campaign, topic_id__in=set(topic_ids))}
     problems = Problems()
@@ -67,9 +66,9 @@ def _campaign_topics(*, campaign: Campaign, topic_ids: Sequence[str]) -> dict[st
     return topics
 
 
-def _pairs_create(*, campaign: Campaign, pairs: Sequence[tuple[User, Topic]], kind: str, round_: int,
-                  user: User | None, plan: dict[int, list[str]] | None = None,
-                  located: Callable[[User, Topic, str], tuple[int | None, str]] | None = None) -> AssignResult:
+def pairs_create(*, campaign: Campaign, pairs: Sequence[tuple[User, Topic]], kind: str, round_: int,
+                 user: User | None, plan: dict[int, list[str]] | None = None,
+                 located: Callable[[User, Topic, str], tuple[int | None, str]] | None = None) -> AssignResult:
     """Gives each topic of `pairs` to its assessor (see assignments_create); rejected as a whole. `located` gives a
     refused pair's problem its line and message (judgments_import: the pair's first line in the file)."""
     problems = Problems()
@@ -160,7 +159,7 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
     chosen = {a.username: a for a in assessors}
     if per_topic > len(chosen):
         raise InputError(f"{per_topic} assessors per topic, but {len(chosen)} chosen: choose at least {per_topic}")
-    topics = _campaign_topics(campaign=campaign, topic_ids=topic_ids)
+    topics = campaign_topics(campaign=campaign, topic_ids=topic_ids)
     # One balancing of the campaign at a time: two at once would both count the same loads and holders.
     Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
     active = Assignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
@@ -184,8 +183,8 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
             problems.add(None, f"topic {topic_id} would have {count[topic_id]} {kind} assessor(s) of {per_topic}: "
                                "the other assessors chosen judge it already in another way; choose more")
     problems.raise_if_any()
-    result = _pairs_create(campaign=campaign, pairs=[(chosen[a], topics[t]) for a, t in pairs], kind=kind,
-                           round_=round_, user=user)
+    result = pairs_create(campaign=campaign, pairs=[(chosen[a], topics[t]) for a, t in pairs], kind=kind,
+                          round_=round_, user=user)
     result.existing = [a for a in held if a.topic.topic_id in topics]
     return result
 
@@ -195,6 +194,8 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
 def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
     # Only a head start for the pages (a page sanitizes what it misses): a broker or cache that is down must not
     # turn an assignment that was made into an error.
+    from judging.tasks import judging_cache_warm_task  # late: tasks.py imports the services its jobs run
+
     try:
         judging_cache_warm_task.delay(assignment_pks)
     except Exception:

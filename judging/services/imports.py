@@ -28,10 +28,19 @@ from ir.grades import Scheme
 from ir.problems import InputError, Problems
 from judging import rules, selectors
 from judging.models import Assignment, ItemVisit, Judgment
-from judging.services.assignments import _pairs_create
-from judging.services.judgments import BATCH, CLOSED, NewJudgment, judged_complete, judgments_save
+from judging.services.assignments import pairs_create
+from judging.services.judgments import (
+    BATCH,
+    CLOSED,
+    NEW,
+    UNCHANGED,
+    NewJudgment,
+    judged_complete,
+    judgment_change,
+    judgments_save,
+)
 from people.services import username_valid as _valid_username
-from pooling.bulk import NULL, bulk_insert, copy_text, insert_rows
+from pooling.bulk import NULL, bulk_insert, copy_text, stamps_upsert
 from pooling.models import Campaign, PoolInstance, PoolItem, Topic
 from pooling.services import pool_items_add
 
@@ -296,8 +305,8 @@ def _assignments(*, campaign: Campaign, rows: list[JudgmentRecord], topics: dict
         try:
             # A savepoint of its own: a refused kind leaves the others to be checked.
             with transaction.atomic():
-                result = _pairs_create(campaign=campaign, pairs=[(users[n], topics[t]) for t, n in pairs], kind=kind,
-                                       round_=round_, user=user, located=located)
+                result = pairs_create(campaign=campaign, pairs=[(users[n], topics[t]) for t, n in pairs], kind=kind,
+                                      round_=round_, user=user, located=located)
         except InputError as exc:
             for p in exc.problems:
                 problems.add(first_line[(kind, round_, *pairs[0])] if p.line is None else p.line, p.message)
@@ -346,13 +355,16 @@ def _judgments_write(*, rows: list[JudgmentRecord], assignments: dict[Assignment
         units[unit] = topic_pk
         judged.setdefault(unit, set()).add(formula_id)
         judged_unit = existing.get((assignment_pk, item_id, formula_id))
-        if judged_unit is None:
+        # judgment_submit's rule; a line has no facets, so a judgment's facets are left as they are
+        change = judgment_change(judged_unit, row.grade, row.comment)
+        if change == NEW:
             # first_shown_at: the item's visit's, known once the visits are written
             new.append((assignment_pk, item_id, formula_id, post_id, row.grade, row.comment))
             with_new.add(unit)
-        elif judged_unit.grade == row.grade and judged_unit.comment == row.comment:
+        elif change == UNCHANGED:
             written.unchanged += 1
         else:
+            assert judged_unit is not None
             judgment = Judgment(pk=judged_unit.pk, assignment_id=assignment_pk, grade=judged_unit.grade,
                                 comment=judged_unit.comment, revision=judged_unit.revision)
             revised.append((judgment, row.grade, row.comment))
@@ -390,25 +402,10 @@ def _visits_write(*, writes: dict[tuple[int, str], bool], made: set[int],
         writes = {unit: complete for unit, complete in writes.items() if unit[0] not in made}
         if not writes:
             return {}
-        # The thousands by COPY into a temporary table, then one INSERT ... ON CONFLICT, which the ORM cannot say:
-        # bulk_create builds a model object per row and can neither keep a completed time (COALESCE) nor return
-        # the first-shown ones.
-        table = connection.ops.quote_name(ItemVisit._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE TEMPORARY TABLE import_visits (a bigint, i varchar(64), c boolean)")
-            insert_rows("import_visits", ["a", "i", "c"], writes.items(),
-                        copy_line=lambda r: f"{r[0][0]}\t{copy_text(r[0][1])}\t{'t' if r[1] else 'f'}\n")
-            # Only the visits shown before come back: the thousands just made hold `at`.
-            cursor.execute(
-                f"WITH w AS (INSERT INTO {table} AS v (assignment_id, item_id, first_shown_at, completed_at, "
-                "active_seconds) SELECT a, i, %s, CASE WHEN c THEN %s::timestamptz END, 0 FROM import_visits "
-                "ON CONFLICT (assignment_id, item_id) DO UPDATE SET completed_at = "
-                "COALESCE(v.completed_at, EXCLUDED.completed_at) RETURNING assignment_id, item_id, first_shown_at) "
-                "SELECT * FROM w WHERE first_shown_at <> %s",
-                [at, at, at])
-            shown = {(a, i): first for a, i, first in cursor.fetchall()}
-            cursor.execute("DROP TABLE import_visits")
-            return shown
+        # The others by one INSERT ... ON CONFLICT (pooling.bulk.stamps_upsert): a visit there keeps its first-shown
+        # time, and takes a completed time only where it has none.
+        return stamps_upsert(writes.items(), model=ItemVisit, keys=("assignment", "item_id"), first="first_shown_at",
+                             done="completed_at", zero=["active_seconds"], at=at)
     # Elsewhere (SQLite) the ORM's batches: a visit already there has its completed time set only when it had none
     # (the caller sends no other), and SQLite has one writer at a time, this transaction.
     ItemVisit.objects.bulk_create([ItemVisit(assignment_id=a, item_id=i, first_shown_at=at,

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -146,6 +146,30 @@ def _check_grades(grades: Sequence[GradeInput], instances: dict[str, str] | None
     return problems
 
 
+class Graded(Protocol):
+    """A unit's judgment as a submit compares it: a Judgment, or an import's JudgedUnit."""
+    @property
+    def grade(self) -> str: ...
+
+    @property
+    def comment(self) -> str: ...
+
+
+# What a submit does to one unit (judgment_change).
+NEW, UNCHANGED, REVISED = "new", "unchanged", "revised"
+
+
+def judgment_change(before: Graded | None, grade: str, comment: str, *, same_facets: bool = True) -> str:
+    """The one rule of a submit, unit by unit, for judgment_submit and for judgments_import's thousands: a unit not
+    judged yet is NEW (revision 1); one that holds this grade and comment (stripped, as stored) and these facets
+    already is UNCHANGED, and nothing is written; any other is REVISED (the next revision, keeping the old value)."""
+    if before is None:
+        return NEW
+    if before.grade == grade and before.comment == comment.strip() and same_facets:
+        return UNCHANGED
+    return REVISED
+
+
 @transaction.atomic
 def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeInput], user: User,
                     active_seconds: float = 0.0, source: str = "web", key: str = "",
@@ -206,12 +230,15 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
     for g in grades:
         comment = g.comment.strip()
         judgment = existing.get(g.formula_id)
-        if judgment is None:
+        change = judgment_change(judgment, g.grade, comment,
+                                 same_facets=judgment is None or (judgment.facets or {}) == g.facets)
+        if change == NEW:
             new.append((g.formula_id, instances[g.formula_id] if instances is not None else item_id, g.grade,
                         comment))
-        elif judgment.grade == g.grade and judgment.comment == comment and (judgment.facets or {}) == g.facets:
+        elif change == UNCHANGED:
             result.unchanged += 1
         else:
+            assert judgment is not None
             revised.append((judgment, g.grade, comment))
     revision = item_revision(existing.values())
     if revised and seen is not None and revision > seen:
@@ -245,6 +272,10 @@ def judgment_submit(*, assignment_pk: int, item_id: str, grades: Sequence[GradeI
         SubmitReceipt.objects.create(assignment=assignment, key=key, item_id=item_id, at=now, created=result.created,
                                      revised=result.revised, unchanged=result.unchanged, complete=result.complete,
                                      revision=result.revision)
+    if result.complete:  # the submit that spends the budget closes the assignment; the pages only read it
+        from judging.budgets import budget_close  # budgets reads progress, which reads these services' bounds
+
+        budget_close(assignment=assignment)
     return result
 
 

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from ir.grades import Scheme
+from jobs.models import Job
 from judging.selectors import judged_items_of_campaign
 from judging.services.assignments import campaign_rows_delete
 from judging.services.judgments import visits_recount
@@ -114,4 +115,6 @@ def campaign_delete(*, campaign: Campaign, progress: Progress = None) -> pooling
         judged = judged_items_of_campaign(campaign)
         if not judged:
             campaign_rows_delete(campaign=campaign)
+            # The job deleting the campaign stays in the jobs list, its name in its params (a refusal rolls back).
+            campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).update(campaign=None)
         return pooling.campaign_delete(campaign=campaign, judged_items=judged)

@@ -1,6 +1,6 @@
-"""ARQMath-3 Task 3 runs in an answers campaign (issue 17): each run's answers stored, each distinct answer of a topic
-given its stable answer id (`d_N`), and the run's entries written so that pooling pools every answer beside the
-Task 1 posts.
+"""ARQMath-3 Task 3 runs in an answers campaign (docs/pooling.md, "ARQMath-3 Task 3 answers"): each run's answers
+stored, each distinct answer of a topic given its stable answer id (`d_N`), and the run's entries written so that
+pooling pools every answer beside the Task 1 posts.
 
 A Task 3 run has one entry per topic it answers: the answer's id at rank 1. Pooling, the planner and the pool
 statistics read those entries as they read a Task 1 run's (every run is pooled at least to depth 1, so every answer

@@ -42,7 +42,7 @@ class CampaignSettings(TypedDict, total=False):
     max_depth: int | None
     relevance_level: int | None
     candidate_notes: bool | None
-    # The judging order and its guards, and the budgets (issue 27, docs/pooling.md "Live order and budgets"): they
+    # The judging order and its guards, and the budgets (docs/pooling.md, "Live order and budgets"): they
     # change at any time, even while judging (they decide only the items still to come). A budget given as 0
     # (NO_BUDGET) is taken away.
     judging_order: str | None

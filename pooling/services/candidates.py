@@ -1,4 +1,4 @@
-"""A campaign's candidates (issue 25): items pooled beside its runs, read from a candidates file."""
+"""A campaign's candidates (docs/pooling.md): items pooled beside its runs, read from a candidates file."""
 from __future__ import annotations
 
 import os

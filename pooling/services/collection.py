@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 
 from ir.formats import detect, formula_tsv, jsonl, se_xml
 from ir.formats.textio import ID_MAX, file_size, open_binary
 from ir.pools.ids import id_order_key
 from ir.problems import MAX_KEPT, InputError, Problem, Problems
-from pooling.bulk import NULL, Row, bulk_insert, copy_text, insert_rows
+from pooling.bulk import NULL, Found, Row, analyze, bulk_insert, columns_update, copy_text, keys_repeated
 from pooling.models import Campaign, Collection, Comment, Formula, Post, Run
 from pooling.services.campaigns import collection_get_or_create
 from pooling.services.common import PROGRESS_EVERY, Progress, Rejected, fits
@@ -108,7 +108,8 @@ def collection_ingest(
         post_count=F("post_count") + counts.get("posts", 0) + counts.get("jsonl", 0),
         comment_count=F("comment_count") + counts.get("comments", 0),
         formula_count=F("formula_count") + counts.get("formulas", 0))
-    _analyze([Post, Comment, Formula])
+    # Fresh statistics: without them the id lookups of run_collection_check went from 30 ms to 4 s.
+    analyze([Post, Comment, Formula])
     if {kind for kind, _path, _name in files} & {"posts", "jsonl", "formulas"}:
         kept = _formula_post_warnings(collection)
         Collection.objects.filter(pk=collection.pk).update(warnings=kept)
@@ -129,15 +130,6 @@ def _formula_post_warnings(collection: Collection, examples: int = 5) -> list[st
     more = f" and {count - examples:,} more" if count > examples else ""
     return [f"the formula index names {count:,} post{'s' if count != 1 else ''} that the collection lacks ({shown}"
             f"{more}): their formulas have no post to be shown in; load the posts (Posts.xml) that hold them"]
-
-
-def _analyze(models) -> None:
-    """Fresh planner statistics after a bulk load: without them PostgreSQL takes a table of a million rows
-    for an empty one, and the id lookups of run_collection_check went from 30 ms to 4 s."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            for model in models:
-                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 
 def _collection_files(paths, names) -> list[tuple[str, str, str]]:
@@ -210,7 +202,6 @@ class _Target:
     def __init__(self, model, columns, noun, reread, copy_line=None) -> None:
         self.model, self.columns, self.noun, self.reread = model, columns, noun, reread
         self.copy_line = copy_line
-        self.id_column = model._meta.get_field(columns[1]).column
 
 
 POST_COLUMNS = ["collection", "post_id", "kind", "thread_id", "title", "body", "tags", "score", "created_at",
@@ -303,39 +294,23 @@ def _write_unique(collection, target: _Target, rows, problems: Problems, stream,
 def _report_repeated_ids(collection, target: _Target, stream, problems: Problems) -> None:
     """Ids repeated in the file or already in the collection, each with its line.
 
-    Only when a file is rejected anyway: its ids go into a temporary table and the database finds
-    them, so the check streams like the load itself.
+    Only when a file is rejected anyway: the database finds them (pooling.bulk.keys_repeated), so the check
+    streams like the load itself.
     """
     stream.seek(0)
     ids = ((line, item_id) for line, item_id in target.reread(stream, Problems()) if len(item_id) <= ID_MAX)
-    table = connection.ops.quote_name(target.model._meta.db_table)
-    column = connection.ops.quote_name(target.id_column)
     noun = target.noun
-    with connection.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS ingest_ids")
-        cursor.execute("CREATE TEMPORARY TABLE ingest_ids (line bigint, item_id varchar(64))")
-        insert_rows("ingest_ids", ["line", "item_id"], ids)
-        cursor.execute("CREATE INDEX ingest_ids_item ON ingest_ids (item_id)")
-        repeated = ("FROM ingest_ids d JOIN (SELECT item_id, MIN(line) AS first FROM ingest_ids GROUP BY item_id "
-                    "HAVING COUNT(*) > 1) f ON f.item_id = d.item_id WHERE d.line > f.first")
-        _add_found(cursor, problems, f"SELECT d.line, d.item_id, f.first {repeated} ORDER BY d.line",
-                   f"SELECT COUNT(*) {repeated}", [],
-                   lambda item_id, first: f"{noun} id '{item_id}' appears twice (first on line {first})")
-        existing = f"FROM ingest_ids d JOIN {table} t ON t.collection_id = %s AND t.{column} = d.item_id"
-        _add_found(cursor, problems, f"SELECT d.line, d.item_id, 0 {existing} ORDER BY d.line",
-                   f"SELECT COUNT(*) {existing}", [collection.pk],
-                   lambda item_id, _: f"{noun} id '{item_id}' is already in the collection")
-        cursor.execute("DROP TABLE ingest_ids")
+    twice, there = keys_repeated(ids, model=target.model, key=target.columns[1], scope="collection",
+                                 scope_value=collection.pk, limit=MAX_KEPT)
+    _add_found(problems, twice, lambda item_id, first: f"{noun} id '{item_id}' appears twice (first on line {first})")
+    _add_found(problems, there, lambda item_id, _: f"{noun} id '{item_id}' is already in the collection")
 
 
-def _add_found(cursor, problems: Problems, select: str, count: str, params: list, message) -> None:
-    cursor.execute(f"{select} LIMIT {MAX_KEPT}", params)
-    rows = cursor.fetchall()
-    for line, item_id, other in rows:
+def _add_found(problems: Problems, found: Found, message) -> None:
+    for line, item_id, other in found.rows:
         problems.add(line, message(item_id, other))
-    if len(rows) == MAX_KEPT:
-        cursor.execute(count, params)
-        problems.add_uncounted(cursor.fetchone()[0] - MAX_KEPT)
+    if found.total > len(found.rows):
+        problems.add_uncounted(found.total - len(found.rows))
 
 
 _EXTRA_COLUMNS = ("slt", "opt")
@@ -345,24 +320,9 @@ def _formula_extra(collection, records, problems: Problems, warnings: Problems, 
     """Sets the SLT or OPT strings of formulas already loaded, through a temporary table and one UPDATE per
     column; ids not in the collection's index are a warning."""
     rows = ((fid, column, value) for fid, column, value in records if len(fid) <= ID_MAX)
-    with connection.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS ingest_extra")
-        cursor.execute("CREATE TEMPORARY TABLE ingest_extra (formula_id varchar(64), kind varchar(3), value text)")
-        insert_rows("ingest_extra", ["formula_id", "kind", "value"], rows)
-        updated = 0
-        if write and not problems.count:
-            cursor.execute("CREATE INDEX ingest_extra_id ON ingest_extra (formula_id)")
-            for column in _EXTRA_COLUMNS:
-                cursor.execute(
-                    f"UPDATE pooling_formula SET {column} = e.value FROM ingest_extra e "
-                    "WHERE e.kind = %s AND pooling_formula.collection_id = %s "
-                    "AND pooling_formula.formula_id = e.formula_id", [column, collection.pk])
-                updated += max(cursor.rowcount, 0)
-            cursor.execute("SELECT COUNT(DISTINCT e.formula_id) FROM ingest_extra e "
-                           "WHERE NOT EXISTS (SELECT 1 FROM pooling_formula f "
-                           "WHERE f.collection_id = %s AND f.formula_id = e.formula_id)", [collection.pk])
-            missing = cursor.fetchone()[0]
-            if missing:
-                warnings.add(None, f"{missing} formula ids are not in the collection's formula index")
-        cursor.execute("DROP TABLE ingest_extra")
+    updated, missing = columns_update(rows, model=Formula, key="formula_id", scope="collection",
+                                      scope_value=collection.pk, columns=_EXTRA_COLUMNS,
+                                      write=lambda: write and not problems.count)
+    if missing:
+        warnings.add(None, f"{missing} formula ids are not in the collection's formula index")
     return updated

@@ -1,4 +1,4 @@
-"""Pool building (SPEC 4): the campaign's runs read in rank order, pooled per topic, stored as pool rows.
+"""Pool building (docs/pooling.md): the campaign's runs read in rank order, pooled per topic, stored as pool rows.
 
 Pooling does not know what is judged: the caller tells it (`judged_items`), and the judging app's
 `assessor.services.pools_rebuild` is the caller that reads the judgments and recounts what each assessor has
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 
 from ir.pools.formulas import overflow_count, pool_formulas, rr_vote, select_instances
@@ -17,7 +17,7 @@ from ir.pools.ids import id_order_key
 from ir.pools.order import display_order
 from ir.pools.posts import pool_answers
 from ir.problems import InputError
-from pooling.bulk import bulk_insert
+from pooling.bulk import bulk_insert, rows_delete
 from pooling.models import Campaign, Candidate, PoolInstance, PoolItem, Post
 from pooling.ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, suspect_items, top_entries
 from pooling.selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute, pool_stamp, run_contributions_compute
@@ -101,7 +101,7 @@ def pool_build(*, campaign: Campaign, judged_items: JudgedItems, force: bool = F
     depths = {run.name: run_depth(run=run, campaign=campaign) for run in runs.values()}
     topics = list(campaign.topics.order_by("position", "pk").values_list("pk", "topic_id"))
 
-    _pool_delete(campaign)
+    pool_rows_delete(campaign)
     if campaign.task == Campaign.Task.ANSWERS:
         result = _build_answers(campaign, runs, depths, topics)
     else:
@@ -142,14 +142,10 @@ def _unpooled(campaign: Campaign, judged: JudgedItems, topic_ids: dict[int, str]
     return [[topic_ids.get(topic_pk, str(topic_pk)), item] for topic_pk, item in missing]
 
 
-def _pool_delete(campaign: Campaign) -> None:
+def pool_rows_delete(campaign: Campaign) -> None:
     """Deletes the campaign's pool rows in two statements (Django's delete would first load every row)."""
-    qn = connection.ops.quote_name
-    items = qn(PoolItem._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {qn(PoolInstance._meta.db_table)} WHERE item_id IN "
-                       f"(SELECT id FROM {items} WHERE campaign_id = %s)", [campaign.pk])
-        cursor.execute(f"DELETE FROM {items} WHERE campaign_id = %s", [campaign.pk])
+    rows_delete(PoolInstance.objects.filter(item__campaign=campaign))
+    rows_delete(PoolItem.objects.filter(campaign=campaign))
 
 
 def _items_insert(campaign: Campaign, rows: list[tuple[int, str, int, list]]) -> None:

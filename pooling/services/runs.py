@@ -10,7 +10,7 @@ from typing import Any, TypedDict, Unpack, cast
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import OuterRef, Subquery, Value
+from django.db.models import Count, Exists, OuterRef, Subquery, Value, Window
 from django.db.models.functions import Coalesce
 from django.forms.models import model_to_dict
 
@@ -38,7 +38,7 @@ class RunIngestOptions(TypedDict, total=False):
     campaign's depth for its kind, its kind is what its name says (`kind` "name"), and its other facts (`Run.FACTS`:
     team, manual, baseline, data used, answer type) are what an ARQMath-style name says (`name_facts`), else
     automatic, not a baseline, none known; `llm_model` is the LLM the run reranks or generates with, as its team
-    declares it (issue 26: the leaderboard flags a run that declares the judge's model). `alternate` is the older way
+    declares it (docs/evaluation.md: a run declaring the judge's model is flagged). `alternate` is the older way
     of saying kind "alternate" (ingest_run's --alternate, the API's field). `allow_missing` keeps a run most of whose
     ids are not in the collection."""
 
@@ -164,14 +164,15 @@ def run_ingest(
     **options: Unpack[RunIngestOptions],
 ) -> Run:
     """Validates a run file and stores its rows; the run is named after the file unless `name` is given. Its kind is
-    `run_kind`'s. The other facts the options leave unsaid (not given, a mark not ticked, an empty value) are what an
-    ARQMath-style name (or file name) says (`name_facts`): a mark asked for stands whatever the name says. Its ids
-    are looked up in the collection: a warning for those it lacks, the run refused when they are most of its rows
-    (MOSTLY_MISSING) unless `allow_missing`."""
+    `run_kind`'s, decided here once: the run returned says why in `kind_why` (for ingest_run and the job page). The
+    other facts the options leave unsaid (not given, a mark not ticked, an empty value) are what an ARQMath-style name
+    (or file name) says (`name_facts`): a mark asked for stands whatever the name says. Its ids are looked up in the
+    collection: a warning for those it lacks, the run refused when they are most of its rows (MOSTLY_MISSING) unless
+    `allow_missing`."""
     filename = filename or Path(path).name
     name = (options.get("name") or run_name(filename)).strip()
-    alternate, _ = run_kind(name=name, filename=filename, kind=options.get("kind"),
-                            alternate=bool(options.get("alternate")))
+    alternate, kind_why = run_kind(name=name, filename=filename, kind=options.get("kind"),
+                                   alternate=bool(options.get("alternate")))
     said = name_facts(name, Path(filename).name)
     facts = {key: value for key, value in options.items() if key not in ("kind", "allow_missing")}
     values = {**facts, **{fact: value for fact, value in said.items() if not options.get(fact)}, "name": name,
@@ -201,6 +202,7 @@ def run_ingest(
     run.warnings += _collection_warnings(run, campaign, allow_missing=bool(options.get("allow_missing")))
     run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings",
                             "mostly_missing"])
+    run.kind_why = kind_why
     return run
 
 
@@ -329,15 +331,12 @@ def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -
         return [f"the collection '{collection}' has no {'posts' if campaign.task == 'answers' else 'formulas'} "
                 "yet: the run's ids were not checked against it"]
     model, noun = (Post, "post") if campaign.task == Campaign.Task.ANSWERS else (Formula, "formula")
-    table, column = model._meta.db_table, f"{noun}_id"
     # One pass gives the count (a window over the whole result) and five examples. With the collection's
     # statistics fresh (collection_ingest analyzes it), PostgreSQL looks each entry up in the unique index.
-    sql = (f"SELECT e.item_id, COUNT(*) OVER () FROM {RunEntry._meta.db_table} e WHERE e.run_id = %s "
-           f"AND NOT EXISTS (SELECT 1 FROM {table} k WHERE k.collection_id = %s AND k.{column} = e.item_id) "
-           "ORDER BY e.topic_id, e.rank LIMIT 5")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [run.pk, collection.pk])
-        found = cursor.fetchall()
+    known = model.objects.filter(collection=collection, **{f"{noun}_id": OuterRef("item_id")})
+    found = list(RunEntry.objects.filter(run=run).filter(~Exists(known))
+                 .annotate(missing=Window(Count("pk"))).order_by("topic_id", "rank")
+                 .values_list("item_id", "missing")[:5])
     if not found:
         return []
     missing, sample = found[0][1], ", ".join(item_id for item_id, _ in found)

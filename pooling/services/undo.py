@@ -1,9 +1,9 @@
 """Undoing an organizer's mistake: deleting or replacing a run, editing a campaign's settings, deleting a campaign.
 
-Nothing an assessor submitted is ever deleted (SPEC 5.3). Before judging starts a run may go or be replaced freely;
-once any item is judged only with `force`, and then the pools are rebuilt by pool_build's forced rebuild, which
-keeps every judgment (judgments name their items by id, not by a pool row) and reports the judged items the new
-pools leave out. A campaign with judgments is never deleted. docs/pooling.md, "Undoing a mistake".
+Nothing an assessor submitted is ever deleted (docs/pooling.md, "Undoing a mistake"). Before judging starts a run may go
+or be replaced freely; once any item is judged only with `force`, and then the pools are rebuilt by pool_build's forced
+rebuild, which keeps every judgment (judgments name their items by id, not by a pool row) and reports the judged items
+the new pools leave out. A campaign with judgments is never deleted. docs/pooling.md, "Undoing a mistake".
 
 Each change is told what is judged (`judged_items`, as pool_build is): the judging app's services
 (assessor/services/pools.py) read it under the campaign's lock and call these.
@@ -20,7 +20,7 @@ from django.db import transaction
 from core.bounds import max_chars
 from ir.grades import Scheme
 from ir.problems import InputError, Problem
-from pooling.models import Campaign, Collection, Job, PoolItem, Run, RunEntry
+from pooling.models import Campaign, Collection, PoolItem, Run, RunEntry
 from pooling.services.campaigns import (
     CampaignSettings,
     campaign_problems,
@@ -33,10 +33,10 @@ from pooling.services.corpus import missing_documents_warnings
 from pooling.services.pools import (
     JudgedItems,
     PoolBuildResult,
-    _pool_delete,
     campaign_lock,
     judged_count,
     pool_build,
+    pool_rows_delete,
     unpooled_warnings,
 )
 from pooling.services.runs import run_facts_set, run_ingest, run_options
@@ -91,7 +91,7 @@ def _pools_redo(campaign: Campaign, was_built: bool, judged: JudgedItems) -> Poo
         result = pool_build(campaign=campaign, judged_items=judged, force=True)
         return PoolsAfter(rebuilt=result, unpooled=result.unpooled or [])
     # The last run went: no pools, and every judged item is out of them (its judgments stay).
-    _pool_delete(campaign)
+    pool_rows_delete(campaign)
     topic_ids = dict(campaign.topics.values_list("pk", "topic_id"))
     return PoolsAfter(rebuilt=PoolBuildResult(sizes={}, items=0),
                       unpooled=sorted([topic_ids[pk], item] for pk, items in judged.items() for item in items))
@@ -267,13 +267,13 @@ def campaign_entries_delete(*, campaign: Campaign, progress: Progress = None) ->
 @transaction.atomic
 def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
     """The last step of a campaign delete (after campaign_delete_start, and campaign_entries_delete for a large one):
-    deletes the campaign with its topics, runs, pools and jobs, all but the job deleting it, which stays in the jobs
-    list. Refused once any item is judged: nothing an assessor submitted is ever deleted. The judging app's rows of
-    the campaign (its assignments protect it) are deleted first by its caller, assessor.services.campaign_delete."""
+    deletes the campaign with its topics, runs, pools and jobs (its caller, judging's campaign_delete, first detaches
+    the job deleting it, which stays in the jobs list). Refused once any item is judged: nothing an assessor submitted
+    is ever deleted. The judging app's rows of the campaign (its assignments protect it) are deleted first by its
+    caller, assessor.services.campaign_delete."""
     campaign_lock(campaign=campaign, being_deleted=True)
     contents = campaign_contents(campaign=campaign, judged=judged_count(judged_items)[0])
     _refuse_judged(campaign, contents)
-    _pool_delete(campaign)
-    campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).update(campaign=None)
+    pool_rows_delete(campaign)
     campaign.delete()
     return contents

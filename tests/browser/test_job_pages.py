@@ -5,10 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from pooling.models import Job
+from jobs.models import Job
+from jobs.runner import job_execute
 from tests.browser.test_organizer_pages import log_in
 from tests.pooling.run_files import answers_campaign
-from workflow.jobs import job_execute
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
+from jobs.models import Job
 from llm.models import Endpoint, LlmGrade
-from pooling.models import Job
 from tests.browser.test_organizer_pages import log_in
 from tests.llm.server import Answer, ChatServer
 

@@ -4,11 +4,12 @@ upload page, said on the job page (point 6)."""
 import pytest
 from playwright.sync_api import expect
 
+from jobs.models import Job
+from jobs.runner import job_execute
 from judging.models import Judgment
-from pooling.models import Job, PoolItem, Run
+from pooling.models import PoolItem, Run
 from tests.browser.test_organizer_pages import log_in
 from tests.judging.fixtures import assign
-from workflow.jobs import job_execute
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -48,8 +48,8 @@ def test_organizer_deletes_a_judged_run_and_edits_settings(page, live_server, or
 
 
 def test_organizer_deletes_a_campaign_and_follows_its_job(page, live_server, organizer, tmp_path, screenshot):
+    from jobs.models import Job
     from pooling import services
-    from pooling.models import Job
     from tests.pooling.run_files import answers_campaign
 
     campaign = answers_campaign(tmp_path)

@@ -5,8 +5,9 @@ import random
 
 import pytest
 
+from jobs.models import Job
 from pooling import services
-from pooling.models import Campaign, Job, Run, RunEntry
+from pooling.models import Campaign, Run, RunEntry
 from tests.commands import command_output, rejected
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401
 from tests.factories import CampaignFactory, TopicFactory

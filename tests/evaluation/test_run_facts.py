@@ -8,10 +8,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from ir.problems import InputError
+from judging.tasks import RunIngestParams
 from pooling import services
 from pooling.models import Campaign, Run
 from tests.factories import CampaignFactory, TopicFactory
-from workflow.job_params import RunIngestParams
 
 
 @pytest.fixture

@@ -1,14 +1,16 @@
 """The leaderboard and reusability never compute in the request: after a judgment they show the last scores with
 their age, "updating", and the campaign's one recompute lands the new ones."""
-from datetime import timedelta
-
 import pytest
+from django.db import IntegrityError, transaction
 from django.urls import reverse
-from django.utils import timezone
 
-from evaluation import snapshots
-from evaluation.models import ScoreRefresh
+from evaluation.tasks import scores_refresh_request
+from jobs import runner
+from jobs.models import Job
+from jobs.runner import job_execute
 from tests.evaluation.test_campaign import judge, judged_answers  # noqa: F401 (fixture)
+
+PENDING = (Job.Status.QUEUED, Job.Status.RUNNING)
 
 
 def _map(scores: dict) -> float:
@@ -19,8 +21,14 @@ def _map(scores: dict) -> float:
 def broker(monkeypatch):
     """A broker and no worker yet: the recomputes sent, by campaign, instead of run."""
     sent: list[int] = []
-    monkeypatch.setattr(snapshots.scores_refresh_task, "apply_async", lambda args, **kwargs: sent.append(args[0]))
+    monkeypatch.setattr(runner, "_publish", lambda job_id, kind: sent.append(Job.objects.get(pk=job_id).campaign_id))
     return sent
+
+
+def worker() -> None:
+    """A worker takes the queued jobs."""
+    for job in Job.objects.filter(status=Job.Status.QUEUED):
+        job_execute(job_id=job.pk)
 
 
 def test_a_judgment_shows_the_last_scores_updating_and_queues_one_recompute(judged_answers, client, organizer,  # noqa: F811
@@ -28,10 +36,9 @@ def test_a_judgment_shows_the_last_scores_updating_and_queues_one_recompute(judg
     client.force_login(organizer)
     url = reverse("evaluation:leaderboard", args=[judged_answers.pk])
     api = f"/api/campaigns/{judged_answers.pk}/evaluation/"
-    snapshots.scores_refresh(campaign_pk=judged_answers.pk)  # nothing asked yet: nothing computed
     assert "Computing the scores" in client.get(url).content.decode() and broker == [judged_answers.pk]
     assert client.get(api).status_code == 202
-    snapshots.scores_refresh(campaign_pk=judged_answers.pk)  # the worker
+    worker()
     page = client.get(url).content.decode()
     assert "3 posts in 2 topics" in page and "updating" not in page and "with the newest judgments." in page
     before = client.get(api).json()
@@ -44,7 +51,7 @@ def test_a_judgment_shows_the_last_scores_updating_and_queues_one_recompute(judg
     assert during["updating"] is True and during["version"] == before["version"] and during["judgments"] == 3
     assert broker == [judged_answers.pk] * 2  # one recompute queued for the campaign, however many pages ask
 
-    snapshots.scores_refresh(campaign_pk=judged_answers.pk)
+    worker()
     after = client.get(api).json()
     assert after["updating"] is False and after["version"] != before["version"]
     assert _map(after) < _map(before) and "updating" not in client.get(url).content.decode()
@@ -57,28 +64,37 @@ def test_without_a_broker_the_first_view_after_a_judgment_shows_fresh_scores(jud
     judge(judged_answers, ("ada", "A.1", "10", "0", "on reflection"))  # a revision: A.1 loses its relevant post
     found = client.get(api).json()
     assert found["updating"] is False and _map(found) < _map(before)
-    assert ScoreRefresh.objects.get(campaign=judged_answers).queued_at is None  # free for the next one
+    # The recompute ran as a job, which is done: none is pending, so the next change queues the next one.
+    refreshes = Job.objects.filter(campaign=judged_answers, kind=Job.Kind.SCORES_REFRESH)
+    assert [job.status for job in refreshes] == [Job.Status.DONE] and refreshes[0].result["computed"] >= 1
+    # A housekeeping job: not in the campaign's list of jobs.
+    page = client.get(reverse("workflow:campaign", args=[judged_answers.pk])).content.decode()
+    assert "scores refresh" not in page
 
 
-def test_a_lost_workers_claim_is_taken_over(judged_answers, broker):  # noqa: F811
-    assert snapshots.refresh_claim(campaign_pk=judged_answers.pk)
-    assert not snapshots.refresh_claim(campaign_pk=judged_answers.pk)
-    ScoreRefresh.objects.filter(campaign=judged_answers).update(
-        queued_at=timezone.now() - timedelta(seconds=snapshots.CLAIM_SECONDS + 1))
-    assert snapshots.refresh_claim(campaign_pk=judged_answers.pk)
+def test_at_most_one_recompute_of_a_campaign_is_pending(judged_answers, broker):  # noqa: F811
+    assert scores_refresh_request(campaign=judged_answers)
+    assert not scores_refresh_request(campaign=judged_answers)
+    pending = Job.objects.filter(campaign=judged_answers, kind=Job.Kind.SCORES_REFRESH, status__in=PENDING)
+    assert pending.count() == 1 and broker == [judged_answers.pk]
+    with pytest.raises(IntegrityError), transaction.atomic():  # two pages at once: the database keeps one
+        Job.objects.create(kind=Job.Kind.SCORES_REFRESH, campaign=judged_answers)
+    worker()
+    assert scores_refresh_request(campaign=judged_answers)  # the last one finished: the next one is queued
+    assert broker == [judged_answers.pk] * 2
 
 
 def test_reusability_shows_the_last_table_updating_after_a_judgment(judged_answers, client, organizer, broker):  # noqa: F811
     client.force_login(organizer)
     url = reverse("evaluation:reusability", args=[judged_answers.pk])
     assert "Computing the table" in client.get(url).content.decode()
-    snapshots.scores_refresh(campaign_pk=judged_answers.pk)
+    worker()
     page = client.get(url).content.decode()
     assert 'id="reusability"' in page and "updating" not in page
     judge(judged_answers, ("ada", "A.1", "10", "0", "on reflection"))  # a revision: A.1 loses its relevant post
     page = client.get(url).content.decode()
     assert 'id="reusability"' in page and "<strong>updating</strong>" in page
-    snapshots.scores_refresh(campaign_pk=judged_answers.pk)
+    worker()
     assert "updating" not in client.get(url).content.decode()
 
 

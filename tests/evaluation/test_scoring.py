@@ -3,15 +3,15 @@ an earlier edition and under the LLM judge's grades are the rows of the same run
 as a file; reusability's full-qrels means are `evaluate --all-topics`'s; and the command line's rule for the values of
 --measures that are run files."""
 import pytest
-from django.utils import timezone
 
 from evaluation import scoring, services, snapshots
 from evaluation.editions import edition_add
-from evaluation.models import ScoreRefresh, ScoreSnapshot
+from evaluation.models import ScoreSnapshot
 from evaluation.reusability import ranked
 from ir.prime import MEASURES
 from ir.scoring import Row, rows_of, runs_of
 from ir.statistics import prime_scorer
+from jobs.models import Job
 from tests.commands import command_output, rejected
 from tests.evaluation.test_campaign import judged_answers  # noqa: F401 (fixture)
 from tests.evaluation.test_campaign_rows import RUNS
@@ -60,10 +60,10 @@ def test_the_leaderboards_rows_of_a_stored_run_are_its_files_rows(stored, tmp_pa
 def test_scores_stored_in_an_older_shape_are_recomputed_not_misread(stored):
     first = snapshots.leaderboard(campaign=stored).value
     ScoreSnapshot.objects.filter(campaign=stored).update(payload={"runs": [], "answer_runs": []}, version="before")
-    ScoreRefresh.objects.filter(campaign=stored).update(queued_at=timezone.now())  # a worker has the recompute
-    waiting = snapshots.leaderboard(campaign=stored)
+    running = Job.objects.create(kind=Job.Kind.SCORES_REFRESH, campaign=stored, status=Job.Status.RUNNING)
+    waiting = snapshots.leaderboard(campaign=stored)  # a worker has the recompute
     assert waiting.computing and waiting.value is None  # "computing…", not the old shape read as scores
-    ScoreRefresh.objects.filter(campaign=stored).update(queued_at=None)
+    Job.objects.filter(pk=running.pk).update(status=Job.Status.DONE)
     again = snapshots.leaderboard(campaign=stored)  # recomputed in-process (no broker)
     assert again.computed_at is not None and not again.updating
     assert list(rows_of(again.value.runs)) == list(rows_of(first.runs))

@@ -5,8 +5,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from jobs.models import Job
 from judging.models import Assignment, Judgment
-from pooling.models import Job, PoolItem
+from pooling.models import PoolItem
 from tests.factories import CampaignFactory, TopicFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]

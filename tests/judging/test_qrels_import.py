@@ -11,9 +11,10 @@ from django.core.management import call_command
 
 from evaluation.services import qrels_export_lines
 from ir.problems import InputError
+from jobs.models import Job
 from judging.models import Assignment, Judgment
 from judging.services import assignments_create, judgments_import, pools_rebuild
-from pooling.models import Candidate, Job, PoolItem
+from pooling.models import Candidate, PoolItem
 from tests.commands import rejected
 from tests.factories import CampaignFactory, RunFactory, TopicFactory, UserFactory
 

@@ -296,3 +296,17 @@ def test_progress_page_and_api_ask_as_many_queries_for_many_topics_as_for_one(cl
     assert queries() == small
     report = progress.progress_report(campaign=a.campaign)
     assert report.total.judged == 16 and report.timed == 16 and report.total.server_median == 40
+
+
+@pytest.mark.parametrize("number", ["0", "-2", "99999999999"])
+def test_the_page_and_the_api_refuse_a_round_number_with_one_message(client, answers, ada, organizer, number):
+    message = "a training round is a number from 1 to 2147483647"
+    client.force_login(organizer)
+    page = client.post(f"/campaigns/{answers.pk}/training/", {"topics": ["A.1"], "assessors": [ada.pk],
+                                                              "number": number})
+    assert message in page.content.decode()
+    api = client.post(f"/api/campaigns/{answers.pk}/training-rounds/", {"topics": ["A.1"], "assessors": ["ada"],
+                                                                        "number": int(number)},
+                      content_type="application/json")
+    assert api.status_code == 400 and api.json() == {"number": [message]}
+    assert not TrainingRound.objects.exists()

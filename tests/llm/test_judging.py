@@ -40,7 +40,7 @@ def test_grades_are_parsed_and_stored_with_their_provenance(answers):
     assert server.requests == 4
     assert grades(answers) == {"A.1/10": 3, "A.1/11": 0, "A.1/12": 1, "A.2/20": 0, "A.2/99": None}
     assert (result.judged, result.failed, result.missing, result.skipped) == (4, 0, 1, 0)
-    from workflow.job_pages import llm_judge_summary
+    from llm.tasks import llm_judge_summary
     said = llm_judge_summary(result.as_json())
     assert said.startswith("Judged 4 items with test-model, 0 failures (tried again by the next run), 1 item whose "
                            "text the collection lacks (not sent, and not until its text is loaded), 0 already graded")

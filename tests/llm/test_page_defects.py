@@ -6,14 +6,15 @@ import re
 import pytest
 
 from ir.problems import InputError
+from jobs.models import Job
+from jobs.runner import job_create
 from llm import services
 from llm.client import base_url_normalised
 from llm.models import Endpoint, LlmGrade, Prompt
-from pooling.models import Campaign, Job
+from llm.tasks import LlmJudgeParams
+from pooling.models import Campaign
 from tests.commands import command_output, rejected
 from tests.llm.server import Answer, ChatServer
-from workflow.job_params import LlmJudgeParams
-from workflow.jobs import job_create
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +70,7 @@ def test_a_job_stops_once_its_first_requests_all_failed(answers, monkeypatch, dj
 @pytest.mark.django_db(transaction=True)  # the progress is written on a connection of its own: it must see the job
 def test_a_running_job_says_how_many_items_came_back(answers):
     # The job page shows the bar and, beside it, the count of the items answered so far; other jobs' lines are kept.
-    from workflow.jobs import _progress
+    from jobs.runner import _progress
 
     said = []
     with ChatServer(lambda prompt, n: Answer("##final score: 2" if n else "no grade")) as server:

@@ -11,10 +11,10 @@ from ir.problems import InputError
 from llm import services
 from llm.client import EndpointSettings, base_url_normalised
 from llm.models import Endpoint, LlmGrade
+from llm.tasks import LlmJudgeParams
 from tests.commands import rejected
 from tests.llm.server import Answer, ChatServer
-from workflow.job_params import LlmJudgeParams
-from workflow.llm_judging import campaign_llm_judge
+from workflow.tasks import campaign_llm_judge
 
 pytestmark = pytest.mark.django_db
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from jobs.models import Job
+from jobs.runner import job_cancel, job_create, job_execute
 from llm.models import Endpoint, LlmGrade, Prompt
-from pooling.models import Job
+from llm.tasks import LlmJudgeParams
 from tests.commands import command_output, rejected
 from tests.llm.server import Answer, ChatServer
-from workflow.job_params import LlmJudgeParams
-from workflow.jobs import job_cancel, job_create, job_execute
 
 pytestmark = pytest.mark.django_db
 

@@ -7,15 +7,16 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from jobs.models import Job
+from jobs.runner import job_create, job_execute
 from judging import services as assessor_services
 from judging.models import Assignment
+from judging.tasks import PoolBuildParams
 from pooling import services
-from pooling.models import Campaign, Job, RunEntry
+from pooling.models import Campaign, RunEntry
 from tests.judging.fixtures import assign
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged, pooled_campaign, token_client  # noqa: F401 (judged: a fixture)
-from workflow.job_params import PoolBuildParams
-from workflow.jobs import job_create, job_execute
 
 pytestmark = pytest.mark.django_db
 

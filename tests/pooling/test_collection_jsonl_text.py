@@ -8,8 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ir.formats.corpus import _json_doc
 from ir.problems import InputError, Problems
+from jobs.models import Job
 from pooling import services
-from pooling.models import Campaign, Collection, Job, Post
+from pooling.models import Campaign, Collection, Post
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines
 

@@ -2,7 +2,7 @@
 import pytest
 from django.core.management import call_command
 
-from pooling.models import Job
+from jobs.models import Job
 from workflow.demo import CAMPAIGNS, MATHOVERFLOW
 
 pytestmark = pytest.mark.django_db

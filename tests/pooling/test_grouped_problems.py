@@ -9,8 +9,9 @@ from rest_framework.test import APIClient
 
 from ir.formats.runs import read_run
 from ir.problems import GROUP_AFTER, InputError, Problem, Problems, kind_of
+from jobs.models import Job
 from pooling import services
-from pooling.models import Job, Run, RunEntry
+from pooling.models import Run, RunEntry
 from tests.commands import rejected
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]

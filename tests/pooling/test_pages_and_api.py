@@ -5,8 +5,9 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from jobs.models import Job
 from pooling import services
-from pooling.models import Collection, Job, Run
+from pooling.models import Collection, Run
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 

@@ -6,11 +6,12 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from ir.formats.pools import write_pool_tsv
+from jobs.models import Job
+from jobs.runner import job_create, job_execute
+from judging.tasks import PoolBuildParams
 from pooling import services
-from pooling.models import Campaign, Collection, Formula, Job, PoolItem
+from pooling.models import Campaign, Collection, Formula, PoolItem
 from tests.factories import CampaignFactory, TopicFactory
-from workflow.job_params import PoolBuildParams
-from workflow.jobs import job_create, job_execute
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 

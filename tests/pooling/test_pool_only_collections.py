@@ -9,13 +9,14 @@ import pytest
 from rest_framework.test import APIClient
 
 from ir.problems import InputError
+from jobs.models import Job
+from jobs.runner import job_create
 from judging.services import assignments_create
+from judging.tasks import PoolBuildParams
 from pooling import selectors, services
-from pooling.models import Collection, Job, PoolItem, Post
+from pooling.models import Collection, PoolItem, Post
 from tests.commands import command_output, rejected
 from tests.pooling.run_files import answers_campaign, ingest, task1_lines
-from workflow.job_params import PoolBuildParams
-from workflow.jobs import job_create
 
 pytestmark = pytest.mark.django_db
 

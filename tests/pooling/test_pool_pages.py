@@ -3,8 +3,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from jobs.models import Job
 from pooling import selectors, services
-from pooling.models import Campaign, Collection, Formula, Job, Run
+from pooling.models import Campaign, Collection, Formula, Run
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import answers_campaign, ingest, task1_lines, task2_lines
 

@@ -6,8 +6,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from ir.problems import InputError
+from jobs.models import Job
 from pooling import services
-from pooling.models import Job, Run, RunEntry
+from pooling.models import Run, RunEntry
 from tests.commands import command_output, rejected
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]

@@ -5,11 +5,13 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from pooling.models import Job, Run
+from jobs.models import Job
+from jobs.registry import params_of
+from jobs.runner import job_execute
+from judging.tasks import PoolBuildParams, RunIngestParams
+from pooling.models import Run
 from tests.commands import command_output
 from tests.pooling import test_pages_and_api as pages
-from workflow.job_params import PoolBuildParams, RunIngestParams, params_of
-from workflow.jobs import job_execute
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]
 

@@ -9,9 +9,10 @@ from django.core.files.storage import default_storage
 from moto.server import ThreadedMotoServer
 from rest_framework.test import APIClient
 
+from jobs.models import Job
 from pooling import services
-from pooling.models import Job, RunEntry
-from tests.pooling.test_celery_worker import celery_worker, wait_for
+from pooling.models import RunEntry
+from tests.jobs.test_celery_worker import celery_worker, wait_for
 
 BUCKET = "assess-uploads"
 KEYS = {"AWS_ACCESS_KEY_ID": "test-key", "AWS_SECRET_ACCESS_KEY": "test-secret", "AWS_S3_REGION_NAME": "us-east-1"}

@@ -113,3 +113,10 @@ def test_only_organizers_edit_a_scheme(answers, client, ada):
     answer = client.post(f"/campaigns/{answers.pk}/scheme/", _post([("1", "Yes", "1", ""), ("0", "No", "0", "")]))
     assert answer.status_code in (302, 403)
     assert Campaign.objects.get(pk=answers.pk).judging_scheme == grades.preset("arqmath")
+
+
+@pytest.mark.parametrize("value", ["²", "1e3", "+-2"])
+def test_a_grade_value_that_is_no_whole_number_is_refused_by_name_not_with_an_error_page(answers, olga, value):
+    answer = olga.post(f"/campaigns/{answers.pk}/scheme/", _post([(value, "A", "a", ""), ("0", "B", "b", "")]))
+    assert answer.status_code == 400
+    assert f"grade 1: a value is a whole number from 0 to 3, not {value}" in answer.content.decode()

@@ -7,11 +7,11 @@ from ir.pools.formulas import pool_formulas
 from ir.pools.posts import pool_answers
 from ir.problems import InputError
 from pooling import selectors, services
-from workflow.demo.generate import generate_demo
 from pooling.models import Campaign, PoolItem, Post, Run
 from pooling.ranking import suspect_items
 from tests.factories import CampaignFactory, CollectionFactory, PostFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines
+from workflow.demo.generate import generate_demo
 
 pytestmark = pytest.mark.django_db
 

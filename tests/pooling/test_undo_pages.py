@@ -2,9 +2,10 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from jobs.models import Job
 from judging.models import Judgment, JudgmentRevision
 from pooling import services
-from pooling.models import Campaign, Job, PoolItem, Run
+from pooling.models import Campaign, PoolItem, Run
 from tests.factories import CampaignFactory
 from tests.pooling.run_files import answers_campaign
 from tests.pooling.undo_data import judged, pooled_campaign, token_client  # noqa: F401 (judged: a fixture)

@@ -7,7 +7,8 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from pooling.models import Job, Run
+from jobs.models import Job
+from pooling.models import Run
 from tests.pooling.run_files import answers_campaign, task1_lines
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("jobs_run_on_commit")]

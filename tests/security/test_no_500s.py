@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from jobs.models import Job
 from judging.models import Assignment, Judgment
-from pooling.models import Campaign, Job, PoolItem
+from pooling.models import Campaign, PoolItem
 from tests.judging.fixtures import assign
 
 BIG = 2**40  # past PostgreSQL's integer (2^31 - 1)

@@ -14,7 +14,7 @@ from django.core.files.storage import default_storage
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from pooling.models import Job
+from jobs.models import Job
 from tests.factories import CampaignFactory
 
 MiB = 1024 * 1024

@@ -17,14 +17,17 @@ from django.db import transaction
 
 from core.permissions import ORGANIZERS
 from ir.grades import preset
+from jobs.models import Job
+from jobs.registry import JobParams
+from jobs.runner import job_execute
+from jobs.store import upload_save
+from jobs.tasks import CollectionIngestParams, TopicsIngestParams
 from judging.services import assignments_create
+from judging.tasks import PoolBuildParams, RunIngestParams
 from pooling import services
-from pooling.models import Campaign, Collection, Job
+from pooling.models import Campaign, Collection
 from workflow.demo.generate import DemoFiles, generate_demo
 from workflow.demo.judging import demo_assign, demo_delete
-from workflow.job_params import CollectionIngestParams, JobParams, PoolBuildParams, RunIngestParams, TopicsIngestParams
-from workflow.jobs import job_execute
-from workflow.store import upload_save
 
 COLLECTION = "MSE demo"
 CAMPAIGNS = {
@@ -79,7 +82,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
     """The collection, both campaigns with their pools and (assessor's demo_assign) the demo's assignments and
     judgments, all or nothing: a demo half loaded would never be completed, since a rerun sees the collection.
     Each load and pool build is a job, run here as a job runs without a broker, so that the Jobs page shows what the
-    demo did (issue 22, point 9)."""
+    demo did."""
     paths = [files.posts, files.comments, files.formulas]
     result = _demo_job(CollectionIngestParams(collection=COLLECTION, uploads=[_stored(p) for p in paths],
                                               names=[Path(p).name for p in paths]))
@@ -133,7 +136,7 @@ def _stored(path: str | os.PathLike) -> str:
 
 
 def _demo_job(params: JobParams, *, campaign: Campaign | None = None) -> dict:
-    """Runs one job of the demo in this process (workflow.jobs.job_execute, as without a broker) and returns its
+    """Runs one job of the demo in this process (jobs.runner.job_execute, as without a broker) and returns its
     result; a job that fails stops the demo, which is then not loaded at all."""
     job = Job.objects.create(kind=params.kind, params=params.to_json(), campaign=campaign)
     done = job_execute(job_id=job.pk)

@@ -54,7 +54,7 @@ class BodyWriter:
         assert post is not None
         fid = FORMULA_ID_START + len(self.formulas)
         key = latex_key(latex)
-        # The smallest formula id with this key (SPEC 4.2): the index agrees with what the clustering computes.
+        # The smallest formula id with this key (docs/pooling.md): the index agrees with what the clustering computes.
         visual = self._visual.setdefault(key, fid)
         kind = "answer" if post.parent else "question"
         self.formulas.append(Formula(fid, post.id, post.thread, kind, visual, key, latex))

@@ -76,7 +76,7 @@ def clean_latex(latex: str) -> str | None:
 
 
 def latex_key(latex: str) -> str:
-    """LaTeX without white space: instances with equal keys share a visual id (SPEC 4.2)."""
+    """LaTeX without white space: instances with equal keys share a visual id (docs/pooling.md)."""
     return "".join(latex.split())
 
 

@@ -1,5 +1,5 @@
-"""The demo's ARQMath-3 Task 3 runs (issue 17): one answer per topic of the Task 1 campaign, in the organizers' format
-(`topic rank score run_id sources answer`, Python's csv writer with a tab delimiter, as their tools wrote runs).
+"""The demo's ARQMath-3 Task 3 runs (docs/pooling.md): one answer per topic of the Task 1 campaign, in the organizers'
+format (`topic rank score run_id sources answer`, Python's csv writer with a tab delimiter, as their tools wrote runs).
 
 Two synthetic systems: a "generated" run writes an answer from the topic's words and formulas, as a language model
 would (fluent, sometimes beside the point); an "extracted" run answers with the text of an answer post about the same

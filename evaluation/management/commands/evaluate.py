@@ -1,11 +1,11 @@
 """evaluate --qrels FILE [--task answers|formulas] [--formula-index FILE...] [--all-topics] RUN...
-evaluate --campaign NAME [--all-topics]: SPEC 9; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and lo;
-with characterised topics, rows run<TAB>char:LABEL<TAB>all<TAB>fraction at the end (docs/evaluation.md).
+evaluate --campaign NAME [--all-topics]: docs/evaluation.md; an answers campaign's ARQMath-3 Task 3 runs get ar, p1 and
+lo; with characterised topics, rows run<TAB>char:LABEL<TAB>all<TAB>fraction at the end (docs/evaluation.md).
 evaluate ... [--relevance-level L] [--measures M...] [--ar-p1] [--significance FILE [--permutations N] [--seed S]
-             [--baseline RUN]] [--ci] [--topic-info CSV --by COLUMN]: SPEC 9, docs/analysis.md.
+             [--baseline RUN]] [--ci] [--topic-info CSV --by COLUMN]: docs/analysis.md.
 evaluate --qrels Q1 --qrels Q2 ... [--label L1 --label L2 ...] RUN...: the runs against each edition's qrels.
 evaluate --qrels FILE --answer-ids MAP [--tokenizer JSON] [--team-map FILE] [--bertscore-model DIR] [RUN...]: ARQMath-3
-Task 3 runs (issue 17)."""
+Task 3 runs (docs/evaluation.md)."""
 from collections.abc import Iterable
 from itertools import chain
 

@@ -1,7 +1,7 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete]
-[--source people|adjudicated [--round N]|llm[:MODEL]|combined] [-o FILE] [--sources FILE] [--facets FILE]: SPEC 9,
-the adjudicated grades (docs/agreement.md), an LLM's grades (docs/agreement.md, docs/formats.md) and the facets of a
-judging scheme (docs/judging.md)."""
+[--source people|adjudicated [--round N]|llm[:MODEL]|combined] [-o FILE] [--sources FILE] [--facets FILE]:
+docs/evaluation.md, the adjudicated grades (docs/agreement.md), an LLM's grades (docs/agreement.md, docs/formats.md) and
+the facets of a judging scheme (docs/judging.md)."""
 from core.commands import ServiceCommand
 from evaluation import selectors, services
 from evaluation.management.commands._files import write_whole

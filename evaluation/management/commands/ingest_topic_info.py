@@ -1,4 +1,4 @@
-"""ingest_topic_info --campaign NAME FILE: a campaign's topic information (SPEC 9, docs/analysis.md)."""
+"""ingest_topic_info --campaign NAME FILE: a campaign's topic information (docs/analysis.md)."""
 from pathlib import Path
 
 from core.commands import ServiceCommand

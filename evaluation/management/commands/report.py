@@ -1,6 +1,7 @@
-"""report --campaign NAME --format latex|csv [--table results|assessment|both] [--all-topics] [-o FILE]: SPEC 9.
+"""report --campaign NAME --format latex|csv [--table results|assessment|both] [--all-topics] [-o FILE]:
+docs/analysis.md.
 report --qrels Q1 --qrels Q2 ... [--label L1 --label L2 ...] --format latex|csv [--all-topics] [-o FILE] RUN...: the
-results across editions (issue 28), one row per run and a column group per edition (docs/evaluation.md)."""
+results across editions, one row per run and a column group per edition (docs/evaluation.md)."""
 from core.commands import ServiceCommand
 from evaluation import editions, report
 from evaluation.management.commands._files import write_whole

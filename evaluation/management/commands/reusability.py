@@ -1,5 +1,5 @@
 """reusability --qrels FILE --depth K [--relevance-level L] [--team-map FILE] RUN...
-reusability --campaign NAME [--depth K]: SPEC 9, docs/analysis.md."""
+reusability --campaign NAME [--depth K]: docs/analysis.md."""
 from core.commands import ServiceCommand
 from evaluation import reusability, services
 from evaluation.management.commands._arguments import runs_arguments

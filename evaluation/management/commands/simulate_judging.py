@@ -1,5 +1,5 @@
 """simulate_judging --qrels FILE --depth K [--relevance-level L] [--seed S] --policy P [--policy P...] [--warm-up N]
-[--min-depth D] [--budget N] RUN...: SPEC 9, docs/pooling.md ("Judging order")."""
+[--min-depth D] [--budget N] RUN...: docs/pooling.md ("Judging order")."""
 from core.commands import ServiceCommand
 from evaluation import services, simulation
 from ir.pools.adaptive import POLICIES, WARM_UP

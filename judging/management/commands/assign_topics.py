@@ -1,4 +1,5 @@
-"""assign_topics --campaign NAME --assessor USER [--kind official|training|dual] [--round R] TOPIC...: SPEC 9."""
+"""assign_topics --campaign NAME --assessor USER [--kind official|training|dual] [--round R] TOPIC...:
+docs/judging.md."""
 from django.template.defaultfilters import pluralize
 
 from core.commands import ServiceCommand

@@ -1,4 +1,4 @@
-"""create_campaign NAME --task answers|formulas [pooling settings]: SPEC 9."""
+"""create_campaign NAME --task answers|formulas [pooling settings]: docs/pooling.md."""
 from core.commands import ServiceCommand
 from ir.grades import PRESETS, scheme_chosen
 from pooling import services

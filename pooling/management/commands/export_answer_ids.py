@@ -1,4 +1,5 @@
-"""export_answer_ids --campaign NAME [-o FILE]: the answer id of each Task 3 run's answer to each topic (issue 17)."""
+"""export_answer_ids --campaign NAME [-o FILE]: the answer id of each Task 3 run's answer to each topic
+(docs/formats.md)."""
 from core.commands import ServiceCommand
 from pooling import selectors
 

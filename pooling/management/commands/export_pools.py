@@ -1,4 +1,4 @@
-"""export_pools --campaign NAME [-o FILE]: SPEC 9."""
+"""export_pools --campaign NAME [-o FILE]: docs/pooling.md."""
 from contextlib import closing
 
 from core.commands import ServiceCommand

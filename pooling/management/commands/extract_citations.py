@@ -1,4 +1,5 @@
-"""extract_citations --collection NAME --topics FILE --link-pattern REGEX [-o FILE]: a candidates file (issue 25)."""
+"""extract_citations --collection NAME --topics FILE --link-pattern REGEX [-o FILE]: a candidates file
+(docs/formats.md)."""
 
 from core.commands import ServiceCommand
 from ir.formats.candidates import read_topic_questions, write_candidates

@@ -1,4 +1,4 @@
-"""ingest_candidates --campaign NAME FILE: a campaign's candidates (issue 25), pooled by the next build."""
+"""ingest_candidates --campaign NAME FILE: a campaign's candidates (docs/formats.md), pooled by the next build."""
 from core.commands import ServiceCommand
 from pooling import services
 from pooling.selectors import campaign_named

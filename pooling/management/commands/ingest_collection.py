@@ -1,4 +1,4 @@
-"""ingest_collection --collection NAME PATH...: SPEC 9; --corpus PATH declares a pool-only collection."""
+"""ingest_collection --collection NAME PATH...: docs/formats.md; --corpus PATH declares a pool-only collection."""
 from core.commands import ServiceCommand
 from ir.problems import InputError
 from pooling import services

@@ -1,4 +1,4 @@
-"""ingest_topics --campaign NAME PATH: SPEC 9."""
+"""ingest_topics --campaign NAME PATH: docs/formats.md."""
 from core.commands import ServiceCommand
 from pooling import services
 from pooling.selectors import campaign_named

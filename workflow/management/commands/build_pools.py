@@ -1,4 +1,4 @@
-"""build_pools --campaign NAME: SPEC 9."""
+"""build_pools --campaign NAME: docs/pooling.md."""
 from core.commands import ServiceCommand
 from judging.services import pools_rebuild
 from pooling import services

@@ -26,7 +26,7 @@ class Command(ServiceCommand):
         parser.add_argument("--relevance-level", type=int, help="evaluation: the lowest grade MAP', P'@10 and binary "
                                                                "measures count relevant (1-3)")
         parser.add_argument("--candidate-notes", choices=["on", "off"],
-                            help="judging: show a candidate's note beside it (issue 25)")
+                            help="judging: show a candidate's note beside it (docs/pooling.md)")
         add_order_arguments(parser)
         parser.add_argument("--collection", help="only while the campaign has no run")
         parser.add_argument("--scheme", help="the judging scheme (a preset's name or FILE.json; until judging starts)")

@@ -1,6 +1,6 @@
 """fuse_runs --method rrf|combsum|combmnz|combmax|borda|ibc|wibc [--k K...] [--norm none|min-max|zmuv|sum|rank]
 [--weights W...] [--depth N] [--name RUN] [--qrels FILE [--measure M]] [-o FILE] RUN...
-fuse_runs --campaign NAME --runs R... [options as above] [--ingest]: SPEC 9, issue 28, docs/evaluation.md."""
+fuse_runs --campaign NAME --runs R... [options as above] [--ingest]: docs/evaluation.md."""
 import os
 
 from core.commands import ServiceCommand
@@ -45,8 +45,8 @@ class Command(ServiceCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **o):
-        # `--k K... RUN...` and `--weights W... RUN...` (SPEC 9): an option with several values takes every path after
-        # it, so the files among its values are runs.
+        # `--k K... RUN...` and `--weights W... RUN...` (docs/evaluation.md): an option with several values takes every
+        # path after it, so the files among its values are runs.
         ks = [int(value) for value in _numbers(o["k"], int, "--k", o["paths"])]
         weights = _numbers(o["weights"], float, "--weights", o["paths"])
         campaign = None

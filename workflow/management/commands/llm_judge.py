@@ -1,8 +1,8 @@
-"""llm_judge --campaign NAME: issue 26 (docs/llm.md)."""
+"""llm_judge --campaign NAME: docs/llm.md."""
 from core.commands import ServiceCommand
+from llm.tasks import LlmJudgeParams
 from pooling.selectors import campaign_named
-from workflow.job_params import LlmJudgeParams
-from workflow.llm_judging import campaign_llm_judge
+from workflow.tasks import campaign_llm_judge
 
 
 def _positive(text: str) -> int:

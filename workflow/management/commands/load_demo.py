@@ -1,4 +1,4 @@
-"""load_demo: the demo campaigns of the README (SPEC 9)."""
+"""load_demo: the demo campaigns of the README (README.md)."""
 from django.conf import settings
 
 from core.commands import ServiceCommand

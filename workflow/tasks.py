@@ -1,16 +1,19 @@
-"""LLM judging of a campaign as the command and the job start it (docs/llm.md): the campaign's endpoint with the
-run's overrides, and for canaries the items the official judgments graded 0 (read here, above assessor and
-evaluation, and handed down to llm.services, which may not read judgments itself)."""
+"""The one kind of job whose work reaches above judging (jobs/registry.py): LLM judging (its params and its summary are
+llm/tasks.py's), whose canaries are the items the official qrels grade 0 (evaluation.selectors.qrels_by_topic), read
+here and handed to llm.services, which sits below judging and may not read judgments itself (docs/architecture.md).
+The `llm_judge` command runs the same service."""
 from __future__ import annotations
 
 from dataclasses import asdict
 
 from evaluation.selectors import qrels_by_topic
 from ir.grades import NOT_RELEVANT
+from jobs.models import Job
+from jobs.registry import Progress, job_campaign, register
 from llm import services
-from llm.services import Cancelled, LlmJudgeResult, Progress
+from llm.services import Cancelled, LlmJudgeResult
+from llm.tasks import LlmJudgeParams, llm_judge_summary_of
 from pooling.models import Campaign
-from workflow.job_params import LlmJudgeParams
 
 OVERRIDES = ("base_url", "model", "api_key_env", "concurrency", "samples")
 
@@ -30,3 +33,16 @@ def campaign_llm_judge(*, campaign: Campaign, params: LlmJudgeParams, progress: 
     return services.llm_judge(campaign=campaign, settings=settings, prompt=prompt, topics=params.topics or None,
                               limit_per_topic=params.limit_per_topic, canaries=params.canaries, official_zeros=zeros,
                               progress=progress, cancelled=cancelled)
+
+
+def llm_judge_handler(job: Job, p: LlmJudgeParams, progress: Progress) -> tuple[dict, list[str]]:
+    """Grades the campaign's pool items (and canaries) with its LLM endpoint; stops between batches once the job's
+    Cancel button was pressed, keeping what it stored (the result says `cancelled`)."""
+    def cancelled() -> bool:
+        return Job.objects.filter(pk=job.pk, cancel_requested=True).exists()
+
+    result = campaign_llm_judge(campaign=job_campaign(job), params=p, progress=progress, cancelled=cancelled)
+    return result.as_json(), []
+
+
+register(LlmJudgeParams, llm_judge_handler, summary=llm_judge_summary_of, cancellable=True)

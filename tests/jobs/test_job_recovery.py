@@ -4,6 +4,7 @@ The first tests play a live worker by holding the job's lock on a connection of 
 nothing; the last ones start real Celery workers on PostgreSQL and Redis and kill one with SIGKILL in the middle of a
 job.
 """
+import dataclasses
 import os
 import re
 import signal
@@ -25,13 +26,14 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.celery_app import app
-from pooling.models import JOB_LOCK, Campaign, Job, PoolItem, Run, RunEntry
+from jobs import registry
+from jobs.models import JOB_LOCK, Job
+from jobs.runner import job_create, job_execute
+from judging.tasks import PoolBuildParams, RunIngestParams
+from pooling.models import Campaign, PoolItem, Run, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
+from tests.jobs.test_celery_worker import database_url
 from tests.pooling.run_files import answers_campaign
-from tests.pooling.test_celery_worker import database_url
-from workflow.job_handlers import HANDLERS
-from workflow.job_params import PoolBuildParams, RunIngestParams
-from workflow.jobs import job_create, job_execute
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -40,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 def enqueued(monkeypatch, jobs_run_on_commit):
     """Job ids sent to the workers (the commit is played: tests never commit)."""
     sent = []
-    monkeypatch.setattr("workflow.jobs.job_execute_task.delay", lambda job_id: sent.append(job_id))
+    monkeypatch.setattr("jobs.runner.job_execute_task.apply_async", lambda args, **kwargs: sent.append(args[0]))
     return sent
 
 
@@ -112,7 +114,7 @@ def test_the_job_page_says_a_stalled_job_lost_its_worker_and_retry_runs_it(clien
     assert 'class="job-stalled"' in listing and "stalled" in listing
     assert client.get(f"/api/jobs/{job.pk}/").json()["stale"] is True
 
-    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("jobs.runner.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     response = client.post(f"/jobs/{job.pk}/retry/", follow=True)
     assert response.status_code == 200
     job.refresh_from_db()
@@ -143,8 +145,8 @@ def test_retry_is_refused_for_a_live_job_and_a_rejected_input(client, organizer,
 @pytest.mark.django_db
 def test_an_internal_error_is_failed_with_retry_on_the_job_page(client, organizer, tmp_path, monkeypatch):
     campaign = answers_campaign(tmp_path)
-    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
-    monkeypatch.setattr("workflow.jobs.services.pool_build", lambda **kwargs: 1 / 0)
+    monkeypatch.setattr("jobs.runner.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("jobs.runner.services.pool_build", lambda **kwargs: 1 / 0)
     job = job_create(campaign=campaign, params=PoolBuildParams())
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED and job.message == "internal error: ZeroDivisionError: division by zero"
@@ -312,7 +314,7 @@ def test_the_api_retries_a_stalled_job_and_refuses_a_live_one(organizer, tmp_pat
     assert response.json()["problems"] == [
         f"job #{live.pk} is running: only a failed job, a queued one or one whose worker stopped is retried"]
     stalled = running_job(campaign)
-    monkeypatch.setattr("workflow.jobs.transaction.on_commit", lambda callback, *args, **kwargs: callback())
+    monkeypatch.setattr("jobs.runner.transaction.on_commit", lambda callback, *args, **kwargs: callback())
     response = api(organizer).post(f"/api/jobs/{stalled.pk}/retry/")
     assert response.status_code == 202 and response.json()["status"] == "queued"
     assert Job.objects.get(pk=stalled.pk).status == Job.Status.DONE  # no broker here: it ran at the commit
@@ -347,7 +349,7 @@ def test_a_progress_write_that_fails_costs_the_progress_bar_not_the_job(tmp_path
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr("workflow.jobs.connections.create_connection", lambda alias: Away())
+    monkeypatch.setattr("jobs.runner.connections.create_connection", lambda alias: Away())
     monkeypatch.setattr("pooling.services.runs.PROGRESS_EVERY", 1)
     done = job_execute(job_id=job.pk)
     if connection.vendor == "postgresql":  # SQLite writes no progress while the job runs
@@ -372,7 +374,7 @@ def test_a_queued_job_of_any_kind_offers_retry_and_cancel_and_cancel_stops_it(cl
 @pytest.mark.django_db
 def test_a_queued_campaign_delete_cancelled_keeps_the_campaign_and_one_that_failed_is_deleted_again(
         client, organizer, tmp_path, enqueued):
-    from workflow.jobs import campaign_delete_job
+    from judging.tasks import campaign_delete_job
 
     campaign = answers_campaign(tmp_path)
     job = campaign_delete_job(campaign=campaign, user=organizer)
@@ -403,7 +405,8 @@ def test_a_run_whose_claim_was_taken_over_writes_no_outcome(tmp_path, monkeypatc
                                              claim="the-new-run")
         raise RuntimeError("the old run fails late")
 
-    monkeypatch.setitem(HANDLERS, Job.Kind.POOL_BUILD, replaced_meanwhile)
+    monkeypatch.setitem(registry._KINDS, Job.Kind.POOL_BUILD,
+                        dataclasses.replace(registry.kind_of(Job.Kind.POOL_BUILD), handler=replaced_meanwhile))
     job_execute(job_id=job.pk)
     job.refresh_from_db()
     assert (job.status, job.message, job.claim) == (Job.Status.DONE, "the new run's outcome", "the-new-run")

@@ -1,7 +1,6 @@
 """The campaign's LLM page (organizers): the endpoint, the mode, the prompts with a form that makes a new version,
-what is graded and the commonest failures, the recent judging jobs, and the form that starts a judging job; the same
-job from POST /api/campaigns/<id>/llm/judge/, and cancelling a job (the job page's Cancel button). The page lives
-here, above llm, because it lists jobs as every job list does (workflow.job_pages.job_view)."""
+what is graded and the commonest failures, the recent judging jobs, and the form that starts a judging job (the same
+job as POST /api/campaigns/<id>/llm/judge/, llm/apis.py, and the `llm_judge` command)."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -10,24 +9,19 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
-from rest_framework.request import Request
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from core.forms import form_values
 from core.permissions import organizer_required
 from ir.problems import InputError
+from jobs.models import Job
+from jobs.pages import job_view
+from jobs.runner import job_create
 from llm import services as llm_services
 from llm.forms import EndpointForm, JudgeForm, PromptEditForm
 from llm.models import Endpoint
 from llm.pages import failure_reasons, grade_counts, prompt_users
-from pooling.models import Campaign, Job
-from workflow.job_pages import job_view
-from workflow.job_params import LlmJudgeParams
-from workflow.jobs import job_cancel, job_create
-from workflow.serializers import JobSerializer
+from llm.tasks import LlmJudgeParams
+from pooling.models import Campaign
 
 
 def _page(request: HttpRequest, campaign: Campaign, *, form: EndpointForm | None = None,
@@ -102,68 +96,4 @@ def llm_judge_start(request: HttpRequest, pk: int) -> HttpResponse:
     except InputError as exc:
         exc.add_to_form(form)
         return _page(request, campaign, judge_form=form)
-    return redirect("workflow:job", pk=job.pk)
-
-
-@organizer_required
-@require_POST
-def job_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=pk)
-    try:
-        job = job_cancel(job=job)
-    except InputError as exc:
-        messages.error(request, "; ".join(exc.messages()))
-    else:
-        messages.info(request, f"Job #{job.pk} is cancelled." if job.finished else
-                      f"Job #{job.pk} stops after the batch it is judging; what it judged stays.")
-    return redirect("workflow:job", pk=job.pk)
-
-
-class LlmJudgeSerializer(serializers.Serializer):
-    base_url = serializers.CharField(required=False, allow_null=True, max_length=500,
-                                     help_text="default: the campaign's endpoint; http:// is assumed")
-    model = serializers.CharField(required=False, allow_null=True, max_length=200)
-    api_key_env = serializers.CharField(required=False, allow_null=True, max_length=100,
-                                        help_text="the NAME of the environment variable holding the key")
-    concurrency = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=256)
-    samples = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=20)
-    prompt = serializers.CharField(required=False, allow_blank=True, default="", help_text="NAME or NAME@VERSION")
-    topics = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list)
-    limit_per_topic = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    canaries = serializers.IntegerField(required=False, default=0, min_value=0, max_value=100)
-
-    def validate_base_url(self, value: str | None) -> str | None:
-        from llm.client import base_url_normalised
-        try:
-            return base_url_normalised(value) if value else None
-        except InputError as exc:
-            raise serializers.ValidationError(exc.messages()) from None
-
-    def validate_api_key_env(self, value: str | None) -> str | None:
-        from django import forms
-
-        from llm.forms import clean_api_key_env
-        try:
-            return clean_api_key_env(value or "") or None
-        except forms.ValidationError as exc:
-            raise serializers.ValidationError(exc.messages) from None
-
-
-class CampaignLlmJudgeApi(APIView):
-    serializer_class = LlmJudgeSerializer
-
-    @extend_schema(request=LlmJudgeSerializer, responses={202: JobSerializer})
-    def post(self, request: Request, pk: int) -> Response:
-        """Starts a judging job with the campaign's LLM endpoint (the fields given override it for this run): 202
-        with the job as it is now (queued, or finished where jobs run in-process); POST /api/jobs/<id>/cancel/
-        stops it between batches."""
-        from llm.forms import key_fields_refused
-        campaign = get_object_or_404(Campaign, pk=pk)
-        refused = key_fields_refused(request.data)
-        if refused:
-            raise InputError(refused)
-        data = LlmJudgeSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        job = llm_judge_job(campaign=campaign, params=LlmJudgeParams(**data.validated_data), user=request.user)
-        job.refresh_from_db()  # run in-process (no broker), it has finished already: say so
-        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+    return redirect("jobs:job", pk=job.pk)

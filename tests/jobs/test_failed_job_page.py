@@ -1,7 +1,7 @@
 """A failed job's page offers the way on (issue 22, point 10): Upload again, and Back to campaign."""
 import pytest
 
-from pooling.models import Job
+from jobs.models import Job
 from tests.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,9 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from config.celery_app import app
+from jobs.models import Job
 from pooling import services
-from pooling.models import Job, RunEntry
+from pooling.models import RunEntry
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -1,5 +1,5 @@
-"""The job queue: create a job (sent to the workers when the transaction commits), run it once, retry or cancel it,
-and the workers' sweep that sends again a job whose message is lost.
+"""The job runner: create a job (sent to the workers when the transaction commits), run it once through its kind's
+handler (jobs/registry.py), retry or cancel it, and the workers' sweep that sends again a job whose message is lost.
 
 Built on Celery's own redelivery, and on the Job row. The task is acknowledged late, so the message of a job whose
 prefork child dies is handed out again at once (task_reject_on_worker_lost). Whether the job's worker is still alive
@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
-from celery import shared_task
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.utils import timezone
@@ -31,21 +30,15 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from core.errors import ServiceUnavailable
 from ir.problems import InputError
-from judging import services as assessor_services
+from jobs import pages as job_pages
+from jobs.models import JOB_LOCK, Job
+from jobs.registry import JobParams, kind_of, params_of, queues
+from jobs.store import uploads_delete
+from jobs.tasks import job_execute_task
 from pooling import services
-from pooling.models import JOB_LOCK, Campaign, Job
-from workflow import job_pages
-from workflow.job_handlers import HANDLERS
-from workflow.job_params import CampaignDeleteParams, JobParams, params_of
-from workflow.store import uploads_delete
+from pooling.models import Campaign
 
 log = logging.getLogger(__name__)
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def job_execute_task(job_id: int) -> str:
-    job = job_execute(job_id=job_id)
-    return job.status if job else "gone"
 
 
 def _broker_check() -> None:
@@ -63,22 +56,24 @@ def _broker_check() -> None:
                                  "saved; send it again in a minute") from exc
 
 
-def _publish(job_id: int) -> None:
+def _publish(job_id: int, kind: str) -> None:
     try:
-        job_execute_task.delay(job_id)
+        job_execute_task.apply_async((job_id,), queue=kind_of(kind).queue())
     except BrokerError:  # committed: the sweep sends it again once the broker answers (jobs_sweep)
         log.warning("job %s not sent to the workers: the sweep sends it again", job_id, exc_info=True)
 
 
 def _send(job: Job) -> None:
-    transaction.on_commit(lambda: _publish(job.pk))
+    transaction.on_commit(lambda: _publish(job.pk, job.kind))
 
 
-def job_create(*, params: JobParams, user=None, campaign=None, collection=None) -> Job:
-    """Creates a queued job of the params' kind and sends it to the workers once the current transaction commits.
-    Refused (InputError) on a campaign being deleted: nothing new starts on it; refused (ServiceUnavailable, so that
-    the caller's transaction rolls back) when the broker does not answer."""
-    if (campaign is not None and params.kind != Job.Kind.CAMPAIGN_DELETE
+def job_create(*, params: JobParams, user=None, campaign=None, collection=None, at_once: bool = False) -> Job:
+    """Creates a queued job of the params' kind and sends it to the workers once the current transaction commits
+    (`at_once`: now, for a caller outside any transaction whose row is committed already, so that without a broker
+    the job has run when this returns). Refused (InputError) on a campaign being deleted: nothing new starts on it;
+    refused (ServiceUnavailable, so that the caller's transaction rolls back) when the broker does not answer."""
+    kind = kind_of(params.kind)
+    if (campaign is not None and not kind.while_deleting
             and Campaign.objects.filter(pk=campaign.pk, deleting=True).exists()):
         raise services.campaign_deleting_error(campaign)
     try:
@@ -89,7 +84,10 @@ def job_create(*, params: JobParams, user=None, campaign=None, collection=None) 
     job = Job.objects.create(kind=params.kind, params=params.to_json(),
                              created_by=user if user and user.is_authenticated else None,
                              campaign=campaign, collection=collection, sent_at=timezone.now())
-    _send(job)
+    if at_once:
+        _publish(job.pk, job.kind)
+    else:
+        _send(job)
     return job
 
 
@@ -110,27 +108,19 @@ def job_retry(*, job: Job) -> Job:
     return job
 
 
-# The kinds of job whose service stops between batches when asked (and keeps what it wrote).
-CANCELLABLE = frozenset({Job.Kind.LLM_JUDGE})
-
-
 @transaction.atomic
 def job_cancel(*, job: Job) -> Job:
-    """Cancels a queued job of any kind at once (a campaign delete that has not begun deleting gives the campaign
-    back), or asks a running LLM judging job to stop between two batches (it then ends `cancelled`, keeping what it
-    stored); refused (InputError) for a finished job, another running one, and a campaign delete that began."""
+    """Cancels a queued job of any kind at once (its kind's `on_cancel` first: a campaign delete that has not begun
+    deleting gives the campaign back), or asks a running job of a cancellable kind (LLM judging) to stop between two
+    batches (it then ends `cancelled`, keeping what it stored); refused (InputError) for a finished job, another
+    running one, and what `on_cancel` refuses (a campaign delete that began)."""
     job = Job.objects.select_for_update().get(pk=job.pk)
     if job.finished:
         raise InputError(f"job #{job.pk} is {job.status}: only a queued or running job is cancelled")
-    if job.status == Job.Status.RUNNING and job.kind not in CANCELLABLE:
+    kind = kind_of(job.kind)
+    if job.status == Job.Status.RUNNING and not kind.cancellable:
         raise InputError(f"a running {job.get_kind_display()} job cannot be cancelled: it writes all or nothing")
-    message = "cancelled before it started"
-    if job.kind == Job.Kind.CAMPAIGN_DELETE:
-        if job.started_at is not None:
-            raise InputError(f"job #{job.pk} began deleting the campaign's rows: retry it (or delete the campaign "
-                             "again) to finish the delete")
-        if Campaign.objects.filter(pk=job.params.get("campaign"), deleting=True).update(deleting=False):
-            message = "cancelled before it started: the campaign is kept (its unjudged assignments were removed)"
+    message = kind.on_cancel(job) if kind.on_cancel is not None else "cancelled before it started"
     if job.status == Job.Status.QUEUED:
         job.status, job.finished_at, job.message = Job.Status.CANCELLED, timezone.now(), message
     else:
@@ -138,23 +128,6 @@ def job_cancel(*, job: Job) -> Job:
     job.cancel_requested = True
     job.save(update_fields=["status", "finished_at", "message", "cancel_requested"])
     return job
-
-
-def campaign_delete_job(*, campaign: Campaign, user=None) -> Job:
-    """Starts deleting a campaign: marks it (assessor.services.campaign_delete_start, refused once anything is judged)
-    and queues the job that deletes it. A campaign already being deleted whose delete job is not running (queued,
-    failed, its worker lost, or gone) is sent to the workers again; one whose delete is running is refused."""
-    with transaction.atomic():
-        if Campaign.objects.filter(pk=campaign.pk, deleting=True).exists():
-            job = campaign.jobs.filter(kind=Job.Kind.CAMPAIGN_DELETE).order_by("-pk").first()
-            if job is not None and not job.retryable:
-                raise InputError(f"campaign '{campaign.name}' is being deleted by job #{job.pk} ({job.status})")
-            if job is not None:
-                return job_retry(job=job)
-        else:
-            assessor_services.campaign_delete_start(campaign=campaign)
-        return job_create(campaign=campaign, user=user,
-                          params=CampaignDeleteParams(campaign=campaign.pk, name=campaign.name))
 
 
 def _hold(job_id: int) -> bool:
@@ -274,7 +247,7 @@ def job_execute(*, job_id: int) -> Job | None:
             return Job.objects.filter(pk=job_id).first()
         with _heartbeat(job), _progress(job) as progress:
             try:
-                job.result, job.warnings = HANDLERS[job.kind](job, params_of(job), progress)
+                job.result, job.warnings = kind_of(job.kind).handler(job, params_of(job), progress)
             except InputError as exc:
                 job.status, job.problems = Job.Status.FAILED, exc.as_dicts()
                 job.message = job_pages.rejected_message(exc)
@@ -285,7 +258,7 @@ def job_execute(*, job_id: int) -> Job | None:
                 if job.result.get("cancelled"):  # it stopped between batches when asked, keeping what it wrote
                     job.status = Job.Status.CANCELLED
                     job.progress = Job.objects.values_list("progress", flat=True).get(pk=job.pk)
-                elif job.result.get("all_failed"):  # an LLM run whose every request failed: not "done"
+                elif job.result.get("all_failed"):  # every item failed (an LLM run's requests): not "done"
                     job.status = Job.Status.FAILED
                 else:
                     job.status, job.progress = Job.Status.DONE, 1.0
@@ -305,9 +278,9 @@ def job_execute(*, job_id: int) -> Job | None:
 
 def _broker_jobs() -> tuple[set[int], set[int]]:
     """The ids of the jobs whose message waits in the broker's queue, and of those delivered to a worker and not yet
-    acknowledged (Redis: the queue's list and kombu's `unacked` hash)."""
+    acknowledged (Redis: the lists of the queues jobs are sent to and kombu's `unacked` hash)."""
     app = job_execute_task.app
-    queue = app.conf.task_default_queue
+    names = {app.conf.task_default_queue} | queues()
 
     def job_of(message: dict) -> int | None:
         if message.get("headers", {}).get("task") != job_execute_task.name:
@@ -319,7 +292,7 @@ def _broker_jobs() -> tuple[set[int], set[int]]:
         broker.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=2)
         channel = broker.default_channel
         client = channel.client
-        waiting = {job_of(json.loads(raw)) for raw in client.lrange(queue, 0, -1)}
+        waiting = {job_of(json.loads(raw)) for queue in sorted(names) for raw in client.lrange(queue, 0, -1)}
         unacked = {job_of(json.loads(raw)[0]) for raw in client.hvals(channel.unacked_key)}
     return {j for j in waiting if j is not None}, {j for j in unacked if j is not None}
 
@@ -344,6 +317,6 @@ def jobs_sweep() -> list[int]:
             lost = job.pk not in waiting and job.stale
         if lost and Job.objects.filter(pk=job.pk, sent_at=job.sent_at).update(sent_at=now):
             log.warning("job %s (%s) has no message in the broker: sent again", job.pk, job.status)
-            job_execute_task.delay(job.pk)
+            job_execute_task.apply_async((job.pk,), queue=kind_of(job.kind).queue())
             sent.append(job.pk)
     return sent

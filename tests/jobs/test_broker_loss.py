@@ -17,13 +17,14 @@ from django.conf import settings as django_settings
 from django.core.files.storage import default_storage
 
 from config.celery_app import app
-from pooling.models import Campaign, Job, PoolItem, RunEntry
+from jobs.models import Job
+from jobs.runner import job_create
+from judging.tasks import PoolBuildParams, campaign_delete_job
+from pooling.models import Campaign, PoolItem, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
+from tests.jobs.test_celery_worker import database_url
+from tests.jobs.test_job_recovery import api, copy_running, large_run
 from tests.pooling.run_files import answers_campaign
-from tests.pooling.test_celery_worker import database_url
-from tests.pooling.test_job_recovery import api, copy_running, large_run
-from workflow.job_params import PoolBuildParams
-from workflow.jobs import campaign_delete_job, job_create
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FAST = {"CELERY_TASK_ALWAYS_EAGER": "0", "JOB_SWEEP_EVERY": "1", "JOB_RESEND_AFTER": "2", "JOB_STALE_AFTER": "3",
