@@ -3,7 +3,7 @@ judgments."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from core.api import flag
@@ -13,8 +13,8 @@ from core.forms import form_values
 from core.permissions import organizer_required
 from evaluation import report
 from evaluation.forms import DepthForm
-from evaluation.snapshots import reusability_scores
-from evaluation.views import computing_response
+from evaluation.snapshots import reusability_ask, reusability_scores
+from evaluation.views import analyses_minutes, computing_response
 from ir.problems import InputError
 from ir.statistics import reusability_lines
 from pooling.models import Campaign
@@ -23,8 +23,15 @@ from pooling.models import Campaign
 @organizer_required
 def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
     """Leave-one-team-out over the campaign's runs (at its primary depth, or `?depth=K`); `?format=tsv` downloads
-    the table as the `reusability` command writes it."""
+    the table as the `reusability` command writes it. A POST (the page's button) asks for the table with the newest
+    judgments now rather than on its schedule (docs/evaluation.md)."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    if request.method == "POST":
+        depth = DepthForm(request.POST)
+        if depth.is_valid():
+            reusability_ask(campaign=campaign, depth=depth.cleaned_data["depth"])
+        query = f"?depth={depth.cleaned_data['depth']}" if depth.is_valid() and depth.cleaned_data["depth"] else ""
+        return redirect(reverse("evaluation:reusability", args=[campaign.pk]) + query)
     result, problem, snapshot = None, "", None
     depth_text = request.GET.get("depth", "")
     try:
@@ -50,7 +57,8 @@ def reusability_page(request: HttpRequest, pk: int) -> HttpResponse:
                                        "measures": []})["measures"].append(row)
     return render(request, "evaluation/reusability.html", {
         "campaign": campaign, "result": result, "problem": problem, "measures": measures,
-        "table": list(table.values()), "depth": depth_text, "snapshot": snapshot},
+        "table": list(table.values()), "depth": depth_text, "snapshot": snapshot,
+        "analyses_minutes": analyses_minutes()},
         status=400 if problem and depth_text else 200)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +62,8 @@ def llm_stamp(*, campaign: Campaign) -> str:
 class LlmBoard:
     """The judge's model; why there is no comparison (`problem`, else ""); the runs scored with its qrels; the rank
     correlations with the people's, one per prime measure, over every run (`correlations`) and without the runs that
-    declare an LLM (`without`); the runs' declared models; the topics both qrels hold, over which rankings compare."""
+    declare an LLM (`without`); the runs' declared models; the topics both qrels hold, over which rankings compare;
+    the topics the judge's qrels hold (what a new comparison with the people's scores reads, `llm_compared`)."""
 
     model: str
     problem: str = ""
@@ -73,6 +74,7 @@ class LlmBoard:
     correlations: list[RankCorrelation] = field(default_factory=list)
     without: list[RankCorrelation] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)
+    qrels_topic_ids: list[str] = field(default_factory=list)
 
     def flagged(self, run: str) -> bool:
         """The run declares the judge's own model: the circularity Clarke and Dietz warn of."""
@@ -98,16 +100,26 @@ def llm_board(*, campaign: Campaign, people: services.Evaluation) -> LlmBoard:
     judged = scoring.score(scoring.StoredRuns(campaign), grades, all_topics=people.all_topics,
                            relevance_level=people.relevance_level).runs
     held = scoring.ranked_qrels(qrels)
-    topics = [topic for topic in people.topics if topic in qrels]
     found = LlmBoard(model=model, runs=judged, qrels_topics=len(held),
-                     judgments=sum(len(items) for items in held.values()), topics=topics, declared=declared)
+                     judgments=sum(len(items) for items in held.values()), declared=declared,
+                     qrels_topic_ids=list(qrels))
+    return llm_compared(found, people=people, qrels_topics=found.qrels_topic_ids)
+
+
+def llm_compared(board: LlmBoard, *, people: services.Evaluation, qrels_topics: Collection[str]) -> LlmBoard:
+    """The board's rank correlations (and the topics they are over: people's that the judge's qrels hold too,
+    `qrels_topics`) against the people's scores `people`, made again: what a judgment changes of a board whose
+    judge's grades have not (evaluation/topic_scores.py)."""
+    held = set(qrels_topics)
+    board.topics = [topic for topic in people.topics if topic in held]
+    board.correlations, board.without = [], []
     names = [scores.name for scores in people.runs]
     for measure in MEASURES:
-        reference, other = _values(people.runs, measure), _values(judged, measure)
-        found.correlations.append(rank_correlation(reference, other, names, topics, measure=measure))
-        found.without.append(rank_correlation(reference, other, [n for n in names if n not in declared], topics,
-                                              measure=measure))
-    return found
+        reference, other = _values(people.runs, measure), _values(board.runs, measure)
+        board.correlations.append(rank_correlation(reference, other, names, board.topics, measure=measure))
+        board.without.append(rank_correlation(reference, other, [n for n in names if n not in board.declared],
+                                              board.topics, measure=measure))
+    return board
 
 
 def _values(runs: list[RunScores], measure: str) -> dict[str, dict[str, float]]:

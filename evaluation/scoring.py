@@ -7,7 +7,7 @@ too, so that every one of them reads runs the same way."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,10 +37,12 @@ NO_DEPTH_LIMIT = 2**31  # evaluation takes a run as deep as it comes
 @dataclass(frozen=True)
 class StoredRuns:
     """A campaign's ranked runs (Task 1 or Task 2; its Task 3 runs are `StoredAnswers`), read from their rows: the
-    given ones, or every one by name."""
+    given ones, or every one by name; of the topic ids `topics` only when given (the topics a judgment changed,
+    evaluation/topic_scores.py)."""
 
     campaign: Campaign
     runs: Sequence[Run] | None = None
+    topics: Collection[str] | None = None
 
     def ranked(self) -> list[Run]:
         runs = Run.objects.filter(campaign=self.campaign).order_by("name") if self.runs is None else self.runs
@@ -122,9 +124,11 @@ class QrelsFile:
     path: str | os.PathLike
 
 
-def official_judgments(*, campaign: Campaign) -> Judgments:
-    """The campaign's official judgments (with the dual assessment's official adjudicated grades), complete."""
-    return Judgments(selectors.campaign_qrels(campaign=campaign, complete=True), campaign=campaign, cut=True,
+def official_judgments(*, campaign: Campaign, topics: Collection[str] | None = None) -> Judgments:
+    """The campaign's official judgments (with the dual assessment's official adjudicated grades), complete; of the
+    topic ids `topics` only when given."""
+    return Judgments(selectors.campaign_qrels(campaign=campaign, complete=True, topics=topics), campaign=campaign,
+                     cut=True,
                      empty=f"campaign '{campaign.name}' has no official judgments yet: there is nothing to score")
 
 
@@ -194,9 +198,10 @@ def _stored_lists(runs: StoredRuns, qrels: Judgments | QrelsFile, judged: dict[s
     if own and campaign.task == ANSWERS:
         posts = task3.post_qrels(judged, selectors.campaign_answer_ids(campaign=campaign))
     topic_ids = selectors.campaign_topic_ids(campaign=campaign)
+    read = None if runs.topics is None else [pk for pk, topic in topic_ids.items() if topic in runs.topics]
     if campaign.task == ANSWERS and isinstance(qrels, Judgments) and qrels.cut and not whole:
         found = selectors.answer_rows_to_score(campaign=campaign, runs=ranked, topic_ids=topic_ids,
-                                               judged_items=qrels.judged_items)
+                                               judged_items=qrels.judged_items, topics=read)
 
         def cut() -> Iterator[tuple[str, Lists]]:
             for run in ranked:
@@ -204,8 +209,8 @@ def _stored_lists(runs: StoredRuns, qrels: Judgments | QrelsFile, judged: dict[s
                 yield run.name, answer_lists(((topic, item, value) for topic, items in rows.items()
                                               for item, value in items.items()), posts)
         return posts, cut()
-    return posts, ((run.name, stored_run_lists(campaign=campaign, run=run, qrels=posts, topic_ids=topic_ids))
-                   for run in ranked)
+    return posts, ((run.name, stored_run_lists(campaign=campaign, run=run, qrels=posts, topic_ids=topic_ids,
+                                               topics=read)) for run in ranked)
 
 
 def _file_lists(runs: RunFiles, qrels: Judgments | QrelsFile) -> tuple[str, Qrels, Iterator[tuple[str, Lists]]]:
@@ -310,13 +315,15 @@ def _answer_scores(runs: StoredAnswers | AnswerFiles, qrels: Judgments | QrelsFi
 # Reading runs -------------------------------------------------------------------------------------------------------
 
 
-def stored_run_lists(*, campaign: Campaign, run: Run, qrels: Qrels, topic_ids: dict[int, str]) -> PrimeRun:
+def stored_run_lists(*, campaign: Campaign, run: Run, qrels: Qrels, topic_ids: dict[int, str],
+                     topics: Collection[int] | None = None) -> PrimeRun:
     """A stored run's ranked lists as the prime measures read them against `qrels`: an answers campaign's by post, a
     formula campaign's by the visual ids it pools by (the campaign's scores, reusability, earlier editions, the
-    judging simulator)."""
+    judging simulator); of the topics (pks) `topics` only when given."""
     if campaign.task == ANSWERS:
-        return answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids), qrels)
-    return formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids), qrels)
+        return answer_lists(selectors.answer_run_rows(run=run, topic_ids=topic_ids, topics=topics), qrels)
+    return formula_lists(selectors.formula_run_rows(run=run, campaign=campaign, topic_ids=topic_ids, topics=topics),
+                         qrels)
 
 
 class _AnyTopic(dict):

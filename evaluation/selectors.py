@@ -3,12 +3,26 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
 
 from django.db import connection
-from django.db.models import Case, Count, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value, When, Window
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.functions import Collate, RowNumber
 
 from agreement.models import Adjudication
@@ -36,13 +50,13 @@ def official_facets(*, campaign: Campaign) -> list[tuple[str, str, dict[str, str
     return [row[1:] for row in sorted(rows, key=lambda row: (row[0], natural_key(row[2])))]
 
 
-def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = False
-                   ) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = False,
+                   topics: Collection[str] | None = None) -> Iterator[tuple[str, list[tuple[str, int]]]]:
     """(topic id, [(item id, grade), ...]) for every topic with official judgments, topics and items in natural
     order; SF and DK left out, or with `complete` given as 5 and 6 (the organizers' complete qrels of ARQMath-3 Task
     3). Answers: one row per post or Task 3 answer id. Formulas: per visual id, the highest grade of its judged
     instances (`level="visual"`; complete: SF or DK when none of them has a grade), or one row per judged instance
-    (`level="instance"`).
+    (`level="instance"`). `topics`: those topic ids only (None: every one).
 
     A topic handed from one official assessor to another (the first assignment withdrawn) keeps the first one's
     grades for the units the second has not judged: nothing submitted is lost by reassignment (docs/judging.md).
@@ -51,16 +65,20 @@ def qrels_by_topic(*, campaign: Campaign, level: str = VISUAL, complete: bool = 
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     overrides = _official_overrides(campaign)
-    topics = sorted(campaign.topics.values_list("pk", "topic_id"), key=lambda pair: natural_key(pair[1]))
-    if not topics:
+    asked = campaign.topics.all() if topics is None else campaign.topics.filter(topic_id__in=list(topics))
+    pairs = sorted(asked.values_list("pk", "topic_id"), key=lambda pair: natural_key(pair[1]))
+    if not pairs:
         return
-    in_order = Case(*(When(assignment__topic_id=pk, then=Value(n)) for n, (pk, _) in enumerate(topics)),
+    in_order = Case(*(When(assignment__topic_id=pk, then=Value(n)) for n, (pk, _) in enumerate(pairs)),
                     output_field=IntegerField())
-    rows = official_judgments(campaign=campaign).order_by(in_order).values_list(
+    judged = official_judgments(campaign=campaign)
+    if topics is not None:
+        judged = judged.filter(assignment__topic_id__in=[pk for pk, _ in pairs])
+    rows = judged.order_by(in_order).values_list(
         "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade").iterator(chunk_size=CHUNK)
     groups = groupby(rows, key=itemgetter(0))
     group = next(groups, None)
-    for topic_pk, topic_id in topics:
+    for topic_pk, topic_id in pairs:
         topic_rows = []
         if group is not None and group[0] == topic_pk:
             topic_rows = [row[1:] for row in group[1]]
@@ -116,24 +134,30 @@ def qrels_row_count(*, campaign: Campaign, level: str = VISUAL) -> int:
     return sum(len(rows) for _topic, rows in qrels_by_topic(campaign=campaign, level=level))
 
 
-def campaign_qrels(*, campaign: Campaign, complete: bool = False) -> Qrels:
+def campaign_qrels(*, campaign: Campaign, complete: bool = False, topics: Collection[str] | None = None) -> Qrels:
     """The campaign's qrels as evaluation reads them: posts and Task 3 answer ids (answers) or visual ids (formulas);
     what `qrels_by_topic` gives (with `complete`: SF and DK as 5 and 6), in its order, from one query (evaluation holds
-    every topic's judgments anyway)."""
-    topics = dict(qrels_topic_grades(campaign=campaign, complete=complete))
-    return {topic: dict(sorted(topics[topic].items(), key=lambda row: natural_key(row[0])))
-            for topic in sorted(topics, key=natural_key)}
+    every topic's judgments anyway); of the topic ids `topics` only when given."""
+    found = dict(qrels_topic_grades(campaign=campaign, complete=complete, topics=topics))
+    return {topic: dict(sorted(found[topic].items(), key=lambda row: natural_key(row[0])))
+            for topic in sorted(found, key=natural_key)}
 
 
-def qrels_topic_grades(*, campaign: Campaign, complete: bool = False) -> Iterator[tuple[str, dict[str, int]]]:
+def qrels_topic_grades(*, campaign: Campaign, complete: bool = False, topics: Collection[str] | None = None
+                       ) -> Iterator[tuple[str, dict[str, int]]]:
     """`campaign_qrels` in no order, topics nor items: what a count of its grades reads (sorting 30,000 item ids in
     natural order is most of the time of `campaign_qrels` at ARQMath-3's size)."""
+    judged = official_judgments(campaign=campaign)
+    overrides = _official_overrides(campaign)
+    if topics is not None:
+        pks = set(campaign.topics.filter(topic_id__in=list(topics)).values_list("pk", flat=True))
+        judged = judged.filter(assignment__topic_id__in=pks)
+        overrides = {pk: units for pk, units in overrides.items() if pk in pks}
     by_topic: dict[int, list[tuple]] = {}
-    for topic_pk, *row in official_judgments(campaign=campaign).order_by().values_list(
+    for topic_pk, *row in judged.order_by().values_list(
             "assignment__topic_id", "assignment__withdrawn_at", "item_id", "formula_id", "grade"
     ).iterator(chunk_size=CHUNK):
         by_topic.setdefault(topic_pk, []).append(row)
-    overrides = _official_overrides(campaign)
     for topic_pk in overrides:
         by_topic.setdefault(topic_pk, [])
     names = dict(Topic.objects.filter(pk__in=by_topic).values_list("pk", "topic_id"))
@@ -152,9 +176,36 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
                         .aggregate(count=Count("pk"), last=Max("at")).values())
     assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
                         .order_by("pk").values_list("pk", "withdrawn_at"))
-    runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
-    formulas = campaign.collection.formula_count if campaign.collection is not None else 0
+    runs, formulas = runs_stamp(campaign=campaign)
     return *official, assignments, runs, formulas, adjudicated
+
+
+def runs_stamp(*, campaign: Campaign) -> tuple:
+    """The part of `judgments_stamp` that is no topic's: the runs (added, removed, replaced) and how many formulas
+    the collection has."""
+    runs = tuple(Run.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at"))
+    return runs, campaign.collection.formula_count if campaign.collection is not None else 0
+
+
+def topic_stamps(*, campaign: Campaign) -> dict[str, str]:
+    """The rest of `judgments_stamp`, topic by topic: topic id -> a digest of its official judgments (how many, their
+    summed revision numbers, the latest update), its official assignments (withdrawn or not) and its dual assessment's
+    adjudications (how many, the latest); a topic with none of these left out. A judgment changes its topic's stamp
+    only: what evaluation/topic_scores.py recomputes."""
+    parts: dict[int, list] = {}
+    for topic_pk, *row in (official_judgments(campaign=campaign).order_by().values("assignment__topic_id")
+                           .annotate(count=Count("pk"), summed=Sum("revision"), last=Max("updated_at"))
+                           .values_list("assignment__topic_id", "count", "summed", "last")):
+        parts.setdefault(topic_pk, [(), [], ()])[0] = tuple(row)
+    for topic_pk, pk, withdrawn_at in (Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
+                                       .order_by("pk").values_list("topic_id", "pk", "withdrawn_at")):
+        parts.setdefault(topic_pk, [(), [], ()])[1].append((pk, withdrawn_at))
+    for topic_pk, *row in (Adjudication.objects.filter(campaign=campaign, kind=Assignment.Kind.DUAL).order_by()
+                           .values("topic_id").annotate(count=Count("pk"), last=Max("at"))
+                           .values_list("topic_id", "count", "last")):
+        parts.setdefault(topic_pk, [(), [], ()])[2] = tuple(row)
+    names = campaign_topic_ids(campaign=campaign)
+    return {names[pk]: hashlib.sha256(repr(found).encode()).hexdigest()[:16] for pk, found in parts.items()}
 
 
 NO_RUNS = "No run yet: the leaderboard lists the runs once they are uploaded and judged."
@@ -187,7 +238,8 @@ def campaign_topic_ids(*, campaign: Campaign) -> dict[int, str]:
 
 
 def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: dict[int, str],
-                         judged_items: QuerySet | None = None) -> dict[int, dict[str, dict[str, float]]]:
+                         judged_items: QuerySet | None = None, topics: Collection[int] | None = None
+                         ) -> dict[int, dict[str, dict[str, float]]]:
     """Per answer run (by pk), topic id -> post id -> score of the rows enough for the prime filter: every row of a
     post with an official judgment, and each topic's first 10 by score (score descending, then post id descending,
     as trec_eval orders them), for its Unjudged@10. The rule is `ir.prime.prime_answers`; this is its cut done in the
@@ -202,7 +254,8 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
     whole.
 
     `judged_items`: the items of another source's qrels (a `values("item_id")` query, as the LLM's grades)
-    instead of the official judgments: the same cut, for the same reason."""
+    instead of the official judgments: the same cut, for the same reason. `topics`: the rows of those topics (pks)
+    only (None: every one)."""
     if judged_items is None:
         judged = official_judgments(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by().values("item_id")
         adjudicated = (official_adjudications(campaign=campaign).filter(grade__in=GRADE_VALUES).order_by()
@@ -210,7 +263,7 @@ def answer_rows_to_score(*, campaign: Campaign, runs: Sequence[Run], topic_ids: 
         kept = Q(item_id__in=Subquery(judged)) | Q(item_id__in=Subquery(adjudicated))
     else:
         kept = Q(item_id__in=Subquery(judged_items.order_by().values("item_id")))
-    entries = RunEntry.objects.filter(run__in=runs)
+    entries = _of_topics(RunEntry.objects.filter(run__in=runs), topics)
     found: dict[tuple[int, int], dict[str, float]] = {}  # (run, topic) -> post -> score
     for run_pk, topic_pk, item_id, score in entries.filter(Q(rank__lte=TOP) | kept
                                                            ).values_list("run_id", "topic_id", "item_id", "score"):
@@ -240,24 +293,29 @@ def answer_run_tops(*, runs: Sequence[Run], topic_ids: dict[int, str], depth: in
     return tops
 
 
-def answer_run_rows(*, run: Run, topic_ids: dict[int, str]) -> Iterator[tuple[str, str, float]]:
+def _of_topics(entries: QuerySet, topics: Collection[int] | None) -> QuerySet:
+    return entries if topics is None else entries.filter(topic_id__in=list(topics))
+
+
+def answer_run_rows(*, run: Run, topic_ids: dict[int, str], topics: Collection[int] | None = None
+                    ) -> Iterator[tuple[str, str, float]]:
     """A stored answer run's every (topic id, post id, score) row, in rank order: what measures other than the prime
-    ones need (a post's place among the unjudged ones counts)."""
-    rows = (RunEntry.objects.filter(run=run).order_by("topic_id", "rank", "item_id")
+    ones need (a post's place among the unjudged ones counts); of the topics (pks) `topics` only when given."""
+    rows = (_of_topics(RunEntry.objects.filter(run=run), topics).order_by("topic_id", "rank", "item_id")
             .values_list("topic_id", "item_id", "score").iterator(chunk_size=CHUNK))
     for topic_pk, item_id, score in rows:
         yield topic_ids[topic_pk], item_id, score
 
 
-def formula_run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str]
-                     ) -> Iterator[tuple[str, str | None, float]]:
+def formula_run_rows(*, run: Run, campaign: Campaign, topic_ids: dict[int, str],
+                     topics: Collection[int] | None = None) -> Iterator[tuple[str, str | None, float]]:
     """A stored formula run's (topic id, visual id of the instance, score) rows for the prime filter, in rank order
     (the order of the file, for a file in rank order); the visual id given as the pools give it
-    (`visual_id_resolver`): what assessors judged is what the run is scored on."""
+    (`visual_id_resolver`): what assessors judged is what the run is scored on. `topics`: as for answer_run_rows."""
     resolve = visual_id_resolver(campaign)
     visual_id = Formula.objects.filter(collection_id=campaign.collection_id or 0,
                                        formula_id=OuterRef("item_id")).values("visual_id")
-    rows = (RunEntry.objects.filter(run=run).order_by("topic_id", "rank", "item_id")
+    rows = (_of_topics(RunEntry.objects.filter(run=run), topics).order_by("topic_id", "rank", "item_id")
             .annotate(visual_id=Subquery(visual_id)).values_list("topic_id", "item_id", "visual_id", "score")
             .iterator(chunk_size=CHUNK))
     for topic_pk, formula_id, visual, score in rows:

@@ -13,9 +13,10 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
-from evaluation import editions, fusion, llm_board, reusability, selectors, services
+from evaluation import editions, fusion, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
@@ -155,10 +156,11 @@ def scores_refresh(*, campaign_pk: int) -> int:
                     campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
                     asked__relevance_level=campaign.relevance_level)
                  if snapshot.version != versions[snapshot.kind]]
-        if not stale:
+        due = _due(stale)
+        if not due:
             break
-        for snapshot in stale:
-            snapshot.payload = _compute(campaign, snapshot.kind, snapshot.asked)
+        for snapshot in due:
+            snapshot.payload = _compute(campaign, snapshot.kind, snapshot.asked, snapshot.payload)
             snapshot.version, snapshot.computed_at = versions[snapshot.kind], timezone.now()
             snapshot.save(update_fields=["payload", "version", "computed_at"])
             computed += 1
@@ -166,26 +168,70 @@ def scores_refresh(*, campaign_pk: int) -> int:
     return computed
 
 
-def _compute(campaign: Campaign, kind: str, asked: dict) -> dict:
+def _due(stale: list[ScoreSnapshot]) -> list[ScoreSnapshot]:
+    """What to compute next of the stale snapshots: every leaderboard first; else the one analysis (reusability,
+    the sweep) most overdue of those due: never computed, asked for by its page's button (`reusability_ask`), or
+    computed `SCORES_ANALYSES_SECONDS` ago or longer. One at a time, so that a judgment made meanwhile has its
+    leaderboard recomputed before the next one."""
+    boards = [snapshot for snapshot in stale if snapshot.kind == LEADERBOARD]
+    if boards:
+        return boards
+    since = timezone.now() - timedelta(seconds=settings.SCORES_ANALYSES_SECONDS)
+    due = [snapshot for snapshot in stale if snapshot.computed_at is None or not snapshot.version
+           or snapshot.computed_at <= since]
+    return sorted(due, key=lambda snapshot: (snapshot.computed_at is not None, snapshot.computed_at))[:1]
+
+
+def reusability_ask(*, campaign: Campaign, depth: int | None = None) -> None:
+    """The reusability page's button: its table at this depth recomputed with the newest judgments now rather than on
+    its schedule (`_due`); the next read sends the recompute."""
+    depth = campaign.primary_depth if depth is None else depth
+    _ask(campaign, REUSABILITY, {"depth": depth, "relevance_level": campaign.relevance_level})
+
+
+def fusion_ask(*, campaign: Campaign) -> None:
+    """The sweep's button, as `reusability_ask`."""
+    _ask(campaign, FUSION, {"ks": list(fusion.SWEEP_KS), "measure": NDCG, "relevance_level": campaign.relevance_level})
+
+
+def _ask(campaign: Campaign, kind: str, asked: dict) -> None:
+    """A stale snapshot's version cleared: `_due` takes it at once (a fresh one is left as it is)."""
+    key = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+    current = reusability_version(campaign) if kind == REUSABILITY else fusion_version(campaign)
+    ScoreSnapshot.objects.filter(campaign=campaign, kind=kind, key=key).exclude(version=current).update(version="")
+
+
+def _compute(campaign: Campaign, kind: str, asked: dict, stored: dict | None = None) -> dict:
     if kind == LEADERBOARD:
-        # The earlier editions' scores need none of the campaign's judgments: they are there before the first one.
-        earlier = _plain([{"label": e.label, "evaluation": _scores(e.evaluation)} for e in
-                          editions.campaign_edition_scores(campaign=campaign, all_topics=asked["all_topics"])])
+        found = topic_scores.leaderboard_scores(
+            campaign=campaign, all_topics=asked["all_topics"], measures=asked["measures"],
+            relevance_level=asked["relevance_level"], previous=_previous(stored))
+        kept = {"editions": [{"label": e.label, "evaluation": _scores(e.evaluation)} for e in found.editions],
+                "format": FORMAT, "stamps": found.stamps.stored()}
+        if found.people is None or found.llm is None:
+            return _plain({"problem": found.problem, **kept})
+        llm = {**{key: value for key, value in asdict(found.llm).items() if key != "runs"},
+               "rows": _rows(found.llm.runs)}
+        return _plain({**_scores(found.people), "llm": llm, **kept})
     try:
-        if kind == LEADERBOARD:
-            people = services.evaluate_campaign(campaign=campaign, all_topics=asked["all_topics"],
-                                                measures=asked["measures"], relevance_level=asked["relevance_level"])
-            board = llm_board.llm_board(campaign=campaign, people=people)
-            llm = {**{key: value for key, value in asdict(board).items() if key != "runs"}, "rows": _rows(board.runs)}
-            return _plain({**_scores(people), "llm": llm, "editions": earlier, "format": FORMAT})
         if kind == FUSION:
             rows = fusion.campaign_sweep(campaign=campaign, ks=asked["ks"], measure=asked["measure"],
                                          relevance_level=asked["relevance_level"])
             return _plain({"rows": [asdict(row) for row in rows]})
         return _plain(asdict(reusability.reusability_campaign(campaign=campaign, depth=asked["depth"])))
     except InputError as exc:  # no judgments yet is an answer too
-        return {"problem": "; ".join(exc.messages()),
-                **({"editions": earlier, "format": FORMAT} if kind == LEADERBOARD else {})}
+        return {"problem": "; ".join(exc.messages())}
+
+
+def _previous(stored: dict | None) -> topic_scores.Previous | None:
+    """A leaderboard snapshot's stored scores as topic_scores splices into them (None: none, or stored in another
+    shape or without stamps)."""
+    if not stored or stored.get("format") != FORMAT or (stamps := topic_scores.stamps_of(stored.get("stamps"))) is None:
+        return None
+    earlier = [editions.Edition(found["label"], _evaluation(found["evaluation"])) for found in stored["editions"]]
+    people = None if "problem" in stored else _evaluation(stored)
+    llm = llm_board.board_of(stored["llm"], _runs) if people is not None and "llm" in stored else None
+    return topic_scores.Previous(people=people, llm=llm, editions=earlier, stamps=stamps)
 
 
 def _plain(value: Any) -> Any:
@@ -222,7 +268,7 @@ def _runs(rows: list[list]) -> list[RunScores]:
 
 def _evaluation(payload: dict) -> services.Evaluation:
     kept = {key: value for key, value in payload.items()
-            if key not in ("rows", "answer_rows", "topic_counts", "llm", "editions", "format")}
+            if key not in ("rows", "answer_rows", "topic_counts", "llm", "editions", "format", "stamps")}
     return services.Evaluation(**kept, runs=_runs(payload["rows"]), answer_runs=_runs(payload["answer_rows"]),
                                topic_counts=[tuple(counts) for counts in payload["topic_counts"]])
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from characterisation.selectors import characterisation_report
@@ -60,6 +61,11 @@ def scores_table(*, campaign: Campaign, evaluation: Evaluation, task3: bool = Fa
     return rows
 
 
+def analyses_minutes() -> int:
+    """How often, in minutes, reusability and the sweep follow the judgments (`SCORES_ANALYSES_SECONDS`)."""
+    return max(1, round(settings.SCORES_ANALYSES_SECONDS / 60))
+
+
 def _all_topics(request: HttpRequest) -> bool:
     return flag(request.GET.get("all_topics"))
 
@@ -73,6 +79,9 @@ SUGGESTED = ("nDCG@10", "P@10", "AP(rel=1)", "Bpref", "RR", "Judged@10")
 @organizer_required
 def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("collection"), pk=pk)
+    if request.method == "POST" and request.GET.get("sweep") in ("1", "on"):
+        snapshots.fusion_ask(campaign=campaign)  # the sweep's button: with the newest judgments now
+        return redirect(request.get_full_path())
     all_topics = _all_topics(request)
     measure = typed = request.GET.get("measure", "").strip() or MEASURES[0]
     extra = [] if measure in REPORTED else [measure]
@@ -117,8 +126,8 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
         context.update(_llm(request, snapshot.llm, rows))
     if flag(request.GET.get("sweep")):  # the sweep of RRF's k (docs/evaluation.md), from its snapshot
         sweep = snapshots.fusion_sweep(campaign=campaign)
-        context.update(sweep=sweep, sweep_chart=sweep_line([(row.k, row.value) for row in sweep.value])
-                       if sweep.value else None)
+        context.update(sweep=sweep, analyses_minutes=analyses_minutes(),
+                       sweep_chart=sweep_line([(row.k, row.value) for row in sweep.value]) if sweep.value else None)
     context["problems"] = problems
     return render(request, "evaluation/leaderboard.html", context, status=400 if problems else 200)
 

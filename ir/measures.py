@@ -233,7 +233,13 @@ class MeasureEvaluator:
         return values
 
     def mean(self, name: str, values: Sequence[float]) -> float:
-        """A measure's `all` over its topics' values: trec_eval's for its names (`trec_mean`), else the mean."""
-        if name in self._trec:
-            return trec_mean(name, values)
-        return math.fsum(values) / len(values) if values else math.nan
+        """A measure's `all` over its topics' values (`measure_mean`)."""
+        return measure_mean(next(named for named in self.measures if named.name == name), values)
+
+
+def measure_mean(named: Named, values: Sequence[float]) -> float:
+    """A measure's `all` over its topics' values, in their order: trec_eval's for its names (`trec_mean`, whose
+    mean sums in numpy's order), else the mean."""
+    if isinstance(named.measure, TrecMeasure):
+        return trec_mean(named.name, values)
+    return math.fsum(values) / len(values) if values else math.nan

@@ -233,6 +233,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 # their own when named (serve it with a worker of its own, `celery -A config worker -Q scores`, whose niced process
 # then runs nothing else), else the default queue.
 CELERY_SCORES_QUEUE = os.environ.get("CELERY_SCORES_QUEUE", "")
+# Reusability and the sweep of RRF's k, whose recomputes take a minute or more at ARQMath-3's size, are recomputed after
+# a judgment at most this often (or when their page's button asks); the leaderboard's scores always first.
+SCORES_ANALYSES_SECONDS = int(os.environ.get("SCORES_ANALYSES_SECONDS", "600"))
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

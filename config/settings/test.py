@@ -64,3 +64,6 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 # The warm-up's tests run on the local-memory cache.
 JUDGING_CACHE_WARM = True
+
+# Reusability and the sweep follow each judgment here, as the leaderboard does (their schedule is tested apart).
+SCORES_ANALYSES_SECONDS = 0
