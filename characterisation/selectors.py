@@ -3,11 +3,13 @@ its questions, the next item to answer, and the per-run report (the fraction of 
 marked yes to each question: ARQMath-3's MG and UI; docs/evaluation.md)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import User
 
+from ir.prime import MEAN, format_value
 from judging.models import Assignment, CharacterisationAnswer, CharacterisationQuestion, SampleItem
 from judging.selectors import ItemShown, Progress, item_as_shown, with_progress
 from pooling.models import Campaign, PoolItem, Run
@@ -138,3 +140,16 @@ def characterisation_report(*, campaign: Campaign) -> CharacterisationReport:
     topic_names = list(campaign.topics.filter(pk__in=topics).order_by("position").values_list("topic_id", flat=True))
     return CharacterisationReport(questions=questions, topics=topic_names, runs=runs)
 
+
+# The report as `evaluate --campaign` and the API's TSV write it.
+PREFIX = "char:"  # the measure column: char:MG, char:UI
+
+
+def characterisation_lines(report: CharacterisationReport) -> Iterator[str]:
+    """run<TAB>char:LABEL<TAB>all<TAB>fraction (four decimals; n/a for a run none of whose items was characterised),
+    for each run and question; nothing when no topic was characterised."""
+    if not report.topics:
+        return
+    for run in report.runs:
+        for label in report.labels:
+            yield f"{run.run}\t{PREFIX}{label}\t{MEAN}\t{format_value(run.fractions[label])}\n"

@@ -14,12 +14,11 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from characterisation.selectors import characterisation_report
+from characterisation.selectors import characterisation_lines, characterisation_report
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from core.forms import form_values
 from evaluation import board, llm_board, selectors, services, snapshots, topic_info
-from evaluation.characterisation import characterisation_lines
 from evaluation.forms import MinRelevantForm
 from evaluation.snapshots import Snapshot
 from evaluation.views import COMPUTING, RETRY_SECONDS, scores_table

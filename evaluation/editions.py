@@ -12,11 +12,11 @@ from pathlib import Path
 
 from core.downloads import spreadsheet_safe
 from evaluation import analysis_services, scoring, services
-from evaluation.latex import HEADINGS, latex_escape
 from evaluation.models import EditionQrels
 from ir import statistics as analysis
 from ir.formats.qrels import qrels_by_topic
 from ir.grades import RELEVANCE_LEVEL
+from ir.latex import HEADINGS, latex_escape
 from ir.prime import MEASURES, Qrels, finite, format_value
 from ir.problems import InputError, Problems
 from pooling.models import Campaign

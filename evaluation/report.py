@@ -17,8 +17,8 @@ from characterisation.selectors import characterisation_report
 from core.downloads import spreadsheet_safe
 from evaluation import analysis_services, editions, selectors, services, snapshots
 from evaluation.board import ALPHA
-from evaluation.latex import HEADINGS, latex_escape
 from evaluation.reusability import run_team
+from ir.latex import HEADINGS, latex_escape
 from ir.prime import MEASURES, finite, format_value, natural_key
 from ir.problems import InputError
 from judging.models import Assignment, ItemVisit

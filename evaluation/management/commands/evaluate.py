@@ -9,11 +9,10 @@ Task 3 runs (docs/evaluation.md)."""
 from collections.abc import Iterable
 from itertools import chain
 
-from characterisation.selectors import characterisation_report
+from characterisation.selectors import characterisation_lines, characterisation_report
 from core.commands import ServiceCommand
 from evaluation import analysis_services, board, editions, services, topic_info
 from evaluation.answer_files import evaluate_answer_files
-from evaluation.characterisation import characterisation_lines
 from evaluation.management.commands._arguments import formula_indexes, measures_argument, runs_arguments
 from evaluation.management.commands._files import write_whole
 from ir import statistics as analysis

@@ -1,5 +1,5 @@
-"""What the LaTeX tables for the paper share (report.py's results and assessment, editions.py's results across
-editions): the escaping of text and the prime measures' headings."""
+"""What the LaTeX tables for the paper share (evaluation/report.py's results and assessment, evaluation/editions.py's
+results across editions): the escaping of text and the prime measures' headings."""
 from __future__ import annotations
 
 import re
