@@ -288,7 +288,7 @@ def time_pages(campaign, organizer, assessors, args: argparse.Namespace, *, afte
     snapshots.scores_refresh(campaign_pk=campaign.pk)
     results = {}
     revise = Revising(campaign, assessors[0]) if after_judgment else (lambda: None)
-    queued = (mock.patch("evaluation.tasks.scores_refresh_request", return_value=False) if after_judgment
+    queued = (mock.patch("evaluation.snapshots.scores_refresh_request", return_value=False) if after_judgment
               else mock.MagicMock())
     for label, path, who, download in pages(campaign, assessors):
         if args.only and not any(part in label for part in args.only.split(",")):

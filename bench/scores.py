@@ -111,9 +111,9 @@ def follow(campaign, topic_ids: list[str], turn: int) -> tuple[float, float]:
 
 
 def measure(campaign, args) -> dict:
-    from evaluation import tasks
+    from evaluation import snapshots
 
-    tasks.scores_refresh_request = lambda **kwargs: False  # a broker, no worker: the pages' reads compute nothing
+    snapshots.scores_refresh_request = lambda **kwargs: False  # a broker, no worker: the pages' reads compute nothing
     ask_everything(campaign)
     note(f"{campaign.name}: every snapshot from nothing (load {harness.load()})")
     before = compute_from_nothing(campaign)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from django.db.models import QuerySet
 
@@ -18,6 +20,7 @@ from ir.prime import Qrels, answer_block_lists
 from ir.problems import InputError, Problems
 from ir.statistics import RankedRun
 from jobs.models import Job
+from jobs.registry import JobParams
 from jobs.runner import job_create
 from pooling.models import Campaign
 from pooling.ranking import top_entries
@@ -126,8 +129,6 @@ def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies:
 def simulation_request(*, campaign: Campaign, qrels: Qrels, qrels_name: str, params: dict) -> Job:
     """Queues the campaign's simulation as a job (judging_simulation, run in this process without a broker), once
     the transaction commits."""
-    from evaluation.tasks import JudgingSimulationParams  # late: the job's handler calls simulate_campaign above
-
     check_simulation(depth=params["depth"], policies=params["policies"], relevance_level=campaign.relevance_level,
                      warm_up=params["warm_up"], min_depth=params["min_depth"], budget=params["budget"])
     return job_create(campaign=campaign, params=JudgingSimulationParams(
@@ -168,3 +169,24 @@ def simulation_last_done(*, campaign: Campaign) -> dict | None:
     """The campaign's last simulation that was done, kept while a later one computes or after it failed."""
     job = _simulations(campaign).filter(status=Job.Status.DONE).first()
     return _stored(job) if job is not None else None
+
+
+@dataclass(frozen=True)
+class JudgingSimulationParams(JobParams):
+    """simulation.simulate_campaign of the job's campaign: an earlier edition's qrels (topic -> item -> grade, read
+    from the file `filename` by the planner's page) and the replay's settings."""
+
+    kind: ClassVar[str] = Job.Kind.JUDGING_SIMULATION
+    qrels: dict[str, dict[str, int]]
+    filename: str
+    depth: int
+    policies: list[str] = field(default_factory=list)
+    warm_up: int = 0
+    min_depth: int = 0
+    budget: int | None = None
+    seed: int = 0
+
+    def replay(self) -> dict:
+        """The replay's settings, as the planner's form names them."""
+        return {"depth": self.depth, "warm_up": self.warm_up, "min_depth": self.min_depth, "budget": self.budget,
+                "policies": list(self.policies), "seed": self.seed}

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.errors import ServiceUnavailable
 from evaluation import editions, fusion, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
 from ir.measures import parse_measures
@@ -23,6 +26,9 @@ from ir.prime import NDCG, RunScores
 from ir.problems import InputError
 from ir.scoring import Row, rows_of, runs_of
 from ir.statistics import RankAgreement, Reusability
+from jobs.models import Job
+from jobs.registry import JobParams
+from jobs.runner import job_create
 from pooling.models import Campaign
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
@@ -126,8 +132,6 @@ def _read(campaign: Campaign, kind: str, asked: dict, version: str) -> Snapshot:
                                                       defaults={"asked": asked, "asked_at": now})
     if snapshot.version != version:
         ScoreSnapshot.objects.filter(pk=snapshot.pk).update(asked_at=now)
-        from evaluation.tasks import scores_refresh_request  # late: the job's handler calls scores_refresh below
-
         if scores_refresh_request(campaign=campaign):
             snapshot.refresh_from_db()  # without a broker the job has run: the new scores are there
     payload, computed_at = snapshot.payload or {}, snapshot.computed_at
@@ -285,3 +289,37 @@ def _decode(kind: str, payload: dict) -> Any:
                                      "tau_ap": _nan(found["tau_ap"]), "changed_runs": tuple(found["changed_runs"])})
                     for found in payload["agreements"]],
         depth=payload["depth"], relevance_level=payload["relevance_level"], teams=payload["teams"])
+
+
+log = logging.getLogger(__name__)
+PENDING = (Job.Status.QUEUED, Job.Status.RUNNING)
+
+
+
+@dataclass(frozen=True)
+class ScoresRefreshParams(JobParams):
+    """snapshots.scores_refresh of the job's campaign: nothing more to say."""
+
+    kind: ClassVar[str] = Job.Kind.SCORES_REFRESH
+
+
+def scores_refresh_request(*, campaign: Campaign) -> bool:
+    """Queues the recompute of the campaign's scores unless one is queued or running already (the database keeps at
+    most one: job_one_pending_scores_refresh), and returns whether it did. Sent at once, not on commit: the pages
+    that ask read outside any transaction, and without a broker the page that asked then reads the new scores. A
+    broker that does not answer, or a campaign being deleted, queues nothing: the page shows the last scores."""
+    jobs = Job.objects.filter(campaign=campaign, kind=Job.Kind.SCORES_REFRESH)
+    if jobs.filter(status__in=PENDING).exists():
+        return False
+    try:
+        with transaction.atomic():
+            jobs.exclude(status__in=PENDING).delete()  # the scores are in the snapshots: its finished jobs are not
+            job_create(params=ScoresRefreshParams(), campaign=campaign, at_once=True)
+    except IntegrityError:  # another page queued it meanwhile
+        return False
+    except (ServiceUnavailable, InputError) as exc:
+        log.warning("the scores of campaign %s were not sent to be recomputed: %s", campaign.pk, exc)
+        return False
+    return True
+
+

@@ -1,6 +1,6 @@
-"""The one Celery task every job runs through, and the kinds whose work is pooling's alone (a topic file's ingest, a
-collection's): pooling lies below the jobs layer and cannot register them itself, so they are registered here, each
-calling one pooling service."""
+"""The kinds of job whose work is pooling's alone (a topic file's ingest, a collection's): pooling lies below the jobs
+layer and cannot register them itself, so they are registered here, each calling one pooling service. The one Celery
+task every job runs through is the runner's (jobs/runner.py)."""
 from __future__ import annotations
 
 import os
@@ -9,22 +9,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from celery import shared_task
-
 from core.words import counted
 from jobs.models import Job
 from jobs.registry import JobParams, Progress, UploadParams, job_campaign, register
 from jobs.store import upload_local
 from pooling import services
-
-
-# The name it had in workflow/jobs.py: messages already queued, and workers of the version before, keep finding it.
-@shared_task(name="workflow.jobs.job_execute_task", acks_late=True, reject_on_worker_lost=True)
-def job_execute_task(job_id: int) -> str:
-    from jobs.runner import job_execute  # the runner sends this task: imported when it runs, not in a loop
-
-    job = job_execute(job_id=job_id)
-    return job.status if job else "gone"
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ from core.aggregates import Epoch, Median, Seconds
 from ir.pools.stopping import TopicStopping, topic_stopping
 from judging.models import Assignment, ItemVisit, Judgment
 from judging.selectors import campaign_assignments
-from judging.services import MAX_ACTIVE_SECONDS
 from pooling.models import Campaign, JudgingOrder, PoolItem
+
+# Longest active time one submission may report: a page left open over a weekend is not a day of work.
+MAX_ACTIVE_SECONDS = 4 * 3600
 
 
 @dataclass

@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from celery import shared_task
 from django.db import transaction
 
 from core.words import counted
@@ -19,15 +18,9 @@ from jobs.runner import job_create, job_retry
 from jobs.store import upload_local
 from judging import services as assessor_services
 from judging.services.imports import ImportResult, import_notes
-from judging.services.judging_cache import judging_cache_warm
 from pooling import services
 from pooling.models import Campaign, Run
 from pooling.services import RunIngestOptions, run_options
-
-
-@shared_task(acks_late=True)
-def judging_cache_warm_task(assignment_pks: list[int]) -> int:
-    return judging_cache_warm(assignment_pks=assignment_pks)
 
 
 @dataclass(frozen=True)

@@ -212,7 +212,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CEL
                                    "unacked_restore_throttle": 1}
 # The one task every job runs through; each app's tasks.py (autodiscovered by config/celery_app.py, and imported by
 # its AppConfig.ready) registers the kinds of job it owns (jobs/registry.py).
-CELERY_IMPORTS = ["jobs.tasks"]
+CELERY_IMPORTS = ["jobs.runner", "jobs.tasks"]
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
 # Every worker sweeps the jobs every JOB_SWEEP_EVERY seconds (config/celery_app.py, jobs/runner.py: jobs_sweep): a
 # queued job sent more than JOB_RESEND_AFTER seconds ago whose message the broker no longer holds (Redis restarted

@@ -14,6 +14,7 @@ from django.utils import timezone
 from ir.problems import InputError, Problems
 from judging import balancing, rules
 from judging.models import Assignment, CharacterisationAnswer, CharacterisationQuestion, ItemVisit, Judgment, SampleItem
+from judging.services.judging_cache import judging_cache_warm_task
 from judging.services.samples import sample_plan, samples_create
 from pooling.models import Campaign, Topic
 
@@ -194,8 +195,6 @@ def assignments_balance(*, campaign: Campaign, assessors: Sequence[User], topic_
 def _judging_cache_warm_enqueue(assignment_pks: list[int]) -> None:
     # Only a head start for the pages (a page sanitizes what it misses): a broker or cache that is down must not
     # turn an assignment that was made into an error.
-    from judging.tasks import judging_cache_warm_task  # late: tasks.py imports the services its jobs run
-
     try:
         judging_cache_warm_task.delay(assignment_pks)
     except Exception:

@@ -1,9 +1,11 @@
 """The judging cache warm-up: the pages of newly assigned topics sanitized ahead of their assessor (run by
-assessor.tasks.judging_cache_warm_task, sent by assignments_create)."""
+judging_cache_warm_task below, sent by assignments_create)."""
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+
+from celery import shared_task
 
 from judging import rendering, selectors
 from pooling.models import Topic
@@ -26,3 +28,9 @@ def judging_cache_warm(*, assignment_pks: Sequence[int]) -> int:
         except Exception:
             log.exception("the judging cache warm-up of topic %s (pk %s) failed", topic.topic_id, topic.pk)
     return made
+
+
+# Its name from when it lived in judging/tasks.py: messages already queued, and workers of the version before, find it.
+@shared_task(name="judging.tasks.judging_cache_warm_task", acks_late=True)
+def judging_cache_warm_task(assignment_pks: list[int]) -> int:
+    return judging_cache_warm(assignment_pks=assignment_pks)

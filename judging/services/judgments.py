@@ -19,11 +19,10 @@ from ir.grades import Scheme
 from ir.problems import InputError
 from judging import rules, selectors, suggestions
 from judging.models import Assignment, ItemVisit, Judgment, JudgmentRevision, SubmitReceipt
+from judging.progress import MAX_ACTIVE_SECONDS
 from pooling.bulk import bulk_insert, copy_text
 from pooling.models import Campaign, PoolInstance, PoolItem
 
-# Longest active time one submission may report: a page left open over a weekend is not a day of work.
-MAX_ACTIVE_SECONDS = 4 * 3600
 # A submit key, as the judging page makes them (32 hex digits); letters, digits, '-' and '_' from other clients.
 SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSED = "this topic is closed: its judgments can no longer be changed"

@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from evaluation.tasks import scores_refresh_request
+from evaluation.snapshots import scores_refresh_request
 from jobs import runner
 from jobs.models import Job
 from jobs.runner import job_execute

@@ -114,7 +114,8 @@ def test_a_second_assessor_of_a_topic_finds_its_pages_warmed_already(answers, ad
 
 
 def test_an_assignment_stands_when_its_warm_up_cannot_be_sent(django_capture_on_commit_callbacks, answers, ada):
-    with mock.patch("judging.tasks.judging_cache_warm_task.delay", side_effect=ConnectionError("no broker")):
+    warm_up = "judging.services.judging_cache.judging_cache_warm_task.delay"
+    with mock.patch(warm_up, side_effect=ConnectionError("no broker")):
         a = assign_and_commit(django_capture_on_commit_callbacks, answers, ada, "A.1")
     assert Assignment.objects.filter(pk=a.pk, assessor=ada).exists()
 
