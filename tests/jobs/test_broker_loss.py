@@ -23,24 +23,12 @@ from judging.tasks import PoolBuildParams, campaign_delete_job
 from pooling.models import Campaign, PoolItem, RunEntry
 from tests.factories import CampaignFactory, TopicFactory
 from tests.jobs.test_celery_worker import database_url
-from tests.jobs.test_job_recovery import api, copy_running, large_run
+from tests.jobs.test_job_recovery import api, copy_running, large_run, wait_until
 from tests.pooling.run_files import answers_campaign
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FAST = {"CELERY_TASK_ALWAYS_EAGER": "0", "JOB_SWEEP_EVERY": "1", "JOB_RESEND_AFTER": "2", "JOB_STALE_AFTER": "3",
         "JOB_HEARTBEAT_EVERY": "0.5"}
-
-
-def wait_until(condition, deadline_s: float, what: str, log: Path | None = None):
-    """The condition's first true value within `deadline_s`, else a failure naming `what` with the end of `log`."""
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    tail = log.read_text()[-4000:] if log is not None and log.exists() else ""
-    raise AssertionError(f"{what}: not within {deadline_s} s\n{tail}")
 
 
 def free_port() -> int:

@@ -190,14 +190,16 @@ def workers(tmp_path):
             process.wait(timeout=20)
 
 
-def wait_until(condition, deadline_s: float, what: str):
+def wait_until(condition, deadline_s: float, what: str, log: Path | None = None):
+    """The condition's first true value within `deadline_s`, else a failure naming `what` with the end of `log`."""
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {deadline_s} s")
+    tail = log.read_text()[-4000:] if log is not None and log.exists() else ""
+    raise AssertionError(f"{what}: not within {deadline_s} s\n{tail}")
 
 
 def kill(process) -> None:
