@@ -12,10 +12,11 @@ from django.db.models import QuerySet
 
 from evaluation import selectors, services
 from evaluation.reusability import ranked, ranked_runs
+from ir.budget_simulation import BudgetRow, check_replay, read_model_file, replay
 from ir.formats.runs import TREC, RunSummary, run_name
-from ir.pools.adaptive import POLICIES, WARM_UP
+from ir.pools.adaptive import WARM_UP
 from ir.pools.posts import pooling_order
-from ir.pools.simulate import PolicyResult, simulate
+from ir.pools.simulate import PolicyResult, check_simulation, simulate
 from ir.prime import Qrels, answer_block_lists
 from ir.problems import InputError, Problems
 from ir.statistics import RankedRun
@@ -26,25 +27,6 @@ from pooling.models import Campaign
 from pooling.ranking import top_entries
 
 
-def check_simulation(*, depth: int, policies: Sequence[str], relevance_level: int, warm_up: int, min_depth: int,
-                     budget: int | None) -> None:
-    problems = []
-    if depth < 1:
-        problems.append(f"the depth must be at least 1, not {depth}")
-    if not policies:
-        problems.append(f"no policy given: one or more of {', '.join(POLICIES)}")
-    for policy in policies:
-        if policy not in POLICIES:
-            problems.append(f"unknown policy '{policy}': one of {', '.join(POLICIES)}")
-    if warm_up < 0 or min_depth < 0:
-        problems.append("the warm-up and the minimum depth must not be negative")
-    if budget is not None and budget < 1:
-        problems.append(f"the budget must be at least 1 item per topic, not {budget}")
-    if problems:
-        raise InputError(problems)
-    services.check_level(relevance_level)
-
-
 def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], depth: int,
                    policies: Sequence[str], seed: int = 0, relevance_level: int = services.RELEVANCE_LEVEL,
                    warm_up: int = WARM_UP, min_depth: int = 0, budget: int | None = None) -> list[PolicyResult]:
@@ -53,6 +35,23 @@ def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     who grades as the qrels do. Any problem in any file rejects all."""
     check_simulation(depth=depth, policies=policies, relevance_level=relevance_level, warm_up=warm_up,
                      min_depth=min_depth, budget=budget)
+    qrels, runs, pooled = replay_files(qrels_path, run_paths)
+    return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=relevance_level,
+                    warm_up=warm_up, min_depth=min_depth, budget=budget, pooled=pooled)
+
+
+def budget_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], llm_path: str, **o
+                 ) -> list[BudgetRow]:
+    """`simulate_judging --llm`: people's and a model's judgments under one budget (ir/budget_simulation.py)."""
+    check_replay(o["policies"], o["shares"])
+    services.check_level(o["relevance_level"])
+    qrels, runs, _pooled = replay_files(qrels_path, run_paths)
+    return replay(qrels, runs, read_model_file(llm_path), **o)
+
+
+def replay_files(qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike]
+                 ) -> tuple[Qrels, dict[str, RankedRun], dict[str, RankedRun]]:
+    """The qrels and the runs' lists, as scored and as pooled (`file_lists`); any problem in any file rejects all."""
     if not run_paths:
         raise InputError("no run files given")
     if services.task_of(run_paths[0]) != services.ANSWERS:
@@ -71,8 +70,7 @@ def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
     services.raise_problems(problems)
     if not qrels:
         raise InputError(f"{Path(qrels_path).name}: the qrels file has no judgments")
-    return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=relevance_level,
-                    warm_up=warm_up, min_depth=min_depth, budget=budget, pooled=pooled)
+    return qrels, runs, pooled
 
 
 def file_lists(path: str | os.PathLike, qrels: Qrels, problems: list[Problems]) -> tuple[RankedRun, RankedRun]:

@@ -1,14 +1,19 @@
 """Synthetic campaigns for testing LLM-assisted judging (docs/llm_calibration.md): known qrels with runs of varied
 quality, and an LLM's grade probabilities made from the qrels by a confusion matrix, biased towards chosen runs by
-over-grading the non-relevant items of their top K. Seeded, pure numpy: no Django."""
+over-grading the non-relevant items of their top K; and such grades for a test collection given on the command line
+(`make_llm_grades`). Seeded, pure numpy: no Django."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
 
+from ir.formats.runs import read_run_blocks
 from ir.grades import RELEVANCE_LEVEL
+from ir.prime import answer_block_lists, trec_order
+from ir.problems import InputError, Problems
 
 Qrels = dict[str, dict[str, int]]  # topic -> item -> grade
 RankedRun = dict[str, list[str]]  # topic -> items, best first
@@ -94,3 +99,87 @@ def make_llm_grades(qrels: Mapping[str, Mapping[str, int]], items: Sequence[tupl
         rows[index] = (1.0 - confidence) / (grades - 1)
         rows[index, said] = confidence
     return rows
+
+
+# A model's grades for a test collection that has none (`make_llm_grades`) -------------------------------------------
+
+SMOOTHING = 0.05  # of the written probabilities spread evenly, so that no grade is impossible
+
+
+def parse_confusion(text: str, *, option: str = "--confusion") -> np.ndarray:
+    """A confusion matrix as the command line writes it: rows of the true grade 0, 1, ... separated by ';', each
+    row the probabilities of the model's grades 0, 1, ... separated by ',', summing to 1 (within 1e-6)."""
+    rows = [row for row in text.split(";") if row.strip()]
+    problems = []
+    matrix: list[list[float]] = []
+    for number, row in enumerate(rows):
+        try:
+            values = [float(value) for value in row.split(",")]
+        except ValueError:
+            problems.append(f"{option}: row {number} (true grade {number}), '{row.strip()}', is not numbers "
+                            "separated by ','")
+            continue
+        if any(not 0.0 <= value <= 1.0 for value in values):
+            problems.append(f"{option}: row {number} (true grade {number}) has a probability outside [0, 1]")
+        elif abs(sum(values) - 1.0) > 1e-6:
+            problems.append(f"{option}: row {number} (true grade {number}) sums to {sum(values):.6g}, not 1")
+        matrix.append(values)
+    if not rows:
+        problems.append(f"{option}: no row (rows of the true grade separated by ';', each row's probabilities by ',')")
+    elif not problems and any(len(values) != len(rows) for values in matrix):
+        problems.append(f"{option}: {len(rows)} rows, so every row must have {len(rows)} probabilities (one per grade)")
+    if problems:
+        raise InputError(problems)
+    return np.array(matrix)
+
+
+def confusion_llm_grades(qrels: Mapping[str, Mapping[str, int]], items: Sequence[tuple[str, str]], *, seed: int,
+                         confusion: np.ndarray, runs: Mapping[str, RankedRun] | None = None,
+                         favoured: Collection[str] = (), top_k: int = 20, favour_confusion: np.ndarray | None = None,
+                         relevance_level: int = RELEVANCE_LEVEL, smoothing: float = SMOOTHING
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """A simulated model's grade and grade probabilities of each of `items`, as `make_llm_grades` above but with the
+    matrices given: the grade drawn from the `confusion` row of the true grade, or, for an item below
+    `relevance_level` in the top `top_k` of a `favoured` run, from the `favour_confusion` row (the bias). Its
+    probabilities: half the drawn grade, half the row used (so the grade is the most probable one and the spread
+    follows the true grade, as a model's confidence does), smoothed by `smoothing` spread evenly."""
+    rng = np.random.default_rng(seed)
+    grades = confusion.shape[1]
+    members = top_k_members(runs, top_k) if runs is not None and favoured else {}
+    favoured = set(favoured)
+    said = np.empty(len(items), dtype=int)
+    rows = np.empty((len(items), grades))
+    for index, key in enumerate(items):
+        truth = qrels[key[0]][key[1]]
+        row = confusion[truth]
+        if favour_confusion is not None and truth < relevance_level and favoured.intersection(members.get(key, ())):
+            row = favour_confusion[truth]
+        said[index] = int(rng.choice(grades, p=row / row.sum()))
+        mixed = 0.5 * np.eye(grades)[said[index]] + 0.5 * row
+        rows[index] = (1.0 - smoothing) * mixed + smoothing / grades
+    return said, rows
+
+
+def model_lines(items: Sequence[tuple[str, str]], said: np.ndarray, probabilities: np.ndarray) -> list[str]:
+    """The qrels format with probabilities (ir/formats/qrels.py): topic 0 item grade, then one probability per
+    grade, lowest first, six decimals, the last one what makes the line's sum 1."""
+    lines = []
+    for (topic, item), grade, row in zip(items, said, probabilities, strict=True):
+        shown = [f"{value:.6f}" for value in row[:-1]]
+        last = max(0.0, 1.0 - sum(float(value) for value in shown))
+        lines.append(f"{topic}\t0\t{item}\t{grade}\t" + "\t".join([*shown, f"{last:.6f}"]) + "\n")
+    return lines
+
+
+class _AnyTopic(dict):
+    def __contains__(self, key) -> bool:
+        return True
+
+
+def read_ranked_run(stream: BinaryIO, problems: Problems, qrels: Mapping[str, Mapping[str, int]]) -> RankedRun:
+    """A Task 1 run file's lists of the qrels topics, best first in trec_eval's order (score descending, then id)."""
+    blocks = ((b.topic_ids, b.item_ids, b.scores)
+              for b in read_run_blocks(stream, problems, Problems(), topics=_AnyTopic(), task="answers",
+                                       max_depth=2**31, find_duplicates=False))
+    return {topic: [item for item, _ in sorted(scored.items(), key=trec_order, reverse=True)]
+            for topic, scored in answer_block_lists(blocks, qrels).items()}

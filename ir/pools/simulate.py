@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir.grades import RELEVANCE_LEVEL, is_relevant
-from ir.pools.adaptive import WARM_UP, Judging
+from ir.measures import check_level
+from ir.pools.adaptive import POLICIES, WARM_UP, Judging
 from ir.pools.posts import pool_answers
 from ir.prime import NDCG, Qrels, format_value, natural_key
+from ir.problems import InputError
 from ir.statistics import RankedRun, kendall_tau, prime_scorer
 
 STEPS = 20  # the curve's points: every 5% of the pool
@@ -60,6 +62,26 @@ def simulate(runs: Runs, qrels: Qrels, *, depth: int, policies: Sequence[str], s
             result.tau_at_budget = budget_tau(runs, qrels, orders, budget, relevance_level=relevance_level)
         results.append(result)
     return results
+
+
+def check_simulation(*, depth: int, policies: Sequence[str], relevance_level: int, warm_up: int, min_depth: int,
+                     budget: int | None) -> None:
+    """The simulator's settings checked before any file is read: every problem at once."""
+    problems = []
+    if depth < 1:
+        problems.append(f"the depth must be at least 1, not {depth}")
+    if not policies:
+        problems.append(f"no policy given: one or more of {', '.join(POLICIES)}")
+    for policy in policies:
+        if policy not in POLICIES:
+            problems.append(f"unknown policy '{policy}': one of {', '.join(POLICIES)}")
+    if warm_up < 0 or min_depth < 0:
+        problems.append("the warm-up and the minimum depth must not be negative")
+    if budget is not None and budget < 1:
+        problems.append(f"the budget must be at least 1 item per topic, not {budget}")
+    if problems:
+        raise InputError(problems)
+    check_level(relevance_level)
 
 
 def judging_order(policy: str, pool: Mapping[str, Sequence[tuple[str, int]]], grades: Mapping[str, int], *,
