@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("agreement.urls")),
     path("", include("characterisation.urls")),
     path("", include("evaluation.urls")),
+    path("", include("simulation.urls")),
     path("", include("llm.urls")),
     path("help/", include("core.urls")),
     path("admin/", admin.site.urls),

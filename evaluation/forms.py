@@ -1,12 +1,9 @@
 """The query strings of the evaluation pages and API, read by Django forms (core.forms.form_values)."""
 from django import forms
-from django.core.validators import MaxValueValidator, MinValueValidator
 
 from core.bounds import column_bounds
 from ir import fusion as methods
-from ir.pools.adaptive import POLICIES
 from judging.forms import GroupKeyForm
-from pooling.forms import SETTING_LABELS
 from pooling.models import Campaign, Run
 
 
@@ -64,22 +61,3 @@ class FusedBaselineForm(forms.Form):
             return [float(value) for value in self.cleaned_data["weights"].split()]
         except ValueError:
             raise forms.ValidationError("weights are numbers separated by spaces") from None
-
-
-class SimulationForm(forms.Form):
-    """The replay's settings, named as on the settings page (CampaignSettingsForm's labels: one wording)."""
-    qrels = forms.FileField(help_text="an earlier edition's qrels of the topics the campaign's runs answer: topic 0 "
-                                      "item grade")
-    depth = forms.IntegerField(validators=[MinValueValidator(1), MaxValueValidator(1000)],
-                               help_text="every run's pool depth")
-    policies = forms.MultipleChoiceField(choices=[(p, p) for p in POLICIES], widget=forms.CheckboxSelectMultiple,
-                                         label="Judging orders")
-    warm_up = forms.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(1000)],
-                                 label=SETTING_LABELS["warm_up"],
-                                 help_text=Campaign._meta.get_field("warm_up").help_text)
-    min_depth = forms.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(1000)],
-                                   label=SETTING_LABELS["min_depth"],
-                                   help_text=Campaign._meta.get_field("min_depth").help_text)
-    budget = forms.IntegerField(required=False, validators=[MinValueValidator(1), MaxValueValidator(100_000)],
-                                label=SETTING_LABELS["topic_budget"],
-                                help_text="items per topic, for Kendall's tau of the runs' nDCG' ranking (optional)")

@@ -12,7 +12,7 @@ from agreement import reports as assessor_reports
 from evaluation import scoring, selectors
 
 # The readers of run files and stored runs are scoring's, with the one way to score; the judging simulator
-# (evaluation/simulation.py) and the commands read runs through these names.
+# (simulation/services.py) and the commands read runs through these names.
 from evaluation.scoring import ANSWERS as ANSWERS
 from evaluation.scoring import FORMULAS as FORMULAS
 from evaluation.scoring import file_problem as file_problem

@@ -8,8 +8,7 @@ import os
 from django.conf import settings
 
 from core.words import counted
-from evaluation import simulation, snapshots
-from evaluation.simulation import JudgingSimulationParams
+from evaluation import snapshots
 from evaluation.snapshots import ScoresRefreshParams
 from jobs.models import Job
 from jobs.registry import Progress, job_campaign, register
@@ -31,17 +30,4 @@ def _scores_queue() -> str | None:
     return settings.CELERY_SCORES_QUEUE or None
 
 
-def _judging_simulation(job: Job, p: JudgingSimulationParams, progress: Progress) -> tuple[dict, list[str]]:
-    results = simulation.simulate_campaign(campaign=job_campaign(job), qrels=p.qrels, **p.replay())
-    return {"results": [
-        {"policy": r.policy, "curve": r.curve, "judged_for_90": r.judged_for_90, "tau_at_budget": r.tau_at_budget,
-         "topics": len(r.orders), "pool": sum(len(order) for order in r.orders.values())} for r in results]}, []
-
-
-def _judging_simulation_summary(job: Job) -> str:
-    return (f"Replayed {counted(len(job.result.get('results', [])), 'judging order')} on "
-            f"{job.params.get('filename', 'the qrels')}.")
-
-
 register(ScoresRefreshParams, _scores_refresh, summary=_scores_refresh_summary, listed=False, queue=_scores_queue)
-register(JudgingSimulationParams, _judging_simulation, summary=_judging_simulation_summary)

@@ -1,11 +1,10 @@
 from django.urls import path
 
-from evaluation import analysis_views, edition_views, fact_views, fusion_views, simulation_views, views
+from evaluation import analysis_views, edition_views, fact_views, fusion_views, views
 
 app_name = "evaluation"
 urlpatterns = [
     path("campaigns/<int:pk>/runs/fuse/", fusion_views.run_fuse, name="run_fuse"),
-    path("campaigns/<int:pk>/pools/simulation/", simulation_views.pool_simulation, name="pool_simulation"),
     path("campaigns/<int:pk>/leaderboard/", views.leaderboard, name="leaderboard"),
     path("campaigns/<int:pk>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("campaigns/<int:pk>/leaderboard/runs/<int:run_pk>/", views.run_scores, name="run_scores"),

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "agreement",
     "characterisation",
     "evaluation",
+    "simulation",
     "people",
     "workflow",
 ]

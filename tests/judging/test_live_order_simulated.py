@@ -3,11 +3,11 @@ through the API (next item, then its known grade) judges each topic in the very 
 the same run files, with the same policy, seed and guards, for every policy."""
 import pytest
 
-from evaluation.simulation import simulate_campaign, simulate_files
 from ir.grades import is_relevant
 from ir.pools.adaptive import POLICIES
 from pooling import services
 from pooling.models import Campaign
+from simulation.services import simulate_campaign, simulate_files
 from tests.factories import CampaignFactory, TopicFactory, UserFactory
 from tests.judging.fixtures import assign
 

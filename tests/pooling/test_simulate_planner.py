@@ -2,8 +2,8 @@
 the campaign's runs in each order, and the page draws the curves from the stored result."""
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from evaluation import simulation
 from ir.pools.simulate import simulate
+from simulation import services as simulation
 from tests.factories import CampaignFactory, TopicFactory
 from tests.pooling.run_files import ingest, task1_lines
 

@@ -1,5 +1,5 @@
 """The planner's judging-order curves (docs/pooling.md, "Simulating before the campaign"): the campaign's runs replayed
-against an earlier edition's qrels (evaluation/simulation.py), computed by a worker and shown from the last result,
+against an earlier edition's qrels (simulation/services.py), computed by a worker and shown from the last result,
 never in the request."""
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from django.views.decorators.http import require_http_methods
 
 from core.bounds import upload_size_check
 from core.permissions import organizer_required
-from evaluation import simulation
-from evaluation.forms import SimulationForm
 from ir.charts import found_curves
 from ir.formats.qrels import qrels_by_topic
 from ir.pools.adaptive import POLICIES
 from ir.problems import InputError, Problems
 from pooling.models import Campaign
+from simulation import services as simulation
+from simulation.forms import SimulationForm
 
 
 @organizer_required
@@ -45,7 +45,7 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
                           for name in ("depth", "warm_up", "min_depth", "budget")} | {
                     "policies": [p for p in POLICIES if p in form.cleaned_data["policies"]], "seed": campaign.seed}
                 simulation.simulation_request(campaign=campaign, qrels=qrels, qrels_name=upload.name, params=params)
-                return redirect("evaluation:pool_simulation", pk=campaign.pk)
+                return redirect("simulation:pool_simulation", pk=campaign.pk)
             except InputError as exc:
                 for message in exc.messages():
                     form.add_error("qrels", message)
@@ -57,5 +57,5 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
         chart = found_curves([(r["policy"], [tuple(point) for point in r["curve"]]) for r in done["results"]])
         for r in done["results"]:
             r["percent_for_90"] = None if r["judged_for_90"] is None else round(100 * r["judged_for_90"], 1)
-    return render(request, "evaluation/pool_simulation.html", {
+    return render(request, "simulation/pool_simulation.html", {
         "campaign": campaign, "form": form, "result": result, "done": done, "chart": chart}, status=status)

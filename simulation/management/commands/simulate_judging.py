@@ -2,13 +2,14 @@
 [--min-depth D] [--budget N] RUN...; with --llm FILE --budget-share S[,S...] [--measure M], a model's and people's
 judgments under one budget: docs/pooling.md ("Judging order")."""
 from core.commands import ServiceCommand
-from evaluation import services, simulation
+from evaluation import services
 from ir.budget_simulation import POLICIES, budget_lines
 from ir.hybrid import TOP_K
 from ir.pools.adaptive import WARM_UP
 from ir.pools.simulate import summary_lines
 from ir.prime import MAP, MEASURES
 from ir.problems import InputError
+from simulation import services as simulation
 
 
 class Command(ServiceCommand):

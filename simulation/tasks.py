@@ -1,0 +1,24 @@
+"""The judging simulation as a kind of job (jobs/registry.py): the planner's judging-order curves, replayed by
+simulation.services.simulate_campaign on an earlier edition's qrels."""
+from __future__ import annotations
+
+from core.words import counted
+from jobs.models import Job
+from jobs.registry import Progress, job_campaign, register
+from simulation import services as simulation
+from simulation.services import JudgingSimulationParams
+
+
+def _judging_simulation(job: Job, p: JudgingSimulationParams, progress: Progress) -> tuple[dict, list[str]]:
+    results = simulation.simulate_campaign(campaign=job_campaign(job), qrels=p.qrels, **p.replay())
+    return {"results": [
+        {"policy": r.policy, "curve": r.curve, "judged_for_90": r.judged_for_90, "tau_at_budget": r.tau_at_budget,
+         "topics": len(r.orders), "pool": sum(len(order) for order in r.orders.values())} for r in results]}, []
+
+
+def _judging_simulation_summary(job: Job) -> str:
+    return (f"Replayed {counted(len(job.result.get('results', [])), 'judging order')} on "
+            f"{job.params.get('filename', 'the qrels')}.")
+
+
+register(JudgingSimulationParams, _judging_simulation, summary=_judging_simulation_summary)
