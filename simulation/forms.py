@@ -24,3 +24,11 @@ class SimulationForm(forms.Form):
     budget = forms.IntegerField(required=False, validators=[MinValueValidator(1), MaxValueValidator(100_000)],
                                 label=SETTING_LABELS["topic_budget"],
                                 help_text="items per topic, for Kendall's tau of the runs' nDCG' ranking (optional)")
+    llm_grades = forms.FileField(required=False, label="A model's grades (optional)",
+                                 help_text="the qrels format, each line optionally followed by one probability per "
+                                           "grade, lowest first (make_llm_grades writes one): adds the budget curves, "
+                                           "people judging a share of the pool and the calibrated model the rest")
+    budget_shares = forms.CharField(required=False, initial="0.1, 0.2, 0.3", max_length=200,
+                                    label="Budget shares",
+                                    help_text="the shares of the pool people judge, with the model's grades: "
+                                              "numbers in (0, 1], separated by commas")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
 from django.db.models import QuerySet
 
 from evaluation import selectors, services
@@ -110,11 +111,7 @@ def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies:
                          "(and topic ids) the campaign holds")
     qrels = {topic: qrels[topic] for topic in shared}
     stored = list(ranked_runs(campaign))
-    runs: dict[str, RankedRun] = {
-        run.name: ranked(services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
-        for run in stored}
-    if not runs:
-        raise InputError("the campaign has no runs to pool")
+    runs = _stored_ranked(campaign, stored, qrels, topic_ids)
     names = {run.pk: run.name for run in stored}
     pooled: dict[str, dict[str, list[str]]] = {}
     for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, depth):
@@ -122,6 +119,39 @@ def simulate_campaign(*, campaign: Campaign, qrels: Qrels, depth: int, policies:
             pooled.setdefault(names[run_pk], {}).setdefault(topic_ids[topic_pk], []).append(item_id)
     return simulate(runs, qrels, depth=depth, policies=policies, seed=seed, relevance_level=campaign.relevance_level,
                     warm_up=warm_up, min_depth=min_depth, budget=budget, pooled=pooled)
+
+
+def _stored_ranked(campaign: Campaign, stored: Sequence, qrels: Qrels, topic_ids: dict[int, str]
+                   ) -> dict[str, RankedRun]:
+    """Each stored run's lists of the qrels' topics, best first, as they are scored."""
+    runs = {run.name: ranked(services.stored_run_lists(campaign=campaign, run=run, qrels=qrels, topic_ids=topic_ids))
+            for run in stored}
+    if not runs:
+        raise InputError("the campaign has no runs to pool")
+    return runs
+
+
+BUDGET_REPLICATES = 50  # the coverage's bootstrap on the planner: a job of seconds, not minutes
+
+
+def budget_campaign(*, campaign: Campaign, qrels: Qrels, model: dict[str, list[float]], policies: Sequence[str],
+                    shares: Sequence[float], seed: int = 0) -> list[BudgetRow]:
+    """Budgets of people and a model's grades replayed on the campaign's runs (`ir.budget_simulation.replay`, what
+    `simulate_judging --llm` prints): the qrels of the topics the campaign shares, the model's grades of them
+    (`model`: "topic<TAB>item" -> one probability per grade, lowest first)."""
+    if campaign.task != Campaign.Task.ANSWERS:
+        raise InputError("the simulator replays answer runs (Task 1); this campaign judges formulas")
+    topic_ids = selectors.campaign_topic_ids(campaign=campaign)
+    qrels = {topic: grades for topic, grades in qrels.items() if topic in set(topic_ids.values())}
+    if not qrels:
+        raise InputError("the qrels judge none of the campaign's topics")
+    runs = _stored_ranked(campaign, list(ranked_runs(campaign)), qrels, topic_ids)
+    grades: dict[tuple[str, str], np.ndarray] = {}
+    for key, values in model.items():
+        topic, _, item = key.partition("\t")
+        grades[topic, item] = np.array(values)
+    return replay(qrels, runs, grades, policies=policies, shares=shares, relevance_level=campaign.relevance_level,
+                  seed=seed, replicates=BUDGET_REPLICATES)
 
 
 def simulation_request(*, campaign: Campaign, qrels: Qrels, qrels_name: str, params: dict) -> Job:
@@ -140,13 +170,14 @@ def _simulations(campaign: Campaign) -> QuerySet[Job]:
 def _stored(job: Job) -> dict:
     """A simulation job as the planner's page shows it: its state (computing, done or failed), the settings and the
     qrels file it replayed, and each policy's curve, judged_for_90 and tau_at_budget once done, or the problem."""
-    params = {key: value for key, value in job.params.items() if key not in ("qrels", "filename")}
+    params = {key: value for key, value in job.params.items() if key not in ("qrels", "filename", "model")}
     stored = {"params": params, "qrels_name": job.params.get("filename", ""), "asked_at": job.created_at.isoformat()}
     if not job.finished:
         return stored | {"state": "computing"}
     stored["computed_at"] = (job.finished_at or job.created_at).isoformat()
     if job.status == Job.Status.DONE:
-        return stored | {"state": "done", "results": job.result.get("results", [])}
+        return stored | {"state": "done", "results": job.result.get("results", []),
+                         "budget": job.result.get("budget", [])}
     if job.problems:
         problem = "; ".join(found["message"] for found in job.problems)
     elif job.status == Job.Status.CANCELLED:
@@ -183,6 +214,11 @@ class JudgingSimulationParams(JobParams):
     min_depth: int = 0
     budget: int | None = None
     seed: int = 0
+    # A model's grades ("topic<TAB>item" -> a probability per grade, lowest first, from the file `model_name`) and
+    # the budget shares to replay them at: the budget curves beside the judging orders' (budget_campaign).
+    model: dict[str, list[float]] = field(default_factory=dict)
+    model_name: str = ""
+    shares: list[float] = field(default_factory=list)
 
     def replay(self) -> dict:
         """The replay's settings, as the planner's form names them."""

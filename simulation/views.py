@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.bounds import upload_size_check
 from core.permissions import organizer_required
+from ir.budget_simulation import LLM_ONLY, UNCERTAIN, check_replay, read_model
 from ir.charts import found_curves
 from ir.formats.qrels import qrels_by_topic
 from ir.pools.adaptive import POLICIES
@@ -16,6 +17,18 @@ from ir.problems import InputError, Problems
 from pooling.models import Campaign
 from simulation import services as simulation
 from simulation.forms import SimulationForm
+
+
+def _model_params(upload, shares: str, policies: list[str]) -> dict:
+    """The budget replay's part of the job: the model's grades read (every problem with its line) and the shares."""
+    upload_size_check(upload)
+    problems = Problems(file=upload.name)
+    model = read_model(upload.file, problems)
+    if problems:
+        raise InputError.of(problems)
+    numbers = check_replay([UNCERTAIN, *policies], [s.strip() for s in (shares or "0.1, 0.2, 0.3").split(",")])
+    return {"model": {f"{topic}\t{item}": [float(p) for p in values] for (topic, item), values in model.items()},
+            "model_name": upload.name, "shares": numbers}
 
 
 @organizer_required
@@ -32,6 +45,7 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200
     if request.method == "POST":
         if form.is_valid():
+            field = "qrels"  # the field a refusal is shown under
             try:
                 upload = form.cleaned_data["qrels"]
                 upload_size_check(upload)
@@ -44,18 +58,29 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
                 params = {name: form.cleaned_data[name]
                           for name in ("depth", "warm_up", "min_depth", "budget")} | {
                     "policies": [p for p in POLICIES if p in form.cleaned_data["policies"]], "seed": campaign.seed}
+                field = "llm_grades"
+                if form.cleaned_data["llm_grades"]:
+                    params |= _model_params(form.cleaned_data["llm_grades"], form.cleaned_data["budget_shares"],
+                                            params["policies"])
+                field = "qrels"
                 simulation.simulation_request(campaign=campaign, qrels=qrels, qrels_name=upload.name, params=params)
                 return redirect("simulation:pool_simulation", pk=campaign.pk)
             except InputError as exc:
                 for message in exc.messages():
-                    form.add_error("qrels", message)
+                    form.add_error(field, message)
         status = 400
     # The last good result stays shown while a later simulation computes, or beside its failure.
     done = result if result and result["state"] == "done" else simulation.simulation_last_done(campaign=campaign)
-    chart = None
+    chart = budget_chart = None
+    if done and done.get("budget"):
+        budget_chart = found_curves([(policy, [(r["share"], max(r["tau_b"], 0.0)) for r in done["budget"]
+                                               if r["policy"] == policy])
+                                     for policy in dict.fromkeys(r["policy"] for r in done["budget"])
+                                     if policy != LLM_ONLY])
     if done:
         chart = found_curves([(r["policy"], [tuple(point) for point in r["curve"]]) for r in done["results"]])
         for r in done["results"]:
             r["percent_for_90"] = None if r["judged_for_90"] is None else round(100 * r["judged_for_90"], 1)
     return render(request, "simulation/pool_simulation.html", {
-        "campaign": campaign, "form": form, "result": result, "done": done, "chart": chart}, status=status)
+        "campaign": campaign, "form": form, "result": result, "done": done, "chart": chart,
+        "budget_chart": budget_chart}, status=status)

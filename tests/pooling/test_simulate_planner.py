@@ -107,3 +107,46 @@ def test_a_failed_simulation_keeps_the_last_good_result_beside_its_failure(clien
     assert "failed:</strong> " in page and "none of the campaign&#x27;s topics" in page
     assert "The last result, shown until a new one is computed: qrels-2020.txt" in page
     assert page.count('class="curve"') == 3 and 'id="simulation-table"' in page
+
+
+# A model's grades of A.1's items: sure of the relevant ones, unsure of 4 and 6 (probabilities of 0, 1, 2, 3).
+MODEL = ("A.1\t0\t1\t3\t0\t0\t0.2\t0.8\nA.1\t0\t2\t2\t0\t0.1\t0.7\t0.2\nA.1\t0\t3\t2\t0\t0.2\t0.6\t0.2\n"
+         "A.1\t0\t4\t2\t0.4\t0.1\t0.5\t0\nA.1\t0\t5\t0\t0.9\t0.1\t0\t0\nA.1\t0\t6\t0\t0.5\t0.4\t0.1\t0\n")
+
+
+def test_with_a_models_grades_the_planner_replays_budgets_as_simulate_judging_does(
+        client, organizer, tmp_path, django_capture_on_commit_callbacks):
+    from dataclasses import asdict
+    from io import BytesIO
+
+    from ir.budget_simulation import read_model, replay
+    from ir.problems import Problems
+
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client, campaign, llm_grades=SimpleUploadedFile("model.txt", MODEL.encode()),
+                        budget_shares="0.5, 1")
+    assert response.status_code == 302
+    result = simulation.simulation_result(campaign=campaign)
+    assert result["state"] == "done", result
+    model = read_model(BytesIO(MODEL.encode()), Problems())
+    expected = replay({"A.1": {"1": 3, "2": 2, "3": 2, "4": 0, "5": 0, "6": 1}}, {"r1": {"A.1": R1}, "r2": {"A.1": R2}},
+                      model, policies=["uncertain", "random", "move-to-front", "bandit"], shares=[0.5, 1.0], seed=3,
+                      relevance_level=campaign.relevance_level, replicates=simulation.BUDGET_REPLICATES)
+    assert result["budget"] == [asdict(row) for row in expected]
+    assert [(r["policy"], r["share"]) for r in result["budget"]][:3] == [("llm-only", 0.0), ("uncertain", 0.5),
+                                                                          ("uncertain", 1.0)]
+    page = client.get(f"/campaigns/{campaign.pk}/pools/simulation/").content.decode()
+    assert 'id="budget-table"' in page and page.count('<polyline class="curve"') == 3 + 4 and "model.txt" in page
+
+
+def test_a_models_file_with_a_bad_line_or_share_is_refused_with_its_reason(client, organizer, tmp_path):
+    campaign = campaign_with_runs(tmp_path)
+    client.force_login(organizer)
+    bad = MODEL.replace("0.4\t0.1\t0.5\t0", "0.4\t0.1\tlots\t0")
+    response = post(client, campaign, llm_grades=SimpleUploadedFile("model.txt", bad.encode()))
+    assert response.status_code == 400 and "line 4" in response.content.decode()
+    response = post(client, campaign, llm_grades=SimpleUploadedFile("model.txt", MODEL.encode()), budget_shares="2")
+    assert response.status_code == 400 and "is not a number in (0, 1]" in response.content.decode()
+    assert simulation.simulation_result(campaign=campaign) is None
