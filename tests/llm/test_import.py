@@ -65,11 +65,12 @@ def test_a_grade_outside_the_scheme_is_refused_with_its_line_and_nothing_is_writ
 def test_probabilities_that_do_not_sum_to_1_or_are_no_numbers_are_refused(answers, tmp_path):
     lines = rejected("import_llm_grades", "--campaign", "answers", "--model", "gpt-x", write(
         tmp_path, "A.1 0 10 3 0.1 0.1 0.1 0.6\nA.1 0 11 0 1 0 0 0.0000005\nA.1 0 12 1 nan 0 0 1\n"
-                  "A.2 0 20 2 -0.5 0.5 0.5 0.5\n"))
+                  "A.2 0 20 2 -0.5 0.5 0.5 0.5\nA.2 0 21 1 0.3 0.3 0.3 0.1004\nA.2 0 22 1 0.3 0.3 0.3 0.102\n"))
     assert lines == [
-        "grades.qrels:line 1: the probabilities sum to 0.9, not 1 (within 1e-6)",
+        "grades.qrels:line 1: the probabilities sum to 0.9, not 1 (within 1e-3)",
         "grades.qrels:line 3: the probability of grade 0, 'nan', is not a number",
-        "grades.qrels:line 4: the probability of grade 0, '-0.5', is not between 0 and 1"]
+        "grades.qrels:line 4: the probability of grade 0, '-0.5', is not between 0 and 1",
+        "grades.qrels:line 6: the probabilities sum to 1.002, not 1 (within 1e-3)"]
     assert not LlmGrade.objects.exists()
 
 
