@@ -73,8 +73,10 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
     done = result if result and result["state"] == "done" else simulation.simulation_last_done(campaign=campaign)
     chart = budget_chart = None
     if done and done.get("budget"):
-        budget_chart = found_curves([(policy, [(r["share"], max(r["tau_b"], 0.0)) for r in done["budget"]
-                                               if r["policy"] == policy])
+        # Each order's curve starts where the model alone stands (nothing judged by people).
+        alone = [(0.0, max(r["tau_b"], 0.0)) for r in done["budget"] if r["policy"] == LLM_ONLY]
+        budget_chart = found_curves([(policy, alone + [(r["share"], max(r["tau_b"], 0.0)) for r in done["budget"]
+                                                       if r["policy"] == policy])
                                      for policy in dict.fromkeys(r["policy"] for r in done["budget"])
                                      if policy != LLM_ONLY])
     if done:

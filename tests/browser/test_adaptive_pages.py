@@ -76,3 +76,36 @@ def test_the_progress_page_estimates_what_is_left_per_topic(page, live_server, o
     assert "nothing judged yet" in table.locator("tr", has_text="A.5").inner_text()
     page.locator("#when-to-stop").evaluate("heading => heading.scrollIntoView()")
     screenshot(page, "progress-stopping.png")
+
+
+def test_the_planner_draws_the_budget_curves_of_people_and_a_model(page, live_server, organizer, arqmath_data,
+                                                                   screenshot, tmp_path):
+    import numpy as np
+
+    from ir.llm_simulation import confusion_llm_grades, model_lines
+
+    campaign = arqmath1_campaign(arqmath_data)
+    qrels_path = arqmath_data / "qrels" / "qrels.arqmath-2020-task1.txt"
+    with open(qrels_path, "rb") as stream:
+        qrels = {topic: grades for topic, grades in qrels_by_topic(stream, Problems()).items() if topic in TOPICS}
+    items = [(topic, item) for topic in sorted(qrels) for item in sorted(qrels[topic])]
+    # A model of kappa about 0.4: right half the time, else a neighbouring grade.
+    confusion = np.array([[0.6, 0.3, 0.1, 0.0], [0.3, 0.4, 0.2, 0.1], [0.1, 0.2, 0.4, 0.3], [0.0, 0.1, 0.3, 0.6]])
+    said, probabilities = confusion_llm_grades(qrels, items, seed=1, confusion=confusion)
+    model = tmp_path / "model-grades.txt"
+    model.write_text("".join(model_lines(items, said, probabilities)))
+    log_in(page, live_server, "olga", "organizer-pass-1")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/pools/simulation/")
+    page.set_input_files("#id_qrels", str(qrels_path))
+    page.set_input_files("#id_llm_grades", str(model))
+    page.fill("#id_warm_up", "0")
+    page.uncheck("input[name=policies][value=bandit]")
+    page.fill("#id_budget_shares", "0.1, 0.2, 0.3")
+    with page.expect_navigation(timeout=300_000):
+        page.click("button:has-text('Simulate')")
+    assert page.get_attribute("#simulation-result", "data-state") == "done"
+    assert page.locator("#budget-chart polyline.curve").count() == 3  # uncertain, random, move-to-front
+    rows = page.inner_text("#budget-table")
+    assert "llm-only" in rows and "uncertain" in rows and "model-grades.txt" in page.inner_text("#budget-heading")
+    page.evaluate("document.querySelector('#budget-chart').scrollIntoView({block: 'end'})")
+    screenshot(page, "planner-budget.png")
