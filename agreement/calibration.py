@@ -7,12 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
-
 from agreement.llm import official_grades
 from agreement.official import official_judgments, official_stamp_columns
-from ir.calibration_fit import calibration_fit
-from ir.hybrid import Context
 from ir.prime import natural_key
 from ir.reliability_chart import reliability_diagram
 from llm import selectors as llm_selectors
@@ -41,6 +37,11 @@ def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:
     """Fits the model's calibration on the campaign's official grades and stores it: every pooled item the model
     graded, in (topic, item) order; the runs' ranks from the pool's provenance; the judged items (a formula: its
     highest official instance grade) in the order their official judgments were last changed."""
+    import numpy as np  # late: the pages and commands that load this module need neither numpy nor scipy
+
+    from ir.calibration_fit import calibration_fit
+    from ir.hybrid import Context
+
     stamp = calibration_stamp(campaign=campaign, model=model)  # read first: a change meanwhile leaves it stale
     probabilities = llm_selectors.grade_probabilities(campaign=campaign, model=model)
     provenance = {(topic, item): prov for topic, item, prov in PoolItem.objects.filter(campaign=campaign)
