@@ -14,11 +14,12 @@ from django.template.defaultfilters import pluralize, slugify
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from agreement import calibration, reports, rounds
 from agreement import llm as llm_review
-from agreement import reports, rounds
 from agreement.adjudication import adjudication_record
 from agreement.checks import check_items_send
 from agreement.forms import AdjudicationForm, LlmCheckForm, TrainingRoundForm
+from agreement.tasks import calibration_refit_request
 from core.api import flag
 from core.bounds import upload_size_check
 from core.downloads import attachment, spreadsheet_safe
@@ -154,14 +155,19 @@ def _llm_context(campaign: Campaign) -> dict[str, Any]:
     """The LLM section of the agreement page: each model's row (against the official qrels, its mean with the
     assessors), its pairs, the confusion matrix against the official qrels and the canaries' flip rates."""
     models = []
-    for a in llm_review.llm_agreement(campaign=campaign):
+    agreements = llm_review.llm_agreement(campaign=campaign)
+    stale = calibration.stale_models(campaign=campaign) if agreements else []
+    if stale and calibration_refit_request(campaign=campaign):
+        stale = calibration.stale_models(campaign=campaign)  # without a broker the refit has run
+    fits = calibration.calibration_views(campaign=campaign, models=[a.model for a in agreements], stale=stale)
+    for a in agreements:
         official = a.official
         models.append({
             "a": a, "official": official,
             "pairs": [{"other": p.other, "c": p.comparison,
                        "kappas": [llm_review.kappa_of(p.comparison, scale) for scale in llm_review.SCALES]}
                       for p in a.pairs],
-            "means": [a.means[scale] for scale in llm_review.SCALES],
+            "means": [a.means[scale] for scale in llm_review.SCALES], "fit": fits[a.model],
             "confusion": ([{"grade": g, "cells": row, "total": sum(row)}
                            for g, row in zip(official.categories, official.confusion, strict=True)]
                           if official is not None and official.items else [])})
@@ -169,7 +175,7 @@ def _llm_context(campaign: Campaign) -> dict[str, Any]:
 
 
 def _facet_rows(group: reports.AgreementGroup) -> list[dict[str, Any]]:
-    """Issue 25: a scheme's facets, kappa per facet for each pair of assessors (each pair once)."""
+    """A scheme's facets, kappa per facet for each pair of assessors (each pair once)."""
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for p in group.facet_pairs:
         if p.assessor < p.other:

@@ -45,8 +45,9 @@ class QrelsApi(APIView):
                                                                    "and 6 instead of leaving them out (ARQMath-3's "
                                                                    "complete qrels)"),
                     OpenApiParameter("source", str, description="official or people (default), llm, llm:MODEL "
-                                                                "(an LLM's grades alone) or combined (people's, and "
-                                                                "the LLM's for pool items no person judged)"),
+                                                                "(an LLM's grades alone), combined (people's, and "
+                                                                "the LLM's for pool items no person judged) or "
+                                                                "hybrid[:MODEL] (the calibrated LLM's there)"),
                     OpenApiParameter("sources", bool, description="instead of the qrels, the TSV naming each "
                                                                   "line's source (topic, item_id, source)")],
         responses={(200, "text/tab-separated-values"): OpenApiResponse(

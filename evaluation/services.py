@@ -33,11 +33,12 @@ from llm import selectors as llm_selectors
 from pooling.models import Campaign, Run
 
 OFFICIAL, ADJUDICATED = "official", "adjudicated"
-# Issue 26: "people" is the official judgments (the name beside the LLM's); "llm" or "llm:MODEL" a model's grades
-# alone; "combined" people's grades and, for pool items no official judgment covers, the LLM's.
-PEOPLE, LLM, COMBINED = "people", "llm", "combined"
-SOURCES = (OFFICIAL, ADJUDICATED, PEOPLE, LLM, COMBINED)
-SOURCES_HELP = "official (or people), adjudicated, llm, llm:MODEL or combined"
+# "people" is the official judgments (the name beside the LLM's); "llm" or "llm:MODEL" a model's grades alone;
+# "combined" people's grades and, for pool items no official judgment covers, the LLM's; "hybrid" the same with the
+# calibrated LLM's most probable grade (docs/llm_calibration.md).
+PEOPLE, LLM, COMBINED, HYBRID = "people", "llm", "combined", "hybrid"
+SOURCES = (OFFICIAL, ADJUDICATED, PEOPLE, LLM, COMBINED, HYBRID)
+SOURCES_HELP = "official (or people), adjudicated, llm, llm:MODEL, combined or hybrid (also :MODEL)"
 
 
 @dataclass(frozen=True)
@@ -49,29 +50,31 @@ class QrelsSource:
 
     @property
     def uses_llm(self) -> bool:
-        return self.kind in (LLM, COMBINED)
+        return self.kind in (LLM, COMBINED, HYBRID)
 
 
 def qrels_source_parse(source: str) -> QrelsSource:
-    """"official", "people", "adjudicated", "llm", "llm:MODEL" or "combined" (also "combined:MODEL"); InputError
-    otherwise."""
+    """"official", "people", "adjudicated", "llm", "llm:MODEL", "combined" or "hybrid" (also "combined:MODEL",
+    "hybrid:MODEL"); InputError otherwise."""
     kind, _, model = source.partition(":")
     if kind == PEOPLE:
         kind = OFFICIAL
-    if kind not in SOURCES or (model and kind not in (LLM, COMBINED)) or (_ and not model):
+    if kind not in SOURCES or (model and kind not in (LLM, COMBINED, HYBRID)) or (_ and not model):
         raise InputError(f"unknown source '{source[:60]}'; expected {SOURCES_HELP}")
     return QrelsSource(kind, model or None)
 
 
 def _combined_rows(campaign: Campaign, model: str, level: str, complete: bool,
-                   sources: dict[tuple[str, str], str] | None):
+                   sources: dict[tuple[str, str], str] | None, hybrid: dict[str, dict[str, int]] | None = None):
     """People's official qrels, and for the pool items (formulas at the instance level: the selected instances)
-    without any official judgment (SF and DK count as judged: a person looked), the model's grade. `sources` gets
-    (topic, item) -> "people" or "llm:MODEL" for every row."""
+    without any official judgment (SF and DK count as judged: a person looked), the model's grade, or the
+    calibrated most probable grade `hybrid` gives. `sources` gets (topic, item) -> "people" or "llm:MODEL"
+    ("hybrid:MODEL") for every row."""
     people = dict(selectors.qrels_by_topic(campaign=campaign, level=level, complete=True))
-    llm = dict(llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level))
+    llm = ({topic: list(items.items()) for topic, items in hybrid.items()} if hybrid is not None
+           else dict(llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level)))
     pooled = selectors.pool_units(campaign=campaign, level=level)
-    name = llm_selectors.llm_name(model)
+    name = f"{HYBRID}:{model}" if hybrid is not None else llm_selectors.llm_name(model)
     for topic in sorted(people.keys() | llm.keys(), key=natural_key):
         judged = dict(people.get(topic, []))
         filled = {item: grade for item, grade in llm.get(topic, []) if item not in judged
@@ -99,7 +102,12 @@ def _source_rows(campaign: Campaign, source: str, round: int | None, level: str,
         model = llm_selectors.llm_model_chosen(campaign=campaign, model=asked.model)
         if asked.kind == LLM:
             return llm_selectors.llm_qrels_by_topic(campaign=campaign, model=model, level=level)
-        return _combined_rows(campaign, model, level, complete, sources)
+        if asked.kind == COMBINED:
+            return _combined_rows(campaign, model, level, complete, sources)
+        if level != selectors.VISUAL:
+            raise InputError("the hybrid source is calibrated by visual id: export it at the visual level")
+        return _combined_rows(campaign, model, level, complete, sources,
+                              llm_selectors.calibrated_grades(campaign=campaign, model=model))
     kind = assessor_reports.TRAINING if round is not None else assessor_reports.DUAL
     groups = assessor_reports.group_select(campaign=campaign, kind=kind, round=round)
     if not groups:
@@ -118,9 +126,9 @@ def qrels_export_lines(*, campaign: Campaign, level: str = selectors.VISUAL, min
     `source`: the official judgments (default, also "people"), the organizer's adjudicated grades of training round
     `round` (of the dual assessment when no round is given; docs/agreement.md), an LLM's grades ("llm" for the
     campaign's model, "llm:MODEL"), or "combined": people's, and the LLM's for pool items no official judgment
-    covers, each row's source going to `sources` (docs/formats.md). `min_relevant` counts the items relevant at
-    the campaign's relevance level. The arguments are checked before the first line; `summary` fills in as the lines
-    go."""
+    covers ("hybrid": the calibrated LLM's), each row's source going to `sources` (docs/formats.md).
+    `min_relevant` counts the items relevant at the campaign's relevance level. The arguments are checked before the
+    first line; `summary` fills in as the lines go."""
     if level not in selectors.LEVELS:
         raise InputError(f"unknown level '{level}'; expected one of {', '.join(selectors.LEVELS)}")
     if level == selectors.INSTANCE and campaign.task != FORMULAS:

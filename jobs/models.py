@@ -23,6 +23,7 @@ class Job(models.Model):
         LLM_JUDGE = "llm_judge", "LLM judging"
         SCORES_REFRESH = "scores_refresh", "scores refresh"
         JUDGING_SIMULATION = "judging_simulation", "judging simulation"
+        LLM_CALIBRATION = "llm_calibration", "LLM calibration"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -66,7 +67,12 @@ class Job(models.Model):
         # (evaluation/tasks.py: scores_refresh_request).
         constraints = [models.UniqueConstraint(
             fields=["campaign", "kind"], condition=models.Q(kind="scores_refresh", status__in=["queued", "running"]),
-            name="job_one_pending_scores_refresh")]
+            name="job_one_pending_scores_refresh"),
+            # and of its LLM calibrations (agreement/tasks.py: calibration_refit_request)
+            models.UniqueConstraint(
+                fields=["campaign", "kind"],
+                condition=models.Q(kind="llm_calibration", status__in=["queued", "running"]),
+                name="job_one_pending_llm_calibration")]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk} ({self.status})"

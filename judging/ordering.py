@@ -3,17 +3,19 @@ choose its next items (the pool's provenance, that assignment's judgments so far
 sent to the end of the queue (docs/pooling.md). Read-side: selectors.next_item and selectors.items_ahead use it."""
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import NamedTuple
 
 from ir import grades
 from ir.pools.adaptive import next_items
+from ir.uncertain import uncertain_items
 from judging.models import Assignment, ItemVisit, Judgment
 from llm import selectors as llm_selectors
 from llm.models import Mode
-from pooling.models import Campaign, PoolItem
+from pooling.models import Campaign, JudgingOrder, PoolItem
 
 
 def demoted_items(*, campaign: Campaign, topic_id: int) -> set[str]:
@@ -82,6 +84,15 @@ def queue_of(*, assignment: Assignment, campaign: Campaign) -> Queue:
                  demoted=demoted_items(campaign=campaign, topic_id=assignment.topic_id))
 
 
+def order_of(*, campaign: Campaign, queue: Queue) -> Callable[..., list[str]]:
+    """The campaign's order as a function of (pool, judged, seed=..., warm_up=..., ...): `uncertain` reads the stored
+    calibration of the topic's items (never fitted here), and without one is random's (ir/uncertain.py)."""
+    if campaign.judging_order == JudgingOrder.UNCERTAIN:
+        calibrated = llm_selectors.order_calibration(campaign=campaign, topic_id=queue.topic_id)
+        return partial(uncertain_items, calibrated=calibrated)
+    return partial(next_items, campaign.judging_order)
+
+
 def policy_choices(*, campaign: Campaign, queue: Queue, judged: Mapping[str, bool], count: int,
                    excluding: Collection[str] = ()) -> list[PoolItem]:
     """The policy's next `count` items given `judged`, never a skipped or excluded one; the filter mode's demoted
@@ -92,11 +103,12 @@ def policy_choices(*, campaign: Campaign, queue: Queue, judged: Mapping[str, boo
     # chose, and move-to-front would not move on from a run whose item was not relevant.
     left_out = {*queue.skipped, *excluding} - judged.keys()
     chosen: list[str] = []
+    order = order_of(campaign=campaign, queue=queue)
     for exclude in (left_out | queue.demoted, left_out):
         if len(chosen) < count:
-            chosen += next_items(campaign.judging_order, pool, judged, seed=campaign.seed,
-                                 warm_up=campaign.warm_up, min_depth=campaign.min_depth, count=count - len(chosen),
-                                 exclude=(exclude | set(chosen)) - judged.keys(), topic_id=queue.topic_id)
+            chosen += order(pool, judged, seed=campaign.seed, warm_up=campaign.warm_up, min_depth=campaign.min_depth,
+                            count=count - len(chosen), exclude=(exclude | set(chosen)) - judged.keys(),
+                            topic_id=queue.topic_id)
     if len(chosen) < count:
         # An item no run retrieved (no provenance) is in no run's list: the policies reach it only in their random
         # warm-up. Never "every item is judged" while one is left: those come in display order, before the skipped.

@@ -136,3 +136,32 @@ class LlmGrade(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model}: {self.item_id} -> {self.grade if self.grade is not None else self.failure}"
+
+
+class Calibration(models.Model):
+    """A model's grade probabilities calibrated on the campaign's official judgments (docs/llm_calibration.md, "In
+    the product"), refitted by a job when the judgments or the model's grades change (agreement/tasks.py): the rule
+    used, the reliability of the model's probabilities and of the calibrated ones on the judged items (ECE and the
+    diagram's bins), and every pooled item's calibrated probabilities, which the `uncertain` judging order and the
+    hybrid qrels read."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="llm_calibrations")
+    model = models.CharField(max_length=200)
+    version = models.PositiveIntegerField(default=1, help_text="1 for the first fit, one more for each refit")
+    fitted_at = models.DateTimeField()
+    stamp = models.CharField(max_length=200, help_text="the official judgments' and the model's grades' state fitted")
+    rule = models.CharField(max_length=20, help_text="bias-aware (ir/hybrid.py) or lara (ir/calibration.py)")
+    humans = models.PositiveIntegerField(help_text="the judged items it was fitted on")
+    ece_before = models.FloatField(null=True, blank=True, help_text="the model's own probabilities, judged items")
+    ece_after = models.FloatField(null=True, blank=True, help_text="the calibrated probabilities, judged items")
+    bins = models.JSONField(default=dict, blank=True,
+                            help_text='{"before": [...], "after": [...]}: the reliability bins (low, high, count, '
+                                      'confidence, accuracy)')
+    probabilities = models.JSONField(default=dict, blank=True,
+                                     help_text="topic id -> item id -> calibrated probability of grade 0, 1, ...")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "model"], name="llm_calibration_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.model} calibrated v{self.version}"

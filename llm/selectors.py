@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 
 from ir.prime import natural_key
 from ir.problems import InputError
-from llm.models import Canary, Endpoint, LlmGrade, Prompt
+from llm.models import Calibration, Canary, Endpoint, LlmGrade, Prompt
 from pooling.models import Campaign
 
 VISUAL, INSTANCE = "visual", "instance"  # as evaluation.selectors.LEVELS: qrels by visual id or by formula instance
@@ -139,3 +140,58 @@ def canary_grades(*, campaign: Campaign, model: str) -> list[CanaryGrade]:
     canaries = Canary.objects.filter(campaign=campaign).values_list("pk", "kind", "topic__topic_id", "source_item_id")
     return sorted((CanaryGrade(kind, topic_id, source, latest.get(pk)) for pk, kind, topic_id, source in canaries),
                   key=lambda c: (c.kind, natural_key(c.topic), natural_key(c.source_item_id)))
+
+
+# Calibration (docs/llm_calibration.md, "In the product") ----------------------------------------------------------
+
+def grade_probabilities(*, campaign: Campaign, model: str) -> dict[tuple[str, str], list[float]]:
+    """(topic id, item id) -> the model's probability of each grade of the scheme (0, 1, ... to its highest) of every
+    pool item it has a current grade of (`current_grades`): its stored probabilities, or, where none were stored,
+    probability 1 on its grade. A formula takes the instance of its highest grade (as the qrels do), the newest among
+    equal ones."""
+    size = max(g.value for g in campaign.judging_scheme.grades) + 1
+    found: dict[tuple[str, str], tuple[int, list[float]]] = {}
+    rows = current_grades(campaign=campaign, model=model).values_list("topic__topic_id", "item_id", "grade",
+                                                                       "probabilities")
+    for topic_id, item_id, grade, stored in rows.iterator(chunk_size=5000):
+        if grade is None:  # not in a current grade's rows; said for the type
+            continue
+        vector = [float(stored.get(str(g), 0.0)) for g in range(size)] if stored else []
+        if sum(vector) <= 0:
+            vector = [1.0 if g == grade else 0.0 for g in range(size)]
+        else:
+            vector = [p / sum(vector) for p in vector]
+        key = (topic_id, item_id)
+        if key not in found or grade >= found[key][0]:
+            found[key] = (grade, vector)
+    return {key: vector for key, (_grade, vector) in found.items()}
+
+
+def grades_stamp(*, campaign: Campaign, model: str) -> str:
+    """What changes when the model's grades of the campaign change: their number and the newest one's time."""
+    found = LlmGrade.objects.filter(campaign=campaign, model=model, canary__isnull=True).aggregate(
+        n=Count("pk"), last=Max("created_at"))
+    return f"{found['n']}|{found['last'].isoformat() if found['last'] else ''}"
+
+
+def calibrated_grades(*, campaign: Campaign, model: str) -> dict[str, dict[str, int]]:
+    """topic id -> item id -> the calibrated most probable grade (the lowest of equal ones) of every pooled item the
+    model graded: what the hybrid qrels give an item no person judged. InputError before any calibration."""
+    found = Calibration.objects.filter(campaign=campaign, model=model).values_list("probabilities", flat=True).first()
+    if found is None:
+        raise InputError(f"no calibration of {model[:200]} on campaign '{campaign.name}' yet: it is fitted on the "
+                         "official judgments when the agreement page is opened (a job); try again once it is done")
+    return {topic: {item: p.index(max(p)) for item, p in items.items()} for topic, items in found.items()}
+
+
+def order_calibration(*, campaign: Campaign, topic_id: str) -> dict[str, list[float]]:
+    """item id -> calibrated probabilities of one topic's items, as the `uncertain` judging order reads them: the
+    calibration of the campaign endpoint's model, else the one fitted last; empty when there is none (the order is
+    then random's). Only that topic's part of the stored JSON is read."""
+    rows = Calibration.objects.filter(campaign=campaign)
+    endpoint = Endpoint.objects.filter(campaign=campaign).values_list("model", flat=True).first()
+    if endpoint and rows.filter(model=endpoint).exists():
+        rows = rows.filter(model=endpoint)
+    found = (rows.order_by("-fitted_at", "-pk").annotate(topic=KeyTransform(topic_id, "probabilities"))
+             .values_list("topic", flat=True).first())
+    return found or {}

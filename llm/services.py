@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from django.db import transaction
 from django.db.models import Max, Q
+from django.utils import timezone
 
 from ir.canaries import PLANTED, STUFFED, canary_seed, canary_sources, planted, stuffed, topic_terms
 from ir.grades import Scheme
@@ -29,7 +30,7 @@ from ir.llm_replies import FIELDS, prompt_fill, template_fields
 from ir.problems import InputError
 from llm import selectors
 from llm.client import EndpointSettings, Judge, Verdict, base_url_normalised
-from llm.models import Canary, Endpoint, LlmGrade, Prompt
+from llm.models import Calibration, Canary, Endpoint, LlmGrade, Prompt
 from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Post, Topic
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
@@ -635,3 +636,21 @@ def llm_judge(*, campaign: Campaign, settings: EndpointSettings, prompt: Prompt 
     result.seconds = round(time.perf_counter() - started, 3)
     result.all_failed = result.failed > 0 and result.judged == 0 and not result.cancelled
     return result
+
+
+@transaction.atomic
+def calibration_store(*, campaign: Campaign, model: str, stamp: str, rule: str, humans: int,
+                      ece_before: float | None, ece_after: float | None, bins: dict[str, list[dict[str, Any]]],
+                      probabilities: dict[str, dict[str, list[float]]]) -> Calibration:
+    """Stores a fit of the model's calibration (docs/llm_calibration.md, "In the product"): the campaign's one row of
+    the model, its version one more than the last."""
+    found = Calibration.objects.select_for_update().filter(campaign=campaign, model=model).first()
+    values = {"stamp": stamp, "rule": rule, "humans": humans, "ece_before": ece_before, "ece_after": ece_after,
+              "bins": bins, "probabilities": probabilities, "fitted_at": timezone.now()}
+    if found is None:
+        return Calibration.objects.create(campaign=campaign, model=model, **values)
+    for name, value in values.items():
+        setattr(found, name, value)
+    found.version += 1
+    found.save()
+    return found

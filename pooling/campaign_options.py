@@ -9,8 +9,9 @@ from pooling.models import Campaign
 
 def add_order_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--order", dest="judging_order", choices=Campaign.JudgingOrder.values,
-                        help="the order of each assessor's items: random (ARQMath's, the default), move-to-front or "
-                             "bandit (docs/pooling.md, Live order and budgets); it may change while judging")
+                        help="the order of each assessor's items: random (ARQMath's, the default), move-to-front, "
+                             "bandit or uncertain (random until the LLM is calibrated; docs/pooling.md, Live order "
+                             "and budgets); it may change while judging")
     parser.add_argument("--warm-up", type=int, help="the first N items of each assignment in random order "
                                                     "(default 5)")
     parser.add_argument("--min-depth", type=int, help="every run's top D items are always judged (default 0)")

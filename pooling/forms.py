@@ -147,7 +147,9 @@ class CampaignSettingsForm(forms.ModelForm):
                       "hours_budget": "assessor hours for the campaign's judging, spread over its topics (0 or "
                                       "empty: no campaign budget)",
                       "judging_order": "the order of each assessor's next items (docs/pooling.md, Live order and "
-                                       "budgets); it may change at any time: it decides only the items to come"}
+                                       "budgets); it may change at any time: it decides only the items to come. "
+                                       "uncertain: the items the calibrated LLM is least sure of; random until the "
+                                       "agreement page has calibrated the LLM (docs/llm_calibration.md)"}
 
     def __init__(self, *args, pools_built: bool = False, has_runs: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

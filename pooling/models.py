@@ -137,6 +137,7 @@ class JudgingOrder(models.TextChoices):
     RANDOM = "random", "random (ARQMath's)"
     MOVE_TO_FRONT = "move-to-front", "move-to-front (Cormack et al. 1998)"
     BANDIT = "bandit", "bandit (Losada et al.'s MM-NS)"
+    UNCERTAIN = "uncertain", "uncertain (the calibrated LLM's least sure items; random until one is calibrated)"
 
 
 class BudgetSpread(models.TextChoices):
@@ -199,7 +200,8 @@ class Campaign(models.Model):
     # The order each assessor's next item is chosen in (docs/pooling.md, "Judging order"), and its guards.
     judging_order = models.CharField(max_length=16, choices=JudgingOrder.choices, default=JudgingOrder.RANDOM,
                                      help_text="the order of each assessor's items: random (ARQMath's), "
-                                               "move-to-front or bandit")
+                                               "move-to-front, bandit or uncertain (the items the calibrated "
+                                               "LLM is least sure of; random until a calibration exists)")
     warm_up = models.PositiveSmallIntegerField(default=WARM_UP, validators=[MaxValueValidator(1000)],
                                                help_text="the first items of each assignment come in random order, "
                                                          "so the assessor learns the topic")

@@ -1,5 +1,6 @@
 """export_qrels --campaign NAME [--level visual|instance] [--min-relevant M] [--complete]
-[--source people|adjudicated [--round N]|llm[:MODEL]|combined] [-o FILE] [--sources FILE] [--facets FILE]:
+[--source people|adjudicated [--round N]|llm[:MODEL]|combined|hybrid[:MODEL]] [-o FILE] [--sources FILE]
+[--facets FILE]:
 docs/evaluation.md, the adjudicated grades (docs/agreement.md), an LLM's grades (docs/agreement.md, docs/formats.md) and
 the facets of a judging scheme (docs/judging.md)."""
 from core.commands import ServiceCommand
@@ -33,13 +34,14 @@ class Command(ServiceCommand):
                                  "the dual assessment; llm or llm:MODEL: an LLM's grades alone (default model: the "
                                  "campaign endpoint's); combined: people's grades and, for pool items no person "
                                  "judged officially, the LLM's (combined:MODEL names the model), each line's source "
-                                 "in a side file (--sources)")
+                                 "in a side file (--sources); hybrid or hybrid:MODEL: the same with the calibrated "
+                                 "LLM's most probable grade (docs/llm_calibration.md)")
         parser.add_argument("--round", type=int, default=None, metavar="N",
                             help="with --source adjudicated: the training round")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
         parser.add_argument("--sources", metavar="FILE",
                             help="also write topic, item and source of every line to FILE (TSV); with --source "
-                                 "combined and -o the default is OUTPUT.sources")
+                                 "combined or hybrid and -o the default is OUTPUT.sources")
         parser.add_argument("--facets", metavar="FILE", help="a scheme with facets: also write every facet's answer "
                                                              "of the official judgments to FILE (TSV)")
 
@@ -51,10 +53,10 @@ class Command(ServiceCommand):
         options = {"campaign": campaign, "level": o["level"], "min_relevant": o["min_relevant"],
                    "complete": o["complete"], "source": o["source"], "round": o["round"]}
         sources = o["sources"]
-        if services.qrels_source_parse(o["source"]).kind == services.COMBINED and not sources:
+        if services.qrels_source_parse(o["source"]).kind in (services.COMBINED, services.HYBRID) and not sources:
             if not o["output"]:
-                raise InputError("the combined source writes each line's source beside the qrels: give -o FILE "
-                                 "(the sources go to FILE.sources) or --sources FILE")
+                raise InputError("the combined and hybrid sources write each line's source beside the qrels: give "
+                                 "-o FILE (the sources go to FILE.sources) or --sources FILE")
             sources = f"{o['output']}.sources"
 
         def export(stream):
@@ -71,7 +73,8 @@ class Command(ServiceCommand):
                               f"fewer than {o['min_relevant']}")
         kind = services.qrels_source_parse(o["source"]).kind
         what = {services.OFFICIAL: "judgments", services.ADJUDICATED: "adjudicated grades", services.LLM: "LLM grades",
-                services.COMBINED: "judgments and LLM grades"}[kind]
+                services.COMBINED: "judgments and LLM grades",
+                services.HYBRID: "judgments and calibrated LLM grades"}[kind]
         self.stderr.write(f"campaign '{campaign.name}': {summary.rows} {what} in {summary.topics} topics"
                           + (f", {len(summary.left_out)} topics left out" if summary.left_out else "")
                           + (f"; sources in {sources}" if sources else ""))
