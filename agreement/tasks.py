@@ -7,20 +7,15 @@ import logging
 from dataclasses import dataclass
 from typing import ClassVar
 
-from django.db import IntegrityError, transaction
-
 from agreement import calibration
-from core.errors import ServiceUnavailable
 from core.words import counted
-from ir.problems import InputError
 from jobs.models import Job
 from jobs.registry import JobParams, Progress, job_campaign, register
-from jobs.runner import job_create
+from jobs.runner import PENDING, job_request_once
 from pooling.models import Campaign
 
 log = logging.getLogger(__name__)
 
-PENDING = (Job.Status.QUEUED, Job.Status.RUNNING)
 
 
 @dataclass(frozen=True)
@@ -35,22 +30,9 @@ def calibration_refit_pending(*, campaign: Campaign) -> bool:
 
 
 def calibration_refit_request(*, campaign: Campaign) -> bool:
-    """Queues the refit of the campaign's stale calibrations unless one is queued or running already (the database
-    keeps at most one: job_one_pending_llm_calibration), and returns whether it did. A broker that does not answer,
-    or a campaign being deleted, queues nothing: the page shows the last calibration."""
-    jobs = Job.objects.filter(campaign=campaign, kind=Job.Kind.LLM_CALIBRATION)
-    if jobs.filter(status__in=PENDING).exists():
-        return False
-    try:
-        with transaction.atomic():
-            jobs.exclude(status__in=PENDING).delete()  # the fits are in the calibrations: its finished jobs are not
-            job_create(params=CalibrationRefitParams(), campaign=campaign, at_once=True)
-    except IntegrityError:  # another page queued it meanwhile
-        return False
-    except (ServiceUnavailable, InputError) as exc:
-        log.warning("the LLM calibrations of campaign %s were not sent to be refitted: %s", campaign.pk, exc)
-        return False
-    return True
+    """Queues the refit of the campaign's stale calibrations unless one is pending (jobs.runner.job_request_once);
+    whether it did."""
+    return job_request_once(params=CalibrationRefitParams(), campaign=campaign)
 
 
 def _calibration_refit(job: Job, p: CalibrationRefitParams, progress: Progress) -> tuple[dict, list[str]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -15,10 +14,8 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core.errors import ServiceUnavailable
 from evaluation import editions, fusion, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
 from ir.measures import parse_measures
@@ -28,7 +25,7 @@ from ir.scoring import Row, rows_of, runs_of
 from ir.statistics import RankAgreement, Reusability
 from jobs.models import Job
 from jobs.registry import JobParams
-from jobs.runner import job_create
+from jobs.runner import job_request_once
 from pooling.models import Campaign
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
@@ -291,9 +288,6 @@ def _decode(kind: str, payload: dict) -> Any:
         depth=payload["depth"], relevance_level=payload["relevance_level"], teams=payload["teams"])
 
 
-log = logging.getLogger(__name__)
-PENDING = (Job.Status.QUEUED, Job.Status.RUNNING)
-
 
 
 @dataclass(frozen=True)
@@ -304,22 +298,8 @@ class ScoresRefreshParams(JobParams):
 
 
 def scores_refresh_request(*, campaign: Campaign) -> bool:
-    """Queues the recompute of the campaign's scores unless one is queued or running already (the database keeps at
-    most one: job_one_pending_scores_refresh), and returns whether it did. Sent at once, not on commit: the pages
-    that ask read outside any transaction, and without a broker the page that asked then reads the new scores. A
-    broker that does not answer, or a campaign being deleted, queues nothing: the page shows the last scores."""
-    jobs = Job.objects.filter(campaign=campaign, kind=Job.Kind.SCORES_REFRESH)
-    if jobs.filter(status__in=PENDING).exists():
-        return False
-    try:
-        with transaction.atomic():
-            jobs.exclude(status__in=PENDING).delete()  # the scores are in the snapshots: its finished jobs are not
-            job_create(params=ScoresRefreshParams(), campaign=campaign, at_once=True)
-    except IntegrityError:  # another page queued it meanwhile
-        return False
-    except (ServiceUnavailable, InputError) as exc:
-        log.warning("the scores of campaign %s were not sent to be recomputed: %s", campaign.pk, exc)
-        return False
-    return True
+    """Queues the recompute of the campaign's scores unless one is pending (jobs.runner.job_request_once); whether it
+    did."""
+    return job_request_once(params=ScoresRefreshParams(), campaign=campaign)
 
 

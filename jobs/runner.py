@@ -25,7 +25,7 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -96,6 +96,32 @@ def job_create(*, params: JobParams, user=None, campaign=None, collection=None, 
     else:
         _send(job)
     return job
+
+
+PENDING = (Job.Status.QUEUED, Job.Status.RUNNING)
+
+
+def job_request_once(*, params: JobParams, campaign: Campaign) -> bool:
+    """Queues a campaign's job of the params' kind unless one is queued or running already, and returns whether it
+    did: a recompute whose result lives where the pages read it (the scores' snapshots, the LLM's calibrations),
+    asked for by every page that finds it stale. The database keeps at most one pending per campaign and kind (a
+    unique constraint: two pages at once queue one); the kind's finished jobs are deleted, their result being kept
+    elsewhere. Sent at once, not on commit: the pages that ask read outside any transaction, and without a broker
+    the page that asked then reads the new result. A broker that does not answer, or a campaign being deleted,
+    queues nothing (a warning in the log): the page shows the last result."""
+    jobs = Job.objects.filter(campaign=campaign, kind=params.kind)
+    if jobs.filter(status__in=PENDING).exists():
+        return False
+    try:
+        with transaction.atomic():
+            jobs.exclude(status__in=PENDING).delete()
+            job_create(params=params, campaign=campaign, at_once=True)
+    except IntegrityError:  # another page queued it meanwhile
+        return False
+    except (ServiceUnavailable, InputError) as exc:
+        log.warning("the %s job of campaign %s was not queued: %s", params.kind, campaign.pk, exc)
+        return False
+    return True
 
 
 @transaction.atomic
