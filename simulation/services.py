@@ -6,14 +6,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from django.db.models import QuerySet
 
 from evaluation import selectors, services
 from evaluation.reusability import ranked, ranked_runs
-from ir.budget_simulation import BudgetRow, check_replay, read_model_file, replay
 from ir.formats.runs import TREC, RunSummary, run_name
 from ir.pools.adaptive import WARM_UP
 from ir.pools.posts import pooling_order
@@ -26,6 +24,11 @@ from jobs.registry import JobParams
 from jobs.runner import job_create
 from pooling.models import Campaign
 from pooling.ranking import top_entries
+
+if TYPE_CHECKING:
+    from ir.budget_simulation import BudgetRow
+# ir/budget_simulation.py (numpy, scipy) is imported where a budget is replayed: every command loads this app, and
+# starts without them (tests/test_start_up_imports.py).
 
 
 def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], depth: int,
@@ -44,6 +47,8 @@ def simulate_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | o
 def budget_files(*, qrels_path: str | os.PathLike, run_paths: Sequence[str | os.PathLike], llm_path: str, **o
                  ) -> list[BudgetRow]:
     """`simulate_judging --llm`: people's and a model's judgments under one budget (ir/budget_simulation.py)."""
+    from ir.budget_simulation import check_replay, read_model_file, replay
+
     check_replay(o["policies"], o["shares"])
     services.check_level(o["relevance_level"])
     qrels, runs, _pooled = replay_files(qrels_path, run_paths)
@@ -146,6 +151,10 @@ def budget_campaign(*, campaign: Campaign, qrels: Qrels, model: dict[str, list[f
     if not qrels:
         raise InputError("the qrels judge none of the campaign's topics")
     runs = _stored_ranked(campaign, list(ranked_runs(campaign)), qrels, topic_ids)
+    import numpy as np
+
+    from ir.budget_simulation import replay
+
     grades: dict[tuple[str, str], np.ndarray] = {}
     for key, values in model.items():
         topic, _, item = key.partition("\t")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from core.words import counted
-from ir.budget_simulation import UNCERTAIN
 from jobs.models import Job
 from jobs.registry import Progress, job_campaign, register
 from simulation import services as simulation
@@ -13,6 +12,8 @@ from simulation.services import JudgingSimulationParams
 
 
 def _judging_simulation(job: Job, p: JudgingSimulationParams, progress: Progress) -> tuple[dict, list[str]]:
+    from ir.budget_simulation import UNCERTAIN  # numpy: loaded when a budget is replayed, not with the app
+
     campaign = job_campaign(job)
     results = simulation.simulate_campaign(campaign=campaign, qrels=p.qrels, **p.replay())
     budget = [] if not p.model else [asdict(row) for row in simulation.budget_campaign(

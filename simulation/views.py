@@ -9,7 +9,6 @@ from django.views.decorators.http import require_http_methods
 
 from core.bounds import upload_size_check
 from core.permissions import organizer_required
-from ir.budget_simulation import LLM_ONLY, UNCERTAIN, check_replay, read_model
 from ir.charts import found_curves
 from ir.formats.qrels import qrels_by_topic
 from ir.pools.adaptive import POLICIES
@@ -21,6 +20,8 @@ from simulation.forms import SimulationForm
 
 def _model_params(upload, shares: str, policies: list[str]) -> dict:
     """The budget replay's part of the job: the model's grades read (every problem with its line) and the shares."""
+    from ir.budget_simulation import UNCERTAIN, check_replay, read_model  # numpy: not loaded with the URLs
+
     upload_size_check(upload)
     problems = Problems(file=upload.name)
     model = read_model(upload.file, problems)
@@ -73,6 +74,8 @@ def pool_simulation(request: HttpRequest, pk: int) -> HttpResponse:
     done = result if result and result["state"] == "done" else simulation.simulation_last_done(campaign=campaign)
     chart = budget_chart = None
     if done and done.get("budget"):
+        from ir.budget_simulation import LLM_ONLY
+
         # Each order's curve starts where the model alone stands (nothing judged by people).
         alone = [(0.0, max(r["tau_b"], 0.0)) for r in done["budget"] if r["policy"] == LLM_ONLY]
         budget_chart = found_curves([(policy, alone + [(r["share"], max(r["tau_b"], 0.0)) for r in done["budget"]
