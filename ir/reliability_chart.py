@@ -33,4 +33,4 @@ def reliability_diagram(before: Sequence[dict], after: Sequence[dict]) -> dict:
              for k in range(6)]
     return {"width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": bottom,
             "bars": bars, "ticks": ticks, "label_y": bottom + 34,
-            "legend": [{"series": s, "label": label, "x": LEFT + k * 200} for k, (s, label) in enumerate(SERIES)]}
+            "legend": [{"series": s, "label": label, "x": LEFT + k * 230} for k, (s, label) in enumerate(SERIES)]}
