@@ -1,4 +1,4 @@
-"""Disagreement review in the browser (issue 24): navigation start to MathJax done in Chromium, a 10-assessor round.
+"""Disagreement review in the browser: navigation start to MathJax done in Chromium, a 10-assessor round.
 
 Builds (or reuses) a Task 1 campaign in its own PostgreSQL database (default `assess_bench_review`): a bulk
 Posts.xml of --posts math-heavy posts (workflow/demo's generator, as bench/ingest.py writes it), the first 3

@@ -106,11 +106,11 @@ def _post(line: int, obj: dict[str, Any], errors: list[str]) -> PostRecord | Non
         post_id=post_id,
         kind=kind if isinstance(kind, str) else "",  # with no kind the record has errors and is not returned
         thread_id=thread_id or post_id,
-        title=_text(obj, TITLE_KEY, errors),
+        title=text_field(obj, TITLE_KEY, errors),
         body=_body(obj, errors),
         tags=_tags(obj, errors),
         score=_score(obj, errors),
-        created_at=_text(obj, "created_at", errors),
+        created_at=text_field(obj, "created_at", errors),
         owner_user_id=_id(obj, "owner_user_id", errors),
         accepted_answer_id=_id(obj, "accepted_answer_id", errors),
     )
@@ -141,11 +141,12 @@ def _body(obj: dict[str, Any], errors: list[str]) -> str:
     key = text_key(obj)
     if key is None:
         return ""
-    text = _text(obj, key, errors)
+    text = text_field(obj, key, errors)
     return text if key == "body" else text_html(text)
 
 
-def _text(obj: dict[str, Any], key: str, errors: list[str]) -> str:
+def text_field(obj: dict[str, Any], key: str, errors: list[str]) -> str:
+    """A JSON line's optional text field ("" when absent), a problem when it is not a string or cannot be stored."""
     value = obj.get(key)
     if value is None:
         return ""

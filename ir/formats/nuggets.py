@@ -17,8 +17,8 @@ from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeVar
 
-from ir.formats.jsonl import json_objects
-from ir.formats.rag_answers import id_field, text_field
+from ir.formats.jsonl import json_objects, text_field
+from ir.formats.rag_answers import id_field
 from ir.formats.textio import ID_MAX, TextSink, no_rows, open_binary, shown, text_problem
 from ir.problems import Problems
 

@@ -16,7 +16,7 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ir.formats.jsonl import json_objects
+from ir.formats.jsonl import json_objects, text_field
 from ir.formats.textio import ID_MAX, TextSink, no_rows, open_binary, shown, text_problem
 from ir.problems import Problems
 
@@ -177,20 +177,6 @@ def id_field(obj: dict[str, Any], key: str, errors: list[str], limit: int) -> st
     elif len(text) > limit:
         errors.append(f"{key} '{shown(text, 20)}' is longer than {limit} characters")
     return text
-
-
-def text_field(obj: dict[str, Any], key: str, errors: list[str]) -> str:
-    """A JSON line's optional text field ("" when absent), a problem when it is not a string or cannot be stored."""
-    value = obj.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        errors.append(f"{key} is not a string")
-        return ""
-    if problem := text_problem(key, value):
-        errors.append(problem)
-        return ""
-    return value
 
 
 def _references(value: Any, errors: list[str]) -> tuple[str, ...] | None:
