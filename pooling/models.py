@@ -415,6 +415,23 @@ class RunAnswer(models.Model):
         return f"{self.run} answer to {self.topic_id}"
 
 
+class AnswerSentence(models.Model):
+    """One sentence of a generated answer (the TREC RAG answer format: a list of sentences, each citing ids of the
+    collection) with its citations in the order the answer gave them (docs/nuggets.md)."""
+
+    answer = models.ForeignKey(RunAnswer, on_delete=models.CASCADE, related_name="sentences")
+    position = models.PositiveIntegerField(help_text="the sentence's place in the answer, from 0")
+    text = models.TextField()
+    citations = models.JSONField(default=list, blank=True, help_text="the ids it cites, as the run gave them")
+
+    class Meta:
+        ordering = ["answer", "position"]
+        constraints = [models.UniqueConstraint(fields=["answer", "position"], name="answer_sentence_position")]
+
+    def __str__(self) -> str:
+        return f"{self.answer} sentence {self.position}"
+
+
 class PoolItem(models.Model):
     """One item of a topic's pool: a post id (answers) or a visual id (formulas), as assessors will see it."""
 

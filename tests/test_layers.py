@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. An app may import the apps of lower layers, never one of its own layer or above.
 LAYERS = [("ir",), ("core",), ("pooling", "people"), ("jobs",), ("llm",), ("judging",),
-          ("agreement", "characterisation"), ("evaluation",), ("simulation",), ("workflow",)]
+          ("agreement", "characterisation"), ("nuggets",), ("evaluation",), ("simulation",), ("workflow",)]
 LAYER = {app: n for n, apps in enumerate(LAYERS) for app in apps}
 # ir is plain Python: none of these, so that it runs and is tested without a database or settings.
 FRAMEWORKS = {"django", "rest_framework", "drf_spectacular", "celery", "axes", "config"}

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "judging",
     "agreement",
     "characterisation",
+    "nuggets",
     "evaluation",
     "simulation",
     "people",
