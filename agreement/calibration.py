@@ -39,7 +39,7 @@ def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:
     highest official instance grade) in the order their official judgments were last changed."""
     import numpy as np  # late: the pages and commands that load this module need neither numpy nor scipy
 
-    from ir.calibration_fit import calibration_fit
+    from ir.calibration_fit import as_stored, calibration_fit
     from ir.hybrid import Context
 
     stamp = calibration_stamp(campaign=campaign, model=model)  # read first: a change meanwhile leaves it stale
@@ -67,8 +67,8 @@ def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:
         matrix = np.zeros((0, max(g.value for g in campaign.judging_scheme.grades) + 1))
     fit = calibration_fit(matrix, Context(runs, ranks), judged, relevance_level=campaign.relevance_level)
     stored: dict[str, dict[str, list[float]]] = {}
-    for (topic, item), row in zip(keys, fit.calibrated.tolist(), strict=True):
-        stored.setdefault(topic, {})[item] = [round(p, 6) for p in row]
+    for (topic, item), row in zip(keys, as_stored(fit.calibrated).tolist(), strict=True):
+        stored.setdefault(topic, {})[item] = row
     return llm_services.calibration_store(
         campaign=campaign, model=model, stamp=stamp, rule=fit.rule, humans=len(judged), ece_before=fit.ece_before,
         ece_after=fit.ece_after, bins={"before": fit.bins_before, "after": fit.bins_after}, probabilities=stored)

@@ -15,19 +15,32 @@ import numpy as np
 
 from ir.agreement import cohen_kappa
 from ir.calibration import Assessment, hybrid_grades
+from ir.calibration_fit import as_stored, calibration_fit
 from ir.formats.qrels import read_qrels_probabilities, split_columns
 from ir.formats.textio import open_binary
 from ir.grades import RELEVANCE_LEVEL, is_relevant
-from ir.hybrid import TOP_K, BiasAwareCalibrator, Context, bias_aware_assess, context_of, features, qrels_of
+from ir.hybrid import (
+    TOP_K,
+    BiasAwareCalibrator,
+    Context,
+    bias_aware_assess,
+    context_of,
+    features,
+    qrels_of,
+    refit_on_resample,
+)
 from ir.hybrid_intervals import hybrid_intervals, per_topic_scorer
 from ir.pools.adaptive import POLICIES as ORDERS
 from ir.pools.adaptive import WARM_UP, Judging
 from ir.prime import MAP, format_value, natural_key
 from ir.problems import InputError, Problems
 from ir.rankings import tau_ap, tau_b
+from ir.uncertain import uncertain_items
 
-UNCERTAIN = "uncertain"  # the bias-aware rule of ir/hybrid.py
-POLICIES = (UNCERTAIN, *ORDERS)
+UNCERTAIN = "uncertain"  # the live order (ir/uncertain.py) under the bias-aware calibrator of ir/hybrid.py
+AUDITED = "audited"  # ir/hybrid.py's bias_aware_assess: half the budget audits runs' top items, across topics
+POLICIES = (UNCERTAIN, AUDITED, *ORDERS)
+REFIT_EVERY = 10  # judgments between two refits of the calibrator, as the calibration job refits between judgments
 LLM_ONLY = "llm-only"
 REPLICATES = 200  # of the coverage's bootstrap: enough for a 95% interval's ends, a few seconds a row
 HEADER = "policy\tshare\tjudged\ttau_b\ttau_ap\tkappa\tcoverage\n"
@@ -106,14 +119,17 @@ def check_replay(policies: Sequence[str], shares: Sequence[float | str]) -> list
 def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapping[Item, np.ndarray], *,
            policies: Sequence[str], shares: Sequence[float | str], measure: str = MAP,
            relevance_level: int = RELEVANCE_LEVEL, seed: int = 0, top_k: int = TOP_K, warm_up: int = WARM_UP,
-           replicates: int = REPLICATES) -> list[BudgetRow]:
+           replicates: int = REPLICATES, refit_every: int = REFIT_EVERY) -> list[BudgetRow]:
     """The llm-only row (the model's own most probable grades, nothing judged), then each policy at each share of
-    the qrels items judged (rounded, at least one): `uncertain` is `ir.hybrid.bias_aware_assess`; the adaptive
-    orders (random, move-to-front, bandit) judge each topic's pool in `ir.pools.adaptive`'s order, the budget shared
-    among topics by their sizes, and the `BiasAwareCalibrator` is fitted on what they judged. People answer as the
+    the qrels items judged (rounded, at least one): `uncertain` is the live order (`live_uncertain`), `audited`
+    `ir.hybrid.bias_aware_assess`; the adaptive orders (random, move-to-front, bandit) judge each topic's pool in
+    `ir.pools.adaptive`'s order, the budget shared among topics by their sizes, and the `BiasAwareCalibrator` is
+    fitted on what they judged. Each row's interval is `hybrid_intervals`' with topics resampled and the calibrator
+    refitted on resampled judgments (what the leaderboard shows). People answer as the
     qrels do; every qrels item is one the model must grade."""
     shares = check_replay(policies, shares)
-    items = [(topic, item) for topic in sorted(qrels, key=natural_key) for item in sorted(qrels[topic])]
+    items = [(topic, item) for topic in sorted(qrels, key=natural_key)
+             for item in sorted(qrels[topic], key=natural_key)]  # the calibration job's order
     missing = [f"{topic} {item}" for topic, item in items if (topic, item) not in model]
     if missing:
         raise InputError(f"the model grades {len(missing):,} of the qrels items not (first: {missing[0]}): it must "
@@ -125,7 +141,7 @@ def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapp
         raise InputError(f"the qrels have grade {truth.max()}, the model's probabilities {grades} grades (0 to "
                          f"{grades - 1}): it must give one probability per grade of the qrels")
     probabilities = np.array([model[key] for key in items])
-    context = context_of(items, runs)
+    context = context_of(items, {name: runs[name] for name in sorted(runs)})  # runs by name, as the job reads them
     scorer = per_topic_scorer(runs, measure=measure, relevance_level=relevance_level)
     full = run_means(scorer(qrels), list(runs))
 
@@ -134,8 +150,9 @@ def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapp
         means = run_means(scorer(qrels_of(items, hybrid)), list(runs))
         first, second = np.array([full]), np.array([means])
         kappa = cohen_kappa(list(zip(hybrid.tolist(), truth.tolist(), strict=True))).value
+        refit = refit_on_resample(probabilities, context, human, top_k=top_k, relevance_level=relevance_level)
         intervals = hybrid_intervals(items, human, calibrated, scorer, replicates=replicates, seed=seed,
-                                     resample_topics=False)
+                                     refit=refit)
         inside = [low - 1e-12 <= full[i] <= high + 1e-12
                   for i, (low, high) in enumerate(intervals.mean_intervals[run] for run in runs)]
         return BudgetRow(policy, share, len(human), float(tau_b(first, second)[0]),
@@ -146,8 +163,11 @@ def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapp
         for share in shares:
             budget = max(1, round(share * len(items)))
             if policy == UNCERTAIN:
+                done = live_uncertain(probabilities, context, items, runs, truth, budget, seed=seed, warm_up=warm_up,
+                                      relevance_level=relevance_level, refit_every=refit_every)
+            elif policy == AUDITED:
                 done = bias_aware_assess(probabilities, context, lambda i: int(truth[i]), budget, top_k=top_k,
-                                         relevance_level=relevance_level, seed=seed)
+                                         relevance_level=relevance_level, seed=seed, refit_every=refit_every)
             else:
                 done = fitted(probabilities, context, truth, order_judged(policy, items, runs, truth, budget,
                               seed=seed, warm_up=warm_up, relevance_level=relevance_level),
@@ -173,11 +193,9 @@ def fitted(probabilities: np.ndarray, context: Context, truth: np.ndarray, order
     return Assessment(list(order), human, calibrated, hybrid_grades(calibrated, human))
 
 
-def order_judged(policy: str, items: Sequence[Item], runs: RankedRuns, truth: np.ndarray, budget: int, *, seed: int,
-                 warm_up: int = WARM_UP, relevance_level: int = RELEVANCE_LEVEL) -> list[int]:
-    """The indices of the `budget` items an adaptive order has people judge: each topic gets its share of the budget
-    by its number of items (largest remainders first), and judges that many in the order `ir.pools.adaptive.Judging`
-    gives over the topic's items and their ranks in the runs; items no run retrieves come last."""
+def topic_quotas(items: Sequence[Item], budget: int) -> dict[str, list[int]]:
+    """Each topic's item indices, and its share of the budget by its number of items (largest remainders first):
+    topic -> (indices, quota)."""
     by_topic: dict[str, list[int]] = {}
     for index, (topic, _item) in enumerate(items):
         by_topic.setdefault(topic, []).append(index)
@@ -185,22 +203,80 @@ def order_judged(policy: str, items: Sequence[Item], runs: RankedRuns, truth: np
     quota = {topic: int(value) for topic, value in exact.items()}
     for topic in sorted(exact, key=lambda t: quota[t] - exact[t])[:budget - sum(quota.values())]:
         quota[topic] += 1
+    return {topic: (indices, quota[topic]) for topic, indices in by_topic.items()}
+
+
+def topic_pool(topic: str, indices: Sequence[int], items: Sequence[Item], runs: RankedRuns
+               ) -> dict[str, list[tuple[str, int]]]:
+    """One topic's pool as the judging orders read it: item id -> [(run, rank), ...] of the runs retrieving it."""
+    pool: dict[str, list[tuple[str, int]]] = {items[i][1]: [] for i in indices}
+    for run, per_topic in runs.items():
+        for rank, item in enumerate(per_topic.get(topic, ()), start=1):
+            if item in pool and all(r != run for r, _ in pool[item]):
+                pool[item].append((run, rank))
+    return pool
+
+
+def order_judged(policy: str, items: Sequence[Item], runs: RankedRuns, truth: np.ndarray, budget: int, *, seed: int,
+                 warm_up: int = WARM_UP, relevance_level: int = RELEVANCE_LEVEL) -> list[int]:
+    """The indices of the `budget` items an adaptive order has people judge: each topic gets its share of the budget
+    (`topic_quotas`), and judges that many in the order `ir.pools.adaptive.Judging` gives over the topic's items and
+    their ranks in the runs; items no run retrieves come last."""
     chosen = []
-    for topic, indices in by_topic.items():
+    for topic, (indices, quota) in topic_quotas(items, budget).items():
         index_of = {items[i][1]: i for i in indices}
-        pool: dict[str, list[tuple[str, int]]] = {item: [] for item in index_of}
-        for run, per_topic in runs.items():
-            for rank, item in enumerate(per_topic.get(topic, ()), start=1):
-                if item in pool and all(r != run for r, _ in pool[item]):
-                    pool[item].append((run, rank))
-        judging = Judging(policy, pool, seed=seed, topic_id=topic, warm_up=warm_up)
+        judging = Judging(policy, topic_pool(topic, indices, items, runs), seed=seed, topic_id=topic, warm_up=warm_up)
         taken: list[int] = []
-        while len(taken) < quota[topic] and (chosen_item := judging.take()) is not None:
+        while len(taken) < quota and (chosen_item := judging.take()) is not None:
             taken.append(index_of[chosen_item])
             judging.record(chosen_item, is_relevant(int(truth[index_of[chosen_item]]), relevance_level))
         rest = [i for i in indices if i not in set(taken)]
-        chosen += taken + rest[:quota[topic] - len(taken)]
+        chosen += taken + rest[:quota - len(taken)]
     return chosen
+
+
+def live_uncertain(probabilities: np.ndarray, context: Context, items: Sequence[Item], runs: RankedRuns,
+                   truth: np.ndarray, budget: int, *, seed: int, warm_up: int = WARM_UP,
+                   relevance_level: int = RELEVANCE_LEVEL, refit_every: int = REFIT_EVERY) -> Assessment:
+    """The `uncertain` judging order as the service runs it, replayed: each topic gets its share of the budget
+    (`topic_quotas`) and its next item from `ir.uncertain.uncertain_items` (the judging page's choice: warm-up in
+    the random display order, then the smallest calibrated margin) on the calibration as it stands, as stored; the
+    topics take turns, as assessors of different topics judge side by side, and the calibration is refitted by the
+    product's own fit (`ir.calibration_fit.calibration_fit`) on every judgment so far each `refit_every` judgments
+    (the calibration job refits between judgments; its top K is the product's, `ir.hybrid.TOP_K`). At the end every
+    unjudged item gets its calibrated most probable grade."""
+    def fit(order: Sequence[int]) -> np.ndarray:
+        return calibration_fit(probabilities, context, [(i, int(truth[i])) for i in order],
+                               relevance_level=relevance_level).calibrated
+
+    calibrated = fit([])
+    plans = topic_quotas(items, budget)
+    pools = {topic: topic_pool(topic, indices, items, runs) for topic, (indices, _quota) in plans.items()}
+    index_of = {item: index for index, item in enumerate(items)}
+    judged: dict[str, dict[str, bool]] = {topic: {} for topic in plans}
+    order: list[int] = []
+    while True:
+        progressed = False
+        for topic, (indices, quota) in plans.items():
+            if len(judged[topic]) >= quota:
+                continue
+            stored = as_stored(calibrated[indices])
+            found = uncertain_items(pools[topic], judged[topic],
+                                    {items[i][1]: row for i, row in zip(indices, stored.tolist(), strict=True)},
+                                    seed=seed, warm_up=warm_up, topic_id=topic)
+            if not found:
+                continue
+            index = index_of[topic, found[0]]
+            judged[topic][found[0]] = is_relevant(int(truth[index]), relevance_level)
+            order.append(index)
+            progressed = True
+            if len(order) % refit_every == 0:
+                calibrated = fit(order)
+        if not progressed:
+            break
+    calibrated = fit(order)
+    human = {i: int(truth[i]) for i in order}
+    return Assessment(order, human, calibrated, hybrid_grades(calibrated, human))
 
 
 def budget_lines(rows: Sequence[BudgetRow]) -> list[str]:

@@ -15,6 +15,12 @@ from ir.grades import RELEVANCE_LEVEL
 from ir.hybrid import BiasAwareCalibrator, Context, features
 
 BIAS_AWARE, LARA = "bias-aware", "lara"
+STORED_DIGITS = 6  # the calibrated probabilities are stored, and read by the live order, to this many decimals
+
+
+def as_stored(calibrated: np.ndarray) -> np.ndarray:
+    """The calibrated probabilities as the product stores them (and the `uncertain` order compares them)."""
+    return np.round(np.asarray(calibrated, dtype=float), STORED_DIGITS)
 
 
 @dataclass(frozen=True)

@@ -165,6 +165,25 @@ def bias_aware_assess(probabilities: np.ndarray, context: Context, ask: Callable
     return Assessment(order, human, calibrated, hybrid_grades(calibrated, human))
 
 
+def refit_on_resample(probabilities: np.ndarray, context: Context, human: Mapping[int, int], *, top_k: int = TOP_K,
+                      penalty: float = PENALTY, relevance_level: int = RELEVANCE_LEVEL
+                      ) -> Callable[[np.random.Generator], np.ndarray]:
+    """A draw of the calibration's own uncertainty, for `ir.hybrid_intervals`: each call fits the
+    `BiasAwareCalibrator` on the judged items (`human`: item index -> grade) drawn with replacement and gives every
+    item's calibrated probabilities under that fit."""
+    x = features(np.asarray(probabilities, dtype=float), context, top_k=top_k, relevance_level=relevance_level)
+    judged = np.fromiter(human, dtype=int)
+    grades = np.fromiter(human.values(), dtype=int)
+
+    def refit(rng: np.random.Generator) -> np.ndarray:
+        calibrator = BiasAwareCalibrator(probabilities.shape[1], penalty)
+        if len(judged):
+            chosen = rng.integers(0, len(judged), size=len(judged))
+            calibrator.fit(x[judged[chosen]], grades[chosen])
+        return calibrator.predict(x)
+    return refit
+
+
 def qrels_of(items: Sequence[tuple[str, str]], grades: Sequence[int] | np.ndarray) -> dict[str, dict[str, int]]:
     """Qrels (topic -> item -> grade) of items in order and their grades."""
     qrels: dict[str, dict[str, int]] = {}

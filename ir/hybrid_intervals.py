@@ -1,6 +1,7 @@
 """Honest intervals for scores from hybrid qrels (docs/llm_calibration.md, "Intervals"): a bootstrap over topics in
-which, inside each replicate, every model-filled item's grade is drawn from its calibrated distribution, so that the
-intervals of each run's mean and rank carry the model's uncertainty as well as the topics'. The scoring is a
+which, inside each replicate, the calibration is refitted on a resample of the judgments and every model-filled
+item's grade is drawn from its calibrated distribution, so that the intervals of each run's mean and rank carry the
+model's and the calibration's uncertainty as well as the topics'. The scoring is a
 parameter; `per_topic_scorer` makes one from `ir.scoring.score_runs`. Pure numpy: no Django."""
 from __future__ import annotations
 
@@ -64,12 +65,20 @@ def rank_matrix(means: np.ndarray) -> np.ndarray:
 
 def hybrid_intervals(items: Sequence[tuple[str, str]], human: Mapping[int, int], calibrated: np.ndarray,
                      scorer: PerTopicScorer, *, replicates: int = REPLICATES, level: float = CONFIDENCE,
-                     seed: int = SEED, resample_topics: bool = True) -> Intervals:
-    """Percentile-bootstrap intervals of each run's mean and rank over hybrid qrels: `items` ((topic, item), rows of
+                     seed: int = SEED, resample_topics: bool = True,
+                     refit: Callable[[np.random.Generator], np.ndarray] | None = None) -> Intervals:
+    """Bootstrap intervals of each run's mean and rank over hybrid qrels: `items` ((topic, item), rows of
     `calibrated`), people's grades of the `human` ones (item index -> grade), the calibrated probabilities of the
-    others. Each replicate draws every model-filled item's grade from its distribution, scores the runs per topic
-    with `scorer` and, with `resample_topics`, takes the mean over topics drawn with replacement (without it, over
-    the same topics: the interval is then of the score full human qrels would give these topics)."""
+    others. Each replicate takes the calibration anew from `refit` when given (a fit on the judgments drawn with
+    replacement: `ir.hybrid.refit_on_resample`), draws every model-filled item's grade from it, scores the runs per
+    topic with `scorer` and, with `resample_topics`, draws the topics with replacement (without it, the same topics:
+    the interval is then of the score full human qrels would give these topics).
+
+    Two spreads come of the replicates, and the interval holds both (docs/llm_calibration.md, "Intervals"): the
+    percentiles of the drawn qrels' means, and the same label spread laid around the hybrid qrels' own means
+    (their topic resample plus each replicate's departure from the replicates' average). The first is right when
+    the calibrated grades are the truth's distribution; the second when their errors are shared across a run's items,
+    which item-by-item draws cannot show and which leaves the draws off-centre."""
     rng = np.random.default_rng(seed)
     filled = np.array([index for index in range(len(items)) if index not in human], dtype=int)
     grades = np.argmax(calibrated, axis=1)
@@ -78,19 +87,28 @@ def hybrid_intervals(items: Sequence[tuple[str, str]], human: Mapping[int, int],
     point = scorer(qrels_of(items, grades))
     runs = list(point)
     topics = sorted({topic for per_topic in point.values() for topic in per_topic})
-    means = {run: float(np.mean([point[run].get(topic, 0.0) for topic in topics])) for run in runs}
-    samples = np.empty((replicates, len(runs)))
+    point_matrix = np.array([[point[run].get(topic, 0.0) for topic in topics] for run in runs]).reshape(len(runs), -1)
+    means = {run: float(point_matrix[i].mean()) if topics else 0.0 for i, run in enumerate(runs)}
+    drawn_means = np.empty((replicates, len(runs)))
+    label_means = np.empty((replicates, len(runs)))
+    point_means = np.empty((replicates, len(runs)))
     for replicate in range(replicates):
+        distributions = calibrated if refit is None else refit(rng)
         drawn = grades.copy()
-        drawn[filled] = draw_grades(calibrated[filled], rng)
+        drawn[filled] = draw_grades(distributions[filled], rng)
         values = scorer(qrels_of(items, drawn))
-        matrix = np.array([[values[run].get(topic, 0.0) for topic in topics] for run in runs])
+        matrix = np.array([[values[run].get(topic, 0.0) for topic in topics] for run in runs]).reshape(len(runs), -1)
         chosen = rng.integers(0, len(topics), size=len(topics)) if resample_topics else np.arange(len(topics))
-        samples[replicate] = matrix[:, chosen].mean(axis=1)
+        drawn_means[replicate] = matrix[:, chosen].mean(axis=1)
+        label_means[replicate] = matrix.mean(axis=1)
+        point_means[replicate] = point_matrix[:, chosen].mean(axis=1)
+    centred = point_means + label_means - label_means.mean(axis=0)
     tail = (1.0 - level) / 2.0 * 100.0
-    low, high = np.percentile(samples, [tail, 100.0 - tail], axis=0)
-    rank_low, rank_high = np.percentile(rank_matrix(samples), [tail, 100.0 - tail], axis=0, method="nearest")
+    ends = [np.percentile(samples, [tail, 100.0 - tail], axis=0) for samples in (drawn_means, centred)]
+    low, high = np.minimum(ends[0][0], ends[1][0]), np.maximum(ends[0][1], ends[1][1])
+    rank_ends = [np.percentile(rank_matrix(samples), [tail, 100.0 - tail], axis=0, method="nearest")
+                 for samples in (drawn_means, centred)]
+    rank_low, rank_high = np.minimum(rank_ends[0][0], rank_ends[1][0]), np.maximum(rank_ends[0][1], rank_ends[1][1])
     return Intervals(runs, means,
                      {run: (float(low[i]), float(high[i])) for i, run in enumerate(runs)},
                      {run: (int(rank_low[i]), int(rank_high[i])) for i, run in enumerate(runs)})
-
