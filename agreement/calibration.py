@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from agreement.llm import official_grades
 from agreement.official import official_judgments, official_stamp_columns
@@ -33,16 +34,25 @@ def stale_models(*, campaign: Campaign) -> list[str]:
             if fitted.get(model) != calibration_stamp(campaign=campaign, model=model)]
 
 
-def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:
-    """Fits the model's calibration on the campaign's official grades and stores it: every pooled item the model
-    graded, in (topic, item) order; the runs' ranks from the pool's provenance; the judged items (a formula: its
-    highest official instance grade) in the order their official judgments were last changed."""
+@dataclass(frozen=True)
+class CalibrationInputs:
+    """What a model's calibration is fitted on: every pooled item the model graded, in (topic, item) order, its
+    probabilities (items x grades), the runs' ranks from the pool's provenance, and the judged items as (row,
+    official grade) in the order their official judgments were last changed."""
+
+    keys: list[tuple[str, str]]
+    probabilities: Any  # numpy array, items x grades
+    context: Any  # ir.hybrid.Context
+    judged: list[tuple[int, int]]
+
+
+def calibration_inputs(*, campaign: Campaign, model: str) -> CalibrationInputs:
+    """The data `calibration_refit` fits (a formula: its highest official instance grade), read once: the hybrid
+    board's intervals refit on it too (evaluation/hybrid_board.py)."""
     import numpy as np  # late: the pages and commands that load this module need neither numpy nor scipy
 
-    from ir.calibration_fit import as_stored, calibration_fit
     from ir.hybrid import Context
 
-    stamp = calibration_stamp(campaign=campaign, model=model)  # read first: a change meanwhile leaves it stale
     probabilities = llm_selectors.grade_probabilities(campaign=campaign, model=model)
     provenance = {(topic, item): prov for topic, item, prov in PoolItem.objects.filter(campaign=campaign)
                   .values_list("topic__topic_id", "item_id", "provenance").iterator(chunk_size=5000)}
@@ -65,13 +75,23 @@ def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:
     matrix = np.array([probabilities[key] for key in keys], dtype=float).reshape(len(keys), -1)
     if not len(keys):
         matrix = np.zeros((0, max(g.value for g in campaign.judging_scheme.grades) + 1))
-    fit = calibration_fit(matrix, Context(runs, ranks), judged, relevance_level=campaign.relevance_level)
+    return CalibrationInputs(keys, matrix, Context(runs, ranks), judged)
+
+
+def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:
+    """Fits the model's calibration on the campaign's official grades (`calibration_inputs`) and stores it."""
+    from ir.calibration_fit import as_stored, calibration_fit
+
+    stamp = calibration_stamp(campaign=campaign, model=model)  # read first: a change meanwhile leaves it stale
+    inputs = calibration_inputs(campaign=campaign, model=model)
+    fit = calibration_fit(inputs.probabilities, inputs.context, inputs.judged, relevance_level=campaign.relevance_level)
     stored: dict[str, dict[str, list[float]]] = {}
-    for (topic, item), row in zip(keys, as_stored(fit.calibrated).tolist(), strict=True):
+    for (topic, item), row in zip(inputs.keys, as_stored(fit.calibrated).tolist(), strict=True):
         stored.setdefault(topic, {})[item] = row
     return llm_services.calibration_store(
-        campaign=campaign, model=model, stamp=stamp, rule=fit.rule, humans=len(judged), ece_before=fit.ece_before,
-        ece_after=fit.ece_after, bins={"before": fit.bins_before, "after": fit.bins_after}, probabilities=stored)
+        campaign=campaign, model=model, stamp=stamp, rule=fit.rule, humans=len(inputs.judged),
+        ece_before=fit.ece_before, ece_after=fit.ece_after, bins={"before": fit.bins_before, "after": fit.bins_after},
+        probabilities=stored)
 
 
 @dataclass(frozen=True)
