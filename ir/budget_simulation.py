@@ -119,14 +119,15 @@ def check_replay(policies: Sequence[str], shares: Sequence[float | str]) -> list
 def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapping[Item, np.ndarray], *,
            policies: Sequence[str], shares: Sequence[float | str], measure: str = MAP,
            relevance_level: int = RELEVANCE_LEVEL, seed: int = 0, top_k: int = TOP_K, warm_up: int = WARM_UP,
-           replicates: int = REPLICATES, refit_every: int = REFIT_EVERY) -> list[BudgetRow]:
+           replicates: int = REPLICATES, refit_every: int = REFIT_EVERY, resample_topics: bool = True
+           ) -> list[BudgetRow]:
     """The llm-only row (the model's own most probable grades, nothing judged), then each policy at each share of
     the qrels items judged (rounded, at least one): `uncertain` is the live order (`live_uncertain`), `audited`
     `ir.hybrid.bias_aware_assess`; the adaptive orders (random, move-to-front, bandit) judge each topic's pool in
     `ir.pools.adaptive`'s order, the budget shared among topics by their sizes, and the `BiasAwareCalibrator` is
     fitted on what they judged. Each row's interval is `hybrid_intervals`' with topics resampled and the calibrator
-    refitted on resampled judgments (what the leaderboard shows). People answer as the
-    qrels do; every qrels item is one the model must grade."""
+    refitted on resampled judgments (what the leaderboard shows; `resample_topics` False: the labels-only one).
+    People answer as the qrels do; every qrels item is one the model must grade."""
     shares = check_replay(policies, shares)
     items = [(topic, item) for topic in sorted(qrels, key=natural_key)
              for item in sorted(qrels[topic], key=natural_key)]  # the calibration job's order
@@ -152,7 +153,7 @@ def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapp
         kappa = cohen_kappa(list(zip(hybrid.tolist(), truth.tolist(), strict=True))).value
         refit = refit_on_resample(probabilities, context, human, top_k=top_k, relevance_level=relevance_level)
         intervals = hybrid_intervals(items, human, calibrated, scorer, replicates=replicates, seed=seed,
-                                     refit=refit)
+                                     resample_topics=resample_topics, refit=refit)
         inside = [low - 1e-12 <= full[i] <= high + 1e-12
                   for i, (low, high) in enumerate(intervals.mean_intervals[run] for run in runs)]
         return BudgetRow(policy, share, len(human), float(tau_b(first, second)[0]),
