@@ -57,15 +57,15 @@ class HybridBoard:
 def calibration_chosen(*, campaign: Campaign, model: str | None = None) -> Calibration | None:
     """The calibration the board shows: the model's (InputError when it has none), else the campaign's latest; None
     when the campaign has none. Its probabilities are not read."""
-    rows = Calibration.objects.filter(campaign=campaign).defer("probabilities")
-    if model:
-        found = rows.filter(model=model).first()
+    rows = list(Calibration.objects.filter(campaign=campaign).defer("probabilities").order_by("-fitted_at", "-pk"))
+    if model:  # matched here, not in SQL: a name from a request may hold anything, NUL included
+        found = next((row for row in rows if row.model == model), None)
         if found is None:
-            known = ", ".join(rows.order_by("model").values_list("model", flat=True)) or "none"
+            known = ", ".join(sorted(row.model for row in rows)) or "none"
             raise InputError(f"no calibration of model '{model[:200]}' in campaign '{campaign.name}' (calibrated: "
                              f"{known[:400]})")
         return found
-    return rows.order_by("-fitted_at", "-pk").first()
+    return rows[0] if rows else None
 
 
 def calibrated_models(*, campaign: Campaign) -> list[str]:

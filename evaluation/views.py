@@ -124,7 +124,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
         context.update(_llm(request, snapshot.llm, rows))
-        context.update(_hybrid(request, campaign, problems))
+    context.update(_hybrid(request, campaign, problems))  # asked with the scores, so that one job computes both
     if flag(request.GET.get("sweep")):  # the sweep of RRF's k (docs/evaluation.md), from its snapshot
         sweep = snapshots.fusion_sweep(campaign=campaign)
         context.update(sweep=sweep, analyses_minutes=analyses_minutes(),
