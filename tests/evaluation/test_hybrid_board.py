@@ -36,7 +36,8 @@ def calibrated(answers, tmp_path, settings):
     """The answers campaign with three runs ordering the same pool differently, official judgments of three of its
     five items, the model's grades of all five and its calibration (fitted by the job, in-process)."""
     settings.HYBRID_BOARD_REPLICATES = REPLICATES
-    ingest(answers, tmp_path, "r2", task1_lines("A.1", ["12", "11", "10"], "r2") + task1_lines("A.2", ["99", "20"], "r2"))
+    ingest(answers, tmp_path, "r2", task1_lines("A.1", ["12", "11", "10"], "r2")
+           + task1_lines("A.2", ["99", "20"], "r2"))
     ingest(answers, tmp_path, "r3", task1_lines("A.1", ["11", "10"], "r3") + task1_lines("A.2", ["20"], "r3"))
     pooling_services.pool_build(campaign=answers, judged_items={})
     judge(answers, "ada", OFFICIAL, "official")
@@ -103,8 +104,8 @@ def test_the_scores_job_computes_each_runs_official_and_hybrid_means_with_interv
         shown = re.search(rf'<tr data-run="{row.run}">(.*?)</tr>', table, re.S).group(1)
         assert f"[{row.low:.4f}, {row.high:.4f}]" in shown and f">{row.hybrid:.4f}<" in shown
         assert f">{row.official:.4f}<" in shown
-        ranks = str(row.rank_best) if row.rank_best == row.rank_worst else f"{row.rank_best}–{row.rank_worst}"
-        assert f'<td class="num rank-interval">{ranks}</td>' in shown
+        interval = str(row.rank_best) if row.rank_best == row.rank_worst else f"{row.rank_best}–{row.rank_worst}"
+        assert f'<td class="num rank-interval">{interval}</td>' in shown
     assert f"{REPLICATES} bootstrap replicates" in page
 
 
