@@ -3,8 +3,8 @@
 people and the rest filled from made-up calibrated probabilities. Times one replicate of
 `ir.hybrid_intervals.hybrid_intervals` (filled grades drawn, runs scored by nDCG' through `per_topic_scorer`, topics
 resampled), the way evaluation/hybrid_board.py calls it (each run cut to its pooled items first: the prime filter
-drops every other item, so the scores are the same), against the same replicate on whole runs. No database: the
-board's reads are one qrels export and the runs' rows, timed by bench/scores.py's kind of figure elsewhere.
+drops every other item, so the scores are the same), and with --whole the same replicate on whole runs. No database:
+the board's reads (one qrels export, the runs' rows) are not timed here.
 
     .venv/bin/python bench/hybrid_board.py            # prints seconds per replicate, both ways
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -54,7 +53,8 @@ def main(argv: list[str]) -> None:
     cut = {run: {topic: [item for item in docs if item in pooled[topic]] for topic, docs in per_topic.items()}
            for run, per_topic in ranked.items()}
     print(f"{args.runs} runs x {args.topics} topics, {len(items)} pool items, {len(human)} judged by people")
-    for label, runs in (("cut to the pool", cut), *((("whole runs", ranked),) if args.whole else ())):
+    each = 0.0
+    for label, runs in (*((("whole runs", ranked),) if args.whole else ()), ("cut to the pool", cut)):
         scorer = per_topic_scorer(runs, measure=NDCG, relevance_level=2)
         times = []
         for replicates in (1, 1 + args.replicates):
@@ -64,7 +64,10 @@ def main(argv: list[str]) -> None:
         each = (times[1] - times[0]) / args.replicates
         print(f"{label}: {each:.3f} s per replicate, point estimate and one replicate {times[0]:.3f} s; "
               f"1,000 replicates ~{each * 1000:.0f} s")
-    print(f"(median of nothing: one timing, load {statistics.mean([0.0])})" if False else "")
+    work = args.runs * len(items)
+    allowed = max(100, min(1000, 80_000_000 // work))
+    print(f"runs x items {work:,}: the defaults (HYBRID_BOARD_WORK 80,000,000, HYBRID_BOARD_REPLICATES 1,000, at least "
+          f"100) give {allowed} replicates, ~{allowed * each:.0f} s")
 
 
 if __name__ == "__main__":

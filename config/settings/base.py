@@ -240,7 +240,7 @@ CELERY_SCORES_QUEUE = os.environ.get("CELERY_SCORES_QUEUE", "")
 SCORES_ANALYSES_SECONDS = int(os.environ.get("SCORES_ANALYSES_SECONDS", "600"))
 # The leaderboard's board under hybrid qrels (docs/evaluation.md, "Under hybrid qrels"), an analysis as the two above:
 # its bootstrap replicates, fewer where runs x qrels items x replicates would pass HYBRID_BOARD_WORK (about a minute
-# of a core; ARQMath-3's 33 runs over 37,000 items get the floor of 100, about 90 s: bench/hybrid_board.py).
+# of a core), never fewer than 100: ARQMath-3's 33 runs over its pool get 100, 1.5 to 3 minutes (bench/hybrid_board.py).
 HYBRID_BOARD_REPLICATES = int(os.environ.get("HYBRID_BOARD_REPLICATES", "1000"))
 HYBRID_BOARD_WORK = int(os.environ.get("HYBRID_BOARD_WORK", "80000000"))
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
