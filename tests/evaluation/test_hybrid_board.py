@@ -62,10 +62,10 @@ def worker() -> None:
         job_execute(job_id=job.pk)
 
 
-def hybrid_qrels(campaign):
+def hybrid_qrels(campaign, model=MODEL):
     """The hybrid qrels as `export_qrels --source hybrid:MODEL` writes them."""
     qrels: dict[str, dict[str, int]] = {}
-    for line in services.qrels_export_lines(campaign=campaign, source=f"hybrid:{MODEL}"):
+    for line in services.qrels_export_lines(campaign=campaign, source=f"hybrid:{model}"):
         topic, _zero, item, grade = line.split()
         qrels.setdefault(topic, {})[item] = int(grade)
     return qrels
@@ -184,3 +184,23 @@ def test_the_csv_and_the_api_give_the_same_board(calibrated, client, organizer):
     assert found["board"]["model"] == MODEL and found["board"]["replicates"] == REPLICATES
     assert [(r["run"], r["low"], r["high"], r["rank_best"]) for r in found["board"]["rows"]] == [
         (row.run, row.low, row.high, row.rank_best) for row in board.rows]
+
+
+def test_with_two_calibrated_models_the_page_links_the_other_and_shows_its_board(calibrated, client, organizer):
+    topics = {t.topic_id: t for t in calibrated.topics.all()}
+    for item in PROBABILITIES:  # another model, sure of grade 0 everywhere
+        llm_grade(topic=topics[TOPIC[item]], item_id=item, grade=0, model="other-model",
+                  probabilities={"0": 0.97, "1": 0.01, "2": 0.01, "3": 0.01}, probability_source="logprobs")
+    assert calibration_refit_request(campaign=calibrated)
+    assert set(hybrid_board.calibrated_models(campaign=calibrated)) == {MODEL, "other-model"}
+    client.force_login(organizer)
+    page = leaderboard(client, calibrated, f"?model={MODEL}").content.decode()
+    assert f"Under hybrid qrels ({MODEL}, calibrated on 3 judgments)" in page
+    assert '<a href="?model=other-model#hybrid">other-model</a>' in page and f"<strong>{MODEL}</strong>" in page
+    page = leaderboard(client, calibrated, "?model=other-model").content.decode()
+    assert "Under hybrid qrels (other-model, calibrated on 3 judgments)" in page
+    board = snapshots.hybrid(campaign=calibrated, model="other-model").value
+    hybrid = means(services.evaluate_campaign(campaign=calibrated, all_topics=True,
+                                              qrels=hybrid_qrels(calibrated, "other-model")))
+    assert {row.run: row.hybrid for row in board.rows} == pytest.approx(hybrid)
+
