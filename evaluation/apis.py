@@ -18,7 +18,7 @@ from characterisation.selectors import characterisation_lines, characterisation_
 from core.api import TSVRenderer, flag
 from core.downloads import attachment
 from core.forms import form_values
-from evaluation import board, llm_board, selectors, services, snapshots, topic_info
+from evaluation import board, hybrid_board, llm_board, selectors, services, snapshots, topic_info
 from evaluation.forms import MinRelevantForm
 from evaluation.snapshots import Snapshot
 from evaluation.views import COMPUTING, RETRY_SECONDS, scores_table
@@ -168,6 +168,49 @@ def _llm(found: llm_board.LlmBoard | None) -> dict | None:
             "without": [correlation(row) for row in found.without]}
 
 
+class HybridRowSerializer(serializers.Serializer):
+    run = serializers.CharField()
+    official = serializers.FloatField(allow_null=True, help_text="the mean under the official qrels")
+    official_rank = serializers.IntegerField(allow_null=True, help_text="1 the best; tied runs share the better one")
+    hybrid = serializers.FloatField(help_text="the mean under the hybrid qrels (filled items at their calibrated "
+                                              "most probable grade)")
+    low = serializers.FloatField(help_text="the hybrid mean's 95% interval (percentile bootstrap)")
+    high = serializers.FloatField()
+    rank_best = serializers.IntegerField(help_text="the rank's 95% interval under the hybrid qrels")
+    rank_worst = serializers.IntegerField()
+
+
+class HybridBoardSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    calibration_version = serializers.IntegerField()
+    humans = serializers.IntegerField(help_text="the judged items the calibration was fitted on")
+    measure = serializers.CharField()
+    replicates = serializers.IntegerField(help_text="bootstrap replicates (HYBRID_BOARD_REPLICATES, fewer for a "
+                                                    "large campaign)")
+    topics = serializers.IntegerField(help_text="the hybrid qrels' topics, over which the hybrid means are")
+    official_topics = serializers.IntegerField(help_text="the official qrels' topics, over which the official are")
+    filled = serializers.IntegerField(help_text="items no person judged, their grades drawn in each replicate")
+    judged = serializers.IntegerField()
+    rows = HybridRowSerializer(many=True, help_text="best hybrid mean first")
+
+
+class HybridSerializer(serializers.Serializer):
+    computing = serializers.BooleanField(help_text="not computed yet: `board` is null")
+    computed_at = serializers.DateTimeField(allow_null=True)
+    updating = serializers.BooleanField()
+    problem = serializers.CharField(help_text="why there is no board; empty otherwise")
+    board = HybridBoardSerializer(allow_null=True)
+
+
+def _hybrid(found: Snapshot | None) -> dict | None:
+    """The runs under hybrid qrels as the API gives them; None without a calibration."""
+    if found is None:
+        return None
+    value: hybrid_board.HybridBoard | None = found.value
+    return {"computing": found.computing, "computed_at": found.computed_at, "updating": found.updating,
+            "problem": found.problem, "board": asdict(value) if value is not None else None}
+
+
 class EvaluationSerializer(serializers.Serializer):
     judgments = serializers.IntegerField(help_text="what the qrels hold, as exported: judged posts (answers) or "
                                                    "visual ids (formulas); SF and DK are unjudged and left out")
@@ -189,6 +232,9 @@ class EvaluationSerializer(serializers.Serializer):
     llm = LlmBoardSerializer(allow_null=True, help_text="the runs scored with the qrels of the campaign's LLM judge "
                                                         "and how that ranking agrees with the people's (Kendall's tau, "
                                                         "tau_ap, bootstrap intervals); null without an LLM endpoint")
+    hybrid = HybridSerializer(allow_null=True, help_text="the runs under the hybrid qrels of a calibrated model (the "
+                                                         "latest, or ?model=) with 95% intervals of their means and "
+                                                         "ranks; null without a calibration")
 
 
 def _scores(campaign: Campaign, all_topics: bool, measures: list[str]) -> Snapshot:
@@ -220,7 +266,9 @@ class EvaluationApi(APIView):
                                                                   "micro-topics), under `parents`; 400 without "
                                                                   "micro-topics"),
                     OpenApiParameter("measure", str, many=True, description="an ir_measures measure to add "
-                                                                             "(nDCG@10, AP(rel=1), ...); repeatable")],
+                                                                             "(nDCG@10, AP(rel=1), ...); repeatable"),
+                    OpenApiParameter("model", str, description="the calibrated model of `hybrid` (default: the "
+                                                               "latest calibration); 400 for one without")],
         responses={200: EvaluationSerializer, 202: COMPUTING_RESPONSE,
                    (200, "text/tab-separated-values"): OpenApiResponse(
             response=OpenApiTypes.STR, description="run<TAB>measure<TAB>topic<TAB>value, as `evaluate --campaign` "
@@ -263,7 +311,8 @@ class EvaluationApi(APIView):
                 "computed_at": snapshot.computed_at, "updating": snapshot.updating,
                 "qrels_topics": evaluation.qrels_topics, "all_topics": all_topics,
                 "relevance_level": evaluation.relevance_level,
-                "runs": described(False), "answer_runs": described(True), "llm": _llm(snapshot.llm)}
+                "runs": described(False), "answer_runs": described(True), "llm": _llm(snapshot.llm),
+                "hybrid": _hybrid(snapshots.hybrid(campaign=campaign, model=request.query_params.get("model") or None))}
         return Response(EvaluationSerializer(data).data)
 
 

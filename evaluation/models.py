@@ -33,6 +33,7 @@ class ScoreSnapshot(models.Model):
         LEADERBOARD = "leaderboard"
         REUSABILITY = "reusability"
         FUSION = "fusion"  # the sweep of RRF's k over the campaign's primary runs (evaluation/fusion.py)
+        HYBRID = "hybrid"  # the runs under a calibrated model's hybrid qrels (evaluation/hybrid_board.py)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="score_snapshots")
     kind = models.CharField(max_length=20, choices=Kind.choices)

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.utils import timezone
 
-from evaluation import editions, fusion, llm_board, reusability, selectors, services, topic_scores
+from evaluation import editions, fusion, hybrid_board, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
@@ -29,7 +29,7 @@ from jobs.runner import job_request_once
 from pooling.models import Campaign
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value
-FUSION = ScoreSnapshot.Kind.FUSION.value
+FUSION, HYBRID = ScoreSnapshot.Kind.FUSION.value, ScoreSnapshot.Kind.HYBRID.value
 ASKED_SECONDS = 24 * 3600  # a question nobody asked for this long is not recomputed until it is asked again
 # The shape of the leaderboard's stored scores: their rows (ir.scoring.Row) as scoring gives them. Part of the
 # version, so that scores stored in another shape are recomputed, and shown as never computed meanwhile.
@@ -110,6 +110,18 @@ def fusion_sweep(*, campaign: Campaign) -> Snapshot:
     return _read(campaign, FUSION, asked, fusion_version(campaign))
 
 
+def hybrid(*, campaign: Campaign, model: str | None = None) -> Snapshot | None:
+    """The last board of the runs under the hybrid qrels (`hybrid_board.hybrid_board`) of the model's calibration
+    (InputError when it has none), else of the campaign's latest; None when the campaign has no calibration."""
+    calibration = hybrid_board.calibration_chosen(campaign=campaign, model=model)
+    if calibration is None:
+        return None
+    if (idle := _idle(campaign)) is not None:
+        return idle
+    asked = {"model": calibration.model, "relevance_level": campaign.relevance_level}
+    return _read(campaign, HYBRID, asked, hybrid_board.hybrid_version(campaign=campaign, model=calibration.model))
+
+
 def fusion_version(campaign: Campaign) -> str:
     """The judgments stamp, and the runs the sweep fuses."""
     runs = "|".join(fusion.sweep_runs(campaign=campaign))
@@ -153,27 +165,35 @@ def scores_refresh(*, campaign_pk: int) -> int:
     while campaign is not None:
         versions = {LEADERBOARD: leaderboard_version(campaign),
                     REUSABILITY: reusability_version(campaign), FUSION: fusion_version(campaign)}
-        stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(
+        current = {snapshot.pk: _version(campaign, snapshot, versions) for snapshot in ScoreSnapshot.objects.filter(
                     campaign=campaign, asked_at__gte=timezone.now() - timedelta(seconds=ASKED_SECONDS),
-                    asked__relevance_level=campaign.relevance_level)
-                 if snapshot.version != versions[snapshot.kind]]
+                    asked__relevance_level=campaign.relevance_level)}
+        stale = [snapshot for snapshot in ScoreSnapshot.objects.filter(pk__in=current)
+                 if snapshot.version != current[snapshot.pk]]
         due = _due(stale)
         if not due:
             break
         for snapshot in due:
             snapshot.payload = _compute(campaign, snapshot.kind, snapshot.asked, snapshot.payload)
-            snapshot.version, snapshot.computed_at = versions[snapshot.kind], timezone.now()
+            snapshot.version, snapshot.computed_at = current[snapshot.pk], timezone.now()
             snapshot.save(update_fields=["payload", "version", "computed_at"])
             computed += 1
         campaign.refresh_from_db()
     return computed
 
 
+def _version(campaign: Campaign, snapshot: ScoreSnapshot, versions: dict[str, str]) -> str:
+    """The version a snapshot's question has now: its kind's, or for a hybrid board its model's."""
+    if snapshot.kind == HYBRID:
+        return hybrid_board.hybrid_version(campaign=campaign, model=snapshot.asked["model"])
+    return versions[snapshot.kind]
+
+
 def _due(stale: list[ScoreSnapshot]) -> list[ScoreSnapshot]:
     """What to compute next of the stale snapshots: every leaderboard first; else the one analysis (reusability,
-    the sweep) most overdue of those due: never computed, asked for by its page's button (`reusability_ask`), or
-    computed `SCORES_ANALYSES_SECONDS` ago or longer. One at a time, so that a judgment made meanwhile has its
-    leaderboard recomputed before the next one."""
+    the sweep, the hybrid board) most overdue of those due: never computed, asked for by its page's button
+    (`reusability_ask`), or computed `SCORES_ANALYSES_SECONDS` ago or longer. One at a time, so that a judgment
+    made meanwhile has its leaderboard recomputed before the next one."""
     boards = [snapshot for snapshot in stale if snapshot.kind == LEADERBOARD]
     if boards:
         return boards
@@ -215,6 +235,8 @@ def _compute(campaign: Campaign, kind: str, asked: dict, stored: dict | None = N
                "rows": _rows(found.llm.runs)}
         return _plain({**_scores(found.people), "llm": llm, **kept})
     try:
+        if kind == HYBRID:
+            return _plain(asdict(hybrid_board.hybrid_board(campaign=campaign, model=asked["model"])))
         if kind == FUSION:
             rows = fusion.campaign_sweep(campaign=campaign, ks=asked["ks"], measure=asked["measure"],
                                          relevance_level=asked["relevance_level"])
@@ -275,6 +297,8 @@ def _evaluation(payload: dict) -> services.Evaluation:
 
 
 def _decode(kind: str, payload: dict) -> Any:
+    if kind == HYBRID:
+        return hybrid_board.board_of(payload)
     if kind == FUSION:
         return [fusion.SweepRow(**{**row, "value": _nan(row["value"])}) for row in payload["rows"]]
     if kind == LEADERBOARD:

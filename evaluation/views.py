@@ -15,7 +15,7 @@ from core.downloads import attachment, spreadsheet_safe
 from core.errors import bad_request_page
 from core.forms import form_values
 from core.permissions import organizer_required
-from evaluation import board, editions, llm_board, selectors, services, snapshots, topic_info
+from evaluation import board, editions, hybrid_board, llm_board, selectors, services, snapshots, topic_info
 from evaluation.forms import QrelsQueryForm
 from evaluation.services import Evaluation
 from ir.charts import difference_bars, sweep_line
@@ -124,6 +124,7 @@ def leaderboard(request: HttpRequest, pk: int) -> HttpResponse:
     if evaluation:
         context.update(_analysis(request, campaign, evaluation, measure, problems))
         context.update(_llm(request, snapshot.llm, rows))
+    context.update(_hybrid(request, campaign, problems))  # asked with the scores, so that one job computes both
     if flag(request.GET.get("sweep")):  # the sweep of RRF's k (docs/evaluation.md), from its snapshot
         sweep = snapshots.fusion_sweep(campaign=campaign)
         context.update(sweep=sweep, analyses_minutes=analyses_minutes(),
@@ -217,6 +218,19 @@ def _llm(request: HttpRequest, found: llm_board.LlmBoard | None, rows: list[Row]
             "llm_flagged": [name for name in found.declared if found.flagged(name)]}
 
 
+def _hybrid(request: HttpRequest, campaign: Campaign, problems: list[str]) -> dict:
+    """The runs under hybrid qrels (`?model=`: of that model's calibration, else the latest); a model without one is
+    said in `problems` and the latest shown instead."""
+    try:
+        found = snapshots.hybrid(campaign=campaign, model=request.GET.get("model", "").strip() or None)
+    except InputError as exc:
+        problems += exc.messages()
+        found = snapshots.hybrid(campaign=campaign)
+    if found is None:
+        return {}
+    return {"hybrid": found, "hybrid_models": hybrid_board.calibrated_models(campaign=campaign)}
+
+
 def computing_response() -> HttpResponse:
     """Before the first scores of what was asked are computed: try again in a moment."""
     response = HttpResponse(COMPUTING, status=503, content_type="text/plain; charset=utf-8")
@@ -303,6 +317,17 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
                 writer.writerow([tau.measure, compared, tau.runs, tau.topics,
                                  *map(format_value, (tau.kendall_tau, tau.tau_low, tau.tau_high, tau.tau_ap,
                                                      tau.tau_ap_low, tau.tau_ap_high))])
+    hybrid = snapshots.hybrid(campaign=campaign)
+    if hybrid is not None and hybrid.value is not None:  # the latest calibration's board, as the page shows it
+        found_hybrid = hybrid.value
+        writer.writerow([])
+        writer.writerow(["hybrid_run", "model", "calibration_version", "measure", "official", "official_rank",
+                         "hybrid", "hybrid_low", "hybrid_high", "rank_best", "rank_worst"])
+        for line in found_hybrid.rows:
+            writer.writerow([spreadsheet_safe(line.run), spreadsheet_safe(found_hybrid.model),
+                             found_hybrid.calibration_version, found_hybrid.measure, format_value(line.official),
+                             line.official_rank or "", *map(format_value, (line.hybrid, line.low, line.high)),
+                             line.rank_best, line.rank_worst])
     return response
 
 

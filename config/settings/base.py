@@ -238,6 +238,11 @@ CELERY_SCORES_QUEUE = os.environ.get("CELERY_SCORES_QUEUE", "")
 # Reusability and the sweep of RRF's k, whose recomputes take a minute or more at ARQMath-3's size, are recomputed after
 # a judgment at most this often (or when their page's button asks); the leaderboard's scores always first.
 SCORES_ANALYSES_SECONDS = int(os.environ.get("SCORES_ANALYSES_SECONDS", "600"))
+# The leaderboard's board under hybrid qrels (docs/evaluation.md, "Under hybrid qrels"), an analysis as the two above:
+# its bootstrap replicates, fewer where runs x qrels items x replicates would pass HYBRID_BOARD_WORK (about a minute
+# of a core), never fewer than 100: ARQMath-3's 33 runs over its pool get 100, 1.5 to 3 minutes (bench/hybrid_board.py).
+HYBRID_BOARD_REPLICATES = int(os.environ.get("HYBRID_BOARD_REPLICATES", "1000"))
+HYBRID_BOARD_WORK = int(os.environ.get("HYBRID_BOARD_WORK", "80000000"))
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
