@@ -2,15 +2,18 @@
 run's mean of the leaderboard's first measure under the official qrels and under the hybrid qrels of a calibrated
 model (people's grades, the calibrated most probable grade elsewhere: what `export_qrels --source hybrid:MODEL`
 writes), with the bootstrap intervals of `ir.hybrid_intervals` (topics resampled, the filled grades drawn from their
-calibrated probabilities). Computed in the scores' background job (evaluation/snapshots.py), never in a request."""
+calibrated probabilities, the calibration refitted on resampled judgments). Computed in the scores' background job
+(evaluation/snapshots.py), never in a request."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
+from agreement.calibration import calibration_inputs
 from evaluation import scoring, selectors, services
 from ir.prime import MEASURES, top_items
 from ir.problems import InputError
@@ -87,6 +90,32 @@ def replicates_for(*, runs: int, items: int) -> int:
     return max(min(MIN_REPLICATES, most), min(most, allowed))
 
 
+def calibration_resampler(*, campaign: Campaign, model: str, rule: str, items: list[tuple[str, str]],
+                          calibrated: Any) -> Callable[[Any], Any] | None:
+    """The calibration refitted on a resample of the official judgments, as `ir.hybrid_intervals` draws it in each
+    replicate (docs/llm_calibration.md, "Intervals"), in the board's item order: the bias-aware rule refitted on the
+    data the calibration job fits (`agreement.calibration.calibration_inputs`); None for LARA's rule (no refit)."""
+    import numpy as np
+
+    from ir.calibration_fit import BIAS_AWARE
+    from ir.hybrid import refit_on_resample
+
+    if rule != BIAS_AWARE:
+        return None
+    inputs = calibration_inputs(campaign=campaign, model=model)
+    row_of = {key: row for row, key in enumerate(inputs.keys)}
+    rows = np.array([row_of.get(item, -1) for item in items], dtype=int)
+    known = rows >= 0
+    fitted = refit_on_resample(inputs.probabilities, inputs.context, dict(inputs.judged),
+                               relevance_level=campaign.relevance_level)
+
+    def refit(rng: Any) -> Any:
+        drawn = np.array(calibrated, dtype=float)
+        drawn[known] = fitted(rng)[rows[known]]
+        return drawn
+    return refit
+
+
 def hybrid_board(*, campaign: Campaign, model: str) -> HybridBoard:
     """The board of the model's calibration (InputError without one, or without official judgments): the hybrid
     qrels as exported (visual ids for formulas; an answers campaign's Task 3 answers left out, as its Task 1 runs are
@@ -131,7 +160,9 @@ def hybrid_board(*, campaign: Campaign, model: str) -> HybridBoard:
     scorer = per_topic_scorer(ranked, measure=MEASURE, relevance_level=campaign.relevance_level)
     replicates = replicates_for(runs=len(runs), items=len(items))
     found = hybrid_intervals(items=items, human=human, calibrated=matrix, scorer=scorer, replicates=replicates,
-                             resample_topics=True)
+                             resample_topics=True, refit=calibration_resampler(campaign=campaign, model=model,
+                                                                               rule=calibration.rule, items=items,
+                                                                               calibrated=matrix))
     official_qrels: dict[str, dict[str, int]] = {}
     for index, given in human.items():
         official_qrels.setdefault(items[index][0], {})[items[index][1]] = given
