@@ -48,7 +48,7 @@ def test_assessor_judges_by_keyboard_revises_and_loses_nothing(page, live_server
     with page.expect_navigation():
         page.keyboard.press("b")
     assert page.url == first
-    assert page.is_checked("#nugget-%d input[value=partial_support]" % world.nuggets[1].pk)
+    assert page.is_checked(f"#nugget-{world.nuggets[1].pk} input[value=partial_support]")
     page.keyboard.press("j")
     page.keyboard.press("s")
     with page.expect_navigation():
@@ -88,10 +88,10 @@ def test_assessor_judges_by_keyboard_revises_and_loses_nothing(page, live_server
     # The server back, the page opened again shows the labels and the submit is sent, once.
     down["now"] = False
     page.goto(second)
-    assert page.is_checked("#nugget-%d input[value=not_support]" % world.nuggets[0].pk)
+    assert page.is_checked(f"#nugget-{world.nuggets[0].pk} input[value=not_support]")
     expect(page.locator("#sync-status")).to_have_text("Saved")
     page.reload()
-    assert page.is_checked("#nugget-%d input[value=not_support]" % world.nuggets[0].pk)
+    assert page.is_checked(f"#nugget-{world.nuggets[0].pk} input[value=not_support]")
     result = stored(assignment)
     assert result[("beta", 0)] == ("not_support", 1, "Riemann sums converge")
     assert result[("beta", 2)] == ("support", 1, "")

@@ -32,7 +32,8 @@ def make_world(campaign: Campaign, topic_id: str = "A.1") -> World:
     topic = campaign.topics.get(topic_id=topic_id)
     made = []
     for number, (name, sentences) in enumerate(sorted(ANSWERS.items()), start=1):
-        run = Run.objects.filter(campaign=campaign, name=name).first() or RunFactory(campaign=campaign, name=name)
+        run: Run = Run.objects.filter(campaign=campaign, name=name).first() or RunFactory.create(campaign=campaign,
+                                                                                              name=name)
         text = " ".join(s for s, _ in sentences)
         stored = AnswerText.objects.create(campaign=campaign, topic=topic, number=100 * topic.position + 100 + number,
                                            answer_id=f"g_{topic_id}_{number}", digest=answer_digest(text), text=text)

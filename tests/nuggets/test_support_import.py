@@ -37,7 +37,7 @@ def test_an_assign_file_becomes_the_official_labels(world, ada, tmp_path):
     out, _ = run("import_nugget_assignments", "--campaign", "answers", "--assessor", "ada", str(path))
     assert "A.1\tada\tofficial\tbank v1" in out and "5 labels created" in out and "1 left out" in out
     official = SupportAssignment.objects.get(kind="official")
-    assert official.assessor == ada and official.bank.number == 1
+    assert official.assessor == ada and official.bank is not None and official.bank.number == 1
     labels = {(j.answer.run.name, j.nugget.text): j.label for j in SupportJudgment.objects.all()}
     assert labels[("alpha", NUGGETS[1][0])] == "partial_support" and ("beta", NUGGETS[1][0]) not in labels
     assert set(SupportRevision.objects.values_list("source", flat=True)) == {"import"}
