@@ -54,8 +54,8 @@ class SupportResultSerializer(serializers.Serializer):
 class SupportJudgmentsApi(APIView):
     """Labels one answer of your support assignment: `labels` (nugget, label, optional span) for a nugget
     assignment, `citations` (sentence, citation, label) for a citation assignment. A changed label is revised (its
-    revision +1). 400 with the problems: a nugget outside the bank version, a label of another scale, a closed
-    assignment."""
+    revision +1). 201 when a label was created, 200 otherwise (a key sent again: `repeated`, nothing written). 400
+    with the problems: a nugget outside the bank version, a label of another scale, a closed assignment."""
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=SupportSubmitSerializer, responses={
@@ -81,7 +81,8 @@ class SupportJudgmentsApi(APIView):
                 assignment=assignment, answer=answer, key=values["key"], user=request.user, source="api",
                 labels={(x["sentence"], x["citation"]): x["label"] for x in values["citations"]})
         return Response(result.as_dict(answer.pk),
-                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+                        status=status.HTTP_201_CREATED if result.created and not result.repeated
+                        else status.HTTP_200_OK)
 
 
 class KappaSerializer(serializers.Serializer):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Case, QuerySet, Value, When
 
 from ir.agreement import Kappa, cohen_kappa, confusion
 from nuggets.models import CitationJudgment, CitationLabel, SupportAssignment, SupportJudgment, SupportLabel
@@ -75,9 +75,10 @@ def assessor_support_assignments(*, user) -> list[AssignmentRow]:
 
 
 def campaign_support_assignments(*, campaign: Campaign) -> QuerySet[SupportAssignment]:
-    return (SupportAssignment.objects.filter(campaign=campaign)
-            .select_related("topic", "assessor", "bank").order_by("topic__position", "task", "kind", "round",
-                                                                  "assessor__username", "pk"))
+    """The campaign's support assignments, withdrawn ones too: by topic and task, the official one first."""
+    official_first = Case(When(kind=SupportAssignment.Kind.OFFICIAL, then=Value(0)), default=Value(1))
+    return (SupportAssignment.objects.filter(campaign=campaign).select_related("topic", "assessor", "bank")
+            .order_by("topic__position", "task", official_first, "kind", "round", "assessor__username", "pk"))
 
 
 @dataclass

@@ -4,7 +4,7 @@ the server failed is kept in the browser and sent when a page opens again (docs/
 import pytest
 from playwright.sync_api import expect
 
-from nuggets.models import SupportJudgment
+from nuggets.models import CitationJudgment, SupportJudgment
 from nuggets.services import support as services
 from nuggets.services.support import support_assign
 from tests.browser.test_organizer_pages import log_in
@@ -96,3 +96,20 @@ def test_assessor_judges_by_keyboard_revises_and_loses_nothing(page, live_server
     assert result[("beta", 0)] == ("not_support", 1, "Riemann sums converge")
     assert result[("beta", 2)] == ("support", 1, "")
     assert len(result) == 6
+
+
+def test_assessor_labels_citations_by_keyboard(page, live_server, answers, ada):
+    world = make_world(answers)
+    assignment = support_assign(campaign=world.campaign, topic=world.topic, assessor=ada, task="citations")[0]
+    log_in(page, live_server, "ada", "assessor-pass-1")
+    page.goto(f"{live_server.url}/assess/support/{assignment.pk}/")
+    expect(page.locator(".cited-post").first).to_contain_text("power rule")
+    assert page.evaluate("window.__pwned") is None   # post 11's planted script and handlers never run
+    for key in ("f", "2", "n"):   # alpha: sentence 0 cites 10; sentence 1 cites 10 and 11
+        page.keyboard.press(key)
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.url.endswith(f"/assess/support/{assignment.pk}/answers/1/")
+    expect(page.locator("#sync-status")).to_have_text("Saved")
+    assert {(j.sentence.position, j.citation, j.label) for j in CitationJudgment.objects.all()} == {
+        (0, "10", "full"), (1, "10", "partial"), (1, "11", "none")}
