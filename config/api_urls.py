@@ -12,6 +12,7 @@ from evaluation import apis as evaluation
 from jobs import apis as jobs
 from judging import apis as judging
 from llm import apis as llm
+from nuggets import support_apis as support
 from people.apis import TokenObtainApi
 from workflow import apis as workflow
 from workflow import topic_apis
@@ -46,6 +47,9 @@ urlpatterns = router.urls + [
     path("campaigns/<int:pk>/analysis/", evaluation.AnalysisApi.as_view(), name="api-analysis"),
     path("campaigns/<int:pk>/llm/", llm.CampaignLlmApi.as_view(), name="api-campaign-llm"),
     path("campaigns/<int:pk>/llm/judge/", llm.CampaignLlmJudgeApi.as_view(), name="api-campaign-llm-judge"),
+    path("support-judgments/", support.SupportJudgmentsApi.as_view(), name="api-support-judgments"),
+    path("campaigns/<int:pk>/support-assignments/", support.SupportAssignmentsApi.as_view(),
+         name="api-support-assignments"),
     path("token/", TokenObtainApi.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", api_docs, name="api-docs"),

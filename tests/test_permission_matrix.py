@@ -25,8 +25,10 @@ from jobs.runner import job_create
 from judging import services
 from judging.models import Judgment
 from judging.tasks import PoolBuildParams
+from nuggets.services.support import support_assign
 from pooling.models import PoolItem
 from tests.judging.fixtures import assign
+from tests.nuggets.support_world import make_world
 
 # Routes anyone may reach, signed in or not.
 PUBLIC = {"login", "logout", "healthz", "api-token"}
@@ -39,6 +41,7 @@ ASSESSOR_ROUTES = {
     "assignment-list", "assignment-detail", "assignment-next", "judgment-list", "judgment-detail",
     "characterisation:characterise_continue", "characterisation:characterise", "characterisation-list",
     "characterisation-next",
+    "support:mine", "support:continue", "support:judge", "api-support-judgments",
 }
 # Routes every signed-in user may reach, whose parameters name nobody's things: the help pages.
 SIGNED_IN = {"help:index", "help:page", "help:image"}
@@ -92,11 +95,14 @@ def world(answers, organizer, ada, bob):
                                                     size=3).created[0]
     job = job_create(campaign=answers, user=organizer, params=PoolBuildParams(force=False))
     judgment = Judgment.objects.get(assignment=assignment)
+    run = answers.runs.get().pk  # before the support world adds its runs
+    support = support_assign(campaign=answers, topic=make_world(answers).topic, assessor=ada)[0]
     # The object each path parameter stands for, by the path segment before it.
     by_segment = {
         "campaigns": answers.pk, "jobs": job.pk, "collections": answers.collection_id, "assignments": assignment.pk,
-        "judgments": judgment.pk, "runs": answers.runs.get().pk, "topics": assignment.topic_id, "posts": "11",
+        "judgments": judgment.pk, "runs": run, "topics": assignment.topic_id, "posts": "11",
         "items": item.position, "people": bob.pk, "characterisations": sample.pk,
+        "support": support.pk, "answers": 0,
         "help": "judging", "img": sorted(p.name for p in (settings.BASE_DIR / "docs" / "img").glob("*.png"))[0],
     }
     return {"by_segment": by_segment, "users": {"organizer": organizer, "assessor": ada, "other": bob}}

@@ -1,0 +1,214 @@
+"""Reads of support judging (docs/nuggets.md, "Support judging"): an assessor's support assignments and their
+progress, the judging page of one answer (nuggets or citations), and the agreement of dual and training
+assignments with the official one."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Case, QuerySet, Value, When
+
+from ir.agreement import Kappa, cohen_kappa, confusion
+from nuggets.models import CitationJudgment, CitationLabel, SupportAssignment, SupportJudgment, SupportLabel
+from pooling.models import AnswerSentence, Campaign, Post, RunAnswer, Topic
+
+SUPPORT_LABELS = list(SupportLabel.values)
+CITATION_LABELS = list(CitationLabel.values)
+
+
+def topic_answers(*, topic: Topic) -> list[RunAnswer]:
+    """The topic's answers in the order every assessor sees them: by run name, then as stored."""
+    return list(RunAnswer.objects.filter(topic=topic, run__campaign_id=topic.campaign_id)
+                .select_related("run").order_by("run__name", "pk"))
+
+
+def own_support_assignment(*, user, assignment_pk: int) -> SupportAssignment | None:
+    return (SupportAssignment.objects.filter(pk=assignment_pk, assessor=user)
+            .select_related("campaign", "topic", "bank").first())
+
+
+def _units(assignment: SupportAssignment, answers: list[RunAnswer]) -> dict[int, int]:
+    """Per answer, how many units it has to label: nuggets of the bank, or (sentence, citation) pairs."""
+    if assignment.task == SupportAssignment.Task.NUGGETS:
+        size = len(assignment.bank.nuggets) if assignment.bank else 0
+        return {a.pk: size for a in answers}
+    units: Counter[int] = Counter()
+    for sentence_answer, citations in (AnswerSentence.objects.filter(answer__in=[a.pk for a in answers])
+                                       .values_list("answer_id", "citations")):
+        units[sentence_answer] += len(citations or [])
+    return {a.pk: units.get(a.pk, 0) for a in answers}
+
+
+def _labelled(assignment: SupportAssignment) -> Counter[int]:
+    if assignment.task == SupportAssignment.Task.NUGGETS:
+        return Counter(SupportJudgment.objects.filter(assignment=assignment).values_list("answer_id", flat=True))
+    return Counter(CitationJudgment.objects.filter(assignment=assignment)
+                   .values_list("sentence__answer_id", flat=True))
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int  # answers with every unit labelled
+    total: int
+    first_open: int | None  # the place of the first answer not done, None when all are
+
+
+def support_progress(*, assignment: SupportAssignment, answers: list[RunAnswer] | None = None) -> Progress:
+    answers = topic_answers(topic=assignment.topic) if answers is None else answers
+    units, labelled = _units(assignment, answers), _labelled(assignment)
+    done = [labelled.get(a.pk, 0) >= units[a.pk] for a in answers]
+    first = next((n for n, ok in enumerate(done) if not ok), None)
+    return Progress(done=sum(done), total=len(answers), first_open=first)
+
+
+@dataclass(frozen=True)
+class AssignmentRow:
+    assignment: SupportAssignment
+    progress: Progress
+
+
+def assessor_support_assignments(*, user) -> list[AssignmentRow]:
+    """The assessor's support assignments, withdrawn ones left out, each with its progress."""
+    held = (SupportAssignment.objects.filter(assessor=user, withdrawn_at__isnull=True)
+            .select_related("campaign", "topic", "bank").order_by("campaign__name", "topic__position", "task"))
+    return [AssignmentRow(a, support_progress(assignment=a)) for a in held]
+
+
+def campaign_support_assignments(*, campaign: Campaign) -> QuerySet[SupportAssignment]:
+    """The campaign's support assignments, withdrawn ones too: by topic and task, the official one first."""
+    official_first = Case(When(kind=SupportAssignment.Kind.OFFICIAL, then=Value(0)), default=Value(1))
+    return (SupportAssignment.objects.filter(campaign=campaign).select_related("topic", "assessor", "bank")
+            .order_by("topic__position", "task", official_first, "kind", "round", "assessor__username", "pk"))
+
+
+@dataclass
+class JudgingPage:
+    """One answer of an assignment, as its judging page shows it."""
+    assignment: SupportAssignment
+    answers: list[RunAnswer]
+    number: int
+    answer: RunAnswer
+    sentences: list
+    nuggets: list[dict] = field(default_factory=list)  # nuggets: [{id, text, importance, label, span}]
+    citations: list[dict] = field(default_factory=list)  # citations: per sentence {sentence, cited: [...]}
+    progress: Progress | None = None
+
+    @property
+    def previous(self) -> int | None:
+        return self.number - 1 if self.number > 0 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.number + 1 if self.number + 1 < len(self.answers) else None
+
+
+def judging_page(*, user, assignment_pk: int, number: int) -> JudgingPage | None:
+    """The user's own assignment's answer at `number` (from 0) with its sentences and the labels given so far: the
+    bank version's nuggets (nuggets), or each sentence's cited items with the collection's post (citations). None
+    when the assignment is not the user's or there is no such answer."""
+    assignment = own_support_assignment(user=user, assignment_pk=assignment_pk)
+    if assignment is None:
+        return None
+    answers = topic_answers(topic=assignment.topic)
+    if not 0 <= number < len(answers):
+        return None
+    answer = answers[number]
+    sentences = list(answer.sentences.order_by("position"))
+    page = JudgingPage(assignment=assignment, answers=answers, number=number, answer=answer, sentences=sentences,
+                       progress=support_progress(assignment=assignment, answers=answers))
+    if assignment.task == SupportAssignment.Task.NUGGETS:
+        given = {j.nugget_id: j for j in SupportJudgment.objects.filter(assignment=assignment, answer=answer)}
+        for entry in assignment.bank.nuggets if assignment.bank else []:
+            judgment = given.get(entry["id"])
+            page.nuggets.append({**entry, "label": judgment.label if judgment else "",
+                                 "span": judgment.span if judgment else "",
+                                 "revision": judgment.revision if judgment else 0})
+        return page
+    given_c = {(j.sentence_id, j.citation): j for j in CitationJudgment.objects.filter(
+        assignment=assignment, sentence__answer=answer)}
+    cited = {str(c) for s in sentences for c in s.citations}
+    collection = assignment.campaign.collection_id
+    posts = ({p.post_id: p for p in Post.objects.filter(collection_id=collection, post_id__in=cited)}
+             if collection is not None else {})
+    for sentence in sentences:
+        items = []
+        for index, c in enumerate(sentence.citations):
+            cited_judgment = given_c.get((sentence.pk, str(c)))
+            items.append({"index": index, "id": str(c), "post": posts.get(str(c)),
+                          "label": cited_judgment.label if cited_judgment else "",
+                          "revision": cited_judgment.revision if cited_judgment else 0})
+        page.citations.append({"sentence": sentence, "cited": items})
+    return page
+
+
+# -- agreement
+
+
+@dataclass(frozen=True)
+class AgreementCell:
+    """One comparison against the official labels: kappa over the units both labelled, and the confusion counts
+    (rows: the official label, columns: the other's, in `labels` order)."""
+    kappa: Kappa
+    confusion: list[list[int]]
+    labels: list[str]
+
+    @property
+    def rows(self) -> list[tuple[str, list[int]]]:
+        return list(zip(self.labels, self.confusion, strict=True))
+
+
+@dataclass
+class SupportAgreement:
+    by_assignment: dict[int, AgreementCell] = field(default_factory=dict)  # dual and training assignments
+    by_topic: dict[tuple[str, str], AgreementCell] = field(default_factory=dict)  # (topic id, task)
+    overall: dict[str, AgreementCell] = field(default_factory=dict)  # task
+
+
+def _cell(pairs: list[tuple[str, str]], labels: list[str]) -> AgreementCell:
+    place = {label: n for n, label in enumerate(labels)}
+    coded = [(place[a], place[b]) for a, b in pairs]
+    return AgreementCell(cohen_kappa(coded), confusion(coded, range(len(labels))), labels)
+
+
+def _labels_of(assignment: SupportAssignment) -> dict[tuple, str]:
+    if assignment.task == SupportAssignment.Task.NUGGETS:
+        return {(a, n): label for a, n, label in SupportJudgment.objects.filter(assignment=assignment)
+                .values_list("answer_id", "nugget_id", "label")}
+    return {(s, c): label for s, c, label in CitationJudgment.objects.filter(assignment=assignment)
+            .values_list("sentence_id", "citation", "label")}
+
+
+def support_agreement(*, campaign: Campaign) -> SupportAgreement:
+    """Cohen's kappa of each dual and training assignment's labels against the official assignment of its topic
+    and task, over the units (answer and nugget; sentence and citation) both labelled; the same pooled per topic
+    and over the campaign, per task. Withdrawn assignments left out."""
+    held = list(SupportAssignment.objects.filter(campaign=campaign, withdrawn_at__isnull=True)
+                .select_related("topic"))
+    official = {(a.topic_id, a.task): a for a in held if a.kind == SupportAssignment.Kind.OFFICIAL}
+    report = SupportAgreement()
+    by_topic: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    overall: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    cache: dict[int, dict[tuple, str]] = {}
+
+    def labels(a: SupportAssignment) -> dict[tuple, str]:
+        if a.pk not in cache:
+            cache[a.pk] = _labels_of(a)
+        return cache[a.pk]
+
+    for a in held:
+        reference = official.get((a.topic_id, a.task))
+        if a.kind == SupportAssignment.Kind.OFFICIAL or reference is None:
+            continue
+        mine, theirs = labels(a), labels(reference)
+        pairs = [(theirs[u], mine[u]) for u in sorted(mine.keys() & theirs.keys())]
+        names = SUPPORT_LABELS if a.task == SupportAssignment.Task.NUGGETS else CITATION_LABELS
+        report.by_assignment[a.pk] = _cell(pairs, names)
+        by_topic[(a.topic.topic_id, a.task)].extend(pairs)
+        overall[a.task].extend(pairs)
+    for (topic_id, task), pairs in by_topic.items():
+        report.by_topic[(topic_id, task)] = _cell(
+            pairs, SUPPORT_LABELS if task == SupportAssignment.Task.NUGGETS else CITATION_LABELS)
+    for task, pairs in overall.items():
+        report.overall[task] = _cell(pairs, SUPPORT_LABELS if task == SupportAssignment.Task.NUGGETS
+                                     else CITATION_LABELS)
+    return report
