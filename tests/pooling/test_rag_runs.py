@@ -153,6 +153,8 @@ def test_every_cited_id_is_pooled_whatever_the_depth(campaign, tmp_path):
     assert [row.items for row in plan] == [1 + 5, 2 + 5, 3 + 5]  # at depth 4: p1 p2 p3 and C, which RAG cites too
     with pytest.raises(InputError, match="pooled whole"):
         services.run_depth_set(run=rag, depth=1)
+    with pytest.raises(InputError, match="pooled whole"):
+        services.run_ingest(campaign=campaign, path=RAG25, depth=3)
     page_runs = {r["name"]: r for r in selectors.pool_statistics(campaign=campaign)["runs"]}
     assert page_runs["rag24-answers"]["whole"] and not page_runs["posts"]["whole"]
 
@@ -171,6 +173,13 @@ def test_a_task3_run_beside_a_rag_run_is_pooled_as_before(campaign, tmp_path):
     out, _ = command_output("export_answer_ids", "--campaign", "rag")
     assert out.splitlines() == ["t3\t2027497\td_3"]
     assert rag.warnings[-1].startswith("3 citations to 2 ids")
+
+
+def test_a_grown_collection_is_checked_again(campaign):
+    run = services.run_ingest(campaign=campaign, path=RAG24)
+    PostFactory(collection=campaign.collection, post_id=E)
+    assert services.run_collection_check(run=run) == [
+        f"1 citation to 1 id not in the collection 'segments', first line 2 (for example {D})"]
 
 
 def test_a_formula_campaign_refuses_a_rag_file():
