@@ -155,8 +155,6 @@ def test_every_cited_id_is_pooled_whatever_the_depth(campaign, tmp_path):
         services.run_depth_set(run=rag, depth=1)
     with pytest.raises(InputError, match="pooled whole"):
         services.run_ingest(campaign=campaign, path=RAG25, depth=3)
-    page_runs = {r["name"]: r for r in selectors.pool_statistics(campaign=campaign)["runs"]}
-    assert page_runs["rag24-answers"]["whole"] and not page_runs["posts"]["whole"]
 
 
 def test_a_task3_run_beside_a_rag_run_is_pooled_as_before(campaign, tmp_path):
@@ -222,6 +220,17 @@ def test_rag_topic_lines_are_ingested_as_topics(tmp_path):
         "bad-topics.jsonl:line 3: a second line for topic '3' (the first is on line 1)",
     ]
     assert Topic.objects.filter(campaign=campaign).count() == 2
+
+
+def test_the_pools_page_says_a_rag_run_is_pooled_whole(client, organizer, campaign, tmp_path):
+    ingest(campaign, tmp_path, "posts", task1_lines("2027497", ["p1"], "posts"))
+    services.run_ingest(campaign=campaign, path=RAG24)
+    assessor_services.pools_rebuild(campaign=campaign)
+    client.force_login(organizer)
+    page = client.get(f"/campaigns/{campaign.pk}/pools/").content.decode()
+    row = page[page.index("<td>rag24-answers</td>"):]
+    assert "all cited" in row[:row.index("</tr>")]
+    assert 'aria-label="pool depth of posts' in page and 'aria-label="pool depth of rag24-answers' not in page
 
 
 def test_the_upload_page_and_the_api_take_rag_runs(client, organizer, campaign):
