@@ -268,6 +268,7 @@ class Run(models.Model):
         ARQMATH_TASK2 = "arqmath2", "ARQMath Task 2 (6 columns)"
         TREC = "trec", "TREC (6 columns, Q0)"
         ARQMATH_TASK3 = "arqmath3", "ARQMath-3 Task 3 (one answer per topic)"
+        TREC_RAG = "trec_rag", "TREC RAG answers (sentences citing ids)"
 
     class Data(models.TextChoices):
         BOTH = "both", "text and math"
@@ -394,8 +395,9 @@ class AnswerText(models.Model):
 
 
 class RunAnswer(models.Model):
-    """A Task 3 run's answer to a topic, as its file gave it. Pooling reads the run's entries (a Task 3 run's entry
-    for a topic is its answer's id, at rank 1); this keeps the rest of the line."""
+    """A Task 3 or TREC RAG run's answer to a topic, as its file gave it. Pooling reads the run's entries (a Task 3
+    run's entry for a topic is its answer's id, at rank 1; a RAG run's, the ids its answer cites); this keeps the rest
+    of the line (a RAG answer's sentences: AnswerSentence)."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="answers")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")

@@ -17,8 +17,19 @@ BATCH = 5000
 LOOKUP_CHUNK = 500
 
 
+# Runs pooled whole, every entry of every topic, whatever the depths: a TREC RAG answer run's entries are the ids its
+# answers cite (docs/pooling.md, "Generated answers with citations").
+WHOLE_FORMATS = (Run.Format.TREC_RAG.value,)
+
+
+def pooled_whole(run: Run) -> bool:
+    """Whether pooling takes all of the run's entries whatever the campaign's (or planner's) depth."""
+    return run.format in WHOLE_FORMATS
+
+
 def run_depth(*, run: Run, campaign: Campaign) -> int:
-    """The run's own depth when it has one, else the campaign's depth for primary or alternate runs."""
+    """The run's own depth when it has one, else the campaign's depth for primary or alternate runs (a run pooled
+    whole, `pooled_whole`, is read whole whatever this says)."""
     if run.depth is not None:
         return run.depth
     return campaign.alternate_depth if run.alternate else campaign.primary_depth
@@ -35,7 +46,8 @@ def _positioned(campaign: Campaign, start: int, stop: int,
     other runs are numbered with ROW_NUMBER(), which sorts every row of those runs: an ARQMath run by rank, then
     item id; a TREC run in trec_eval's order, whatever its ranks (they may start at 0): score descending, then
     item id descending, byte by byte (docs/formats.md). The reader marks a TREC run whose file order is another
-    as not positioned (RunSummary.irregular_topics).
+    as not positioned (RunSummary.irregular_topics). A run pooled whole (WHOLE_FORMATS, its ranks its positions) is
+    read past `stop`: all of its entries after `start`.
     """
     qn = connection.ops.quote_name
     source = (f"FROM {qn(RunEntry._meta.db_table)} e JOIN {qn(Run._meta.db_table)} r ON r.id = e.run_id "
@@ -50,11 +62,12 @@ def _positioned(campaign: Campaign, start: int, stop: int,
                 "(PARTITION BY e.run_id, e.topic_id ORDER BY {order}) AS n " + source
                 + " NOT r.ranks_are_positions AND r.format {test} %s" + where + ") x{part} WHERE x{part}.n > %s "
                 "AND x{part}.n <= %s ")
+    whole = ", ".join(["%s"] * len(WHOLE_FORMATS))
     sql = (f"SELECT e.run_id, e.topic_id, e.item_id, e.post_id, e.rank AS n {source} r.ranks_are_positions{where} "
-           f"AND e.rank > %s AND e.rank <= %s "
+           f"AND e.rank > %s AND (e.rank <= %s OR r.format IN ({whole})) "
            + numbered.format(order="e.rank, e.item_id", test="<>", part="a")
            + numbered.format(order=f"e.score DESC, e.item_id{byte_order} DESC", test="=", part="b"))
-    params = [campaign.pk, *pair_params, start, stop]
+    params = [campaign.pk, *pair_params, start, stop, *WHOLE_FORMATS]
     numbered_params = [campaign.pk, trec, *pair_params, start, stop]
     return sql, params + numbered_params + numbered_params
 
@@ -83,8 +96,9 @@ def _fetch(sql: str, params: list) -> Iterator[tuple]:
 
 
 def top_entries(campaign: Campaign, depth: int) -> Iterator[tuple[int, int, str, str]]:
-    """(run pk, topic pk, item id, post id) of the first `depth` entries of each run and topic, in run, topic
-    and rank order, cut by the database: a pool of depth 45 reads 45 of every 1000 rows instead of all of them."""
+    """(run pk, topic pk, item id, post id) of the first `depth` entries of each run and topic (every entry of a run
+    pooled whole), in run, topic and rank order, cut by the database: a pool of depth 45 reads 45 of every 1000 rows
+    instead of all of them."""
     sql, params = _positioned(campaign, 0, depth)
     return _fetch(f"SELECT run_id, topic_id, item_id, post_id FROM ({sql}) p ORDER BY run_id, topic_id, n", params)
 

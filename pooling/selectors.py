@@ -30,7 +30,7 @@ from pooling.models import (
     RunAnswer,
     Topic,
 )
-from pooling.ranking import formula_prefixes, run_depth, suspect_items, top_entries
+from pooling.ranking import WHOLE_FORMATS, formula_prefixes, pooled_whole, run_depth, suspect_items, top_entries
 
 
 def campaign_named(name: str) -> Campaign:
@@ -117,10 +117,12 @@ def pool_export_rows(*, campaign: Campaign) -> Generator[tuple[str, ...], None, 
 
 def answer_id_rows(*, campaign: Campaign) -> QuerySet[RunAnswer, tuple[str, str, str]]:
     """(run name, topic id, answer id) of every answer of the campaign's ARQMath-3 Task 3 runs, runs by name and topics
-    in campaign order: the organizers' map from run and topic to answer id (teams_document_id.tsv)."""
-    if not RunAnswer.objects.filter(run__campaign=campaign).exists():
+    in campaign order: the organizers' map from run and topic to answer id (teams_document_id.tsv). A TREC RAG run's
+    answers are not in it: they are judged by their nuggets and citations, not pooled by answer id."""
+    answers = RunAnswer.objects.filter(run__campaign=campaign, run__format=Run.Format.ARQMATH_TASK3)
+    if not answers.exists():
         raise InputError(f"campaign '{campaign.name}' has no ARQMath-3 Task 3 runs: there are no answer ids")
-    return (RunAnswer.objects.filter(run__campaign=campaign).order_by("run__name", "topic__position", "topic_id")
+    return (answers.order_by("run__name", "topic__position", "topic_id")
             .values_list("run__name", "topic__topic_id", "answer__answer_id"))
 
 
@@ -147,7 +149,8 @@ def pool_statistics(*, campaign: Campaign, pool_rows: list[int] | None = None) -
     items, topics or runs.
 
     {"built", "topics": [{"topic_id", "items", "candidates", "selected", "overflow"}],
-     "runs": [{"name", "kind", "depth", "contributed", "unique"}], "total": {same keys as a topic}}.
+     "runs": [{"name", "kind", "depth", "whole", "contributed", "unique"}], "total": {same keys as a topic}} ("whole":
+    the run is pooled whole, every entry, whatever its depth).
     items counts pooled items (formulas: visual ids); candidates, selected and overflow (visual ids with more
     than campaign.instances candidates) are 0 for answers. `pool_rows`: the pool_stamp, when the caller has read it.
     """
@@ -172,6 +175,7 @@ def pool_statistics(*, campaign: Campaign, pool_rows: list[int] | None = None) -
                 "pk": by_name[name].pk if name in by_name else None,
                 "own_depth": by_name[name].depth if name in by_name else None,
                 "depth": run_depth(run=by_name[name], campaign=campaign) if name in by_name else None,
+                "whole": name in by_name and pooled_whole(by_name[name]),
                 "contributed": c.contributed, "unique": c.unique}
                for name, c in sorted(contributions.items())]
     total = {key: sum(t[key] for t in per_topic) for key in ("items", "candidates", "selected", "overflow")}
@@ -300,6 +304,8 @@ def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judg
     # A Task 3 run has one answer per topic, pooled whatever its depth (at least 1): never scaled down to 0.
     alternates = set(campaign.runs.filter(alternate=True).exclude(format=Run.Format.ARQMATH_TASK3)
                      .values_list("name", flat=True))
+    # A RAG answer run is pooled whole at every depth: every id it cites (top_entries reads it whole).
+    whole = set(campaign.runs.filter(format__in=WHOLE_FORMATS).values_list("name", flat=True))
     topics = dict(campaign.topics.values_list("pk", "topic_id"))
     ranked: dict[str, dict[str, list]] = {}
     task: Literal["answers", "formulas"]
@@ -307,7 +313,7 @@ def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judg
         # The same top-k read as pool_build, so the row at the campaign's own depths is its pool.
         for run_pk, topic_pk, item_id, _post_id in top_entries(campaign, deepest):
             items = ranked.setdefault(topics[topic_pk], {}).setdefault(runs[run_pk], [])
-            if len(items) < deepest:
+            if len(items) < deepest or runs[run_pk] in whole:
                 items.append(item_id)
         task = "answers"
     else:
@@ -316,7 +322,7 @@ def pool_plan_compute(*, campaign: Campaign, depths: list[int], seconds_per_judg
         task = "formulas"
     return plan_pool_sizes(ranked, depths, task=task, alternate_runs=alternates, alternate_depth=alternate_depth,
                            instances_per_formula=campaign.instances, seconds_per_judgment=seconds_per_judgment,
-                           left_out=suspect_items(campaign))
+                           left_out=suspect_items(campaign), whole_runs=whole)
 
 
 def pool_sizes(*, campaign: Campaign) -> dict:

@@ -19,6 +19,8 @@ TOPICS_TASK2 = "topics-task2"
 TOPICS_TREC = "topics-trec"
 TOPICS_TSV = "topics-tsv"
 TOPICS_JSONL = "topics-jsonl"
+TOPICS_RAG = "topics-rag"  # TREC RAG 2025: {"id", "narrative"} a line (ir/formats/nuggets.py read_rag_topics)
+RUN_RAG = "run-rag"  # TREC RAG answers (ir/formats/rag_answers.py): JSON lines with an answer
 # A TSV topic file's header: an id column, a text column, and for micro-topics a parent column (and a prelude).
 TSV_ID_COLUMNS = frozenset({"id", "qid", "topic", "topic_id", "query_id"})
 TSV_TEXT_COLUMNS = frozenset({"title", "query", "text"})
@@ -34,6 +36,8 @@ NAMES = {
     TOPICS_TREC: "a TREC topic file (<top> <num> <title> <desc> <narr>)",
     TOPICS_TSV: "a TSV topic file (topic_id query [parent prelude])",
     TOPICS_JSONL: "a JSONL topic file (id title ...)",
+    TOPICS_RAG: "a TREC RAG topic file (JSON lines of id and narrative)",
+    RUN_RAG: "a TREC RAG answer file (JSON lines of run_id, topic_id and answer sentences; answers campaigns take it)",
     "run-task1": "an ARQMath Task 1 run file (topic post_id rank score run_tag)",
     "run-task2": "an ARQMath Task 2 run file (topic formula_id post_id rank score run_tag)",
     "run-trec": "a TREC run file (topic Q0 doc_id rank score run_tag)",
@@ -129,8 +133,9 @@ def _xml_kind(text: str) -> str | None:
 
 
 def _json_kind(line: str) -> str | None:
-    """A JSONL topic file's first line is an object with a title and no post's body or kind; a collection's is a
-    document with its text (the fields the corpus readers take)."""
+    """A JSONL topic file's first line is an object with a title and no post's body or kind (a TREC RAG topic file's,
+    an id and a narrative without a title); a collection's is a document with its text (the fields the corpus readers
+    take); a TREC RAG answer file's, an answer with its run id (2024) or its metadata (2025)."""
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):
@@ -139,6 +144,10 @@ def _json_kind(line: str) -> str | None:
         return None
     if "title" in obj and not {"body", "kind", "text", "contents"} & set(obj):
         return TOPICS_JSONL
+    if "answer" in obj and ("run_id" in obj or "metadata" in obj):
+        return RUN_RAG
+    if "id" in obj and "narrative" in obj and not {"body", "kind", "text", "contents"} & set(obj):
+        return TOPICS_RAG
     if {"body", "text", "contents"} & set(obj):
         return DOCUMENTS_JSONL
     return None

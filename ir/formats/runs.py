@@ -1,6 +1,7 @@
 """Run files: ARQMath Task 1 (5 columns), ARQMath Task 2 (6 columns) and TREC (6 columns, `Q0`).
 
-The shape is detected from the first row. Rows are validated and yielded one by one so that the
+The shape is detected from the first row (`file_format` also tells ARQMath-3 Task 3 answers and TREC RAG answer
+lines, read by their own readers). Rows are validated and yielded one by one so that the
 caller can stream them into the database while the rest of the file is still being read.
 """
 from __future__ import annotations
@@ -15,9 +16,9 @@ from pathlib import PurePath
 from typing import BinaryIO, NamedTuple, ParamSpec
 
 from ir.formats.formula_tsv import tsv_records
-from ir.formats.kinds import RUN_KINDS, looks_like, stream_kind
+from ir.formats.kinds import RUN_KINDS, RUN_RAG, looks_like, stream_kind
 from ir.formats.task3_answers import is_answer_row
-from ir.formats.textio import ID_MAX, LINE_MAX, iter_lines
+from ir.formats.textio import BOM, ID_MAX, LINE_MAX, iter_lines
 from ir.problems import Problems
 
 P = ParamSpec("P")
@@ -26,6 +27,7 @@ ARQMATH_TASK1 = "arqmath1"
 ARQMATH_TASK2 = "arqmath2"
 TREC = "trec"
 ARQMATH_TASK3 = "arqmath3"  # Task 3 answers: recognised here, read by ir.formats.task3_answers
+TREC_RAG = "trec_rag"  # TREC RAG answers (JSON lines): recognised here, read by ir.formats.rag_answers
 
 RANK_MAX = 2**31 - 1
 _NAN = math.nan
@@ -102,11 +104,25 @@ def detect_format(fields: list[str]) -> str | None:
 
 def file_format(stream: BinaryIO) -> str | None:
     """A run file's format by its first record (read as tab-separated values with quoting, as a Task 3 answer
-    may be quoted over several lines); None when it has none or no known shape. The stream is read from the start;
-    the caller reads it again from the start."""
+    may be quoted over several lines); None when it has none or no known shape. A file whose first line is a JSON
+    object is a TREC RAG answer file (TREC_RAG), unless it is a JSON file of another known kind (topics, documents):
+    the RAG reader then says what is wrong with it line by line. The stream is read from the start; the caller reads
+    it again from the start."""
+    kind = stream_kind(stream)
+    if kind == RUN_RAG or kind is None and _json_start(stream):
+        return TREC_RAG
+    stream.seek(0)
     for _line, fields in tsv_records(stream, Problems()):
         return detect_format(fields)
     return None
+
+
+def _json_start(stream: BinaryIO) -> bool:
+    """Whether the first text of a (seekable) stream, past a BOM and white space, opens a JSON object."""
+    stream.seek(0)
+    head = stream.read(4096).removeprefix(BOM).lstrip()
+    stream.seek(0)
+    return head.startswith(b"{")
 
 
 def read_run_blocks(

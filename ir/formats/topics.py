@@ -1,7 +1,8 @@
 """Topic files in the field's formats beside ARQMath's XML (topics_xml.py): classic TREC topics (`<top>`, `<num>`,
 `<title>`, `<desc>`, `<narr>`, the field tags left unclosed as TREC's own files leave them; micro-topics as TREC Web's
-`<subtopic>`s), TSV queries (`id<TAB>text`; micro-topics by a `parent` column) and JSONL (one topic a line, with
-optional micro-topics). `read_topic_file` tells the format by the file's shape
+`<subtopic>`s), TSV queries (`id<TAB>text`; micro-topics by a `parent` column), JSONL (one topic a line, with
+optional micro-topics) and TREC RAG's JSON lines (`id`, `narrative`). `read_topic_file` tells the format by the file's
+shape
 (kinds.py). Every reader reports problems with their line and returns only the topics without any; the caller writes
 nothing while there is a problem."""
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, BinaryIO, NamedTuple
 from ir.formats.jsonl import json_objects
 from ir.formats.kinds import (
     TOPICS_JSONL,
+    TOPICS_RAG,
     TOPICS_TREC,
     TOPICS_TSV,
     TSV_ID_COLUMNS,
@@ -21,6 +23,7 @@ from ir.formats.kinds import (
     looks_like,
     stream_kind,
 )
+from ir.formats.nuggets import read_rag_topics
 from ir.formats.textio import field_problem, iter_lines, shown, text_problem
 from ir.formats.topics_xml import EXPECTED, TopicRecord, read_topics
 from ir.problems import Problems
@@ -188,6 +191,13 @@ def read_jsonl_topics(stream: BinaryIO, problems: Problems) -> Iterator[TopicRec
             yield from records
 
 
+def read_rag_topic_records(stream: BinaryIO, problems: Problems) -> Iterator[TopicRecord]:
+    """TREC RAG topics (`read_rag_topics`: 2025's `{"id", "narrative"}` lines): each topic's text is its title, the
+    text assessors judge against and systems answer (docs/formats.md, "Topics")."""
+    for topic in read_rag_topics(stream, problems):
+        yield _record(topic.line, topic_id=topic.topic_id, title=topic.text.strip())
+
+
 def _json_topic(line: int, obj: dict[str, Any], errors: list[str]) -> list[TopicRecord]:
     _unknown(obj, _JSON_KEYS, "", errors)
     topic_id, title = _json_text(obj, "id", errors, required=True), _json_text(obj, "title", errors, required=True)
@@ -282,4 +292,5 @@ def _checked(records: Iterator[TopicRecord], problems: Problems) -> list[TopicRe
 
 
 READERS: dict[str, Callable[[BinaryIO, Problems], Iterator[TopicRecord]]] = {
-    TOPICS_TREC: read_trec_topics, TOPICS_TSV: read_tsv_topics, TOPICS_JSONL: read_jsonl_topics}
+    TOPICS_TREC: read_trec_topics, TOPICS_TSV: read_tsv_topics, TOPICS_JSONL: read_jsonl_topics,
+    TOPICS_RAG: read_rag_topic_records}

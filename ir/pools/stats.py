@@ -69,20 +69,22 @@ def plan_pool_sizes(
     instances_per_formula: int = 5,
     seconds_per_judgment: float | None = None,
     left_out: Mapping[str, Collection[str]] | None = None,
+    whole_runs: Collection[str] = (),
 ) -> list[PlanRow]:
     """The planner: for each depth d, the campaign's pool size if primary runs were pooled to d.
 
     ranked_by_topic maps topic id -> run -> the run's list as pool_answers (item ids) or pool_formulas
     ((formula_id, post_id, visual_id) entries) takes it. Alternate runs are pooled to alternate_depth(d)
     (for example lambda d: d * 20 // 45), or to d too when it is None. `left_out`: as pool_answers and pool_formulas
-    take it.
+    take it. `whole_runs` are pooled whole at every depth (a RAG answer run's cited ids, docs/pooling.md).
     """
     rows = []
     for depth in depths:
         alt = depth if alternate_depth is None else alternate_depth(depth)
         items = judgments = 0
         for ranked in ranked_by_topic.values():
-            run_depths = {run: alt if run in alternate_runs else depth for run in ranked}
+            run_depths = {run: len(ranked[run]) if run in whole_runs else alt if run in alternate_runs else depth
+                          for run in ranked}
             if task == "answers":
                 size = len(pool_answers(ranked, run_depths, left_out))
                 items += size

@@ -154,8 +154,9 @@ class TopicsIngestResult:
 
 
 def topics_ingest(*, campaign: Campaign, path: str | os.PathLike, filename: str | None = None) -> TopicsIngestResult:
-    """Adds the topics of a topic file (ARQMath XML, TREC, TSV or JSONL: ir/formats/topics.py) to a campaign; topics
-    already there are updated. A micro-topic is a topic of its own, with its parent's id, title and prelude."""
+    """Adds the topics of a topic file (ARQMath XML, TREC, TSV, JSONL or TREC RAG JSONL: ir/formats/topics.py) to a
+    campaign; topics already there are updated. A micro-topic is a topic of its own, with its parent's id, title
+    and prelude."""
     problems = Problems(file=filename or Path(path).name)
     with open_binary(path) as stream:
         records = read_topic_file(stream, problems, task=campaign.task, words=campaign.words.kind)

@@ -19,7 +19,7 @@ from ir.pools.posts import pool_answers
 from ir.problems import InputError
 from pooling.bulk import bulk_insert, rows_delete
 from pooling.models import Campaign, Candidate, PoolInstance, PoolItem, Post
-from pooling.ranking import LOOKUP_CHUNK, formula_prefixes, run_depth, suspect_items, top_entries
+from pooling.ranking import LOOKUP_CHUNK, formula_prefixes, pooled_whole, run_depth, suspect_items, top_entries
 from pooling.selectors import PLAN_DEPTHS, plan_stamp, pool_plan_compute, pool_stamp, run_contributions_compute
 from pooling.services.common import Progress
 from pooling.services.corpus import missing_documents_warnings, pool_texts_fetch
@@ -184,15 +184,21 @@ def pool_items_add(*, campaign: Campaign, items: dict[int, list[str]]) -> int:
 
 
 def _build_answers(campaign, runs, depths, topics) -> PoolBuildResult:
-    # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small.
+    # topic pk -> run name -> post ids in rank order, cut at the run's depth so memory stays small; a run pooled whole
+    # (a RAG answer run: the ids it cites) is read whole and pooled to the length of its longest list.
+    whole = {run.name for run in runs.values() if pooled_whole(run)}
+    deepest = max((depth for name, depth in depths.items() if name not in whole), default=1)
+    depths = dict(depths)
     ranked: dict[int, dict[str, list[str]]] = {}
-    for run_pk, topic_pk, item_id, _post_id in (top_entries(campaign, max(depths.values())) if depths else ()):
+    for run_pk, topic_pk, item_id, _post_id in (top_entries(campaign, deepest) if depths else ()):
         name = runs[run_pk].name
         items = ranked.setdefault(topic_pk, {}).setdefault(name, [])
-        if len(items) < depths[name]:
+        if name in whole:
+            items.append(item_id)
+            depths[name] = max(depths[name], len(items))
+        elif len(items) < depths[name]:
             items.append(item_id)
     # Candidates are pooled as runs named by their source, `candidates:<source>`, at every depth: their provenance.
-    depths = dict(depths)
     for topic_pk, lists in _candidate_lists(campaign).items():
         for name, listed in lists.items():
             ranked.setdefault(topic_pk, {})[name] = listed

@@ -16,13 +16,14 @@ from django.forms.models import model_to_dict
 
 from core.bounds import max_chars
 from ir.formats.run_names import facts_said, parse_run_name
-from ir.formats.runs import ARQMATH_TASK3, RunSummary, file_format, read_run, run_name
+from ir.formats.runs import ARQMATH_TASK3, TREC_RAG, RunSummary, file_format, read_run, run_name
 from ir.formats.textio import file_size, open_binary
-from ir.problems import InputError, Problems
+from ir.problems import InputError, Problem, Problems
 from pooling.bulk import Row, bulk_insert, copy_text
 from pooling.models import Campaign, Formula, Post, Run, RunEntry, Topic
 from pooling.services.answers import answer_run_store
 from pooling.services.common import PROGRESS_EVERY, Progress, Rejected, given_keys
+from pooling.services.rag_runs import rag_citation_warnings, rag_run_store
 
 # How a run's kind (primary or alternate) is chosen: what its ARQMath-style name says, or said outright.
 RUN_KINDS = {"name": "from the name (-P primary, -A alternate; primary when the name says neither)",
@@ -141,8 +142,12 @@ def run_matches_confirm(*, run: Run, confirmed: bool = True) -> Run:
 
 
 def run_depth_set(*, run: Run, depth: int | None) -> Run:
-    """Gives a run a pool depth of its own (None: the campaign's depth for its kind again)."""
+    """Gives a run a pool depth of its own (None: the campaign's depth for its kind again). A TREC RAG answer run is
+    pooled whole, every id it cites: it takes none."""
     _check_depth(depth)
+    if depth is not None and run.format == Run.Format.TREC_RAG:
+        raise InputError(f"run '{run.name}' is a TREC RAG answer run, pooled whole (every id its answers cite): it "
+                         "takes no pool depth")
     run.depth = depth
     run.save(update_fields=["depth"])
     return run
@@ -194,14 +199,22 @@ def run_ingest(
             run = Run.objects.create(campaign=campaign, checksum=checksum, uploaded_by=user, **values)
     except IntegrityError:  # the same name uploaded twice at the same moment
         raise InputError(f"the campaign already has a run named '{name}'") from None
-    if campaign.task == Campaign.Task.ANSWERS and _file_format(path) == ARQMATH_TASK3:
+    fmt = _file_format(path)
+    if fmt == TREC_RAG and campaign.task != Campaign.Task.ANSWERS:
+        raise InputError(Problem(1, f"the file is in TREC RAG answer format; a campaign of task '{campaign.task}' "
+                                    "takes ARQMath Task 2 (6-column) or TREC (Q0) runs", filename))
+    if campaign.task == Campaign.Task.ANSWERS and fmt == ARQMATH_TASK3:
         answer_run_store(run=run, path=path, filename=filename, topics=topics)  # ARQMath-3 Task 3: one answer a topic
+    elif fmt == TREC_RAG:
+        if run.depth is not None:
+            raise InputError("a TREC RAG answer run is pooled whole (every id it cites): it takes no pool depth")
+        rag_run_store(run=run, path=path, filename=filename, topics=topics)  # sentences citing ids
     else:
         _entries_store(run, path, filename, topics, progress)
     run.warnings += _same_file_warning(run)
     run.warnings += _collection_warnings(run, campaign, allow_missing=bool(options.get("allow_missing")))
     run.save(update_fields=["format", "tag", "row_count", "topic_count", "ranks_are_positions", "warnings",
-                            "mostly_missing"])
+                            "mostly_missing", "team", "manual"])
     run.kind_why = kind_why
     return run
 
@@ -324,6 +337,8 @@ def _collection_warnings(run: Run, campaign: Campaign, *, allow_missing: bool) -
     collection = campaign.collection
     if collection is None or run.format == Run.Format.ARQMATH_TASK3:  # answers of a Task 3 run are no posts
         return []
+    if run.format == Run.Format.TREC_RAG:  # its citations counted, never refused (docs/pooling.md)
+        return rag_citation_warnings(run=run, campaign=campaign)
     if collection.corpus_path:  # it stores only pooled documents: those the corpus lacks are told at the pool build
         return []
     ids = collection.posts if campaign.task == Campaign.Task.ANSWERS else collection.formulas

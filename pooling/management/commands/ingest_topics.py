@@ -5,8 +5,8 @@ from pooling.selectors import campaign_named
 
 
 class Command(ServiceCommand):
-    help = ("Adds the topics of a topic file (ARQMath XML, TREC <top>, TSV id<TAB>text or JSONL, micro-topics too) "
-            "to a campaign (topics already there are updated).")
+    help = ("Adds the topics of a topic file (ARQMath XML, TREC <top>, TSV id<TAB>text, JSONL or TREC RAG JSONL, "
+            "micro-topics too) to a campaign (topics already there are updated).")
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True)
