@@ -194,7 +194,7 @@ def fitted(probabilities: np.ndarray, context: Context, truth: np.ndarray, order
     return Assessment(list(order), human, calibrated, hybrid_grades(calibrated, human))
 
 
-def topic_quotas(items: Sequence[Item], budget: int) -> dict[str, list[int]]:
+def topic_quotas(items: Sequence[Item], budget: int) -> dict[str, tuple[list[int], int]]:
     """Each topic's item indices, and its share of the budget by its number of items (largest remainders first):
     topic -> (indices, quota)."""
     by_topic: dict[str, list[int]] = {}

@@ -50,7 +50,7 @@ def test_the_live_uncertain_order_hands_out_what_the_replay_chooses(client, arqm
     campaign = campaign_of([arqmath_data / "runs" / name for name in RUNS], TOPICS, "uncertain", depth=20,
                            warm_up=2)
     items, runs = pool_of(campaign)
-    truth = np.array([known.get(topic, {}).get(item, 0) for topic, item in items])  # unjudged in the qrels: not relevant
+    truth = np.array([known.get(topic, {}).get(item, 0) for topic, item in items])  # unjudged: not relevant
     qrels = {topic: {} for topic in TOPICS}
     for (topic, item), grade in zip(items, truth.tolist(), strict=True):
         qrels[topic][item] = grade
