@@ -12,6 +12,7 @@ from evaluation import apis as evaluation
 from jobs import apis as jobs
 from judging import apis as judging
 from llm import apis as llm
+from nuggets import apis as nuggets
 from people.apis import TokenObtainApi
 from workflow import apis as workflow
 from workflow import topic_apis
@@ -46,6 +47,7 @@ urlpatterns = router.urls + [
     path("campaigns/<int:pk>/analysis/", evaluation.AnalysisApi.as_view(), name="api-analysis"),
     path("campaigns/<int:pk>/llm/", llm.CampaignLlmApi.as_view(), name="api-campaign-llm"),
     path("campaigns/<int:pk>/llm/judge/", llm.CampaignLlmJudgeApi.as_view(), name="api-campaign-llm-judge"),
+    path("campaigns/<int:pk>/nuggets/", nuggets.CampaignNuggetsApi.as_view(), name="api-campaign-nuggets"),
     path("token/", TokenObtainApi.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", api_docs, name="api-docs"),
