@@ -6,11 +6,11 @@ reject. The prompts, the windows and the reading of a reply are nuggetizer's (sr
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ir.llm_replies import prompt_fill
 from ir.problems import InputError
 from llm.client import EndpointSettings, Judge
 from nuggets.models import Importance
@@ -22,6 +22,15 @@ PROMPTS = Path(__file__).resolve().parent / "prompts"
 # nuggetizer's defaults: creator_window_size and scorer_window_size 10, creator_max_nuggets 30.
 WINDOW = 10
 MAX_NUGGETS = 30
+
+
+# The fields of nuggetizer's two templates. Filled in one pass, not by str.format: an answer's text holds braces
+# (LaTeX), and a value naming a field must stay as it is.
+_FIELD = re.compile(r"\{(query|context|nuggets|nuggets_length|creator_max_nuggets|num_nuggets)\}")
+
+
+def prompt_fill(template: str, values: dict[str, str]) -> str:
+    return _FIELD.sub(lambda match: values.get(match.group(1), match.group(0)), template)
 
 
 def prompt_template(name: str) -> str:
