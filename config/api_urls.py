@@ -13,6 +13,7 @@ from jobs import apis as jobs
 from judging import apis as judging
 from llm import apis as llm
 from nuggets import support_apis as support
+from nuggets import apis as nuggets
 from people.apis import TokenObtainApi
 from workflow import apis as workflow
 from workflow import topic_apis
@@ -50,6 +51,7 @@ urlpatterns = router.urls + [
     path("support-judgments/", support.SupportJudgmentsApi.as_view(), name="api-support-judgments"),
     path("campaigns/<int:pk>/support-assignments/", support.SupportAssignmentsApi.as_view(),
          name="api-support-assignments"),
+    path("campaigns/<int:pk>/nuggets/", nuggets.CampaignNuggetsApi.as_view(), name="api-campaign-nuggets"),
     path("token/", TokenObtainApi.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", api_docs, name="api-docs"),

@@ -23,6 +23,7 @@ urlpatterns = [
     path("", include("simulation.urls")),
     path("", include("llm.urls")),
     path("", include("nuggets.support_urls")),
+    path("", include("nuggets.urls")),
     path("help/", include("core.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("config.api_urls")),  # the one API router

@@ -24,6 +24,7 @@ class Job(models.Model):
         SCORES_REFRESH = "scores_refresh", "scores refresh"
         JUDGING_SIMULATION = "judging_simulation", "judging simulation"
         LLM_CALIBRATION = "llm_calibration", "LLM calibration"
+        NUGGET_DRAFT = "nugget_draft", "nugget drafting"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

@@ -1,0 +1,72 @@
+"""The nugget bank pages' forms (docs/nuggets.md, "Nugget banks"): each names the nugget it changes by id (the page
+looks it up in the topic's bank: another id is a 404); what a form cannot take is a 400 with the reason."""
+from __future__ import annotations
+
+from django import forms
+
+from nuggets.models import Importance
+from nuggets.services.bank import TEXT_MAX
+
+IMPORTANCE = forms.ChoiceField(choices=Importance.choices, initial=Importance.OKAY, label="Importance")
+
+
+def _text(required: bool = True, label: str = "Nugget") -> forms.CharField:
+    return forms.CharField(max_length=TEXT_MAX, required=required, label=label, strip=True,
+                           widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+
+
+class NuggetAddForm(forms.Form):
+    text = _text(label="New nugget")
+    importance = IMPORTANCE
+
+
+class NuggetSelectForm(forms.Form):
+    """A nugget selected from one of the topic's answers: the selection (or what is typed) must be a part of it."""
+
+    answer = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    text = _text(label="Selected text")
+    importance = IMPORTANCE
+
+
+class NuggetPickForm(forms.Form):
+    """The nugget an action (delete, accept, reject) is about."""
+
+    nugget = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class NuggetEditForm(NuggetPickForm):
+    text = _text(label="Text")
+
+
+class NuggetImportanceForm(NuggetPickForm):
+    importance = IMPORTANCE
+
+
+class NuggetMoveForm(NuggetPickForm):
+    position = forms.IntegerField(min_value=0, max_value=1_000_000, label="Position (from 0)")
+
+
+class NuggetMergeForm(forms.Form):
+    keep = forms.IntegerField(min_value=1, label="Keep")
+    merge = forms.TypedMultipleChoiceField(coerce=int, label="Merge into it", choices=())
+    text = _text(required=False, label="The kept nugget's text (empty: as it is)")
+
+    def __init__(self, *args, nugget_ids: list[int] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        merge = self.fields["merge"]
+        assert isinstance(merge, forms.TypedMultipleChoiceField)
+        merge.choices = [(pk, str(pk)) for pk in nugget_ids or []]
+
+
+class NuggetsImportForm(forms.Form):
+    file = forms.FileField(label="nuggetizer create output (JSON lines)",
+                           help_text="one line per topic: qid, query, nuggets [{text, importance}]; appended to the "
+                                     "banks, all or nothing")
+
+
+class NuggetDraftForm(forms.Form):
+    topics = forms.CharField(required=False, max_length=10_000, label="Topics (empty: all)",
+                             help_text="topic ids separated by spaces")
+
+    def clean_topics(self) -> list[str]:
+        return self.cleaned_data["topics"].split()

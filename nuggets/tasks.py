@@ -1,0 +1,41 @@
+"""Nugget drafting as a kind of job (jobs/registry.py): the campaign's LLM endpoint drafts nuggets for its topics
+(nuggets.drafting.nuggets_draft)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from jobs.models import Job
+from jobs.registry import JobParams, Progress, job_campaign, register
+from llm import services as llm_services
+from nuggets.drafting import draft_summary, nuggets_draft
+
+
+@dataclass(frozen=True)
+class NuggetDraftParams(JobParams):
+    """The topics to draft (empty: all) and overrides of the campaign's endpoint (None: the endpoint's)."""
+
+    kind: ClassVar[str] = Job.Kind.NUGGET_DRAFT
+    topics: list[str] = field(default_factory=list)
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+
+    def settings_overrides(self) -> dict[str, str | None]:
+        return {"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env}
+
+
+def _nugget_draft(job: Job, p: NuggetDraftParams, progress: Progress) -> tuple[dict, list[str]]:
+    campaign = job_campaign(job)
+    settings = llm_services.endpoint_settings(campaign=campaign, overrides=p.settings_overrides())
+    result = nuggets_draft(campaign=campaign, settings=settings, topic_ids=p.topics, user=job.created_by,
+                           progress=progress)
+    warnings = [f"topic {t}: no pooled answer to draft from" for t in result.skipped]
+    return result.as_json(), warnings
+
+
+def _nugget_draft_summary(job: Job) -> str:
+    return draft_summary(job.result)
+
+
+register(NuggetDraftParams, _nugget_draft, summary=_nugget_draft_summary)
