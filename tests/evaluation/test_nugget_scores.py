@@ -199,6 +199,19 @@ def test_judged_posts_and_nugget_labels_score_together(rag):
     assert r1.per_topic["A.2"] == {m: pytest.approx(float(reference_rows()["r1", m, "A.2"])) for m in NUGGET_MEASURES}
 
 
+def test_the_api_gives_the_nugget_means_of_the_runs_in_sentences_only(rag, client):
+    plain = RunEntryFactory(run=RunFactory(campaign=rag.campaign, name="plain"), topic=rag.topics["A.1"],
+                            item_id="10", rank=1)
+    JudgmentFactory(assignment__topic=rag.topics["A.1"], item_id=plain.item_id, grade="3")
+    client.force_login(UserFactory(organizer=True))
+    response = client.get(f"/api/campaigns/{rag.campaign.pk}/evaluation/")
+    assert response.status_code == 200
+    runs = {run["run"]: run for run in response.json()["runs"]}
+    assert runs["plain"]["ndcg_prime"] == 1.0 and runs["plain"]["measures"] == dict.fromkeys(NUGGET_MEASURES)
+    expected = reference_rows()
+    assert runs["r2"]["measures"] == {m: pytest.approx(float(expected["r2", m, "all"])) for m in NUGGET_MEASURES}
+
+
 def leaderboard_cells(page: str, run: str) -> list[str]:
     row = page[page.index(f'<tr data-run="{run}">'):]
     row = row[:row.index("</tr>")]
