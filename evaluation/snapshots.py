@@ -16,8 +16,9 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.utils import timezone
 
-from evaluation import editions, fusion, llm_board, nugget_scores, reusability, selectors, services, topic_scores
+from evaluation import editions, fusion, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
+from evaluation.nugget_scores import check_asked, ranked_measures
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
 from ir.problems import InputError
@@ -61,8 +62,8 @@ def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Seque
     level. An unknown measure is refused (InputError), and so is a nugget measure of a campaign without runs in
     sentences (they are computed with the scores whenever there are such runs). A campaign with no run or no
     official judgment has nothing to compute: an idle snapshot, without a recompute."""
-    nugget_scores.check_asked(measures, campaign=campaign)
-    measures = nugget_scores.ranked_measures(measures)  # a nugget measure is chosen, never computed apart
+    check_asked(measures, campaign=campaign)
+    measures = ranked_measures(measures)  # a nugget measure is chosen, never computed apart
     parse_measures(measures, relevance_level=campaign.relevance_level)
     if (idle := _idle(campaign)) is not None:
         return idle
