@@ -300,7 +300,7 @@ class EvaluationApi(APIView):
         def described(task3: bool) -> list[dict]:
             reported = TASK3_REPORTED if task3 else REPORTED
             return [{"run": row.name, "kind": row.kind, **{m: row.means.get(m) for m in reported},
-                     **({"measures": {m: row.means[m] for m in extra}} if extra and not task3 else {}),
+                     **({"measures": {m: row.means.get(m) for m in extra}} if extra and not task3 else {}),
                      "characterisation": characterised.fractions_of(row.name),
                      "topics": row.topics, **({"per_topic": row.per_topic} if per_topic else {}),
                      **({"parents": {m: finite(v) for m, v in means_of_parents.get(row.name, {}).items()}}

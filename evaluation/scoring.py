@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 
-from evaluation import selectors, task3
+from evaluation import nugget_scores, selectors, task3
 from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import read_qrels
 from ir.formats.runs import ARQMATH_TASK2, RunColumns, RunSummary, detect_format, read_run_blocks
@@ -94,7 +94,20 @@ class AnswerFiles:
     scorer: Scorer | None = None
 
 
-Runs = StoredRuns | RunFiles | RunLists | StoredAnswers | AnswerFiles
+@dataclass(frozen=True)
+class StoredSentences:
+    """A campaign's runs whose answers have sentences (TREC RAG runs) among `runs` (every run of the campaign when
+    None): their nugget and support scores against its support labels (evaluation/nugget_scores.py)."""
+
+    campaign: Campaign
+    runs: Sequence[Run] | None = None
+
+    def sentence_runs(self) -> list[Run]:
+        runs = Run.objects.filter(campaign=self.campaign).order_by("name") if self.runs is None else self.runs
+        return selectors.sentence_runs(runs=list(runs))
+
+
+Runs = StoredRuns | RunFiles | RunLists | StoredAnswers | AnswerFiles | StoredSentences
 
 
 # Against what ------------------------------------------------------------------------------------------------------
@@ -124,6 +137,14 @@ class QrelsFile:
     path: str | os.PathLike
 
 
+@dataclass(frozen=True)
+class SupportLabels:
+    """What generated answers are scored against: the campaign's official support labels, of its official nuggets
+    and citations assignments in force (a withdrawn one's, the dual and training assignments' are not counted)."""
+
+    campaign: Campaign
+
+
 def official_judgments(*, campaign: Campaign, topics: Collection[str] | None = None) -> Judgments:
     """The campaign's official judgments (with the dual assessment's official adjudicated grades), complete; of the
     topic ids `topics` only when given."""
@@ -148,14 +169,23 @@ def ranked_qrels(qrels: Qrels) -> dict[str, dict[str, int]]:
 # The one function --------------------------------------------------------------------------------------------------
 
 
-def score(runs: Runs, qrels: Judgments | QrelsFile, *, measures: Sequence[str] = (), all_topics: bool = False,
-          relevance_level: int | None = None) -> Scores:
+def score(runs: Runs, qrels: Judgments | QrelsFile | SupportLabels, *, measures: Sequence[str] = (),
+          all_topics: bool = False, relevance_level: int | None = None) -> Scores:
     """`runs` scored against `qrels`, every value a row (docs/evaluation.md). Ranked runs get the prime measures
     (ir/prime.py: the prime filter, pytrec_eval), Unjudged@10 and `measures` beside them (ir_measures or trec_eval
     names, on the de-duplicated run; `ar` and `p1` of an answer run's first result); Task 3 runs AR, P@1 and LO (CS
     too, with a model or a scorer; `measures` must be empty). `relevance_level` binarises MAP', P'@10, P@1 and the
     binary measures named without one: the runs' campaign's by default, else 2. Means over the topics with something
-    judged retrieved, or with `all_topics` over every qrels topic. A problem in any file rejects all, with its line."""
+    judged retrieved, or with `all_topics` over every qrels topic. A problem in any file rejects all, with its line.
+    Runs with sentences against support labels get the nugget and support measures (`nugget_scores.NUGGET_MEASURES`),
+    each mean over the topics their answer has labels of, `all_topics` or not; their names among `measures` are
+    taken by the campaign's runs and refused for files."""
+    if isinstance(runs, StoredSentences) or isinstance(qrels, SupportLabels):
+        return _sentence_scores(runs, qrels, all_topics=all_topics)
+    if nugget_scores.nugget_measures_asked(measures) and not isinstance(runs, StoredRuns):
+        raise InputError(f"{', '.join(nugget_scores.nugget_measures_asked(measures))}: nugget and support scores "
+                         "are of a campaign's generated answers against its support labels (evaluate --campaign)")
+    measures = nugget_scores.ranked_measures(measures)
     campaign = runs.campaign if isinstance(runs, StoredRuns | StoredAnswers) else None
     level = (relevance_level if relevance_level is not None
              else campaign.relevance_level if campaign is not None else RELEVANCE_LEVEL)
@@ -310,6 +340,19 @@ def _answer_scores(runs: StoredAnswers | AnswerFiles, qrels: Judgments | QrelsFi
     return Scores(rows=list(rows_of(scored, measures)), measures=measures,
                   topics=sorted(graded, key=natural_key), all_topics=all_topics,
                   relevance_level=relevance_level)
+
+
+def _sentence_scores(runs: Runs, labels: Judgments | QrelsFile | SupportLabels, *, all_topics: bool) -> Scores:
+    """The nugget and support scores of the runs with sentences (evaluation/nugget_scores.py)."""
+    if not (isinstance(runs, StoredSentences) and isinstance(labels, SupportLabels)):
+        raise TypeError("runs with sentences are scored against support labels, and only they are")
+    stored = runs.sentence_runs()
+    scored = nugget_scores.answer_scores(nugget_scores.official_labels(campaign=labels.campaign, runs=stored),
+                                         [run.name for run in stored])
+    measures = [m for m in nugget_scores.NUGGET_MEASURES if any(m in run.means for run in scored)]
+    topics = {topic for run in scored for topic in run.per_topic}
+    return Scores(rows=list(rows_of(scored, measures)), measures=measures, topics=sorted(topics, key=natural_key),
+                  all_topics=all_topics, relevance_level=labels.campaign.relevance_level)
 
 
 # Reading runs -------------------------------------------------------------------------------------------------------

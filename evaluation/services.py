@@ -9,7 +9,7 @@ from io import StringIO
 from django.db.models import QuerySet
 
 from agreement import reports as assessor_reports
-from evaluation import scoring, selectors
+from evaluation import nugget_scores, scoring, selectors
 
 # The readers of run files and stored runs are scoring's, with the one way to score; the judging simulator
 # (simulation/services.py) and the commands read runs through these names.
@@ -222,24 +222,52 @@ def evaluate_campaign(*, campaign: Campaign, all_topics: bool = False, runs: Seq
     are scored apart, on their answers (`answer_runs`: AR, P@1, LO). `qrels` given (another source's, as the LLM's)
     are scored against instead of the official judgments; `qrels_items`, the query of their items
     (`values("item_id")`), lets an answers campaign read only the rows the prime filter needs, as for the official
-    qrels; without it, runs are read whole."""
+    qrels; without it, runs are read whole. With the official judgments, the runs with sentences (TREC RAG) get
+    their nugget and support scores from the official support labels (`with_nugget_scores`); a campaign with such
+    labels and no judgment is scored on them alone."""
     level = campaign.relevance_level if relevance_level is None else relevance_level
     judged = (scoring.official_judgments(campaign=campaign) if qrels is None
               else scoring.campaign_grades(campaign=campaign, qrels=qrels, judged_items=qrels_items))
     runs = list(Run.objects.filter(campaign=campaign).order_by("name")) if runs is None else list(runs)
-    ranked = scoring.score(scoring.StoredRuns(campaign, runs), judged, measures=measures, all_topics=all_topics,
-                           relevance_level=level)
-    answers = scoring.score(scoring.StoredAnswers(campaign, runs), judged, all_topics=all_topics,
-                            relevance_level=level)
+    nugget_scores.check_asked(measures, campaign=campaign, runs=runs)
+    # The people's support labels are scored with the people's judgments only, never beside another source's.
+    nuggets = (scoring.score(scoring.StoredSentences(campaign, runs), scoring.SupportLabels(campaign),
+                             all_topics=all_topics) if qrels is None else None)
     held = scoring.ranked_qrels(judged.qrels)  # SF and DK out, posts and Task 3 answers together
+    empty = scoring.Scores(rows=[], measures=[], topics=[], all_topics=all_topics, relevance_level=level)
+    if nuggets is not None and nuggets.rows and not held:  # support labels but no judgment: nothing else to score
+        ranked = answers = empty
+    else:
+        ranked = scoring.score(scoring.StoredRuns(campaign, runs), judged, measures=measures, all_topics=all_topics,
+                               relevance_level=level)
+        answers = scoring.score(scoring.StoredAnswers(campaign, runs), judged, all_topics=all_topics,
+                                relevance_level=level)
     counts = [(topic, len(items), sum(1 for grade in items.values() if is_relevant(grade, level)))
               for topic, items in held.items()]
     instances = (selectors.qrels_row_count(campaign=campaign, level=selectors.INSTANCE)
                  if campaign.task == FORMULAS and qrels is None else None)
-    return Evaluation(runs=ranked.runs, qrels_topics=len(held), all_topics=all_topics, topic_counts=counts,
-                      judgments=sum(count for _topic, count, _relevant in counts), instances=instances,
-                      measures=ranked.measures, topics=ranked.topics, relevance_level=level,
-                      answer_runs=answers.runs)
+    found = Evaluation(runs=ranked.runs, qrels_topics=len(held), all_topics=all_topics, topic_counts=counts,
+                       judgments=sum(count for _topic, count, _relevant in counts), instances=instances,
+                       measures=ranked.measures, topics=ranked.topics, relevance_level=level,
+                       answer_runs=answers.runs)
+    return found if nuggets is None else with_nugget_scores(found, nuggets, order=[run.name for run in runs])
+
+
+def with_nugget_scores(evaluation: Evaluation, nuggets: scoring.Scores, *, order: Sequence[str]) -> Evaluation:
+    """`evaluation` with the nugget and support scores `nuggets` (`scoring.StoredSentences`' against the support
+    labels) beside its runs' other measures, as rows of the same runs (docs/evaluation.md, "Nugget and support
+    scores"), any it held before replaced: the leaderboard, the analyses and the tables read them as any measure.
+    Its topics, what the analyses pair runs over, gain the topics scored."""
+    measures = [m for m in evaluation.measures if m not in nugget_scores.NUGGET_MEASURES]
+    evaluation.runs = nugget_scores.merged(evaluation.runs, nuggets.runs, order)
+    evaluation.measures = [*measures, *nuggets.measures]
+    evaluation.topics = sorted({*evaluation.topics, *nuggets.topics}, key=natural_key)
+    return evaluation
+
+
+def campaign_nugget_scores(*, campaign: Campaign, all_topics: bool = False) -> scoring.Scores:
+    """The nugget and support scores of the campaign's runs with sentences, against its official support labels."""
+    return scoring.score(scoring.StoredSentences(campaign), scoring.SupportLabels(campaign), all_topics=all_topics)
 
 
 LEADERBOARD_SECONDS = 24 * 3600  # how long an analysis of the scores stays cached (board.cached_board_analysis)

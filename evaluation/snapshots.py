@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from evaluation import editions, fusion, hybrid_board, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
+from evaluation.nugget_scores import check_asked, ranked_measures
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
 from ir.problems import InputError
@@ -58,8 +59,11 @@ class Snapshot:
 
 def leaderboard(*, campaign: Campaign, all_topics: bool = False, measures: Sequence[str] = ()) -> Snapshot:
     """The leaderboard's last scores (`services.evaluate_campaign`) of these measures at the campaign's relevance
-    level. An unknown measure is refused (InputError). A campaign with no run or no official judgment has nothing to
-    compute: an idle snapshot, without a recompute."""
+    level. An unknown measure is refused (InputError), and so is a nugget measure of a campaign without runs in
+    sentences (they are computed with the scores whenever there are such runs). A campaign with no run or no
+    official judgment has nothing to compute: an idle snapshot, without a recompute."""
+    check_asked(measures, campaign=campaign)
+    measures = ranked_measures(measures)  # a nugget measure is chosen, never computed apart
     parse_measures(measures, relevance_level=campaign.relevance_level)
     if (idle := _idle(campaign)) is not None:
         return idle

@@ -2,7 +2,8 @@
 that follow the judging"): a judgment changes its topic's qrels only, so the snapshot's recompute
 (evaluation/snapshots.py) scores that topic's runs again (`scoring.score`, restricted to it), keeps every other
 topic's stored rows and forms the means and the qrels' counts from the rows, as a full recompute forms them. Runs
-added or removed, formulas added, the LLM judge's grades or the earlier editions changed: that part is made anew."""
+added or removed, formulas added, the LLM judge's grades or the earlier editions changed: that part is made anew.
+The nugget and support scores of generated answers are made anew at every recompute (evaluation/nugget_scores.py)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +11,7 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from evaluation import editions, llm_board, scoring, selectors, services
+from evaluation import editions, llm_board, nugget_scores, scoring, selectors, services
 from ir.grades import is_relevant
 from ir.measures import measure_mean, parse_measures
 from ir.prime import RunScores, natural_key
@@ -157,11 +158,12 @@ def _people_update(campaign: Campaign, previous: services.Evaluation, topics: li
                     key=lambda row: natural_key(row[0]))
     if not counts:
         return None
-    extra = {named.name: named for named in parse_measures(measures, relevance_level=relevance_level)}
+    extra = {named.name: named for named in parse_measures(nugget_scores.ranked_measures(measures),
+                                                           relevance_level=relevance_level)}
     # A trec_eval measure's mean sums its values in the order the full recompute lists its topics: every qrels
     # topic in natural order (all topics), else the order the run's rows come in, by topic pk.
     order = None if all_topics else _pk_order(campaign)
-    return services.Evaluation(
+    spliced = services.Evaluation(
         runs=_spliced(previous.runs, found.runs, changed, extra, order),
         qrels_topics=len(counts), all_topics=all_topics, topic_counts=counts,
         judgments=sum(count for _topic, count, _relevant in counts),
@@ -170,6 +172,10 @@ def _people_update(campaign: Campaign, previous: services.Evaluation, topics: li
         topics=sorted({*(topic for topic in previous.topics if topic not in changed), *post_topics}, key=natural_key),
         relevance_level=previous.relevance_level,
         answer_runs=_spliced(previous.answer_runs, found.answer_runs, changed, {}, None))
+    # The support labels are few and have no topic stamps: their scores are made anew at every recompute.
+    nuggets = services.campaign_nugget_scores(campaign=campaign, all_topics=all_topics)
+    return services.with_nugget_scores(spliced, nuggets, order=list(
+        Run.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True)))
 
 
 def _pk_order(campaign: Campaign) -> dict[str, int]:

@@ -17,6 +17,7 @@ from core.forms import form_values
 from core.permissions import organizer_required
 from evaluation import board, editions, hybrid_board, llm_board, selectors, services, snapshots, topic_info
 from evaluation.forms import QrelsQueryForm
+from evaluation.nugget_scores import nugget_columns
 from evaluation.services import Evaluation
 from ir.charts import difference_bars, sweep_line
 from ir.formats.topic_info import TOPIC_COLUMN
@@ -273,7 +274,8 @@ def leaderboard_csv(request: HttpRequest, pk: int) -> HttpResponse:
     response["Content-Disposition"] = attachment(campaign.name, "leaderboard", extension="csv")
     writer = csv.writer(response)
     tables: list[tuple[str, tuple[str, ...], list[Row]]] = [
-        ("run", REPORTED, scores_table(campaign=campaign, evaluation=evaluation))]
+        ("run", (*REPORTED, *nugget_columns(evaluation.measures)),
+         scores_table(campaign=campaign, evaluation=evaluation))]
     answer_rows = scores_table(campaign=campaign, evaluation=evaluation, task3=True)
     characterised = characterisation_report(campaign=campaign)  # MG, UI, ...: every question, after topics
     if answer_rows:  # an answers campaign's ARQMath-3 Task 3 runs: a second table below the first

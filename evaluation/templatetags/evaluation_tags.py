@@ -3,6 +3,7 @@ import math
 
 from django import template
 
+from evaluation.nugget_scores import nugget_columns
 from ir.prime import REPORTED, format_value
 from ir.statistics import format_p
 from ir.task3_measures import TASK3_REPORTED
@@ -18,6 +19,14 @@ def measures(values: dict, table: str = "") -> list:
 
 
 register.filter("score", format_value)
+register.filter("nugget_columns", nugget_columns)
+
+
+@register.filter
+def nugget_values(values: dict, measures: list) -> list:
+    """A run's values of the leaderboard's nugget and support columns (`nugget_columns` of the evaluation's
+    measures), None where it has none."""
+    return [values.get(name) for name in nugget_columns(measures)]
 
 LABELS = {"ndcg_prime": "nDCG′", "map_prime": "MAP′", "p10_prime": "P′@10", "unjudged_10": "Unjudged@10"}
 
