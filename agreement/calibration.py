@@ -4,6 +4,7 @@ refit a job runs (agreement/tasks.py) and what the agreement page shows of it. T
 result through llm/services.py, where the judging order and the hybrid qrels read it."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -76,6 +77,33 @@ def calibration_inputs(*, campaign: Campaign, model: str) -> CalibrationInputs:
     if not len(keys):
         matrix = np.zeros((0, max(g.value for g in campaign.judging_scheme.grades) + 1))
     return CalibrationInputs(keys, matrix, Context(runs, ranks), judged)
+
+
+def calibration_resampler(*, campaign: Campaign, model: str, rule: str, items: list[tuple[str, str]],
+                          calibrated: Any) -> Callable[[Any], Any] | None:
+    """The calibration refitted on a resample of the official judgments, as `ir.hybrid_intervals` draws it in each
+    replicate (docs/llm_calibration.md, "Intervals"), in the order of `items` (the hybrid board's,
+    evaluation/hybrid_board.py): the bias-aware rule refitted on the data the calibration job fits
+    (`calibration_inputs`); None for LARA's rule (no refit)."""
+    import numpy as np
+
+    from ir.calibration_fit import BIAS_AWARE
+    from ir.hybrid import refit_on_resample
+
+    if rule != BIAS_AWARE:
+        return None
+    inputs = calibration_inputs(campaign=campaign, model=model)
+    row_of = {key: row for row, key in enumerate(inputs.keys)}
+    rows = np.array([row_of.get(item, -1) for item in items], dtype=int)
+    known = rows >= 0
+    fitted = refit_on_resample(inputs.probabilities, inputs.context, dict(inputs.judged),
+                               relevance_level=campaign.relevance_level)
+
+    def refit(rng: Any) -> Any:
+        drawn = np.array(calibrated, dtype=float)
+        drawn[known] = fitted(rng)[rows[known]]
+        return drawn
+    return refit
 
 
 def calibration_refit(*, campaign: Campaign, model: str) -> Calibration:

@@ -12,8 +12,8 @@ from evaluation import apis as evaluation
 from jobs import apis as jobs
 from judging import apis as judging
 from llm import apis as llm
-from nuggets import support_apis as support
 from nuggets import apis as nuggets
+from nuggets import support_apis as support
 from people.apis import TokenObtainApi
 from workflow import apis as workflow
 from workflow import topic_apis

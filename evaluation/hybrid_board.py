@@ -7,13 +7,12 @@ calibrated probabilities, the calibration refitted on resampled judgments). Comp
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
-from agreement.calibration import calibration_inputs
+from agreement.calibration import calibration_resampler
 from evaluation import scoring, selectors, services
 from ir.prime import MEASURES, top_items
 from ir.problems import InputError
@@ -88,32 +87,6 @@ def replicates_for(*, runs: int, items: int) -> int:
     most = settings.HYBRID_BOARD_REPLICATES
     allowed = settings.HYBRID_BOARD_WORK // max(1, runs * items)
     return max(min(MIN_REPLICATES, most), min(most, allowed))
-
-
-def calibration_resampler(*, campaign: Campaign, model: str, rule: str, items: list[tuple[str, str]],
-                          calibrated: Any) -> Callable[[Any], Any] | None:
-    """The calibration refitted on a resample of the official judgments, as `ir.hybrid_intervals` draws it in each
-    replicate (docs/llm_calibration.md, "Intervals"), in the board's item order: the bias-aware rule refitted on the
-    data the calibration job fits (`agreement.calibration.calibration_inputs`); None for LARA's rule (no refit)."""
-    import numpy as np
-
-    from ir.calibration_fit import BIAS_AWARE
-    from ir.hybrid import refit_on_resample
-
-    if rule != BIAS_AWARE:
-        return None
-    inputs = calibration_inputs(campaign=campaign, model=model)
-    row_of = {key: row for row, key in enumerate(inputs.keys)}
-    rows = np.array([row_of.get(item, -1) for item in items], dtype=int)
-    known = rows >= 0
-    fitted = refit_on_resample(inputs.probabilities, inputs.context, dict(inputs.judged),
-                               relevance_level=campaign.relevance_level)
-
-    def refit(rng: Any) -> Any:
-        drawn = np.array(calibrated, dtype=float)
-        drawn[known] = fitted(rng)[rows[known]]
-        return drawn
-    return refit
 
 
 def hybrid_board(*, campaign: Campaign, model: str) -> HybridBoard:

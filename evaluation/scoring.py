@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.db.models import QuerySet
 
-from evaluation import nugget_scores, selectors, task3
+from evaluation import selectors, task3
 from ir.formats.formula_tsv import read_formula_index
 from ir.formats.qrels import read_qrels
 from ir.formats.runs import ARQMATH_TASK2, RunColumns, RunSummary, detect_format, read_run_blocks
@@ -25,6 +25,7 @@ from ir.problems import InputError, Problems
 from ir.scoring import Lists, Scores, rows_of, score_runs
 from ir.task3_measures import MEASURES as TASK3_MEASURES
 from ir.task3_measures import Scorer, answer_scores, bertscore_scorer, hf_tokenizer, latex_tokens
+from nuggets import scores as nugget_scores
 from pooling.models import Campaign, Run
 
 ANSWERS, FORMULAS = Campaign.Task.ANSWERS.value, Campaign.Task.FORMULAS.value
@@ -97,14 +98,14 @@ class AnswerFiles:
 @dataclass(frozen=True)
 class StoredSentences:
     """A campaign's runs whose answers have sentences (TREC RAG runs) among `runs` (every run of the campaign when
-    None): their nugget and support scores against its support labels (evaluation/nugget_scores.py)."""
+    None): their nugget and support scores against its support labels (nuggets/scores.py)."""
 
     campaign: Campaign
     runs: Sequence[Run] | None = None
 
     def sentence_runs(self) -> list[Run]:
         runs = Run.objects.filter(campaign=self.campaign).order_by("name") if self.runs is None else self.runs
-        return selectors.sentence_runs(runs=list(runs))
+        return nugget_scores.sentence_runs(runs=list(runs))
 
 
 Runs = StoredRuns | RunFiles | RunLists | StoredAnswers | AnswerFiles | StoredSentences
@@ -343,7 +344,7 @@ def _answer_scores(runs: StoredAnswers | AnswerFiles, qrels: Judgments | QrelsFi
 
 
 def _sentence_scores(runs: Runs, labels: Judgments | QrelsFile | SupportLabels, *, all_topics: bool) -> Scores:
-    """The nugget and support scores of the runs with sentences (evaluation/nugget_scores.py)."""
+    """The nugget and support scores of the runs with sentences (nuggets/scores.py)."""
     if not (isinstance(runs, StoredSentences) and isinstance(labels, SupportLabels)):
         raise TypeError("runs with sentences are scored against support labels, and only they are")
     stored = runs.sentence_runs()

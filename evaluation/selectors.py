@@ -34,19 +34,8 @@ from agreement.official import unit_grades as _unit_grades
 from ir.grades import MARK_NUMBERS, is_relevant
 from ir.prime import TOP, Qrels, natural_key
 from judging.models import GRADE_VALUES, Assignment
-from nuggets.models import CitationJudgment, SupportAssignment, SupportJudgment
-from pooling.models import (
-    AnswerSentence,
-    AnswerText,
-    Campaign,
-    Formula,
-    PoolInstance,
-    PoolItem,
-    Run,
-    RunAnswer,
-    RunEntry,
-    Topic,
-)
+from nuggets import scores as nugget_scores
+from pooling.models import AnswerText, Campaign, Formula, PoolInstance, PoolItem, Run, RunAnswer, RunEntry, Topic
 from pooling.ranking import visual_id_resolver
 
 VISUAL, INSTANCE = "visual", "instance"
@@ -190,7 +179,7 @@ def judgments_stamp(*, campaign: Campaign) -> tuple:
     assignments = tuple(Assignment.objects.filter(campaign=campaign, kind=Assignment.Kind.OFFICIAL)
                         .order_by("pk").values_list("pk", "withdrawn_at"))
     runs, formulas = runs_stamp(campaign=campaign)
-    return *official, assignments, runs, formulas, adjudicated, support_stamp(campaign=campaign)
+    return *official, assignments, runs, formulas, adjudicated, nugget_scores.support_stamp(campaign=campaign)
 
 
 def runs_stamp(*, campaign: Campaign) -> tuple:
@@ -232,16 +221,11 @@ def nothing_to_score(*, campaign: Campaign) -> str:
     if not Run.objects.filter(campaign=campaign).exists():
         return NO_RUNS
     if (not official_judgments(campaign=campaign).exists() and not official_adjudications(campaign=campaign).exists()
-            and not _support_labelled(campaign)):
+            and not nugget_scores.support_labelled(campaign=campaign)):
         return NO_JUDGMENTS
     return ""
 
 
-def _support_labelled(campaign: Campaign) -> bool:
-    """Whether an official support assignment in force has a label (of a nugget or of a citation)."""
-    assignments = official_support_assignments(campaign=campaign)
-    return (SupportJudgment.objects.filter(assignment__in=assignments).exists()
-            or CitationJudgment.objects.filter(assignment__in=assignments).exists())
 
 
 def scores_version(*, campaign: Campaign) -> str:
@@ -365,65 +349,3 @@ def pool_units(*, campaign: Campaign, level: str = VISUAL) -> set[tuple[str, str
         return set(PoolInstance.objects.filter(item__campaign=campaign, selected=True)
                    .values_list("item__topic__topic_id", "formula_id"))
     return set(PoolItem.objects.filter(campaign=campaign).values_list("topic__topic_id", "item_id"))
-
-
-# Generated answers' support labels (evaluation/nugget_scores.py) -----------------------------------------------------
-
-
-def official_support_assignments(*, campaign: Campaign) -> QuerySet:
-    """The campaign's official support assignments in force (nuggets and citations; withdrawn ones left out): whose
-    labels the nugget and support scores count."""
-    return SupportAssignment.objects.filter(campaign=campaign, kind=SupportAssignment.Kind.OFFICIAL,
-                                            withdrawn_at__isnull=True)
-
-
-def sentence_runs(*, runs: Sequence[Run]) -> list[Run]:
-    """The runs among `runs`, in their order, whose answers have sentences (TREC RAG answers): the ones nugget and
-    support scores are of."""
-    found = set(AnswerSentence.objects.filter(answer__run__in=runs).values_list("answer__run_id", flat=True)
-                .distinct())
-    return [run for run in runs if run.pk in found]
-
-
-def answer_nugget_labels(*, campaign: Campaign, runs: Sequence[Run]
-                         ) -> dict[str, dict[str, tuple[list[dict], dict[int, str]]]]:
-    """run name -> topic id -> (the frozen bank's nuggets [{id, text, importance}], nugget id -> label) of every
-    answer of `runs` with at least one label of its topic's official nuggets assignment."""
-    banks = dict(official_support_assignments(campaign=campaign).filter(
-        task=SupportAssignment.Task.NUGGETS, bank__isnull=False).values_list("pk", "bank__nuggets"))
-    found: dict[str, dict[str, tuple[list[dict], dict[int, str]]]] = {}
-    for assignment, run, topic, nugget, label in (
-            SupportJudgment.objects.filter(assignment__in=list(banks), answer__run__in=runs).order_by()
-            .values_list("assignment_id", "answer__run__name", "answer__topic__topic_id", "nugget_id", "label")):
-        found.setdefault(run, {}).setdefault(topic, (banks[assignment], {}))[1][nugget] = label
-    return found
-
-
-def answer_citation_labels(*, campaign: Campaign, runs: Sequence[Run]) -> dict[str, dict[str, list[list[str]]]]:
-    """run name -> topic id -> the answer's sentences in order, each as its citations' labels under the topic's
-    official citations assignment (a citation without one: "none"), for every answer of `runs` with at least one
-    such label."""
-    assignments = official_support_assignments(campaign=campaign).filter(task=SupportAssignment.Task.CITATIONS)
-    labels: dict[int, dict[str, str]] = {}
-    for sentence, citation, label in (CitationJudgment.objects.filter(assignment__in=assignments,
-                                                                      sentence__answer__run__in=runs)
-                                      .order_by().values_list("sentence_id", "citation", "label")):
-        labels.setdefault(sentence, {})[citation] = label
-    labelled = set(AnswerSentence.objects.filter(pk__in=list(labels)).values_list("answer_id", flat=True))
-    found: dict[str, dict[str, list[list[str]]]] = {}
-    for sentence, run, topic, citations in (
-            AnswerSentence.objects.filter(answer_id__in=labelled).order_by("answer_id", "position")
-            .values_list("pk", "answer__run__name", "answer__topic__topic_id", "citations")):
-        given = labels.get(sentence, {})
-        found.setdefault(run, {}).setdefault(topic, []).append([given.get(str(c), "none") for c in citations])
-    return found
-
-
-def support_stamp(*, campaign: Campaign) -> tuple:
-    """The part of `judgments_stamp` that is the support labels': the official support assignments in force (and
-    their banks), and the labels of each kind (how many, their summed revisions, the latest update)."""
-    assignments = official_support_assignments(campaign=campaign)
-    return (tuple(assignments.order_by("pk").values_list("pk", "bank_id")),
-            *(tuple(model.objects.filter(assignment__in=assignments).aggregate(
-                count=Count("pk"), summed=Sum("revision"), last=Max("updated_at")).values())
-              for model in (SupportJudgment, CitationJudgment)))

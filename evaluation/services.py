@@ -9,7 +9,7 @@ from io import StringIO
 from django.db.models import QuerySet
 
 from agreement import reports as assessor_reports
-from evaluation import nugget_scores, scoring, selectors
+from evaluation import scoring, selectors
 
 # The readers of run files and stored runs are scoring's, with the one way to score; the judging simulator
 # (simulation/services.py) and the commands read runs through these names.
@@ -30,6 +30,7 @@ from ir.qrels import QrelsSummary, qrels_lines
 from ir.scoring import row_lines, rows_of
 from ir.task3_measures import MEASURES as TASK3_MEASURES
 from llm import selectors as llm_selectors
+from nuggets import scores as nugget_scores
 from pooling.models import Campaign, Run
 
 OFFICIAL, ADJUDICATED = "official", "adjudicated"

@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from evaluation import editions, fusion, hybrid_board, llm_board, reusability, selectors, services, topic_scores
 from evaluation.models import ScoreSnapshot
-from evaluation.nugget_scores import check_asked, ranked_measures
 from ir.measures import parse_measures
 from ir.prime import NDCG, RunScores
 from ir.problems import InputError
@@ -27,6 +26,7 @@ from ir.statistics import RankAgreement, Reusability
 from jobs.models import Job
 from jobs.registry import JobParams
 from jobs.runner import job_request_once
+from nuggets.scores import check_asked, ranked_measures
 from pooling.models import Campaign
 
 LEADERBOARD, REUSABILITY = ScoreSnapshot.Kind.LEADERBOARD.value, ScoreSnapshot.Kind.REUSABILITY.value

@@ -3,7 +3,7 @@ that follow the judging"): a judgment changes its topic's qrels only, so the sna
 (evaluation/snapshots.py) scores that topic's runs again (`scoring.score`, restricted to it), keeps every other
 topic's stored rows and forms the means and the qrels' counts from the rows, as a full recompute forms them. Runs
 added or removed, formulas added, the LLM judge's grades or the earlier editions changed: that part is made anew.
-The nugget and support scores of generated answers are made anew at every recompute (evaluation/nugget_scores.py)."""
+The nugget and support scores of generated answers are made anew at every recompute (nuggets/scores.py)."""
 from __future__ import annotations
 
 import hashlib
@@ -11,11 +11,12 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from evaluation import editions, llm_board, nugget_scores, scoring, selectors, services
+from evaluation import editions, llm_board, scoring, selectors, services
 from ir.grades import is_relevant
 from ir.measures import measure_mean, parse_measures
 from ir.prime import RunScores, natural_key
 from ir.problems import InputError
+from nuggets import scores as nugget_scores
 from pooling.models import Campaign, Run
 
 FORMULAS = Campaign.Task.FORMULAS.value

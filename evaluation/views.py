@@ -17,7 +17,6 @@ from core.forms import form_values
 from core.permissions import organizer_required
 from evaluation import board, editions, hybrid_board, llm_board, selectors, services, snapshots, topic_info
 from evaluation.forms import QrelsQueryForm
-from evaluation.nugget_scores import nugget_columns
 from evaluation.services import Evaluation
 from ir.charts import difference_bars, sweep_line
 from ir.formats.topic_info import TOPIC_COLUMN
@@ -26,6 +25,7 @@ from ir.problems import InputError
 from ir.statistics import ranks
 from ir.task3_measures import TASK3_REPORTED
 from llm import selectors as llm_selectors
+from nuggets.scores import nugget_columns
 from pooling.models import Campaign, Run
 
 

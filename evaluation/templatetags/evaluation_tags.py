@@ -3,10 +3,10 @@ import math
 
 from django import template
 
-from evaluation.nugget_scores import nugget_columns
 from ir.prime import REPORTED, format_value
 from ir.statistics import format_p
 from ir.task3_measures import TASK3_REPORTED
+from nuggets.scores import nugget_columns
 
 register = template.Library()
 

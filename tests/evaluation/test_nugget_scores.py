@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evaluation import services
-from evaluation.nugget_scores import NUGGET_MEASURES
 from ir.prime import format_value
 from nuggets.models import BankVersion, CitationJudgment, Nugget, SupportAssignment, SupportJudgment
+from nuggets.scores import NUGGET_MEASURES
 from pooling.models import AnswerSentence, AnswerText, RunAnswer
 from tests.commands import command_output, rejected
 from tests.factories import CampaignFactory, JudgmentFactory, RunEntryFactory, RunFactory, TopicFactory, UserFactory

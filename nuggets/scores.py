@@ -1,18 +1,21 @@
 """Nugget and support scores of a campaign's generated answers (TREC RAG runs: answers in sentences that cite ids),
 from its official support labels (docs/evaluation.md, "Nugget and support scores"): per run and topic, nuggetizer's
 four nugget scores and the support precision and recall of the answer's citations (ir/nugget_metrics.py), and each
-run's means over the topics scored; rows of the one way to score (evaluation/scoring.py)."""
+run's means over the topics scored: the rows evaluation/scoring.py, the one way to score, takes from here; and the
+reads of the official support labels they are computed from."""
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evaluation import selectors
+from django.db.models import Count, Max, QuerySet, Sum
+
 from ir.nugget_metrics import citation_support, mean_citation_support, mean_nugget_scores, nugget_scores
 from ir.prime import RunScores, natural_key
 from ir.problems import InputError
-from pooling.models import Campaign, Run
+from nuggets.models import CitationJudgment, SupportAssignment, SupportJudgment
+from pooling.models import AnswerSentence, Campaign, Run
 
 NUGGET_VITAL, NUGGET_STRICT_VITAL = "nugget_vital", "nugget_strict_vital"
 NUGGET_ALL, NUGGET_STRICT_ALL = "nugget_all", "nugget_strict_all"
@@ -38,9 +41,9 @@ def official_labels(*, campaign: Campaign, runs: Sequence[Run]) -> AnswerLabels:
     unlabelled as none."""
     nuggets = {run: {topic: [(nugget["importance"], labels.get(nugget["id"], NOT_SUPPORT)) for nugget in bank]
                      for topic, (bank, labels) in topics.items()}
-               for run, topics in selectors.answer_nugget_labels(campaign=campaign, runs=runs).items()}
+               for run, topics in answer_nugget_labels(campaign=campaign, runs=runs).items()}
     return AnswerLabels(nuggets=nuggets,
-                        citations=selectors.answer_citation_labels(campaign=campaign, runs=runs))
+                        citations=answer_citation_labels(campaign=campaign, runs=runs))
 
 
 def answer_scores(labels: AnswerLabels, names: Iterable[str]) -> list[RunScores]:
@@ -96,7 +99,7 @@ def check_asked(measures: Sequence[str], *, campaign: Campaign, runs: Sequence[R
     """A nugget measure asked of a campaign none of whose runs (of `runs`, when given) has sentences is refused:
     there is nothing it could be of."""
     asked = nugget_measures_asked(measures)
-    if asked and not selectors.sentence_runs(runs=list(Run.objects.filter(campaign=campaign)) if runs is None
+    if asked and not sentence_runs(runs=list(Run.objects.filter(campaign=campaign)) if runs is None
                                              else runs):
         raise InputError(f"{', '.join(asked)}: nugget and support scores are of generated answers in sentences "
                          f"(TREC RAG runs), and campaign '{campaign.name}' has no such run")
@@ -132,3 +135,72 @@ def _without_nuggets(scores: RunScores) -> RunScores:
                  for topic, values in scores.per_topic.items()}
     return RunScores(name=scores.name, per_topic={topic: values for topic, values in per_topic.items() if values},
                      means={m: v for m, v in scores.means.items() if m not in NUGGET_MEASURES}, topics=scores.topics)
+
+
+# The official support labels, read ----------------------------------------------------------------------------
+
+
+def support_labelled(*, campaign: Campaign) -> bool:
+    """Whether an official support assignment in force has a label (of a nugget or of a citation)."""
+    assignments = official_support_assignments(campaign=campaign)
+    return (SupportJudgment.objects.filter(assignment__in=assignments).exists()
+            or CitationJudgment.objects.filter(assignment__in=assignments).exists())
+
+
+def official_support_assignments(*, campaign: Campaign) -> QuerySet:
+    """The campaign's official support assignments in force (nuggets and citations; withdrawn ones left out): whose
+    labels the nugget and support scores count."""
+    return SupportAssignment.objects.filter(campaign=campaign, kind=SupportAssignment.Kind.OFFICIAL,
+                                            withdrawn_at__isnull=True)
+
+
+def sentence_runs(*, runs: Sequence[Run]) -> list[Run]:
+    """The runs among `runs`, in their order, whose answers have sentences (TREC RAG answers): the ones nugget and
+    support scores are of."""
+    found = set(AnswerSentence.objects.filter(answer__run__in=runs).values_list("answer__run_id", flat=True)
+                .distinct())
+    return [run for run in runs if run.pk in found]
+
+
+def answer_nugget_labels(*, campaign: Campaign, runs: Sequence[Run]
+                         ) -> dict[str, dict[str, tuple[list[dict], dict[int, str]]]]:
+    """run name -> topic id -> (the frozen bank's nuggets [{id, text, importance}], nugget id -> label) of every
+    answer of `runs` with at least one label of its topic's official nuggets assignment."""
+    banks = dict(official_support_assignments(campaign=campaign).filter(
+        task=SupportAssignment.Task.NUGGETS, bank__isnull=False).values_list("pk", "bank__nuggets"))
+    found: dict[str, dict[str, tuple[list[dict], dict[int, str]]]] = {}
+    for assignment, run, topic, nugget, label in (
+            SupportJudgment.objects.filter(assignment__in=list(banks), answer__run__in=runs).order_by()
+            .values_list("assignment_id", "answer__run__name", "answer__topic__topic_id", "nugget_id", "label")):
+        found.setdefault(run, {}).setdefault(topic, (banks[assignment], {}))[1][nugget] = label
+    return found
+
+
+def answer_citation_labels(*, campaign: Campaign, runs: Sequence[Run]) -> dict[str, dict[str, list[list[str]]]]:
+    """run name -> topic id -> the answer's sentences in order, each as its citations' labels under the topic's
+    official citations assignment (a citation without one: "none"), for every answer of `runs` with at least one
+    such label."""
+    assignments = official_support_assignments(campaign=campaign).filter(task=SupportAssignment.Task.CITATIONS)
+    labels: dict[int, dict[str, str]] = {}
+    for sentence, citation, label in (CitationJudgment.objects.filter(assignment__in=assignments,
+                                                                      sentence__answer__run__in=runs)
+                                      .order_by().values_list("sentence_id", "citation", "label")):
+        labels.setdefault(sentence, {})[citation] = label
+    labelled = set(AnswerSentence.objects.filter(pk__in=list(labels)).values_list("answer_id", flat=True))
+    found: dict[str, dict[str, list[list[str]]]] = {}
+    for sentence, run, topic, citations in (
+            AnswerSentence.objects.filter(answer_id__in=labelled).order_by("answer_id", "position")
+            .values_list("pk", "answer__run__name", "answer__topic__topic_id", "citations")):
+        given = labels.get(sentence, {})
+        found.setdefault(run, {}).setdefault(topic, []).append([given.get(str(c), "none") for c in citations])
+    return found
+
+
+def support_stamp(*, campaign: Campaign) -> tuple:
+    """The part of `judgments_stamp` that is the support labels': the official support assignments in force (and
+    their banks), and the labels of each kind (how many, their summed revisions, the latest update)."""
+    assignments = official_support_assignments(campaign=campaign)
+    return (tuple(assignments.order_by("pk").values_list("pk", "bank_id")),
+            *(tuple(model.objects.filter(assignment__in=assignments).aggregate(
+                count=Count("pk"), summed=Sum("revision"), last=Max("updated_at")).values())
+              for model in (SupportJudgment, CitationJudgment)))
