@@ -25,6 +25,7 @@ class Job(models.Model):
         JUDGING_SIMULATION = "judging_simulation", "judging simulation"
         LLM_CALIBRATION = "llm_calibration", "LLM calibration"
         NUGGET_DRAFT = "nugget_draft", "nugget drafting"
+        NUGGET_SUPPORT_LLM = "nugget_support_llm", "LLM support assignment"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

@@ -85,11 +85,12 @@ def campaign_nuggets(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "nuggets/banks.html", {
         "campaign": campaign, "rows": selectors.campaign_banks(campaign=campaign), "import_form": import_form,
         "draft_form": draft_form, "problems": problems, "action": action,
-        "has_endpoint": _has_endpoint(campaign),
+        "has_endpoint": has_endpoint(campaign),
     }, status=400 if problems else 200)
 
 
-def _has_endpoint(campaign: Campaign) -> bool:
+def has_endpoint(campaign: Campaign) -> bool:
+    """Whether the campaign's LLM endpoint is set (the pages offer the LLM's jobs only then)."""
     try:
         llm_services.endpoint_settings(campaign=campaign)
     except InputError:

@@ -173,6 +173,8 @@ class SupportJudgment(models.Model):
     label = models.CharField(max_length=15, choices=SupportLabel.choices)
     span = models.TextField(blank=True)
     model = models.CharField(max_length=200, blank=True, help_text="the LLM's label: its model (no assignment)")
+    suggested = models.BooleanField(default=False, help_text="the LLM's label was on screen when this one was given "
+                                                             "(suggest mode)")
     revision = models.PositiveIntegerField(default=1)
     submitted_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -200,6 +202,7 @@ class SupportRevision(models.Model):
     label = models.CharField(max_length=15, choices=SupportLabel.choices)
     span = models.TextField(blank=True)
     source = models.CharField(max_length=10, default="web", help_text="web, api, import or llm")
+    suggested = models.BooleanField(default=False, help_text="the LLM's label was on screen (suggest mode)")
 
     class Meta:
         ordering = ["judgment", "number"]

@@ -1,6 +1,6 @@
 """Reads of support judging (docs/nuggets.md, "Support judging"): an assessor's support assignments and their
-progress, the judging page of one answer (nuggets or citations), and the agreement of dual and training
-assignments with the official one."""
+progress, the judging page of one answer (nuggets or citations, the LLM's label beside each nugget in suggest
+mode), the agreement of dual and training assignments with the official one, and of the LLM's labels with it."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from django.db.models import Case, QuerySet, Value, When
 
 from ir.agreement import Kappa, cohen_kappa, confusion
+from llm import selectors as llm_selectors
+from llm.models import Mode
 from nuggets.models import CitationJudgment, CitationLabel, SupportAssignment, SupportJudgment, SupportLabel
 from pooling.models import AnswerSentence, Campaign, Post, RunAnswer, Topic
 
@@ -118,11 +120,13 @@ def judging_page(*, user, assignment_pk: int, number: int) -> JudgingPage | None
                        progress=support_progress(assignment=assignment, answers=answers))
     if assignment.task == SupportAssignment.Task.NUGGETS:
         given = {j.nugget_id: j for j in SupportJudgment.objects.filter(assignment=assignment, answer=answer)}
+        suggested = support_suggestions(assignment=assignment, answer=answer)
         for entry in assignment.bank.nuggets if assignment.bank else []:
             judgment = given.get(entry["id"])
             page.nuggets.append({**entry, "label": judgment.label if judgment else "",
                                  "span": judgment.span if judgment else "",
-                                 "revision": judgment.revision if judgment else 0})
+                                 "revision": judgment.revision if judgment else 0,
+                                 "suggestion": suggested.get(entry["id"])})
         return page
     given_c = {(j.sentence_id, j.citation): j for j in CitationJudgment.objects.filter(
         assignment=assignment, sentence__answer=answer)}
@@ -139,6 +143,20 @@ def judging_page(*, user, assignment_pk: int, number: int) -> JudgingPage | None
                           "revision": cited_judgment.revision if cited_judgment else 0})
         page.citations.append({"sentence": sentence, "cited": items})
     return page
+
+
+def support_suggestions(*, assignment: SupportAssignment, answer: RunAnswer) -> dict[int, SupportJudgment]:
+    """nugget id -> the LLM's label the judging page shows beside the nugget: in the campaign's suggest mode (its
+    LLM endpoint's mode, the one relevance judging's suggestions follow, docs/llm.md), the endpoint model's label of
+    the answer; {} in any other mode (blind, the default; filter) and for a campaign without an endpoint, so that in
+    those nothing of the model's labels reaches the page."""
+    if assignment.task != SupportAssignment.Task.NUGGETS:
+        return {}
+    endpoint = llm_selectors.endpoint_in_mode(assignment.campaign, Mode.SUGGEST)
+    if endpoint is None:
+        return {}
+    return {j.nugget_id: j for j in SupportJudgment.objects.filter(assignment__isnull=True, model=endpoint.model,
+                                                                   answer=answer)}
 
 
 # -- agreement
@@ -211,4 +229,43 @@ def support_agreement(*, campaign: Campaign) -> SupportAgreement:
     for task, pairs in overall.items():
         report.overall[task] = _cell(pairs, SUPPORT_LABELS if task == SupportAssignment.Task.NUGGETS
                                      else CITATION_LABELS)
+    return report
+
+
+@dataclass
+class LlmSupportAgreement:
+    """One model's labels against the official ones over the (answer, nugget) pairs both have: per topic and over
+    the campaign (rows of the confusion: the official label, columns: the model's)."""
+    model: str
+    overall: AgreementCell
+    by_topic: dict[str, AgreementCell] = field(default_factory=dict)  # topic id, in the topics' order
+
+
+def llm_support_agreement(*, campaign: Campaign) -> list[LlmSupportAgreement]:
+    """Per model with labels in the campaign (by name), Cohen's kappa and the confusion counts of its support labels
+    against the official nugget assignments' in force, over the (answer, nugget) pairs labelled by both, per topic
+    (those with any pair) and over the campaign."""
+    official = (SupportAssignment.objects.filter(campaign=campaign, task=SupportAssignment.Task.NUGGETS,
+                                                 kind=SupportAssignment.Kind.OFFICIAL, withdrawn_at__isnull=True)
+                .select_related("topic").order_by("topic__position", "topic__pk"))
+    people: dict[tuple, tuple[str, str]] = {}  # (answer, nugget) -> (topic id, the official label)
+    for assignment in official:
+        for unit, label in _labels_of(assignment).items():
+            people[unit] = (assignment.topic.topic_id, label)
+    order = {a.topic.topic_id: n for n, a in enumerate(official)}
+    by_model: dict[str, dict[tuple, str]] = defaultdict(dict)
+    for model, answer, nugget, label in (SupportJudgment.objects.filter(assignment__isnull=True,
+                                                                        nugget__campaign=campaign)
+                                         .exclude(model="").values_list("model", "answer_id", "nugget_id", "label")):
+        by_model[model][(answer, nugget)] = label
+    report = []
+    for model in sorted(by_model):
+        theirs = by_model[model]
+        by_topic: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for unit in sorted(theirs.keys() & people.keys()):
+            topic_id, label = people[unit]
+            by_topic[topic_id].append((label, theirs[unit]))
+        report.append(LlmSupportAgreement(
+            model=model, overall=_cell([pair for pairs in by_topic.values() for pair in pairs], SUPPORT_LABELS),
+            by_topic={t: _cell(by_topic[t], SUPPORT_LABELS) for t in sorted(by_topic, key=order.__getitem__)}))
     return report

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -13,15 +14,22 @@ from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
 from ir.problems import InputError
+from jobs.runner import job_create
 from judging.rendering import collection_safe_many
 from judging.views import assessor_choices
+from llm import services as llm_services
 from nuggets import support_selectors as selectors
+from nuggets.bank_views import has_endpoint
+from nuggets.drafting import topics_of
+from nuggets.forms import NuggetDraftForm
 from nuggets.models import SupportAssignment
 from nuggets.services import support as services
+from nuggets.tasks import NuggetSupportLlmParams
 from pooling.models import Campaign
 
 LABEL = "label-"  # the page's field of a nugget's label: label-NUGGET_ID
 SPAN = "span-"  # and of its span
+SUGGESTED = "suggested-"  # the LLM label shown beside it (suggest mode): suggested-NUGGET_ID, the label's id
 CITE = "cite-"  # a citation's label: cite-SENTENCE_POSITION-INDEX
 SUPPORT_KEYS = {"support": ("1", "s"), "partial_support": ("2", "p"), "not_support": ("3", "n")}
 CITATION_KEYS = {"full": ("1", "f"), "partial": ("2", "p"), "none": ("3", "n")}
@@ -64,6 +72,22 @@ def _posted_labels(page: selectors.JudgingPage, data) -> dict:
     return labels
 
 
+def _posted_suggestions(page: selectors.JudgingPage, data) -> dict[int, int]:
+    """The LLM labels the page says it showed beside the nuggets the form labels: nugget id -> the label's id."""
+    if page.assignment.task != SupportAssignment.Task.NUGGETS:
+        return {}
+    shown = {}
+    field = forms.IntegerField(min_value=1)
+    for n in page.nuggets:
+        value = data.get(f"{SUGGESTED}{n['id']}")
+        if value and data.get(f"{LABEL}{n['id']}"):
+            try:
+                shown[n["id"]] = field.clean(value)
+            except forms.ValidationError:
+                raise InputError(f"nugget {n['id']}: the suggestion shown is not an LLM label's id") from None
+    return shown
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def support_judge(request: HttpRequest, pk: int, number: int) -> HttpResponse:
@@ -78,10 +102,14 @@ def support_judge(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         if str(page.answer.pk) != request.POST.get("answer", ""):
             raise InputError("the answers changed since this page was shown: reload it and label again")
         labels = _posted_labels(page, request.POST)
-        submit = (services.support_submit if page.assignment.task == SupportAssignment.Task.NUGGETS
-                  else services.citation_submit)
-        result = submit(assignment=page.assignment, answer=page.answer, labels=labels,
-                        key=request.POST.get("submit_key", ""), user=request.user, source="web")
+        key = request.POST.get("submit_key", "")
+        if page.assignment.task == SupportAssignment.Task.NUGGETS:
+            result = services.support_submit(assignment=page.assignment, answer=page.answer, labels=labels, key=key,
+                                             user=request.user, source="web",
+                                             suggestions=_posted_suggestions(page, request.POST))
+        else:
+            result = services.citation_submit(assignment=page.assignment, answer=page.answer, labels=labels,
+                                              key=key, user=request.user, source="web")
     except InputError as exc:
         if answer_json:
             return JsonResponse({"saved": False, "errors": exc.messages()}, status=400)
@@ -133,7 +161,7 @@ def _page(request: HttpRequest, page: selectors.JudgingPage, errors: list[str] |
             label = posted.get(f"{LABEL}{n['id']}", "") if posted is not None else n["label"]
             span = posted.get(f"{SPAN}{n['id']}", "") if posted is not None else n["span"]
             nuggets.append({**n, "current": label, "current_span": span, "name": f"{LABEL}{n['id']}",
-                            "span_name": f"{SPAN}{n['id']}"})
+                            "span_name": f"{SPAN}{n['id']}", "suggestion_name": f"{SUGGESTED}{n['id']}"})
         context.update(nuggets=nuggets, keys=[(label, *SUPPORT_KEYS[label]) for label in SUPPORT_KEYS])
         template = "nuggets/support_judge.html"
     return render(request, template, context, status=400 if errors else 200)
@@ -170,6 +198,21 @@ def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     action = request.POST.get("action")
     form = SupportAssignForm(request.POST if action == "assign" else None, campaign=campaign)
+    llm_form = NuggetDraftForm(request.POST if action == "llm_assign" else None)
+    llm_problems: list[str] = []
+    if action == "llm_assign":
+        try:
+            if not llm_form.is_valid():
+                raise InputError([f"{llm_form.fields[name].label}: {error}" for name, errors in llm_form.errors.items()
+                                  for error in errors])
+            params = NuggetSupportLlmParams(topics=llm_form.cleaned_data["topics"])
+            topics_of(campaign=campaign, topic_ids=params.topics)
+            llm_services.endpoint_settings(campaign=campaign)
+            with transaction.atomic():
+                job = job_create(params=params, user=request.user, campaign=campaign)
+            return redirect("jobs:job", pk=job.pk)
+        except InputError as exc:
+            llm_problems = exc.messages()
     if action == "withdraw":
         withdraw = WithdrawForm(request.POST)
         if not withdraw.is_valid():
@@ -196,4 +239,7 @@ def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "nuggets/support_assignments.html", {
         "campaign": campaign, "form": form, "rows": rows,
         "topics": sorted(agreement.by_topic.items()), "overall": sorted(agreement.overall.items()),
+        "llm_form": llm_form, "llm_problems": llm_problems, "has_endpoint": has_endpoint(campaign),
+        "llm_agreement": selectors.llm_support_agreement(campaign=campaign),
     }, status=400 if action and request.method == "POST" else 200)
+

@@ -1,5 +1,6 @@
-"""Nugget drafting as a kind of job (jobs/registry.py): the campaign's LLM endpoint drafts nuggets for its topics
-(nuggets.drafting.nuggets_draft)."""
+"""Nugget drafting and the LLM's support labels as kinds of job (jobs/registry.py): the campaign's LLM endpoint
+drafts nuggets for its topics (nuggets.drafting.nuggets_draft), or labels each answer's support of the nuggets
+(nuggets.llm_support.nuggets_assign_llm)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from jobs.models import Job
 from jobs.registry import JobParams, Progress, job_campaign, register
 from llm import services as llm_services
 from nuggets.drafting import draft_summary, nuggets_draft
+from nuggets.llm_support import assign_summary, nuggets_assign_llm
 
 
 @dataclass(frozen=True)
@@ -39,3 +41,25 @@ def _nugget_draft_summary(job: Job) -> str:
 
 
 register(NuggetDraftParams, _nugget_draft, summary=_nugget_draft_summary)
+
+
+@dataclass(frozen=True)
+class NuggetSupportLlmParams(NuggetDraftParams):
+    """The topics whose answers the model labels (empty: all) and the same overrides of the endpoint."""
+
+    kind: ClassVar[str] = Job.Kind.NUGGET_SUPPORT_LLM
+
+
+def _nugget_support_llm(job: Job, p: NuggetSupportLlmParams, progress: Progress) -> tuple[dict, list[str]]:
+    campaign = job_campaign(job)
+    settings = llm_services.endpoint_settings(campaign=campaign, overrides=p.settings_overrides())
+    result = nuggets_assign_llm(campaign=campaign, settings=settings, topic_ids=p.topics, user=job.created_by,
+                                progress=progress)
+    return result.as_json(), [f"topic {t}: {why}, skipped" for t, why in result.skipped]
+
+
+def _nugget_support_llm_summary(job: Job) -> str:
+    return assign_summary(job.result)
+
+
+register(NuggetSupportLlmParams, _nugget_support_llm, summary=_nugget_support_llm_summary)

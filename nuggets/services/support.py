@@ -32,6 +32,7 @@ SUBMIT_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")  # the judging page's outbox key
 SPAN_MAX = 2000
 CLOSED = "this assignment is closed or withdrawn: its labels can be read, no longer changed"
 SOURCES = ("web", "api", "import", "llm")
+MODEL_MAX = 200  # SupportJudgment.model's length
 
 
 @dataclass
@@ -164,12 +165,14 @@ def _check_answer(assignment: SupportAssignment, answer: RunAnswer) -> None:
 @transaction.atomic
 def support_submit(*, assignment: SupportAssignment, answer: RunAnswer,
                    labels: Mapping[int, tuple[str, str]], key: str = "", user=None,
-                   source: str = "web") -> SubmitResult:
+                   source: str = "web", suggestions: Mapping[int, int] | None = None) -> SubmitResult:
     """One answer's support labels, `labels` {nugget id: (label, span)}, for the nuggets of the assignment's bank
     version. A changed label (or span) revises the judgment in place and writes a SupportRevision; the same label
     again changes nothing. With `key`, a key seen before writes nothing and answers as the first time did.
-    InputError for a nugget not in the bank version, a label not in SupportLabel, a span not in the answer, a
-    closed or withdrawn assignment, an answer of another topic, or a citations assignment."""
+    `suggestions` {nugget id: the LLM label's id} are the model's labels the page showed beside the nuggets (suggest
+    mode): a label given or changed with one on screen is marked `suggested`. InputError for a nugget not in the
+    bank version, a label not in SupportLabel, a span not in the answer, a suggestion that is no LLM label of the
+    answer and nugget, a closed or withdrawn assignment, an answer of another topic, or a citations assignment."""
     assignment = _locked(assignment)
     repeated = _receipt(assignment, key, answer)
     if repeated is not None:
@@ -199,41 +202,90 @@ def support_submit(*, assignment: SupportAssignment, answer: RunAnswer,
             problems.append(f"nugget {nugget_id}: the span is not a part of the answer's text")
         else:
             given[nugget_id] = (label, span)
+    problems += _suggestions_problems(answer, suggestions or {})
     if problems:
         raise _single(problems)
-    result = _support_write(assignment, answer, given, user=user, source=source)
+    result = _support_write(assignment, answer, given, user=user, source=source,
+                            suggested=frozenset(suggestions or {}))
     result.complete = set(in_bank) <= set(
         SupportJudgment.objects.filter(assignment=assignment, answer=answer).values_list("nugget_id", flat=True))
     _keep(assignment, key, answer, result, timezone.now())
     return result
 
 
-def _support_write(assignment: SupportAssignment, answer: RunAnswer, given: Mapping[int, tuple[str, str]], *,
-                   user, source: str) -> SubmitResult:
+def _suggestions_problems(answer: RunAnswer, suggestions: Mapping[int, int]) -> list[str]:
+    """Each suggestion a submit says was on screen checked to be an LLM label of that answer and nugget. One that
+    was shown is recorded whatever the campaign's mode is now: the submit may have waited in the browser's outbox
+    while the mode changed, and what the assessor saw stays true (as judging/suggestions.py has it)."""
+    found = SupportJudgment.objects.filter(assignment__isnull=True).in_bulk(set(suggestions.values()))
+    problems = []
+    for nugget_id, pk in suggestions.items():
+        shown = found.get(pk)
+        if shown is None or not shown.model or shown.answer_id != answer.pk or shown.nugget_id != nugget_id:
+            problems.append(f"nugget {nugget_id}: suggestion {pk} is no LLM label of this answer and nugget")
+    return problems
+
+
+def _support_write(assignment: SupportAssignment | None, answer: RunAnswer, given: Mapping[int, tuple[str, str]],
+                   *, user, source: str, model: str = "", suggested: frozenset[int] = frozenset()) -> SubmitResult:
+    """The labels written as one assignment's (or, with no assignment, as the model `model`'s), each change a
+    revision; `suggested` the nuggets whose label was given with the model's on screen."""
     now = timezone.now()
-    existing = {j.nugget_id: j for j in SupportJudgment.objects.filter(assignment=assignment, answer=answer)}
+    mine = (SupportJudgment.objects.filter(assignment=assignment) if assignment is not None
+            else SupportJudgment.objects.filter(assignment__isnull=True, model=model))
+    existing = {j.nugget_id: j for j in mine.filter(answer=answer)}
     result = SubmitResult()
     for nugget_id, (label, span) in given.items():
         judgment = existing.get(nugget_id)
+        shown = nugget_id in suggested
         if judgment is None:
-            judgment = SupportJudgment.objects.create(assignment=assignment, answer=answer, nugget_id=nugget_id,
-                                                      label=label, span=span, submitted_at=now, updated_at=now)
+            judgment = SupportJudgment.objects.create(assignment=assignment, model=model, answer=answer,
+                                                      nugget_id=nugget_id, label=label, span=span, suggested=shown,
+                                                      submitted_at=now, updated_at=now)
             existing[nugget_id] = judgment
             SupportRevision.objects.create(judgment=judgment, number=1, user=user, at=now, label=label, span=span,
-                                           source=source)
+                                           source=source, suggested=shown)
             result.created += 1
         elif judgment.label == label and judgment.span == span:
             result.unchanged += 1
         else:
             old = judgment.label
-            judgment.label, judgment.span, judgment.updated_at = label, span, now
+            judgment.label, judgment.span, judgment.updated_at, judgment.suggested = label, span, now, shown
             judgment.revision += 1
-            judgment.save(update_fields=["label", "span", "updated_at", "revision"])
+            judgment.save(update_fields=["label", "span", "updated_at", "revision", "suggested"])
             SupportRevision.objects.create(judgment=judgment, number=judgment.revision, user=user, at=now,
-                                           old_label=old, label=label, span=span, source=source)
+                                           old_label=old, label=label, span=span, source=source, suggested=shown)
             result.revised += 1
     result.revision = sum(j.revision for j in existing.values())
     return result
+
+
+@transaction.atomic
+def support_llm_store(*, answer: RunAnswer, bank: BankVersion, model: str,
+                      labels: Mapping[int, str]) -> SubmitResult:
+    """A model's labels of one answer, `labels` {nugget id: label}, against the nuggets of `bank` (a frozen version
+    of the answer's topic), stored apart from every assignment: `assignment` NULL, `model` its name, one label per
+    model, answer and nugget (docs/nuggets.md, "The LLM co-assessor on support"). Neither the scores nor the export
+    read them. A changed label is revised in place with a SupportRevision of source "llm"; the same label again
+    changes nothing. InputError for no model, a bank of another topic, a nugget not in it, a label of another scale."""
+    model = model.strip()
+    problems = []
+    if not model or len(model) > MODEL_MAX:
+        problems.append("the model's name is empty or over 200 characters")
+    if bank.topic_id != answer.topic_id:
+        problems.append(f"answer {answer.pk} is not an answer to the topic of bank version {bank.number}")
+    in_bank = {entry["id"] for entry in bank.nuggets}
+    for nugget_id, label in labels.items():
+        if nugget_id not in in_bank:
+            problems.append(f"nugget {nugget_id} is not in version {bank.number} of the topic's bank")
+        elif label not in SupportLabel.values:
+            problems.append(f"nugget {nugget_id}: label '{label}' is not one of: {', '.join(SupportLabel.values)}")
+    if problems:
+        raise _single(problems)
+    # One writer of an answer's LLM labels at a time: two runs of the same model cannot both create a label.
+    RunAnswer.objects.select_for_update(of=("self",)).filter(pk=answer.pk).first()
+    return _support_write(None, answer, {n: (label, "") for n, label in labels.items()}, user=None, source="llm",
+                          model=model)
 
 
 @transaction.atomic
