@@ -51,6 +51,8 @@ urlpatterns = router.urls + [
     path("support-judgments/", support.SupportJudgmentsApi.as_view(), name="api-support-judgments"),
     path("campaigns/<int:pk>/support-assignments/", support.SupportAssignmentsApi.as_view(),
          name="api-support-assignments"),
+    path("campaigns/<int:pk>/support-assignments/import/", support.SupportAssignmentsImportApi.as_view(),
+         name="api-support-assignments-import"),
     path("campaigns/<int:pk>/nuggets/", nuggets.CampaignNuggetsApi.as_view(), name="api-campaign-nuggets"),
     path("token/", TokenObtainApi.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

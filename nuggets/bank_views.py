@@ -11,7 +11,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from core.bounds import upload_size_check
 from core.downloads import attachment
 from core.permissions import organizer_required
 from ir.formats.nuggets import write_nugget_assignments, write_nugget_banks
@@ -30,6 +29,8 @@ from nuggets.forms import (
     NuggetPickForm,
     NuggetSelectForm,
     NuggetsImportForm,
+    form_problems,
+    form_upload,
 )
 from nuggets.models import Nugget
 from nuggets.services import bank as services
@@ -37,11 +38,6 @@ from nuggets.tasks import NuggetDraftParams
 from pooling.models import Campaign, RunAnswer, Topic
 
 SHOWN = 20  # lines of problems a refused import shows (each kind grouped already: ir/problems.py)
-
-
-def _form_problems(form) -> list[str]:
-    return [f"{form.fields[name].label}: {error}" if name in form.fields else str(error)
-            for name, errors in form.errors.items() for error in errors]
 
 
 # -- the campaign's banks
@@ -59,18 +55,14 @@ def campaign_nuggets(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         try:
             if action == "import":
-                if not import_form.is_valid():
-                    raise InputError(_form_problems(import_form))
-                upload = import_form.cleaned_data["file"]
-                upload_size_check(upload)
-                upload.seek(0)
-                result = services.nuggets_import(campaign=campaign, stream=upload.file, filename=upload.name,
+                stream, filename = form_upload(import_form)
+                result = services.nuggets_import(campaign=campaign, stream=stream, filename=filename,
                                                  user=request.user)
                 messages.info(request, result.summary())
                 return redirect("nuggets:banks", pk=pk)
             if action == "draft":
                 if not draft_form.is_valid():
-                    raise InputError(_form_problems(draft_form))
+                    raise InputError(form_problems(draft_form))
                 params = NuggetDraftParams(topics=draft_form.cleaned_data["topics"])
                 topics_of(campaign=campaign, topic_ids=params.topics)
                 llm_services.endpoint_settings(campaign=campaign)
@@ -79,14 +71,19 @@ def campaign_nuggets(request: HttpRequest, pk: int) -> HttpResponse:
                 return redirect("jobs:job", pk=job.pk)
             raise InputError(f"no such action '{action[:40]}' on this page")
         except InputError as exc:
-            lines = exc.messages()
-            problems = [*lines[:SHOWN], *([f"... and {len(lines) - SHOWN:,} more lines of problems"]
-                                          if len(lines) > SHOWN else [])]
+            problems = problems_shown(exc)
     return render(request, "nuggets/banks.html", {
         "campaign": campaign, "rows": selectors.campaign_banks(campaign=campaign), "import_form": import_form,
         "draft_form": draft_form, "problems": problems, "action": action,
         "has_endpoint": has_endpoint(campaign),
     }, status=400 if problems else 200)
+
+
+def problems_shown(exc: InputError) -> list[str]:
+    """A refused import's problems as a page shows them: the first SHOWN lines, then how many more."""
+    lines = exc.messages()
+    return [*lines[:SHOWN], *([f"... and {len(lines) - SHOWN:,} more lines of problems"] if len(lines) > SHOWN
+                              else [])]
 
 
 def has_endpoint(campaign: Campaign) -> bool:
@@ -148,7 +145,7 @@ def _nugget(topic: Topic, pk: int) -> Nugget:
 def _valid(form, forms: dict, name: str):
     forms[name] = form
     if not form.is_valid():
-        raise InputError(_form_problems(form))
+        raise InputError(form_problems(form))
     return form.cleaned_data
 
 

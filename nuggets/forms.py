@@ -1,9 +1,16 @@
 """The nugget bank pages' forms (docs/nuggets.md, "Nugget banks"): each names the nugget it changes by id (the page
-looks it up in the topic's bank: another id is a 404); what a form cannot take is a 400 with the reason."""
+looks it up in the topic's bank: another id is a 404); what a form cannot take is a 400 with the reason. The import
+forms (banks, support labels) share one upload handling, form_upload."""
 from __future__ import annotations
 
-from django import forms
+from typing import BinaryIO, cast
 
+from django import forms
+from django.core.files.uploadedfile import UploadedFile
+
+from core.bounds import upload_size_check
+from ir.problems import InputError
+from judging.views import assessor_choices
 from nuggets.models import Importance
 from nuggets.services.bank import TEXT_MAX
 
@@ -62,6 +69,40 @@ class NuggetsImportForm(forms.Form):
     file = forms.FileField(label="nuggetizer create output (JSON lines)",
                            help_text="one line per topic: qid, query, nuggets [{text, importance}]; appended to the "
                                      "banks, all or nothing")
+
+
+class SupportImportForm(forms.Form):
+    """nuggetizer's assign output as an assessor's official support labels (docs/nuggets.md, "Importing
+    nuggetizer's assignments"): the assessor from the accounts the page's assign form offers."""
+
+    assessor: forms.ModelChoiceField = forms.ModelChoiceField(queryset=None, to_field_name="username",
+                                                              label="Assessor", help_text="the labels are theirs")
+    file = forms.FileField(label="nuggetizer assign output (JSON lines)",
+                           help_text="one line per topic and run: qid, run_id, nuggets [{text, importance, "
+                                     "assignment}]; all or nothing")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        assessor = self.fields["assessor"]
+        assert isinstance(assessor, forms.ModelChoiceField)
+        assessor.queryset = assessor_choices()
+
+
+def form_problems(form: forms.Form) -> list[str]:
+    """A form's errors as problems, each with its field's label."""
+    return [f"{form.fields[name].label}: {error}" if name in form.fields else str(error)
+            for name, errors in form.errors.items() for error in errors]
+
+
+def form_upload(form: forms.Form, field: str = "file") -> tuple[BinaryIO, str]:
+    """The upload of a bound import form, read from its start, and its name (for the problems); InputError with the
+    form's problems, or for a file over the upload limit."""
+    if not form.is_valid():
+        raise InputError(form_problems(form))
+    upload: UploadedFile = form.cleaned_data[field]
+    upload_size_check(upload)
+    upload.seek(0)
+    return cast("BinaryIO", upload.file), upload.name or "upload"
 
 
 class NuggetDraftForm(forms.Form):

@@ -1,19 +1,25 @@
 """REST API of support judging (docs/nuggets.md, "Support judging"): an assessor's labels of one answer (against the
-nuggets, or by its citations), and, for organizers, a campaign's support assignments with their agreement."""
+nuggets, or by its citations), and, for organizers, a campaign's support assignments with their agreement and the
+import of nuggetizer's assign output as an assessor's official labels."""
 from __future__ import annotations
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.bounds import upload_size_check
 from core.permissions import IsOrganizer
 from nuggets import support_selectors as selectors
 from nuggets.models import SupportAssignment
+from nuggets.serializers import SupportImportResultSerializer, SupportImportSerializer
 from nuggets.services import support as services
+from people.selectors import accounts_named
 from pooling.models import Campaign, RunAnswer
 
 
@@ -134,3 +140,28 @@ class SupportAssignmentsApi(APIView):
                          "withdrawn": a.withdrawn_at is not None,
                          "agreement": _cell(agreement.by_assignment.get(a.pk))})
         return Response(SupportAssignmentRowSerializer(rows, many=True).data)
+
+
+class SupportAssignmentsImportApi(APIView):
+    """nuggetizer's assign output (multipart: `assessor`, `file`) as the assessor's official nugget labels, as
+    import_nugget_assignments does: 201 when a label was created, 200 otherwise, with the counts; 400 with every
+    problem and its line (an unknown run, topic or nugget text, an official assignment another assessor holds) and
+    nothing written. Organizers only."""
+    permission_classes = [IsOrganizer]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request={"multipart/form-data": SupportImportSerializer},
+                   responses={200: SupportImportResultSerializer, 201: SupportImportResultSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        campaign = get_object_or_404(Campaign, pk=pk)
+        data = SupportImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        assessor = accounts_named([values["assessor"]])[0]
+        upload = values["file"]
+        upload_size_check(upload)
+        upload.seek(0)
+        result = services.support_import(campaign=campaign, assessor=assessor, stream=upload.file,
+                                         filename=upload.name or "upload", by=request.user)
+        return Response(SupportImportResultSerializer(result.as_dict()).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)

@@ -19,9 +19,9 @@ from judging.rendering import collection_safe_many
 from judging.views import assessor_choices
 from llm import services as llm_services
 from nuggets import support_selectors as selectors
-from nuggets.bank_views import has_endpoint
+from nuggets.bank_views import has_endpoint, problems_shown
 from nuggets.drafting import topics_of
-from nuggets.forms import NuggetDraftForm
+from nuggets.forms import NuggetDraftForm, SupportImportForm, form_upload
 from nuggets.models import SupportAssignment
 from nuggets.services import support as services
 from nuggets.tasks import NuggetSupportLlmParams
@@ -194,7 +194,7 @@ class WithdrawForm(forms.Form):
 @require_http_methods(["GET", "POST"])
 def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     """The campaign's support assignments with their progress and agreement; a form to make one, a button to
-    withdraw one."""
+    withdraw one, a form to import nuggetizer's assign output as an assessor's official labels."""
     campaign = get_object_or_404(Campaign, pk=pk)
     action = request.POST.get("action")
     form = SupportAssignForm(request.POST if action == "assign" else None, campaign=campaign)
@@ -213,6 +213,21 @@ def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("jobs:job", pk=job.pk)
         except InputError as exc:
             llm_problems = exc.messages()
+    import_form = SupportImportForm(request.POST if action == "import" else None,
+                                    request.FILES if action == "import" else None, auto_id="import-%s")
+    import_problems: list[str] = []
+    if action == "import":
+        try:
+            stream, filename = form_upload(import_form)
+            assessor = import_form.cleaned_data["assessor"]
+            result = services.support_import(campaign=campaign, assessor=assessor, stream=stream,
+                                             filename=filename, by=request.user)
+        except InputError as exc:
+            import_problems = problems_shown(exc)
+        else:
+            messages.info(request, f"Imported {filename} as {assessor.username}'s official labels: "
+                                   f"{result.summary()}.")
+            return redirect("support:assignments", pk=pk)
     if action == "withdraw":
         withdraw = WithdrawForm(request.POST)
         if not withdraw.is_valid():
@@ -239,6 +254,7 @@ def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "nuggets/support_assignments.html", {
         "campaign": campaign, "form": form, "rows": rows,
         "topics": sorted(agreement.by_topic.items()), "overall": sorted(agreement.overall.items()),
+        "import_form": import_form, "import_problems": import_problems,
         "llm_form": llm_form, "llm_problems": llm_problems, "has_endpoint": has_endpoint(campaign),
         "llm_agreement": selectors.llm_support_agreement(campaign=campaign),
     }, status=400 if action and request.method == "POST" else 200)

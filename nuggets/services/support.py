@@ -3,15 +3,15 @@ against the nuggets of a frozen bank, a sentence's labels by its citations, each
 key answered once; and nuggetizer's assign output imported as an official assignment's labels."""
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ir.formats.nuggets import read_file, read_nugget_assignments
+from ir.formats.nuggets import read_nugget_assignments
 from ir.problems import InputError, Problems
 from nuggets.models import (
     BankVersion,
@@ -356,21 +356,30 @@ class ImportResult:
     unchanged: int = 0
     skipped_failed: int = 0  # nuggetizer's "failed": no label given, none stored
 
+    def summary(self) -> str:
+        """What the command prints last and the page says: the labels' counts."""
+        return (f"{self.created} label{'' if self.created == 1 else 's'} created, {self.revised} revised, "
+                f"{self.unchanged} unchanged, {self.skipped_failed} left out (nuggetizer's failed)")
+
+    def as_dict(self) -> dict:
+        return {"topics": [a.topic.topic_id for a in self.assignments], "created": self.created,
+                "revised": self.revised, "unchanged": self.unchanged, "left_out": self.skipped_failed}
+
 
 @transaction.atomic
-def support_import(*, campaign: Campaign, assessor, path: str | os.PathLike, filename: str | None = None,
-                   by=None) -> ImportResult:
+def support_import(*, campaign: Campaign, assessor, stream: BinaryIO, filename: str, by=None) -> ImportResult:
     """nuggetizer's assign output (answers mode) as the labels of `assessor`'s official nugget assignments: each
     line's run (by name) and topic to the campaign's answer, each nugget's text to a nugget of the bank version the
     official assignment judges (the topic's latest frozen bank, frozen now if none, for a new one). All or nothing:
     an unknown run, topic, answer or nugget text, or an official assignment another assessor holds, is refused with
-    its line. Labels written as the page writes them, each revision with source "import"."""
-    name = filename or os.path.basename(path)
+    its line. Labels written as the page writes them, each revision with source "import". `stream` is the file
+    (the command's, an upload's), `filename` the name its problems give."""
     topics = {t.topic_id: t for t in campaign.topics.all()}
-    records = read_file(path, read_nugget_assignments, filename=name, topics=topics)
+    problems = Problems(file=filename)
+    records = read_nugget_assignments(stream, problems, topics=topics)
+    problems.raise_if_any()
     runs = {r.name: r for r in Run.objects.filter(campaign=campaign)}
     answers = {(a.run_id, a.topic_id): a for a in RunAnswer.objects.filter(run__campaign=campaign)}
-    problems = Problems(file=name)
     held: dict[int, SupportAssignment | None] = {}
     banks: dict[int, BankVersion | None] = {}
     plan: list[tuple[Topic, RunAnswer, dict[int, tuple[str, str]]]] = []

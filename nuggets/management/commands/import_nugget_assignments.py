@@ -1,6 +1,6 @@
 """import_nugget_assignments --campaign C --assessor USER FILE: nuggetizer's assign output (answers mode) as an
 official assignment's support labels (docs/nuggets.md, "Support judging")."""
-from django.template.defaultfilters import pluralize
+from pathlib import Path
 
 from core.commands import ServiceCommand
 from nuggets.services import support
@@ -19,10 +19,10 @@ class Command(ServiceCommand):
     def handle(self, *args, **o):
         campaign = campaign_named(o["campaign"])
         assessor = accounts_named([o["assessor"]])[0]
-        result = support.support_import(campaign=campaign, assessor=assessor, path=o["file"])
+        path = Path(o["file"])
+        with path.open("rb") as stream:
+            result = support.support_import(campaign=campaign, assessor=assessor, stream=stream, filename=path.name)
         for a in result.assignments:
             bank = f"\tbank v{a.bank.number}" if a.bank else ""
             self.stdout.write(f"{a.topic.topic_id}\t{assessor.username}\tofficial{bank}")
-        skipped = (f", {result.skipped_failed} left out (nuggetizer's failed)" if result.skipped_failed else "")
-        self.stdout.write(f"{result.created} label{pluralize(result.created)} created, {result.revised} revised, "
-                          f"{result.unchanged} unchanged{skipped}")
+        self.stdout.write(result.summary())
