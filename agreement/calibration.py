@@ -81,14 +81,14 @@ def calibration_inputs(*, campaign: Campaign, model: str) -> CalibrationInputs:
 
 def calibration_resampler(*, campaign: Campaign, model: str, rule: str, items: list[tuple[str, str]],
                           calibrated: Any) -> Callable[[Any], Any] | None:
-    """The calibration refitted on a resample of the official judgments, as `ir.hybrid_intervals` draws it in each
+    """The bias-aware calibration's weights drawn from their posterior, as `ir.hybrid_intervals` draws it in each
     replicate (docs/llm_calibration.md, "Intervals"), in the order of `items` (the hybrid board's,
-    evaluation/hybrid_board.py): the bias-aware rule refitted on the data the calibration job fits
+    evaluation/hybrid_board.py): the bias-aware rule fitted once on the data the calibration job fits
     (`calibration_inputs`); None for LARA's rule (no refit)."""
     import numpy as np
 
     from ir.calibration_fit import BIAS_AWARE
-    from ir.hybrid import refit_on_resample
+    from ir.hybrid import calibration_draws
 
     if rule != BIAS_AWARE:
         return None
@@ -96,7 +96,7 @@ def calibration_resampler(*, campaign: Campaign, model: str, rule: str, items: l
     row_of = {key: row for row, key in enumerate(inputs.keys)}
     rows = np.array([row_of.get(item, -1) for item in items], dtype=int)
     known = rows >= 0
-    fitted = refit_on_resample(inputs.probabilities, inputs.context, dict(inputs.judged),
+    fitted = calibration_draws(inputs.probabilities, inputs.context, dict(inputs.judged),
                                relevance_level=campaign.relevance_level)
 
     def refit(rng: Any) -> Any:

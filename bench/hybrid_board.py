@@ -3,8 +3,8 @@
 people and the rest filled from made-up calibrated probabilities. Times one replicate of
 `ir.hybrid_intervals.hybrid_intervals` (filled grades drawn, runs scored by nDCG' through `per_topic_scorer`, topics
 resampled), the way evaluation/hybrid_board.py calls it (each run cut to its pooled items first: the prime filter
-drops every other item, so the scores are the same), with and without the calibration refitted on resampled
-judgments (`ir.hybrid.refit_on_resample`, as the board does for the bias-aware rule), and with --whole the same
+drops every other item, so the scores are the same), with and without the calibrator's weights drawn from their
+posterior (`ir.hybrid.calibration_draws`, as the board does for the bias-aware rule), and with --whole the same
 replicate on whole runs. No database: the board's reads (one qrels export, the runs' rows) are not timed here.
 
     .venv/bin/python bench/hybrid_board.py            # prints seconds per replicate, both ways
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from adaptive import generate  # noqa: E402
 
-from ir.hybrid import context_of, refit_on_resample  # noqa: E402
+from ir.hybrid import calibration_draws, context_of  # noqa: E402
 from ir.hybrid_intervals import hybrid_intervals, per_topic_scorer  # noqa: E402
 from ir.pools.posts import pool_answers  # noqa: E402
 from ir.prime import NDCG  # noqa: E402
@@ -56,9 +56,9 @@ def main(argv: list[str]) -> None:
            for run, per_topic in ranked.items()}
     print(f"{args.runs} runs x {args.topics} topics, {len(items)} pool items, {len(human)} judged by people")
     each = 0.0
-    refit = refit_on_resample(calibrated, context_of(items, cut), human, relevance_level=2)
+    refit = calibration_draws(calibrated, context_of(items, cut), human, relevance_level=2)
     for label, runs, refitted in (*((("whole runs", ranked, None),) if args.whole else ()),
-                                  ("cut to the pool", cut, None), ("cut to the pool, refitted", cut, refit)):
+                                  ("cut to the pool", cut, None), ("cut to the pool, weights drawn", cut, refit)):
         scorer = per_topic_scorer(runs, measure=NDCG, relevance_level=2)
         times = []
         for replicates in (1, 1 + args.replicates):

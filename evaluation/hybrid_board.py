@@ -2,7 +2,7 @@
 run's mean of the leaderboard's first measure under the official qrels and under the hybrid qrels of a calibrated
 model (people's grades, the calibrated most probable grade elsewhere: what `export_qrels --source hybrid:MODEL`
 writes), with the bootstrap intervals of `ir.hybrid_intervals` (topics resampled, the filled grades drawn from their
-calibrated probabilities, the calibration refitted on resampled judgments). Computed in the scores' background job
+calibrated probabilities, the calibrator's weights drawn from their posterior). Computed in the scores' background job
 (evaluation/snapshots.py), never in a request."""
 from __future__ import annotations
 

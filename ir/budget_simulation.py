@@ -24,10 +24,10 @@ from ir.hybrid import (
     BiasAwareCalibrator,
     Context,
     bias_aware_assess,
+    calibration_draws,
     context_of,
     features,
     qrels_of,
-    refit_on_resample,
 )
 from ir.hybrid_intervals import hybrid_intervals, per_topic_scorer
 from ir.pools.adaptive import POLICIES as ORDERS
@@ -125,8 +125,8 @@ def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapp
     the qrels items judged (rounded, at least one): `uncertain` is the live order (`live_uncertain`), `audited`
     `ir.hybrid.bias_aware_assess`; the adaptive orders (random, move-to-front, bandit) judge each topic's pool in
     `ir.pools.adaptive`'s order, the budget shared among topics by their sizes, and the `BiasAwareCalibrator` is
-    fitted on what they judged. Each row's interval is `hybrid_intervals`' with topics resampled and the calibrator
-    refitted on resampled judgments (what the leaderboard shows; `resample_topics` False: the labels-only one).
+    fitted on what they judged. Each row's interval is `hybrid_intervals`' with topics resampled and the calibrator's
+    weights drawn from their posterior (what the leaderboard shows; `resample_topics` False: the labels-only one).
     People answer as the qrels do; every qrels item is one the model must grade."""
     shares = check_replay(policies, shares)
     items = [(topic, item) for topic in sorted(qrels, key=natural_key)
@@ -151,7 +151,7 @@ def replay(qrels: Mapping[str, Mapping[str, int]], runs: RankedRuns, model: Mapp
         means = run_means(scorer(qrels_of(items, hybrid)), list(runs))
         first, second = np.array([full]), np.array([means])
         kappa = cohen_kappa(list(zip(hybrid.tolist(), truth.tolist(), strict=True))).value
-        refit = refit_on_resample(probabilities, context, human, top_k=top_k, relevance_level=relevance_level)
+        refit = calibration_draws(probabilities, context, human, top_k=top_k, relevance_level=relevance_level)
         intervals = hybrid_intervals(items, human, calibrated, scorer, replicates=replicates, seed=seed,
                                      resample_topics=resample_topics, refit=refit)
         inside = [low - 1e-12 <= full[i] <= high + 1e-12

@@ -165,23 +165,40 @@ def bias_aware_assess(probabilities: np.ndarray, context: Context, ask: Callable
     return Assessment(order, human, calibrated, hybrid_grades(calibrated, human))
 
 
-def refit_on_resample(probabilities: np.ndarray, context: Context, human: Mapping[int, int], *, top_k: int = TOP_K,
+def calibration_draws(probabilities: np.ndarray, context: Context, human: Mapping[int, int], *, top_k: int = TOP_K,
                       penalty: float = PENALTY, relevance_level: int = RELEVANCE_LEVEL
                       ) -> Callable[[np.random.Generator], np.ndarray]:
-    """A draw of the calibration's own uncertainty, for `ir.hybrid_intervals`: each call fits the
-    `BiasAwareCalibrator` on the judged items (`human`: item index -> grade) drawn with replacement and gives every
-    item's calibrated probabilities under that fit."""
-    x = features(np.asarray(probabilities, dtype=float), context, top_k=top_k, relevance_level=relevance_level)
+    """The calibration's own uncertainty, for `ir.hybrid_intervals`: the `BiasAwareCalibrator` fitted once on the
+    judged items (`human`: item index -> grade), then each call draws its weights from the Laplace approximation of
+    their posterior (a normal at the fit, of covariance the inverse Hessian of the penalised loss) and gives every
+    item's calibrated probabilities under those weights. One fit, not one a replicate: at ARQMath-3's size a refit
+    takes half a minute (docs/llm_calibration.md, "Intervals")."""
+    probabilities = np.asarray(probabilities, dtype=float)
+    x = features(probabilities, context, top_k=top_k, relevance_level=relevance_level)
+    grades = probabilities.shape[1]
+    calibrator = BiasAwareCalibrator(grades, penalty)
     judged = np.fromiter(human, dtype=int)
-    grades = np.fromiter(human.values(), dtype=int)
+    if len(judged):
+        calibrator.fit(x[judged], np.fromiter(human.values(), dtype=int))
+    weights = calibrator.prior(x.shape[1]) if calibrator.weights is None else calibrator.weights
+    design = np.hstack([x[judged], np.ones((len(judged), 1))])
+    fitted = softmax(design @ weights.T) if len(judged) else np.zeros((0, grades))
+    width = design.shape[1]
+    hessian = np.zeros((grades * width, grades * width))
+    for a in range(grades):
+        for b in range(grades):
+            share = fitted[:, a] * (float(a == b) - fitted[:, b])
+            hessian[a * width:(a + 1) * width, b * width:(b + 1) * width] = design.T @ (design * share[:, None])
+    mask = np.ones_like(weights)
+    mask[:, -1] = 0.0  # intercepts are not pulled: a small ridge keeps the shared shift of all of them finite
+    hessian += np.diag(penalty * mask.ravel() + 1e-6)
+    factor = np.linalg.cholesky(hessian)
+    everything = np.hstack([x, np.ones((len(x), 1))])
 
-    def refit(rng: np.random.Generator) -> np.ndarray:
-        calibrator = BiasAwareCalibrator(probabilities.shape[1], penalty)
-        if len(judged):
-            chosen = rng.integers(0, len(judged), size=len(judged))
-            calibrator.fit(x[judged[chosen]], grades[chosen])
-        return calibrator.predict(x)
-    return refit
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        step = np.linalg.solve(factor.T, rng.standard_normal(len(hessian)))  # covariance: the Hessian's inverse
+        return softmax(everything @ (weights + step.reshape(weights.shape)).T)
+    return draw
 
 
 def qrels_of(items: Sequence[tuple[str, str]], grades: Sequence[int] | np.ndarray) -> dict[str, dict[str, int]]:

@@ -1,5 +1,5 @@
 """Honest intervals for scores from hybrid qrels (docs/llm_calibration.md, "Intervals"): a bootstrap over topics in
-which, inside each replicate, the calibration is refitted on a resample of the judgments and every model-filled
+which, inside each replicate, the calibrator's weights are drawn from their posterior and every model-filled
 item's grade is drawn from its calibrated distribution, so that the intervals of each run's mean and rank carry the
 model's and the calibration's uncertainty as well as the topics'. The scoring is a
 parameter; `per_topic_scorer` makes one from `ir.scoring.score_runs`. Pure numpy: no Django."""
@@ -69,8 +69,8 @@ def hybrid_intervals(items: Sequence[tuple[str, str]], human: Mapping[int, int],
                      refit: Callable[[np.random.Generator], np.ndarray] | None = None) -> Intervals:
     """Bootstrap intervals of each run's mean and rank over hybrid qrels: `items` ((topic, item), rows of
     `calibrated`), people's grades of the `human` ones (item index -> grade), the calibrated probabilities of the
-    others. Each replicate takes the calibration anew from `refit` when given (a fit on the judgments drawn with
-    replacement: `ir.hybrid.refit_on_resample`), draws every model-filled item's grade from it, scores the runs per
+    others. Each replicate takes the calibration anew from `refit` when given (a draw of the calibrator's weights
+    from their posterior: `ir.hybrid.calibration_draws`), draws every model-filled item's grade from it, scores the runs per
     topic with `scorer` and, with `resample_topics`, draws the topics with replacement (without it, the same topics:
     the interval is then of the score full human qrels would give these topics).
 
