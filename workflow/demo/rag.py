@@ -143,7 +143,7 @@ def write_rag(topics_path: Path, run_dir: Path, *, seed: int, posts: list) -> li
                     answer.append({"text": text, "citations": [references.index(c) for c in cited]})
                 out.write(json.dumps({"run_id": run_id, "topic_id": topic.id, "topic": topic.narrative,
                                       "references": references,
-                                      "response_length": sum(len(s["text"].split()) for s in answer),
+                                      "response_length": sum(len(text.split()) for text in sentences),
                                       "answer": answer}) + "\n")
         paths.append(path)
     return paths

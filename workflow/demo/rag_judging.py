@@ -45,10 +45,10 @@ def rag_curate(*, campaign: Campaign, organizer, assessors: Sequence, seed: int,
         if number >= JUDGED_TOPICS:
             continue
         claims = {claim.nugget: claim for claim in spec.claims}
+        frozen = assignment.bank.nuggets if assignment.bank is not None else []
         for answer in _answers(topic):
             text = answer_text(answer)
-            labels = {entry["id"]: (_label(claims.get(entry["text"]), entry["text"], text), "")
-                      for entry in assignment.bank.nuggets}
+            labels = {entry["id"]: (_label(claims.get(entry["text"]), entry["text"], text), "") for entry in frozen}
             support_submit(assignment=assignment, answer=answer, labels=labels, user=assessors[0])
         citations = support_assign(campaign=campaign, topic=topic, assessor=assessors[1], by=organizer,
                                    task=SupportAssignment.Task.CITATIONS)[0]
