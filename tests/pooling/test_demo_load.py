@@ -69,7 +69,7 @@ def test_load_demo_builds_both_campaigns_and_prints_working_passwords(settings, 
     again = StringIO()
     call_command("load_demo", "--force", stdout=again)
     assert "already loaded" in again.getvalue()
-    assert Run.objects.count() == 14
+    assert Run.objects.count() == 17  # 8 + 6 + the RAG campaign's 3
     assert PoolItem.objects.count() == before_items  # loaded once: the pools are not built again
 
 

@@ -28,6 +28,7 @@ from pooling import services
 from pooling.models import Campaign, Collection
 from workflow.demo.generate import DemoFiles, generate_demo
 from workflow.demo.judging import demo_assign, demo_delete
+from workflow.demo.rag_judging import rag_curate, rag_delete
 
 COLLECTION = "MSE demo"
 CAMPAIGNS = {
@@ -36,6 +37,8 @@ CAMPAIGNS = {
 }
 # Issue 25's campaign of its own scheme: MathOverflow-style topics (preludes, micro-topics), candidates, mo-facets.
 MATHOVERFLOW = "Demo MathOverflow"
+# A TREC RAG-style campaign: generated answers citing the demo's posts, nugget banks, support judging (docs/nuggets.md).
+RAG = "Demo TREC RAG"
 ORGANIZER = "organizer"
 ASSESSORS = ("assessor1", "assessor2", "assessor3")
 
@@ -71,7 +74,8 @@ def demo_load(*, out_dir: Path, passwords_file: Path, reset: bool = False, seed:
 
 @transaction.atomic
 def _demo_delete() -> None:
-    names = [*CAMPAIGNS.values(), MATHOVERFLOW]
+    names = [*CAMPAIGNS.values(), MATHOVERFLOW, RAG]
+    rag_delete(campaigns=list(Campaign.objects.filter(name__in=names)))
     demo_delete(campaigns=list(Campaign.objects.filter(name__in=names)))
     Campaign.objects.filter(name__in=names).delete()
     Collection.objects.filter(name=COLLECTION).delete()
@@ -108,6 +112,7 @@ def _demo_ingest(files: DemoFiles, report: DemoReport, seed: int, assessors: lis
     # Only the campaigns made here: the demo never assigns or judges in a campaign that existed before it ran.
     demo_assign(campaigns=campaigns, assessors=assessors, say=report.say)
     _demo_mathoverflow(files, report, seed, assessors)
+    _demo_rag(files, report, seed, assessors)
 
 
 def _demo_mathoverflow(files: DemoFiles, report: DemoReport, seed: int, assessors: list) -> None:
@@ -127,6 +132,25 @@ def _demo_mathoverflow(files: DemoFiles, report: DemoReport, seed: int, assessor
         topic_ids = list(campaign.topics.order_by("position").values_list("topic_id", flat=True))
         created = assignments_create(campaign=campaign, assessors=assessors[:1], topic_ids=topic_ids).created
         report.say(f"campaign '{campaign.name}': {len(created)} micro-topics assigned to {assessors[0].username}")
+
+
+def _demo_rag(files: DemoFiles, report: DemoReport, seed: int, assessors: list) -> None:
+    """The TREC RAG-style campaign: its topic lines and three answer runs through the same jobs as an organizer's
+    uploads (every cited post joins the pools), then its banks, support assignments and labels (rag_judging.py)."""
+    if files.rag_topics is None:
+        return
+    campaign = services.campaign_create(name=RAG, task=Campaign.Task.ANSWERS, collection_name=COLLECTION, seed=seed)
+    loaded = _demo_job(TopicsIngestParams(upload=_stored(files.rag_topics), filename=Path(files.rag_topics).name),
+                       campaign=campaign)
+    for path in files.rag_runs:
+        _demo_job(RunIngestParams(upload=_stored(path), filename=Path(path).name, options={"alternate": False}),
+                  campaign=campaign)
+    report.say(f"campaign '{campaign.name}': {loaded['total']} topics, {len(files.rag_runs)} answer runs")
+    pools = _demo_job(PoolBuildParams(), campaign=campaign)
+    report.say(f"campaign '{campaign.name}': pools built, {pools['items']} cited posts to judge in "
+               f"{len(pools['sizes'])} topics")
+    organizer = get_user_model().objects.filter(username=ORGANIZER).first()
+    rag_curate(campaign=campaign, organizer=organizer, assessors=assessors, seed=seed, say=report.say)
 
 
 def _stored(path: str | os.PathLike) -> str:

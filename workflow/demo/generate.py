@@ -21,6 +21,7 @@ from workflow.demo.collection import (
     write_posts,
 )
 from workflow.demo.common import DATA_DIR, TASK1_TOPICS, TASK2_TOPICS, load_latex_pool
+from workflow.demo.rag import write_rag
 from workflow.demo.runs import write_task1_runs, write_task2_runs
 from workflow.demo.task3 import write_task3_runs
 
@@ -41,6 +42,8 @@ class DemoFiles:
     task1_runs: list[tuple[Path, bool]] = field(default_factory=list)  # (path, alternate)
     task2_runs: list[tuple[Path, bool]] = field(default_factory=list)
     task3_runs: list[tuple[Path, bool]] = field(default_factory=list)  # ARQMath-3 Task 3, for the Task 1 campaign
+    rag_topics: Path | None = None  # the TREC RAG campaign's topics (workflow/demo/rag.py)
+    rag_runs: list[Path] = field(default_factory=list)  # and its answer runs, TREC RAG 2024 answer lines
 
 
 def generate_demo(
@@ -51,14 +54,14 @@ def generate_demo(
     questions: int = 3000,
     run_depth: int = 100,
 ) -> DemoFiles:
-    """Writes the demo collection, both topic files, 6 runs per task, 2 Task 3 runs and the MathOverflow-style
-    campaign's topics and candidates under out_dir."""
+    """Writes the demo collection, both topic files, 6 runs per task, 2 Task 3 runs, the MathOverflow-style
+    campaign's topics and candidates and the TREC RAG campaign's topics and 3 answer runs under out_dir."""
     if topics_per_task is not None and topics_per_task < 1:
         raise ValueError("topics_per_task must be at least 1")
     if questions < 1 or run_depth < 1:
         raise ValueError("questions and run_depth must be at least 1")
     out_dir = Path(out_dir)
-    for sub in ("topics", "candidates", "runs/task1", "runs/task2", "runs/task3"):
+    for sub in ("topics", "candidates", "runs/task1", "runs/task2", "runs/task3", "runs/rag"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     files = DemoFiles(
         posts=out_dir / "Posts.xml",
@@ -94,6 +97,8 @@ def generate_demo(
     files.task3_runs = write_task3_runs(out_dir / "runs" / "task3", seed=seed, topics=task1, subjects=subjects,
                                         posts=posts)
     write_mathoverflow(files.mo_topics, files.mo_candidates, seed=seed, posts=posts)
+    files.rag_topics = out_dir / "topics" / "rag-topics.jsonl"
+    files.rag_runs = write_rag(files.rag_topics, out_dir / "runs" / "rag", seed=seed, posts=posts)
     return files
 
 
