@@ -71,8 +71,8 @@ def hybrid_intervals(items: Sequence[tuple[str, str]], human: Mapping[int, int],
     `calibrated`), people's grades of the `human` ones (item index -> grade), the calibrated probabilities of the
     others. Each replicate takes the calibration anew from `refit` when given (a draw of the calibrator's weights
     from their posterior: `ir.hybrid.calibration_draws`), draws every model-filled item's grade from it, scores the
-    runs per topic with `scorer` and, with `resample_topics`, draws the topics with replacement (without it, the same topics:
-    the interval is then of the score full human qrels would give these topics).
+    runs per topic with `scorer` and, with `resample_topics`, draws the topics with replacement (without it, the same
+    topics: the interval is then of the score full human qrels would give these topics).
 
     Two spreads come of the replicates, and the interval holds both (docs/llm_calibration.md, "Intervals"): the
     percentiles of the drawn qrels' means, and the same label spread laid around the hybrid qrels' own means
