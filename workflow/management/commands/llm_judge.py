@@ -1,5 +1,6 @@
 """llm_judge --campaign NAME: docs/llm.md."""
 from core.commands import ServiceCommand
+from llm.command_options import add_endpoint_arguments
 from llm.tasks import LlmJudgeParams
 from pooling.selectors import campaign_named
 from workflow.tasks import campaign_llm_judge
@@ -18,11 +19,7 @@ class Command(ServiceCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--base-url", help="the OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 "
-                                               "(default: the campaign's)")
-        parser.add_argument("--model", help="the model name the endpoint knows (default: the campaign's)")
-        parser.add_argument("--api-key-env", metavar="VAR",
-                            help="the NAME of the environment variable holding the key, never the key")
+        add_endpoint_arguments(parser)
         parser.add_argument("--prompt", metavar="NAME[@VERSION]",
                             help="a prompt by name, its latest version unless @VERSION (default: the campaign's, or "
                                  "the task's default)")
