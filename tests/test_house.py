@@ -2,7 +2,7 @@
 newcomer's clone has them, and each beside a check that it sees a planted bad sample.
 
 Product code is every .py and .html file of the repository but tests/, bench/, .venv and migrations; the issue and
-specification numbers are looked for in its Markdown (README.md, docs/) too.
+specification numbers are looked for in its scripts and style sheets and in its Markdown (README.md, docs/) too.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def product_files(root: Path, suffixes: tuple[str, ...] = (".py",)) -> list[Path
 def references(root: Path = ROOT) -> list[str]:
     """Lines of product code that cite an issue or a section of the specification by number."""
     found = []
-    for path in product_files(root, (".py", ".html", ".md")):
+    for path in product_files(root, (".py", ".html", ".md", ".js", ".css")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if REFERENCE.search(line):
                 found.append(f"{path.relative_to(root)}:{n}: {line.strip()[:100]}")

@@ -113,7 +113,7 @@
     cell.textContent = text === undefined ? format(value) : text;
   }
 
-  // The LLM judge's part (issue 26): its scores beside the people's, each ranking, and the taus of the subset shown.
+  // The LLM judge's part (docs/evaluation.md): its scores beside the people's, each ranking, and the taus of the subset shown.
   function updateLlm(data) {
     var board = document.getElementById("llm-leaderboard");
     var taus = document.getElementById("llm-correlation");

@@ -1,4 +1,4 @@
-// The items after the one shown, fetched ahead and typeset unseen (issue 16), so that Enter swaps the next one in
+// The items after the one shown, fetched ahead and typeset unseen (docs/judging.md), so that Enter swaps the next one in
 // at once. The server says what comes next (ahead_views.ahead: the items next_item gives in turn); the address bar,
 // Back (b), the browser's back button and reload follow the item shown (history.pushState). Showing an item is
 // reported through the outbox with the item's stamp and the time from asking for the item to showing it (this

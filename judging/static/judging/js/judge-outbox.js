@@ -1,4 +1,4 @@
-// The judging page's outbox (issue 16): each submit, and each report that an item fetched ahead was shown, is kept in
+// The judging page's outbox (docs/judging.md): each submit, and each report that an item fetched ahead was shown, is kept in
 // this browser (localStorage, per account) until the server has answered it, and sent in order: at once, again when
 // the network is back, and by the next judging page opened after a reload or a closed tab. A submit carries a key
 // that it keeps across resends; the server answers a key it has seen with its first answer and writes nothing, so

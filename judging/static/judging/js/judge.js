@@ -1,5 +1,5 @@
 // The judging page: keyboard shortcuts, active time, and submits. Without JavaScript the page still works: grades are
-// radio buttons in a plain form. With it (issue 16), a submit that completes the item is kept in the browser and sent
+// radio buttons in a plain form. With it (docs/judging.md), a submit that completes the item is kept in the browser and sent
 // by the outbox (judge-outbox.js) while the next item, fetched ahead (judge-ahead.js), is swapped in at once; a
 // submit that only the server can answer (a grade or a required comment missing: it says which) is posted as the
 // plain form. A closed topic's page has neither script: its form has no submit button. The characterisation page
@@ -15,7 +15,7 @@
   const keys = {};
   pane.querySelectorAll("input[type=radio][data-key]").forEach((input) => { keys[input.dataset.key] = input.value; });
 
-  // Active time: seconds with the tab visible and some input in the last minute (SPEC 5.3), counted from when the
+  // Active time: seconds with the tab visible and some input in the last minute (docs/judging.md), counted from when the
   // item is shown (an item swapped in starts from zero).
   const IDLE_MS = 60 * 1000;
   let active = 0;

@@ -1,6 +1,6 @@
 // MathJax settings, loaded before MathJax itself (a file, not an inline script, so the pages can forbid inline
 // scripts). TeX from the collection, the topics or anyone's comment may typeset, never style the page
-// (issue 14.1; docs/judging.md):
+// (docs/judging.md):
 // - only what a page marks with class "tex2jax_process" is typeset: collection posts and comments, topic titles
 //   and questions, query formulas; the page's header and main carry "tex2jax_ignore" (templates/base.html), so
 //   an assessor's comment, a name or a message is never read as TeX;
@@ -10,7 +10,7 @@
 //   filter added below drops font families, which MathJax 3.2 writes into the style attribute as text
 //   ("font-family: <value>", so "Arial;position:fixed" was a second declaration);
 // - TeX's own lengths (\kern, \hspace, \raise, \lower, \rule, \mathstrut-like spaces: the width, height, depth,
-//   lspace and voffset of mspace and mpadded) are capped at ±lengthMax em (issue 22.16), so that a formula cannot
+//   lspace and voffset of mspace and mpadded) are capped at ±lengthMax em (docs/security.md), so that a formula cannot
 //   make itself 3,000 px wide or tall; what still reaches outside the formula (many kerns in a row, \llap) is clipped
 //   to it by the math container rule at the end of static/css/site.css.
 window.MathJax = {
