@@ -74,3 +74,28 @@ def test_intervals_cover_the_full_human_score_at_about_their_level():
           f"grades and topics {topics:.3f}, ranks {ranks:.3f}")
     assert labels >= 0.85
     assert topics >= labels
+
+
+def test_the_calibrations_draws_centre_on_the_fit_and_narrow_with_more_judgments():
+    """`calibration_draws`: the Laplace approximation of the bias-aware calibrator's weights. Its draws average to
+    about the fitted calibration, and spread less the more items people judged."""
+    from ir.hybrid import BiasAwareCalibrator, calibration_draws, features
+
+    campaign = make_campaign(11, topics=16, runs=6, documents=80, depth=30, pool_depth=15)
+    probabilities = make_llm_grades(campaign.qrels, campaign.items, seed=11)
+    truth = np.array([campaign.qrels[t][i] for t, i in campaign.items])
+    context = context_of(campaign.items, campaign.runs)
+    spreads = []
+    assert len(truth) > 500
+    for judged in (40, 400):
+        human = {int(i): int(truth[i]) for i in np.linspace(0, len(truth) - 1, judged).astype(int)}
+        draw = calibration_draws(probabilities, context, human)
+        rng = np.random.default_rng(3)
+        draws = np.array([draw(rng) for _ in range(200)])
+        calibrator = BiasAwareCalibrator(probabilities.shape[1])
+        x = features(probabilities, context)
+        calibrator.fit(x[list(human)], np.array(list(human.values())))
+        fitted = calibrator.predict(x)
+        assert np.abs(draws.mean(axis=0) - fitted).mean() < 0.05
+        spreads.append(draws.std(axis=0).mean())
+    assert spreads[1] < spreads[0] / 2
