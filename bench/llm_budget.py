@@ -7,6 +7,7 @@ of runs whose full-qrels mean is inside the 95% interval the leaderboard shows (
 inside the labels-only one (the same topics).
 
     .venv/bin/python bench/llm_budget.py [--seeds N] [--replicates R] [--shapes ARQMath-like,Robust-like,ARQMath-1]
+        [--data DIR]
 
 Seeded: the same arguments print the same figures."""
 from __future__ import annotations
@@ -58,22 +59,16 @@ REAL_RUNS = ("psu-task1-auto-both-A.tsv", "ensemble-task1.tsv")
 REAL_QRELS = "qrels.arqmath-2020-task1.txt"
 
 
-def data_dir(kind: str) -> Path:
-    """The full files beside the project (../shared/data/arqmath) when there, else the tests' cut copies."""
-    shared = ROOT.parent / "shared" / "data" / "arqmath" / kind
-    return shared if shared.is_dir() else ROOT / "tests" / "data" / "arqmath" / kind
-
-
-def real_campaign():
+def real_campaign(data: Path):
     """The pool of the two real ARQMath-1 runs (each run's top 20 of every judged topic, the items the qrels judge)
     with the qrels' grades: (qrels, runs, items)."""
     known: dict[str, dict[str, int]] = {}
-    for line in (data_dir("qrels") / REAL_QRELS).read_text().splitlines():
+    for line in (data / "qrels" / REAL_QRELS).read_text().splitlines():
         topic, _, item, grade = line.split()
         known.setdefault(topic, {})[item] = int(grade)
     runs = {}
     for name in REAL_RUNS:
-        with open_binary(data_dir("runs") / name) as stream:
+        with open_binary(data / "runs" / name) as stream:
             ranked = read_ranked_run(stream, Problems(file=name), known)
         runs[name.split(".")[0]] = {topic: [i for i in items if i in known[topic]][:20] for topic, items in
                                    ranked.items()}
@@ -91,6 +86,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--replicates", type=int, default=100)
     parser.add_argument("--shapes", default=",".join([*SHAPES, REAL]))
+    parser.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "arqmath",
+                        help="the ARQMath files' folder (runs/, qrels/): the tests' cut copies unless told; the whole "
+                             "runs are in the ARQMath data the project's README points to")
     args = parser.parse_args()
     print("shape\tseed\titems\tkappa\tmethod\tshare\ttau_b\tcoverage\tcoverage_labels")
     for name in args.shapes.split(","):
@@ -98,7 +96,7 @@ def main() -> None:
         for seed in range(1, args.seeds + 1):
             started = time.perf_counter()
             if name == REAL:
-                qrels, runs, items = real_campaign()
+                qrels, runs, items = real_campaign(args.data)
                 favoured, confusion, favour = [sorted(runs)[0]], REAL_CONFUSION, REAL_FAVOUR
             else:
                 campaign = make_campaign(seed, shares=shares, **shape)
