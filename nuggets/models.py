@@ -168,7 +168,8 @@ class SupportJudgment(models.Model):
 
     assignment = models.ForeignKey(SupportAssignment, on_delete=models.PROTECT, related_name="judgments",
                                    null=True, blank=True)
-    answer = models.ForeignKey(RunAnswer, on_delete=models.CASCADE, related_name="support_judgments")
+    # PROTECT: a run or topic with labelled answers is refused deletion (pooling/services/undo.py), never emptied.
+    answer = models.ForeignKey(RunAnswer, on_delete=models.PROTECT, related_name="support_judgments")
     nugget = models.ForeignKey(Nugget, on_delete=models.PROTECT, related_name="support_judgments")
     label = models.CharField(max_length=15, choices=SupportLabel.choices)
     span = models.TextField(blank=True)
@@ -216,7 +217,7 @@ class CitationJudgment(models.Model):
     """An assessor's label of how far one cited item supports one sentence of an answer."""
 
     assignment = models.ForeignKey(SupportAssignment, on_delete=models.PROTECT, related_name="citation_judgments")
-    sentence = models.ForeignKey(AnswerSentence, on_delete=models.CASCADE, related_name="citation_judgments")
+    sentence = models.ForeignKey(AnswerSentence, on_delete=models.PROTECT, related_name="citation_judgments")
     citation = models.CharField(max_length=64, help_text="the cited item's id")
     label = models.CharField(max_length=7, choices=CitationLabel.choices)
     revision = models.PositiveIntegerField(default=1)

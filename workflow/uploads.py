@@ -83,7 +83,7 @@ UPLOAD_URL_NAMES = frozenset({
     "workflow:collections",
     "agreement:training_rounds", "evaluation:topic_info", "evaluation:editions", "campaign-run",
     "campaign-runs", "campaign-topics", "campaign-judgments-import", "collection-files", "api-training-rounds",
-    "support:assignments", "api-support-assignments-import",
+    "support:assignments", "api-support-assignments-import", "nuggets:banks", "api-campaign-nuggets",
 })
 
 

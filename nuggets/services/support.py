@@ -431,6 +431,9 @@ def support_import(*, campaign: Campaign, assessor, stream: BinaryIO, filename: 
             result.assignments.append(official)
         elif official not in result.assignments:
             result.assignments.append(official)
+        official = _locked(official)  # as a page's submit does: one writer of the assignment's labels at a time
+        if official.read_only:
+            raise InputError(f"topic {topic.topic_id}: the official assignment was closed or withdrawn while importing")
         assert official.bank is not None
         in_bank = {e["id"] for e in official.bank.nuggets}
         missing = [i for i in given if i not in in_bank]

@@ -11,11 +11,14 @@ Each change is told what is judged (`judged_items`, as pool_build is): the judgi
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import ProtectedError
 
 from core.bounds import max_chars
 from ir.grades import Scheme
@@ -104,7 +107,8 @@ def run_delete(*, run: Run, judged_items: JudgedItems, force: bool = False) -> P
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not deleted")
     was_built = pools_built(campaign=campaign)
-    run.delete()  # with its rows, in one DELETE: nothing points at a RunEntry, so Django does not load them first
+    with _labels_kept(f"run '{run.name}' was not deleted"):
+        run.delete()  # with its rows, in one DELETE: nothing points at a RunEntry, so Django does not load them first
     return _pools_redo(campaign, was_built, judged_items)
 
 
@@ -125,7 +129,8 @@ def run_replace(
     campaign = _lock_run(run)
     _refuse_once_judged(campaign, judged_items, force, f"run '{run.name}' was not replaced")
     was_built = pools_built(campaign=campaign)
-    Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
+    with _labels_kept(f"run '{run.name}' was not replaced"):
+        Run.objects.filter(pk=run.pk).delete()  # not run.delete(): a rejected file leaves the caller's run as it was
     # allow_missing: the run was taken once; its ids missing from the collection are a warning, as they were then.
     options = run_options(run)
     options["allow_missing"] = True
@@ -275,5 +280,17 @@ def campaign_delete(*, campaign: Campaign, judged_items: JudgedItems) -> Campaig
     contents = campaign_contents(campaign=campaign, judged=judged_count(judged_items)[0])
     _refuse_judged(campaign, contents)
     pool_rows_delete(campaign)
-    campaign.delete()
+    with _labels_kept(f"campaign '{campaign.name}' was not deleted"):
+        campaign.delete()
     return contents
+
+
+@contextmanager
+def _labels_kept(refused: str) -> Iterator[None]:
+    """A delete that would take support or citation labels of generated answers (people's or the LLM's: their rows
+    protect the answers, docs/nuggets.md) is refused instead, in the caller's transaction: nothing is deleted."""
+    try:
+        yield
+    except ProtectedError:
+        raise InputError(f"{refused}: its generated answers have support or citation labels (or support assignments), "
+                         "and nothing judged is ever deleted") from None

@@ -180,3 +180,21 @@ def test_a_withdrawn_official_leaves_no_agreement(world, official, bob):
     official.withdrawn_at = timezone.now()
     official.save()
     assert dual.pk not in selectors.support_agreement(campaign=world.campaign).by_assignment
+
+
+def test_a_run_whose_answers_have_labels_is_neither_deleted_nor_replaced(world, official, ada, tmp_path):
+    """The labels protect their answers: deleting or replacing the run, even forced, is refused and nothing goes."""
+    from pooling.services.undo import run_delete, run_replace
+
+    answer = world.answers[0]
+    support_submit(assignment=official, answer=answer, user=ada,
+                   labels=labels(world, "support", "partial_support", "not_support"))
+    before = SupportJudgment.objects.count(), SupportRevision.objects.count()
+    with pytest.raises(InputError, match="was not deleted: its generated answers have support or citation labels"):
+        run_delete(run=answer.run, judged_items={}, force=True)
+    replacement = tmp_path / "run.tsv"
+    replacement.write_text("A.1\t10\t1\t1.0\tx\n")
+    with pytest.raises(InputError, match="was not replaced: its generated answers have support or citation labels"):
+        run_replace(run=answer.run, judged_items={}, path=replacement, force=True)
+    assert (SupportJudgment.objects.count(), SupportRevision.objects.count()) == before
+    assert answer.run.__class__.objects.filter(pk=answer.run.pk).exists()

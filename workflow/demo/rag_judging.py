@@ -113,8 +113,8 @@ def _weighted(rng: random.Random) -> str:
 def rag_delete(*, campaigns: Sequence[Campaign]) -> None:
     """Only for load_demo --reset: the support labels and assignments of the demo's campaigns, which a campaign's
     delete keeps (they are protected), so that the campaigns can go."""
-    SupportRevision.objects.filter(judgment__assignment__campaign__in=campaigns).delete()
-    SupportJudgment.objects.filter(assignment__campaign__in=campaigns).delete()
+    SupportRevision.objects.filter(judgment__answer__run__campaign__in=campaigns).delete()  # the LLM's too
+    SupportJudgment.objects.filter(answer__run__campaign__in=campaigns).delete()
     CitationRevision.objects.filter(judgment__assignment__campaign__in=campaigns).delete()
     CitationJudgment.objects.filter(assignment__campaign__in=campaigns).delete()
     SupportAssignment.objects.filter(campaign__in=campaigns).delete()
