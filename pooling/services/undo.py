@@ -18,12 +18,12 @@ from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import ProtectedError
+from django.db.models import PROTECT, ProtectedError
 
 from core.bounds import max_chars
 from ir.grades import Scheme
 from ir.problems import InputError, Problem
-from pooling.models import Campaign, Collection, PoolItem, Run, RunEntry
+from pooling.models import AnswerSentence, Campaign, Collection, PoolItem, Run, RunAnswer, RunEntry, Topic
 from pooling.services.campaigns import (
     CampaignSettings,
     campaign_problems,
@@ -237,6 +237,25 @@ def _refuse_judged(campaign: Campaign, contents: CampaignContents) -> None:
             "an assessor submitted is ever deleted. Export its qrels or close its topics instead")
 
 
+# How each of pooling's rows that other apps' rows may protect (on_delete=PROTECT) reaches its campaign.
+_PROTECTABLE = {Campaign: "", Topic: "campaign", Run: "campaign", RunAnswer: "run__campaign",
+                AnswerSentence: "answer__run__campaign"}
+
+
+def protecting_rows(campaign: Campaign) -> str:
+    """The model of the first rows of another app that protect the campaign or one of its topics, runs, answers or
+    sentences from a delete (judging's unjudged assignments are gone by now: its caller deletes them first); "" when
+    none. Read from the models' relations, so that pooling names no app above it."""
+    for model, path in _PROTECTABLE.items():
+        for relation in model._meta.related_objects:
+            if getattr(relation, "on_delete", None) is not PROTECT:
+                continue
+            lookup = relation.field.name + (f"__{path}" if path else "")
+            if relation.related_model._default_manager.filter(**{lookup: campaign}).exists():
+                return str(relation.related_model._meta.verbose_name_plural)
+    return ""
+
+
 @transaction.atomic
 def campaign_delete_start(*, campaign: Campaign, judged_items: JudgedItems) -> CampaignContents:
     """The first step of a campaign delete, short enough for a request: refused once any item is judged (nothing an
@@ -246,6 +265,10 @@ def campaign_delete_start(*, campaign: Campaign, judged_items: JudgedItems) -> C
     campaign_lock(campaign=campaign)
     contents = campaign_contents(campaign=campaign, judged=judged_count(judged_items)[0])
     _refuse_judged(campaign, contents)
+    kept = protecting_rows(campaign)
+    if kept:
+        raise InputError(f"campaign '{campaign.name}' is kept: it has {kept} (of its generated answers, say), which "
+                         "protect it: nothing judged is ever deleted")
     campaign.deleting = True
     campaign.save(update_fields=["deleting"])
     return contents

@@ -198,3 +198,15 @@ def test_a_run_whose_answers_have_labels_is_neither_deleted_nor_replaced(world, 
         run_replace(run=answer.run, judged_items={}, path=replacement, force=True)
     assert (SupportJudgment.objects.count(), SupportRevision.objects.count()) == before
     assert answer.run.__class__.objects.filter(pk=answer.run.pk).exists()
+
+
+def test_a_campaign_with_support_assignments_is_refused_deletion_before_anything_goes(world, official, ada):
+    """Refused at the first step, in the request: its runs keep their rows (docs/nuggets.md)."""
+    from judging.services.pools import campaign_delete_start
+
+    rows = world.answers[0].run.entries.count(), world.campaign.runs.count()
+    with pytest.raises(InputError, match="is kept: it has support assignments"):
+        campaign_delete_start(campaign=world.campaign)
+    world.campaign.refresh_from_db()
+    assert not world.campaign.deleting
+    assert (world.answers[0].run.entries.count(), world.campaign.runs.count()) == rows
