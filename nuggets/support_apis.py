@@ -132,8 +132,10 @@ class SupportAssignmentsApi(APIView):
         campaign = get_object_or_404(Campaign, pk=pk)
         agreement = selectors.support_agreement(campaign=campaign)
         rows = []
-        for a in selectors.campaign_support_assignments(campaign=campaign):
-            progress = selectors.support_progress(assignment=a)
+        held = list(selectors.campaign_support_assignments(campaign=campaign))
+        progresses = selectors.support_progress_many(held)
+        for a in held:
+            progress = progresses[a.pk]
             rows.append({"id": a.pk, "topic": a.topic.topic_id, "assessor": a.assessor.username, "task": a.task,
                          "kind": a.kind, "round": a.round, "bank_version": a.bank.number if a.bank else None,
                          "done": progress.done, "total": progress.total, "closed": a.closed_at is not None,

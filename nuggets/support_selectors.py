@@ -4,6 +4,7 @@ mode), the agreement of dual and training assignments with the official one, and
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Case, QuerySet, Value, When
@@ -12,6 +13,7 @@ from ir.agreement import Kappa, cohen_kappa, confusion
 from llm import selectors as llm_selectors
 from llm.models import Mode
 from nuggets.models import CitationJudgment, CitationLabel, SupportAssignment, SupportJudgment, SupportLabel
+from nuggets.selectors import pooled_answers
 from pooling.models import AnswerSentence, Campaign, Post, RunAnswer, Topic
 
 SUPPORT_LABELS = list(SupportLabel.values)
@@ -19,33 +21,14 @@ CITATION_LABELS = list(CitationLabel.values)
 
 
 def topic_answers(*, topic: Topic) -> list[RunAnswer]:
-    """The topic's answers in the order every assessor sees them: by run name, then as stored."""
-    return list(RunAnswer.objects.filter(topic=topic, run__campaign_id=topic.campaign_id)
-                .select_related("run").order_by("run__name", "pk"))
+    """The topic's answers in the order every assessor sees them, the bank page's (`nuggets.selectors.pooled_answers`:
+    by run name, then as stored, with their sentences)."""
+    return pooled_answers(topic=topic)
 
 
 def own_support_assignment(*, user, assignment_pk: int) -> SupportAssignment | None:
     return (SupportAssignment.objects.filter(pk=assignment_pk, assessor=user)
             .select_related("campaign", "topic", "bank").first())
-
-
-def _units(assignment: SupportAssignment, answers: list[RunAnswer]) -> dict[int, int]:
-    """Per answer, how many units it has to label: nuggets of the bank, or (sentence, citation) pairs."""
-    if assignment.task == SupportAssignment.Task.NUGGETS:
-        size = len(assignment.bank.nuggets) if assignment.bank else 0
-        return {a.pk: size for a in answers}
-    units: Counter[int] = Counter()
-    for sentence_answer, citations in (AnswerSentence.objects.filter(answer__in=[a.pk for a in answers])
-                                       .values_list("answer_id", "citations")):
-        units[sentence_answer] += len(citations or [])
-    return {a.pk: units.get(a.pk, 0) for a in answers}
-
-
-def _labelled(assignment: SupportAssignment) -> Counter[int]:
-    if assignment.task == SupportAssignment.Task.NUGGETS:
-        return Counter(SupportJudgment.objects.filter(assignment=assignment).values_list("answer_id", flat=True))
-    return Counter(CitationJudgment.objects.filter(assignment=assignment)
-                   .values_list("sentence__answer_id", flat=True))
 
 
 @dataclass(frozen=True)
@@ -55,12 +38,37 @@ class Progress:
     first_open: int | None  # the place of the first answer not done, None when all are
 
 
-def support_progress(*, assignment: SupportAssignment, answers: list[RunAnswer] | None = None) -> Progress:
-    answers = topic_answers(topic=assignment.topic) if answers is None else answers
-    units, labelled = _units(assignment, answers), _labelled(assignment)
-    done = [labelled.get(a.pk, 0) >= units[a.pk] for a in answers]
-    first = next((n for n, ok in enumerate(done) if not ok), None)
-    return Progress(done=sum(done), total=len(answers), first_open=first)
+def support_progress_many(assignments: Sequence[SupportAssignment]) -> dict[int, Progress]:
+    """Each assignment's progress (assignment pk -> Progress) in four queries whatever their number: the topics'
+    answers in the judging order, the citations of their sentences, and the labels of each task. An answer is done
+    when every unit of it is labelled: each nugget of the assignment's bank, or each (sentence, citation) pair."""
+    topics = {a.topic_id for a in assignments}
+    answers: dict[int, list[int]] = defaultdict(list)
+    for answer, topic in (RunAnswer.objects.filter(topic_id__in=topics).order_by("run__name", "pk")
+                          .values_list("pk", "topic_id")):
+        answers[topic].append(answer)
+    pairs: Counter[int] = Counter()
+    if any(a.task == SupportAssignment.Task.CITATIONS for a in assignments):
+        for answer, citations in (AnswerSentence.objects.filter(answer__topic_id__in=topics)
+                                  .values_list("answer_id", "citations")):
+            pairs[answer] += len(citations or [])
+    labelled: Counter[tuple[int, int]] = Counter()
+    held = [a.pk for a in assignments]
+    labelled.update(SupportJudgment.objects.filter(assignment_id__in=held).values_list("assignment_id", "answer_id"))
+    labelled.update(CitationJudgment.objects.filter(assignment_id__in=held)
+                    .values_list("assignment_id", "sentence__answer_id"))
+    found = {}
+    for a in assignments:
+        size = len(a.bank.nuggets) if a.bank else 0
+        done = [labelled[a.pk, answer] >= (size if a.task == SupportAssignment.Task.NUGGETS else pairs[answer])
+                for answer in answers[a.topic_id]]
+        found[a.pk] = Progress(done=sum(done), total=len(done),
+                               first_open=next((n for n, ok in enumerate(done) if not ok), None))
+    return found
+
+
+def support_progress(*, assignment: SupportAssignment) -> Progress:
+    return support_progress_many([assignment])[assignment.pk]
 
 
 @dataclass(frozen=True)
@@ -71,9 +79,10 @@ class AssignmentRow:
 
 def assessor_support_assignments(*, user) -> list[AssignmentRow]:
     """The assessor's support assignments, withdrawn ones left out, each with its progress."""
-    held = (SupportAssignment.objects.filter(assessor=user, withdrawn_at__isnull=True)
-            .select_related("campaign", "topic", "bank").order_by("campaign__name", "topic__position", "task"))
-    return [AssignmentRow(a, support_progress(assignment=a)) for a in held]
+    held = list(SupportAssignment.objects.filter(assessor=user, withdrawn_at__isnull=True)
+                .select_related("campaign", "topic", "bank").order_by("campaign__name", "topic__position", "task"))
+    progress = support_progress_many(held)
+    return [AssignmentRow(a, progress[a.pk]) for a in held]
 
 
 def campaign_support_assignments(*, campaign: Campaign) -> QuerySet[SupportAssignment]:
@@ -117,7 +126,7 @@ def judging_page(*, user, assignment_pk: int, number: int) -> JudgingPage | None
     answer = answers[number]
     sentences = list(answer.sentences.order_by("position"))
     page = JudgingPage(assignment=assignment, answers=answers, number=number, answer=answer, sentences=sentences,
-                       progress=support_progress(assignment=assignment, answers=answers))
+                       progress=support_progress(assignment=assignment))
     if assignment.task == SupportAssignment.Task.NUGGETS:
         given = {j.nugget_id: j for j in SupportJudgment.objects.filter(assignment=assignment, answer=answer)}
         suggested = support_suggestions(assignment=assignment, answer=answer)

@@ -249,8 +249,9 @@ def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("support:assignments", pk=pk)
     held = list(selectors.campaign_support_assignments(campaign=campaign))
     agreement = selectors.support_agreement(campaign=campaign)
-    rows = [{"assignment": a, "progress": selectors.support_progress(assignment=a),
-             "agreement": agreement.by_assignment.get(a.pk)} for a in held]
+    progress = selectors.support_progress_many(held)
+    rows = [{"assignment": a, "progress": progress[a.pk], "agreement": agreement.by_assignment.get(a.pk)}
+            for a in held]
     return render(request, "nuggets/support_assignments.html", {
         "campaign": campaign, "form": form, "rows": rows,
         "topics": sorted(agreement.by_topic.items()), "overall": sorted(agreement.overall.items()),

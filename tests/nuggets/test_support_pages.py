@@ -164,3 +164,23 @@ def test_the_api_submits_labels_and_lists_assignments(ada_api, world, official, 
     client.force_login(organizer)
     rows = client.get(reverse("api-support-assignments", args=[world.campaign.pk])).json()
     assert (rows[0]["assessor"], rows[0]["done"], rows[0]["bank_version"]) == ("ada", 0, 1)
+
+
+def test_the_organizer_page_counts_every_assignments_progress_in_the_same_queries(
+        client, organizer, world, official, ada, bob):
+    """One assignment or four (both topics, both tasks, a dual): the page's queries do not grow with them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(organizer)
+    url = reverse("support:assignments", args=[world.campaign.pk])
+    with CaptureQueriesContext(connection) as one:
+        assert client.get(url).status_code == 200
+    other = make_world(world.campaign, "A.2")
+    support_assign(campaign=world.campaign, topic=other.topic, assessor=ada)
+    support_assign(campaign=world.campaign, topic=world.topic, assessor=ada, task="citations")
+    support_assign(campaign=world.campaign, topic=world.topic, assessor=bob, kind="dual")
+    with CaptureQueriesContext(connection) as four:
+        page = client.get(url)
+    assert page.status_code == 200 and page.content.decode().count("A.2") >= 1
+    assert len(four.captured_queries) <= len(one.captured_queries) + 2  # the dual's agreement reads its labels
