@@ -99,8 +99,17 @@ def support_judge(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         return _page(request, page)
     answer_json = request.headers.get("Accept", "").startswith("application/json")
     try:
-        if str(page.answer.pk) != request.POST.get("answer", ""):
-            raise InputError("the answers changed since this page was shown: reload it and label again")
+        posted = request.POST.get("answer", "")
+        if str(page.answer.pk) != posted:
+            # The answers were numbered anew since the page was shown (a run ingested meanwhile): the submit is of
+            # the answer it names, wherever it now stands, so that a resend of a saved submit is answered as saved.
+            moved = next((n for n, a in enumerate(page.answers) if str(a.pk) == posted), None)
+            if moved is None:
+                raise InputError("the answer submitted is not one of this topic's: reload the page and label again")
+            found = selectors.judging_page(user=request.user, assignment_pk=pk, number=moved)
+            if found is None:
+                raise Http404("No such assignment or answer")
+            page, number = found, moved
         labels = _posted_labels(page, request.POST)
         key = request.POST.get("submit_key", "")
         if page.assignment.task == SupportAssignment.Task.NUGGETS:

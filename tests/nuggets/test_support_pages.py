@@ -88,9 +88,16 @@ def test_bad_labels_are_a_400_page_saying_why(ada_client, world, official, data,
     assert not SupportJudgment.objects.exists()
 
 
-def test_a_page_left_open_across_another_answer_is_refused(ada_client, world, official):
-    response = ada_client.post(judge_url(official), form(world, world.answers[1], "support"))
-    assert response.status_code == 400 and "the answers changed" in response.content.decode()
+def test_a_submit_is_of_the_answer_it_names_wherever_that_answer_now_stands(ada_client, world, official, answers):
+    """A page shown before the answers were numbered anew (a run ingested meanwhile) sends the answer it showed:
+    its labels are that answer's; an answer of another topic is refused."""
+    response = ada_client.post(judge_url(official), form(world, world.answers[1], "support"),
+                               HTTP_ACCEPT="application/json")
+    assert response.status_code == 200 and response.json()["saved"] is True
+    assert set(SupportJudgment.objects.values_list("answer_id", flat=True)) == {world.answers[1].pk}
+    other = make_world(answers, "A.2")
+    refused = ada_client.post(judge_url(official), form(world, other.answers[0], "support"))
+    assert refused.status_code == 400 and "is not one of this topic" in refused.content.decode()
 
 
 def test_unknown_or_anothers_assignment_and_answer_are_404(client, ada_client, world, official, bob):
