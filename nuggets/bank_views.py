@@ -6,7 +6,6 @@ answer that is not the topic's is a 404."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -15,10 +14,8 @@ from core.downloads import attachment
 from core.permissions import organizer_required
 from ir.formats.nuggets import write_nugget_assignments, write_nugget_banks
 from ir.problems import InputError
-from jobs.runner import job_create
 from llm import services as llm_services
 from nuggets import selectors
-from nuggets.drafting import topics_of
 from nuggets.forms import (
     NuggetAddForm,
     NuggetDraftForm,
@@ -34,7 +31,7 @@ from nuggets.forms import (
 )
 from nuggets.models import Nugget
 from nuggets.services import bank as services
-from nuggets.tasks import NuggetDraftParams
+from nuggets.tasks import NuggetDraftParams, llm_job_queue
 from pooling.models import Campaign, RunAnswer, Topic
 
 SHOWN = 20  # lines of problems a refused import shows (each kind grouped already: ir/problems.py)
@@ -63,11 +60,8 @@ def campaign_nuggets(request: HttpRequest, pk: int) -> HttpResponse:
             if action == "draft":
                 if not draft_form.is_valid():
                     raise InputError(form_problems(draft_form))
-                params = NuggetDraftParams(topics=draft_form.cleaned_data["topics"])
-                topics_of(campaign=campaign, topic_ids=params.topics)
-                llm_services.endpoint_settings(campaign=campaign)
-                with transaction.atomic():
-                    job = job_create(params=params, user=request.user, campaign=campaign)
+                job = llm_job_queue(params=NuggetDraftParams(topics=draft_form.cleaned_data["topics"]),
+                                    campaign=campaign, user=request.user)
                 return redirect("jobs:job", pk=job.pk)
             raise InputError(f"no such action '{action[:40]}' on this page")
         except InputError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ir.problems import InputError
+from judging.services.assignments import campaign_topics
 from llm.client import EndpointSettings, Judge
 from nuggets.models import Importance
 from nuggets.selectors import bank_nuggets, pooled_answers, topic_query
@@ -129,14 +129,10 @@ def draft_summary(r: dict) -> str:
 
 def topics_of(*, campaign: Campaign, topic_ids: Sequence[str]) -> list[Topic]:
     """The campaign's topics named (all when none is); an unknown id is refused."""
-    topics = list(Topic.objects.filter(campaign=campaign).order_by("position", "pk"))
     if not topic_ids:
-        return topics
-    known = {t.topic_id: t for t in topics}
-    unknown = [t for t in topic_ids if t not in known]
-    if unknown:
-        raise InputError([f"topic '{t[:64]}' is not a topic of campaign '{campaign.name}'" for t in unknown])
-    return [known[t] for t in dict.fromkeys(topic_ids)]
+        return list(Topic.objects.filter(campaign=campaign).order_by("position", "pk"))
+    known = campaign_topics(campaign=campaign, topic_ids=[t[:64] for t in topic_ids])  # judging's check
+    return [known[t[:64]] for t in dict.fromkeys(topic_ids)]
 
 
 def nuggets_draft(*, campaign: Campaign, settings: EndpointSettings, topic_ids: Sequence[str] = (), user=None,

@@ -6,7 +6,6 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,17 +13,14 @@ from django.views.decorators.http import require_http_methods
 
 from core.permissions import organizer_required
 from ir.problems import InputError
-from jobs.runner import job_create
 from judging.rendering import collection_safe_many
 from judging.views import assessor_choices
-from llm import services as llm_services
 from nuggets import support_selectors as selectors
 from nuggets.bank_views import has_endpoint, problems_shown
-from nuggets.drafting import topics_of
-from nuggets.forms import NuggetDraftForm, SupportImportForm, form_upload
+from nuggets.forms import NuggetDraftForm, SupportImportForm, form_problems, form_upload
 from nuggets.models import SupportAssignment
 from nuggets.services import support as services
-from nuggets.tasks import NuggetSupportLlmParams
+from nuggets.tasks import NuggetSupportLlmParams, llm_job_queue
 from pooling.models import Campaign
 
 LABEL = "label-"  # the page's field of a nugget's label: label-NUGGET_ID
@@ -212,13 +208,9 @@ def support_assignments(request: HttpRequest, pk: int) -> HttpResponse:
     if action == "llm_assign":
         try:
             if not llm_form.is_valid():
-                raise InputError([f"{llm_form.fields[name].label}: {error}" for name, errors in llm_form.errors.items()
-                                  for error in errors])
-            params = NuggetSupportLlmParams(topics=llm_form.cleaned_data["topics"])
-            topics_of(campaign=campaign, topic_ids=params.topics)
-            llm_services.endpoint_settings(campaign=campaign)
-            with transaction.atomic():
-                job = job_create(params=params, user=request.user, campaign=campaign)
+                raise InputError(form_problems(llm_form))
+            job = llm_job_queue(params=NuggetSupportLlmParams(topics=llm_form.cleaned_data["topics"]),
+                                campaign=campaign, user=request.user)
             return redirect("jobs:job", pk=job.pk)
         except InputError as exc:
             llm_problems = exc.messages()

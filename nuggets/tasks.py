@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from django.db import transaction
+
 from jobs.models import Job
 from jobs.registry import JobParams, Progress, job_campaign, register
+from jobs.runner import job_create
 from llm import services as llm_services
-from nuggets.drafting import draft_summary, nuggets_draft
+from nuggets.drafting import draft_summary, nuggets_draft, topics_of
 from nuggets.llm_support import assign_summary, nuggets_assign_llm
 
 
@@ -25,6 +28,15 @@ class NuggetDraftParams(JobParams):
 
     def settings_overrides(self) -> dict[str, str | None]:
         return {"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env}
+
+
+def llm_job_queue(*, params: NuggetDraftParams, campaign, user=None) -> Job:
+    """A nugget drafting or support-labelling job queued from a page, once its topics are the campaign's and the
+    campaign has an endpoint (InputError otherwise, nothing queued)."""
+    topics_of(campaign=campaign, topic_ids=params.topics)
+    llm_services.endpoint_settings(campaign=campaign)
+    with transaction.atomic():
+        return job_create(params=params, user=user, campaign=campaign)
 
 
 def _nugget_draft(job: Job, p: NuggetDraftParams, progress: Progress) -> tuple[dict, list[str]]:
