@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.api import flag
 from core.downloads import attachment
 from core.permissions import organizer_required
 from ir.formats.nuggets import write_nugget_assignments, write_nugget_banks
@@ -95,7 +96,7 @@ def nuggets_export(request: HttpRequest, pk: int) -> HttpResponse:
     """The banks as nuggetizer's create output; ?assignments=1: the official support labels as its assign output."""
     campaign = get_object_or_404(Campaign, pk=pk)
     response = HttpResponse(content_type="application/x-ndjson; charset=utf-8")
-    if request.GET.get("assignments") in ("1", "true", "on", "yes"):
+    if flag(request.GET.get("assignments")):
         write_nugget_assignments(selectors.assignments_export(campaign=campaign), response)
         response["Content-Disposition"] = attachment(campaign.name, "nugget-assignments", extension="jsonl")
     else:
